@@ -1,0 +1,132 @@
+#include "app/cli.hpp"
+
+#include <toml++/toml.h>
+
+#include <charconv>
+#include <sstream>
+
+namespace grayscott::app {
+
+Problem ProblemOptions::to_problem() const {
+  Problem p;
+  p.grid = {rows, cols};
+  p.params = {feed, kill, du, dv, dt};
+  p.stencil = Stencil::parse(stencil);
+  p.boundary = parse_boundary(boundary);
+  p.precision = parse_precision(precision);
+  return p;
+}
+
+EngineOptions EngineCliOptions::to_engine_options() const {
+  if (threads < 0) throw InvalidInput("threads must be a positive integer");
+  if (fuse < 0) throw InvalidInput("fuse must be a non-negative integer");
+  if (device < 0) throw InvalidInput("device must be a non-negative integer");
+  return {parse_backend(backend), threads, fuse, device};
+}
+
+void add_problem_options(CLI::App& app, ProblemOptions& o) {
+  app.add_option("--rows,--nbrow", o.rows, "Grid rows")->capture_default_str();
+  app.add_option("--cols,--nbcol", o.cols, "Grid columns")->capture_default_str();
+  app.add_option("--feed,--feedrate", o.feed, "Feed rate F")->capture_default_str();
+  app.add_option("--kill,--killrate", o.kill, "Kill rate k")->capture_default_str();
+  app.add_option("--du", o.du, "Diffusion rate of u")->capture_default_str();
+  app.add_option("--dv", o.dv, "Diffusion rate of v")->capture_default_str();
+  app.add_option("--dt,--deltat", o.dt, "Time step")->capture_default_str();
+  app.add_option("--stencil", o.stencil,
+                 "oono-puri, pretty, five-point, or 9 comma-separated weights (row-major)")
+      ->capture_default_str();
+  app.add_option("--boundary", o.boundary, "zero-flux, periodic or fixed")->capture_default_str();
+  app.add_option("--precision", o.precision, "single (float32) or double")->capture_default_str();
+}
+
+void add_engine_options(CLI::App& app, EngineCliOptions& o) {
+  app.add_option("--backend", o.backend, "auto, cpu or cuda")->capture_default_str();
+  app.add_option("--threads", o.threads, "CPU threads (0: all)")->capture_default_str();
+  app.add_option("--fuse", o.fuse, "Steps fused per pass over the grid (0: the backend's best)")
+      ->capture_default_str();
+  app.add_option("--device", o.device, "CUDA device ordinal")->capture_default_str();
+}
+
+FieldSet parse_fields(const std::string& text) {
+  FieldSet f{false, false};
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (item == "u") f.u = true;
+    else if (item == "v") f.v = true;
+    else throw InvalidInput("fields: expected v, u or u,v, got '" + text + "'");
+  }
+  if (!f.u && !f.v) throw InvalidInput("fields: expected v, u or u,v, got '" + text + "'");
+  return f;
+}
+
+void add_config_option(CLI::App& app, std::string& path) {
+  app.add_option("--config", path,
+                 "TOML file whose keys are long option names; the command line overrides it");
+}
+
+namespace {
+
+std::string shortest(double x) {
+  char text[64];
+  auto [end, ec] = std::to_chars(text, text + sizeof text, x);
+  return std::string(text, end);
+}
+
+// A TOML value as the text a user would have typed after the option.
+std::string option_text(const toml::node& node, const std::string& where) {
+  if (auto s = node.as_string()) return s->get();
+  if (auto i = node.as_integer()) return std::to_string(i->get());
+  if (auto f = node.as_floating_point()) return shortest(f->get());
+  if (auto b = node.as_boolean()) return b->get() ? "true" : "false";
+  if (auto a = node.as_array()) {
+    std::string joined;
+    for (const auto& element : *a) {
+      if (!joined.empty()) joined += ',';
+      joined += option_text(element, where);
+    }
+    return joined;
+  }
+  throw InvalidInput(where + ": expected a string, number, boolean or array");
+}
+
+}  // namespace
+
+void apply_config(CLI::App& app, const std::string& path) {
+  if (path.empty()) return;
+  toml::table table;
+  try {
+    table = toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    const auto& at = e.source().begin;
+    if (at.line == 0) throw InvalidInput("config " + path + ": " + std::string(e.description()));
+    throw InvalidInput("config " + path + " line " + std::to_string(at.line) + ": " +
+                       std::string(e.description()));
+  }
+  for (const auto& [key, node] : table) {
+    const std::string name(key.str());
+    const std::string where = "config " + path + " line " +
+                              std::to_string(node.source().begin.line) + ", key '" + name + "'";
+    CLI::Option* option = name == "config" ? nullptr : app.get_option_no_throw("--" + name);
+    if (option == nullptr || option->get_lnames().empty() || option->get_lnames().front() != name) {
+      throw InvalidInput(where + ": unknown key (keys are the long option names of '" +
+                         app.get_name() + "', e.g. rows, feed, stencil)");
+    }
+    if (option->count() > 0) continue;  // the command line wins
+    try {
+      if (option->get_type_size() == 0) {  // a flag
+        const auto b = node.as_boolean();
+        if (!b) throw InvalidInput(where + ": expected true or false");
+        if (!b->get()) continue;
+        option->add_result("true");
+      } else {
+        option->add_result(option_text(node, where));
+      }
+      option->run_callback();
+    } catch (const CLI::ParseError& e) {
+      throw InvalidInput(where + ": " + e.what());
+    }
+  }
+}
+
+}  // namespace grayscott::app

@@ -1,0 +1,39 @@
+// Shared pieces of the command line: the model's options (with the course's names as aliases),
+// TOML configuration files, and one-line errors.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "engine/engine.hpp"
+#include "model/model.hpp"
+
+namespace grayscott::app {
+
+// The raw option values, checked and converted by to_problem().
+struct ProblemOptions {
+  std::int64_t rows = 1080, cols = 1920;
+  double feed = 0.014, kill = 0.054, du = 0.1, dv = 0.05, dt = 1.0;
+  std::string stencil = "oono-puri", boundary = "zero-flux", precision = "single";
+  Problem to_problem() const;
+};
+
+struct EngineCliOptions {
+  std::string backend = "auto";
+  int threads = 0, fuse = 0, device = 0;
+  EngineOptions to_engine_options() const;
+};
+
+void add_problem_options(CLI::App& app, ProblemOptions& o);
+void add_engine_options(CLI::App& app, EngineCliOptions& o);
+// "--fields u,v": which fields to write.
+FieldSet parse_fields(const std::string& text);
+
+// Adds --config FILE to `app`. Call apply_config() after parsing: each TOML key names a long
+// option of `app`; options given on the command line win. Throws InvalidInput naming the file,
+// the line and the key for a malformed file or an unknown key.
+void add_config_option(CLI::App& app, std::string& path);
+void apply_config(CLI::App& app, const std::string& path);
+
+}  // namespace grayscott::app

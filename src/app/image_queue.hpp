@@ -1,0 +1,94 @@
+// A bounded pool of image buffers between the stepping thread and the writer thread. The stepping
+// side waits for a free buffer when the writer falls behind: memory stays bounded and no image is
+// ever dropped.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+namespace grayscott::app {
+
+template <class Real>
+struct ImageSlot {
+  std::vector<Real> u, v;
+  std::int64_t index = 0;  // image number
+  std::int64_t step = 0;   // steps done when it was taken
+};
+
+template <class Real>
+class ImageQueue {
+ public:
+  ImageQueue(std::size_t capacity, std::size_t cells, bool with_u, bool with_v) {
+    for (std::size_t i = 0; i < capacity; ++i) {
+      ImageSlot<Real> slot;
+      if (with_u) slot.u.resize(cells);
+      if (with_v) slot.v.resize(cells);
+      free_.push_back(std::move(slot));
+    }
+  }
+
+  // Producer: a buffer to fill (waits while all are in flight); nullopt once closed.
+  std::optional<ImageSlot<Real>> acquire() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return !free_.empty() || closed_; });
+    if (closed_) return std::nullopt;
+    ImageSlot<Real> slot = std::move(free_.front());
+    free_.pop_front();
+    return slot;
+  }
+  void push(ImageSlot<Real> slot) {
+    {
+      std::lock_guard lock(mutex_);
+      full_.push_back(std::move(slot));
+    }
+    changed_.notify_all();
+  }
+  // Consumer: the next image, or nullopt when the producer is done and the queue is empty.
+  std::optional<ImageSlot<Real>> pop() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return !full_.empty() || done_ || closed_; });
+    if (full_.empty()) return std::nullopt;
+    ImageSlot<Real> slot = std::move(full_.front());
+    full_.pop_front();
+    return slot;
+  }
+  void release(ImageSlot<Real> slot) {
+    {
+      std::lock_guard lock(mutex_);
+      free_.push_back(std::move(slot));
+    }
+    changed_.notify_all();
+  }
+  // Producer: no more images.
+  void finish() {
+    {
+      std::lock_guard lock(mutex_);
+      done_ = true;
+    }
+    changed_.notify_all();
+  }
+  // Either side: stop now (an error); waiting calls return nullopt.
+  void close() {
+    {
+      std::lock_guard lock(mutex_);
+      closed_ = true;
+    }
+    changed_.notify_all();
+  }
+  std::size_t in_flight() {
+    std::lock_guard lock(mutex_);
+    return full_.size();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<ImageSlot<Real>> free_, full_;
+  bool done_ = false, closed_ = false;
+};
+
+}  // namespace grayscott::app

@@ -1,0 +1,39 @@
+// grayscott: the command-line front end. Thin by design: each subcommand parses its options and
+// calls the engine and I/O libraries.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <exception>
+
+#include "app/commands.hpp"
+#include "app/version.hpp"
+#include "model/model.hpp"
+
+int main(int argc, char** argv) {
+  using namespace grayscott;
+  CLI::App app{"grayscott: the Gray-Scott reaction-diffusion engine", "grayscott"};
+  app.set_version_flag("--version", std::string("grayscott ") + version);
+  app.require_subcommand(1);
+  app::add_run_command(app);
+  app::add_render_command(app);
+  app::add_info_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "grayscott: error: %s (see grayscott --help)\n", e.what());
+    return 2;
+  } catch (const InvalidInput& e) {
+    std::fprintf(stderr, "grayscott: error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "grayscott: error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

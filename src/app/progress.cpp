@@ -1,0 +1,64 @@
+#include "app/progress.hpp"
+
+#include <cstdio>
+
+namespace grayscott::app {
+
+using Clock = std::chrono::steady_clock;
+
+Progress::Progress(std::int64_t total_images, double cell_updates_per_image, bool enabled)
+    : total_(total_images),
+      cell_updates_per_image_(cell_updates_per_image),
+      enabled_(enabled),
+      start_(Clock::now()),
+      last_draw_(start_) {}
+
+double Progress::elapsed_seconds() const {
+  return std::chrono::duration<double>(Clock::now() - start_).count();
+}
+
+void Progress::update(std::int64_t done) {
+  if (!enabled_) return;
+  const auto now = Clock::now();
+  // Redraw at most ten times a second, and always at the end.
+  if (done < total_ && drawn_ && now - last_draw_ < std::chrono::milliseconds(100)) return;
+  last_draw_ = now;
+  drawn_ = true;
+  const double seconds = elapsed_seconds();
+  const double fraction = total_ > 0 ? static_cast<double>(done) / static_cast<double>(total_) : 1;
+  constexpr int width = 30;
+  const int filled = static_cast<int>(fraction * width);
+  std::string bar(static_cast<std::size_t>(filled), '#');
+  bar.resize(width, '.');
+  const double rate = seconds > 0 ? static_cast<double>(done) * cell_updates_per_image_ / seconds : 0;
+  const double left = done > 0 ? seconds * static_cast<double>(total_ - done) / static_cast<double>(done) : 0;
+  std::fprintf(stderr, "\r[%s] image %lld/%lld  %s  %s left   ", bar.c_str(),
+               static_cast<long long>(done), static_cast<long long>(total_),
+               format_rate(rate).c_str(), done > 0 ? format_duration(left).c_str() : "?");
+  std::fflush(stderr);
+}
+
+void Progress::clear() {
+  if (enabled_ && drawn_) {
+    std::fprintf(stderr, "\r\033[K");
+    std::fflush(stderr);
+    drawn_ = false;
+  }
+}
+
+std::string format_rate(double r) {
+  char text[64];
+  if (r >= 1e9) std::snprintf(text, sizeof text, "%.2f Gcell-updates/s", r / 1e9);
+  else std::snprintf(text, sizeof text, "%.1f Mcell-updates/s", r / 1e6);
+  return text;
+}
+
+std::string format_duration(double s) {
+  char text[64];
+  if (s < 60) std::snprintf(text, sizeof text, "%.1f s", s);
+  else if (s < 3600) std::snprintf(text, sizeof text, "%d m %02d s", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
+  else std::snprintf(text, sizeof text, "%d h %02d m", static_cast<int>(s) / 3600, (static_cast<int>(s) / 60) % 60);
+  return text;
+}
+
+}  // namespace grayscott::app

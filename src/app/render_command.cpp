@@ -1,0 +1,33 @@
+#include <cstdio>
+#include <memory>
+
+#include "app/commands.hpp"
+#include "io/render.hpp"
+
+namespace grayscott::app {
+
+void add_render_command(CLI::App& root) {
+  struct State {
+    std::string file, out = "images", range = "0:0.5", field = "v";
+    std::int64_t image = -1;
+  };
+  auto state = std::make_shared<State>();
+  CLI::App* render = root.add_subcommand("render", "Write PNG pictures of a run file's images");
+  render->add_option("file", state->file, "HDF5 file written by grayscott run")->required();
+  render->add_option("--out", state->out, "Folder for the pictures")->capture_default_str();
+  render->add_option("--range", state->range, "Values mapped to the colormap's ends, LO:HI")
+      ->capture_default_str();
+  render->add_option("--image", state->image, "Render only this image (from 0)");
+  render->add_option("--field", state->field, "u or v")->capture_default_str();
+  render->callback([state] {
+    io::RenderOptions options;
+    options.out_dir = state->out;
+    options.field = state->field;
+    std::tie(options.lo, options.hi) = io::parse_range(state->range);
+    if (state->image >= 0) options.image = state->image;
+    const auto written = io::render_run(state->file, options);
+    std::fprintf(stderr, "rendered %zu pictures into %s\n", written.size(), state->out.c_str());
+  });
+}
+
+}  // namespace grayscott::app

@@ -1,0 +1,31 @@
+// The CUDA backend's entry points, seen by the rest of the program. When the build has no CUDA,
+// cuda_unavailable.cpp implements them by saying so.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/engine.hpp"
+
+namespace grayscott::cuda {
+
+struct DeviceInfo {
+  int ordinal = 0;
+  std::string name;
+  std::size_t memory_bytes = 0;
+  int major = 0, minor = 0;
+};
+
+// True when this build has CUDA and a usable device; otherwise false with the reason in `why`.
+bool available(std::string* why);
+// The devices seen; throws std::runtime_error saying why there are none.
+std::vector<DeviceInfo> devices();
+
+template <class Real>
+std::unique_ptr<Engine<Real>> make_engine(const Problem& problem,
+                                          std::span<const Parameters> member_params,
+                                          const EngineOptions& options);
+
+}  // namespace grayscott::cuda

@@ -1,0 +1,30 @@
+// Built when CUDA is off: every request for the GPU gets the reason.
+#include <stdexcept>
+
+#include "engine/cuda/cuda_backend.hpp"
+
+namespace grayscott::cuda {
+
+namespace {
+constexpr const char* reason = "this grayscott was built without CUDA (configure with -DGRAYSCOTT_CUDA=ON)";
+}
+
+bool available(std::string* why) {
+  if (why) *why = reason;
+  return false;
+}
+
+std::vector<DeviceInfo> devices() { throw std::runtime_error(reason); }
+
+template <class Real>
+std::unique_ptr<Engine<Real>> make_engine(const Problem&, std::span<const Parameters>,
+                                          const EngineOptions&) {
+  throw std::runtime_error(std::string("--backend cuda: ") + reason);
+}
+
+template std::unique_ptr<Engine<float>> make_engine(const Problem&, std::span<const Parameters>,
+                                                    const EngineOptions&);
+template std::unique_ptr<Engine<double>> make_engine(const Problem&, std::span<const Parameters>,
+                                                     const EngineOptions&);
+
+}  // namespace grayscott::cuda

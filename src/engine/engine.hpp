@@ -1,0 +1,61 @@
+// The one small interface every backend implements (CPU, CUDA): a batch of simulations that share a
+// grid, stencil and boundary, each with its own rates, stepped in place where the backend keeps
+// its state. Front ends (run, sweep, bench) drive it and never see a backend's internals.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/model.hpp"
+
+namespace grayscott {
+
+enum class BackendKind { Auto, Cpu, Cuda };
+BackendKind parse_backend(std::string_view text);
+std::string_view to_string(BackendKind b);
+
+struct EngineOptions {
+  BackendKind backend = BackendKind::Auto;
+  int threads = 0;      // CPU: 0 = OpenMP's default
+  int fuse_steps = 0;   // steps fused per pass over the grid; 0 = the backend's best
+  int device = 0;       // CUDA device ordinal
+};
+
+template <class Real>
+class Engine {
+ public:
+  virtual ~Engine() = default;
+
+  // "cpu", "cuda", ...: what actually runs, for attributes and messages.
+  virtual std::string backend() const = 0;
+  virtual std::size_t members() const = 0;
+
+  // Sets member m's state (rows*cols values each, row-major). Upload once, before stepping.
+  virtual void load(std::size_t member, std::span<const Real> u, std::span<const Real> v) = 0;
+  // Advances every member by `steps` explicit-Euler steps. May return before the work is done.
+  virtual void advance(std::int64_t steps) = 0;
+  // Freezes the current state as the next image to read, without waiting for it; stepping may go
+  // on at once. Only the fields named are kept.
+  virtual void capture(FieldSet fields) = 0;
+  // Waits for the last captured image and copies member m's fields into u and v (rows*cols each;
+  // a field not captured, or a null pointer, is skipped).
+  virtual void read_captured(std::size_t member, Real* u, Real* v) = 0;
+};
+
+// The backend chosen for `options.backend`; Auto picks CUDA when a usable device is there.
+// `member_params` holds each member's rates (size = batch); the grid, stencil and boundary come
+// from `problem`. Throws InvalidInput (bad request) or std::runtime_error (backend unavailable).
+template <class Real>
+std::unique_ptr<Engine<Real>> make_engine(const Problem& problem,
+                                          std::span<const Parameters> member_params,
+                                          const EngineOptions& options);
+
+// Fills u, v with the model's initial seed (see seed_rectangle).
+template <class Real>
+void fill_seed(const Grid& grid, std::span<Real> u, std::span<Real> v);
+
+}  // namespace grayscott

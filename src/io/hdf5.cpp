@@ -1,0 +1,51 @@
+#include "io/hdf5.hpp"
+
+namespace grayscott::io::h5 {
+
+void silence_library_errors() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+
+Id simple_space(std::span<const hsize_t> dims, std::span<const hsize_t> max_dims) {
+  return Id(H5Screate_simple(static_cast<int>(dims.size()), dims.data(),
+                             max_dims.empty() ? nullptr : max_dims.data()),
+            H5Sclose, "create a dataspace");
+}
+
+namespace {
+void write_numeric(hid_t obj, const std::string& name, hid_t type, std::span<const hsize_t> dims,
+                   const void* data) {
+  Id space = dims.empty() ? Id(H5Screate(H5S_SCALAR), H5Sclose, "create a dataspace")
+                          : simple_space(dims);
+  if (H5Aexists(obj, name.c_str()) > 0) check(H5Adelete(obj, name.c_str()), "replace " + name);
+  Id attr(H5Acreate2(obj, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
+          "create attribute " + name);
+  check(H5Awrite(attr, type, data), "write attribute " + name);
+}
+}  // namespace
+
+void write_attribute(hid_t obj, const std::string& name, std::int64_t value) {
+  write_numeric(obj, name, H5T_NATIVE_INT64, {}, &value);
+}
+
+void write_attribute(hid_t obj, const std::string& name, double value) {
+  write_numeric(obj, name, H5T_NATIVE_DOUBLE, {}, &value);
+}
+
+void write_attribute(hid_t obj, const std::string& name, std::span<const double> values) {
+  const hsize_t dims[1] = {values.size()};
+  write_numeric(obj, name, H5T_NATIVE_DOUBLE, dims, values.data());
+}
+
+void write_attribute(hid_t obj, const std::string& name, const std::string& value) {
+  // Variable-length UTF-8: h5py reads it as str, ParaView and h5dump as text.
+  Id type(H5Tcopy(H5T_C_S1), H5Tclose, "create a string type");
+  check(H5Tset_size(type, H5T_VARIABLE), "size a string type");
+  check(H5Tset_cset(type, H5T_CSET_UTF8), "set a string's character set");
+  Id space(H5Screate(H5S_SCALAR), H5Sclose, "create a dataspace");
+  if (H5Aexists(obj, name.c_str()) > 0) check(H5Adelete(obj, name.c_str()), "replace " + name);
+  Id attr(H5Acreate2(obj, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
+          "create attribute " + name);
+  const char* text = value.c_str();
+  check(H5Awrite(attr, type, &text), "write attribute " + name);
+}
+
+}  // namespace grayscott::io::h5

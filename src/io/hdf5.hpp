@@ -1,0 +1,67 @@
+// Thin RAII and error handling over the HDF5 C API, shared by every file this program writes.
+#pragma once
+
+#include <hdf5.h>
+
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace grayscott::io::h5 {
+
+// HDF5 prints its own error stack by default; we report one line instead.
+void silence_library_errors();
+
+// Owns one HDF5 identifier and closes it with the matching H5?close.
+class Id {
+ public:
+  using Closer = herr_t (*)(hid_t);
+  Id() = default;
+  Id(hid_t id, Closer close, const std::string& what) : id_(id), close_(close) {
+    if (id_ < 0) throw std::runtime_error("HDF5: cannot " + what);
+  }
+  Id(Id&& o) noexcept : id_(std::exchange(o.id_, H5I_INVALID_HID)), close_(o.close_) {}
+  Id& operator=(Id&& o) noexcept {
+    if (this != &o) {
+      reset();
+      id_ = std::exchange(o.id_, H5I_INVALID_HID);
+      close_ = o.close_;
+    }
+    return *this;
+  }
+  Id(const Id&) = delete;
+  Id& operator=(const Id&) = delete;
+  ~Id() { reset(); }
+  void reset() {
+    if (id_ >= 0 && close_) close_(id_);
+    id_ = H5I_INVALID_HID;
+  }
+  hid_t get() const { return id_; }
+  operator hid_t() const { return id_; }
+
+ private:
+  hid_t id_ = H5I_INVALID_HID;
+  Closer close_ = nullptr;
+};
+
+inline void check(herr_t status, const std::string& what) {
+  if (status < 0) throw std::runtime_error("HDF5: cannot " + what);
+}
+
+Id simple_space(std::span<const hsize_t> dims, std::span<const hsize_t> max_dims = {});
+
+void write_attribute(hid_t obj, const std::string& name, std::int64_t value);
+void write_attribute(hid_t obj, const std::string& name, double value);
+void write_attribute(hid_t obj, const std::string& name, std::span<const double> values);
+void write_attribute(hid_t obj, const std::string& name, const std::string& value);
+
+// Native type of float or double.
+template <class Real>
+hid_t native_type() {
+  return sizeof(Real) == 4 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+}
+
+}  // namespace grayscott::io::h5

@@ -1,0 +1,90 @@
+// The run's HDF5 file: the on-disk contract (see docs/file-format.md). Writing never depends on a
+// backend; the engine's images arrive as plain host arrays.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/model.hpp"
+
+namespace grayscott::io {
+
+struct RunMetadata {
+  Problem problem;
+  std::int64_t images = 0;
+  std::int64_t steps_per_image = 0;
+  FieldSet fields;
+  std::string backend;
+  std::string version;
+};
+
+// Bytes of image data a run writes (both fields when asked), for the free-space check.
+std::uint64_t run_output_bytes(const RunMetadata& meta);
+
+// Checks, before any computing, that `path` may be written: it does not exist (unless
+// `overwrite`), its folder exists and is writable, and the disk has room for `bytes`.
+// Throws InvalidInput with a one-line reason.
+void check_output_path(const std::filesystem::path& path, bool overwrite, std::uint64_t bytes);
+
+// Writes one run, image by image: the datasets grow as images arrive, so a run stopped early
+// leaves a valid file holding every image written so far.
+class RunFileWriter {
+ public:
+  RunFileWriter(const std::filesystem::path& path, const RunMetadata& meta);
+  ~RunFileWriter();
+  RunFileWriter(const RunFileWriter&) = delete;
+  RunFileWriter& operator=(const RunFileWriter&) = delete;
+
+  // Appends the next image; u/v point to rows*cols values of the run's precision (a field that
+  // is not written may be null).
+  void append(std::int64_t step, const void* u, const void* v);
+  std::int64_t images_written() const { return written_; }
+  // Records how the run ended ("complete", or why it stopped), writes the XDMF file beside it and
+  // closes the file. Called by the destructor if not before.
+  void finish(const std::string& status);
+
+ private:
+  struct Handles;
+  std::unique_ptr<Handles> h_;
+  std::filesystem::path path_;
+  RunMetadata meta_;
+  std::int64_t written_ = 0;
+};
+
+// The XDMF companion (NAME.xmf) that lets ParaView and VisIt open the run as a time series.
+std::filesystem::path xdmf_path_for(const std::filesystem::path& h5_path);
+void write_xdmf(const std::filesystem::path& h5_path, const RunMetadata& meta,
+                std::int64_t images_written);
+
+// Reads a run file (or a sweep file's member) for rendering and for tests.
+class RunFileReader {
+ public:
+  explicit RunFileReader(const std::filesystem::path& path);
+  ~RunFileReader();
+  RunFileReader(const RunFileReader&) = delete;
+  RunFileReader& operator=(const RunFileReader&) = delete;
+
+  bool has_field(const std::string& field) const;
+  // Shape of a field dataset: [images, rows, cols], or [members, images, rows, cols] for sweeps.
+  std::vector<std::int64_t> shape(const std::string& field) const;
+  // One image as float64, whatever the stored precision. `member` is ignored for 3-D datasets.
+  std::vector<double> read_image(const std::string& field, std::int64_t image,
+                                 std::int64_t member = 0) const;
+  std::vector<std::int64_t> read_int64(const std::string& dataset) const;
+  std::vector<double> read_doubles(const std::string& dataset) const;
+  double attribute_double(const std::string& name) const;
+  std::int64_t attribute_int64(const std::string& name) const;
+  std::string attribute_string(const std::string& name) const;
+  std::vector<double> attribute_doubles(const std::string& name) const;
+  bool has_attribute(const std::string& name) const;
+
+ private:
+  struct Handles;
+  std::unique_ptr<Handles> h_;
+  std::filesystem::path path_;
+};
+
+}  // namespace grayscott::io

@@ -1,0 +1,97 @@
+// The Gray-Scott model: the one place that defines parameters, stencils, boundaries, the initial
+// state and what makes a problem valid. Backends and front ends only read these types.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace grayscott {
+
+// Every rejected input is reported through this type: one line, naming the problem.
+struct InvalidInput : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+enum class Boundary {
+  ZeroFlux,  // a neighbour outside the grid contributes nothing (as if it equalled the centre)
+  Periodic,  // the grid wraps around
+  Fixed,     // cells outside hold u = 1, v = 0
+};
+
+enum class Precision { Single, Double };
+
+// Built-in stencils get kernels specialised at compile time; Custom runs the generic path.
+enum class StencilKind { OonoPuri, Pretty, FivePoint, Custom };
+
+// A 3x3 weight table, row-major; the centre weight is ignored (the Laplacian is a sum of
+// w_n * (x_n - x_centre) over the eight neighbours).
+struct Stencil {
+  StencilKind kind = StencilKind::OonoPuri;
+  std::array<double, 9> weights{};
+
+  static Stencil oono_puri();
+  static Stencil pretty();
+  static Stencil five_point();
+  static Stencil custom(const std::array<double, 9>& weights);
+  // A name ("oono-puri", "pretty", "five-point") or nine comma-separated numbers.
+  static Stencil parse(std::string_view text);
+
+  std::string name() const;  // the built-in name, or "custom"
+  // Largest magnitude of the Laplacian's eigenvalues over all Fourier modes: the explicit-Euler
+  // limit for diffusion coefficient D is dt <= 2 / (D * spectral_radius()).
+  double spectral_radius() const;
+};
+
+struct Parameters {
+  double feed = 0.014;
+  double kill = 0.054;
+  double du = 0.1;
+  double dv = 0.05;
+  double dt = 1.0;
+};
+
+struct Grid {
+  std::int64_t rows = 1080;
+  std::int64_t cols = 1920;
+  std::int64_t cells() const { return rows * cols; }
+};
+
+// Everything that determines the numbers a run produces.
+struct Problem {
+  Grid grid;
+  Parameters params;
+  Stencil stencil = Stencil::oono_puri();
+  Boundary boundary = Boundary::ZeroFlux;
+  Precision precision = Precision::Single;
+
+  // The largest stable dt for this stencil and these diffusion coefficients.
+  double dt_limit() const;
+  // Throws InvalidInput naming the first problem found.
+  void validate() const;
+};
+
+// Which fields an image carries (what a run writes, what an engine hands back).
+struct FieldSet {
+  bool u = false;
+  bool v = true;
+};
+
+// The initial seed: u = 1, v = 0 everywhere except this rectangle (half-open ranges, clamped to
+// the grid, possibly empty), where u = 0, v = 1. The course's C++ reference seed.
+struct SeedRectangle {
+  std::int64_t row_begin, row_end, col_begin, col_end;
+  bool contains(std::int64_t r, std::int64_t c) const {
+    return r >= row_begin && r < row_end && c >= col_begin && c < col_end;
+  }
+};
+SeedRectangle seed_rectangle(const Grid& grid);
+
+std::string_view to_string(Boundary b);
+std::string_view to_string(Precision p);
+Boundary parse_boundary(std::string_view text);
+Precision parse_precision(std::string_view text);
+
+}  // namespace grayscott

@@ -1,0 +1,185 @@
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <tuple>
+
+#include "engine/cpu/cpu_engine.hpp"
+#include "engine/engine.hpp"
+#include "engine_test_support.hpp"
+
+using namespace grayscott;
+using grayscott::testing::varied_state;
+
+namespace grayscott {
+// Readable names for parameterised tests.
+inline void PrintTo(const Stencil& s, std::ostream* os) { *os << s.name(); }
+}  // namespace grayscott
+
+namespace {
+
+template <class Real>
+std::vector<Real> to_real(const std::vector<double>& x) {
+  return {x.begin(), x.end()};
+}
+
+Problem make_problem(std::int64_t rows, std::int64_t cols, const Stencil& stencil, Boundary b,
+                     Precision p) {
+  Problem problem;
+  problem.grid = {rows, cols};
+  problem.stencil = stencil;
+  problem.boundary = b;
+  problem.precision = p;
+  problem.params = {0.03, 0.06, 0.2, 0.1, 0.5};
+  problem.validate();  // a stable problem: the comparison must not be between two NaNs
+  return problem;
+}
+
+template <class Real>
+struct CpuRun {
+  std::vector<Real> u, v;
+};
+
+template <class Real>
+CpuRun<Real> run_cpu(const Problem& problem, const reference::State& start, std::int64_t steps,
+                     int threads = 0, std::int64_t chunk = 0) {
+  EngineOptions options;
+  options.backend = BackendKind::Cpu;
+  options.threads = threads;
+  const Parameters params[1] = {problem.params};
+  cpu::CpuEngine<Real> engine(problem, params, options);
+  const auto u0 = to_real<Real>(start.u), v0 = to_real<Real>(start.v);
+  engine.load(0, u0, v0);
+  if (chunk <= 0) chunk = steps;
+  for (std::int64_t done = 0; done < steps; done += chunk) engine.advance(std::min(chunk, steps - done));
+  engine.capture({true, true});
+  CpuRun<Real> out{std::vector<Real>(u0.size(), Real(-7)), std::vector<Real>(v0.size(), Real(-7))};
+  engine.read_captured(0, out.u.data(), out.v.data());
+  return out;
+}
+
+const Stencil custom_stencil = Stencil::custom({0.1, 0.7, 0.2, 0.4, 9.0, 0.6, 0.3, 0.5, 0.15});
+
+using Case = std::tuple<Stencil, Boundary, std::pair<std::int64_t, std::int64_t>>;
+
+class CpuEngineVsReference : public ::testing::TestWithParam<Case> {};
+
+template <class Real>
+void check_against_reference(const Case& c, double tolerance) {
+  const auto& [stencil, boundary, size] = c;
+  const Problem problem =
+      make_problem(size.first, size.second, stencil, boundary,
+                   sizeof(Real) == 4 ? Precision::Single : Precision::Double);
+  const auto start = varied_state(size.first, size.second);
+  constexpr std::int64_t steps = 40;
+  auto expected = start;
+  const auto model = grayscott::testing::to_reference(problem);
+  for (int s = 0; s < steps; ++s) reference::step(model, expected);
+  const auto got = run_cpu<Real>(problem, start, steps);
+  EXPECT_LE(grayscott::testing::relative_l2(got.u, expected.u), tolerance);
+  EXPECT_LE(grayscott::testing::relative_l2(got.v, expected.v), tolerance);
+  EXPECT_LE(grayscott::testing::max_abs_difference(got.v, expected.v), 100 * tolerance);
+}
+
+TEST_P(CpuEngineVsReference, Double) { check_against_reference<double>(GetParam(), 1e-12); }
+TEST_P(CpuEngineVsReference, Single) { check_against_reference<float>(GetParam(), 2e-6); }
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  const auto& [stencil, boundary, size] = info.param;
+  std::string name = stencil.name() + "_" + std::string(to_string(boundary)) + "_" +
+                     std::to_string(size.first) + "x" + std::to_string(size.second);
+  for (char& ch : name) {
+    if (ch == '-') ch = '_';
+  }
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllStencilsBoundariesAndShapes, CpuEngineVsReference,
+    ::testing::Combine(::testing::Values(Stencil::oono_puri(), Stencil::pretty(),
+                                         Stencil::five_point(), custom_stencil),
+                       ::testing::Values(Boundary::ZeroFlux, Boundary::Periodic, Boundary::Fixed),
+                       ::testing::Values(std::pair<std::int64_t, std::int64_t>{1, 1},
+                                         std::pair<std::int64_t, std::int64_t>{1, 7},
+                                         std::pair<std::int64_t, std::int64_t>{9, 1},
+                                         std::pair<std::int64_t, std::int64_t>{2, 2},
+                                         std::pair<std::int64_t, std::int64_t>{3, 5},
+                                         std::pair<std::int64_t, std::int64_t>{17, 29},
+                                         std::pair<std::int64_t, std::int64_t>{40, 64})),
+    case_name);
+
+}  // namespace
+
+TEST(CpuEngine, SeedMatchesReferenceInitialState) {
+  for (auto [rows, cols] : {std::pair<std::int64_t, std::int64_t>{1, 1}, {16, 16}, {108, 192}}) {
+    const auto expected = reference::initial_state(rows, cols);
+    std::vector<float> u(rows * cols), v(rows * cols);
+    fill_seed<float>({rows, cols}, u, v);
+    for (std::size_t i = 0; i < u.size(); ++i) {
+      ASSERT_EQ(u[i], expected.u[i]) << i;
+      ASSERT_EQ(v[i], expected.v[i]) << i;
+    }
+  }
+}
+
+TEST(CpuEngine, SeedRunMatchesReference) {
+  const Problem problem = make_problem(64, 96, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Double);
+  const auto start = reference::initial_state(64, 96);
+  auto expected = start;
+  for (int s = 0; s < 200; ++s) reference::step(grayscott::testing::to_reference(problem), expected);
+  const auto got = run_cpu<double>(problem, start, 200);
+  EXPECT_LE(grayscott::testing::relative_l2(got.v, expected.v), 1e-12);
+}
+
+TEST(CpuEngine, BitwiseIdenticalForAnyThreadCountAndChunking) {
+  for (Boundary b : {Boundary::ZeroFlux, Boundary::Periodic, Boundary::Fixed}) {
+    const Problem problem = make_problem(37, 53, Stencil::oono_puri(), b, Precision::Single);
+    const auto start = varied_state(37, 53, 7);
+    const auto one = run_cpu<float>(problem, start, 30, 1);
+    for (int threads : {2, 3, 5}) {
+      const auto many = run_cpu<float>(problem, start, 30, threads, 7);
+      EXPECT_EQ(0, std::memcmp(one.u.data(), many.u.data(), one.u.size() * sizeof(float)));
+      EXPECT_EQ(0, std::memcmp(one.v.data(), many.v.data(), one.v.size() * sizeof(float)));
+    }
+  }
+}
+
+TEST(CpuEngine, BatchMembersEqualSingleRuns) {
+  Problem problem = make_problem(20, 24, Stencil::pretty(), Boundary::Periodic, Precision::Single);
+  problem.params.dt = 0.5;
+  const std::vector<Parameters> members = {{0.02, 0.05, 0.2, 0.1, 0.5}, {0.03, 0.06, 0.2, 0.1, 0.5},
+                                           {0.04, 0.065, 0.2, 0.1, 0.5}};
+  EngineOptions options;
+  options.backend = BackendKind::Cpu;
+  cpu::CpuEngine<float> batch(problem, members, options);
+  std::vector<reference::State> starts;
+  for (std::size_t m = 0; m < members.size(); ++m) {
+    starts.push_back(varied_state(20, 24, static_cast<std::uint32_t>(m + 3)));
+    batch.load(m, to_real<float>(starts[m].u), to_real<float>(starts[m].v));
+  }
+  batch.advance(25);
+  batch.capture({true, true});
+  for (std::size_t m = 0; m < members.size(); ++m) {
+    Problem single = problem;
+    single.params = members[m];
+    const auto expected = run_cpu<float>(single, starts[m], 25);
+    std::vector<float> u(expected.u.size()), v(expected.v.size());
+    batch.read_captured(m, u.data(), v.data());
+    EXPECT_EQ(u, expected.u) << "member " << m;
+    EXPECT_EQ(v, expected.v) << "member " << m;
+  }
+}
+
+TEST(CpuEngine, CapturedImageSurvivesFurtherSteps) {
+  const Problem problem = make_problem(16, 16, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
+  const auto start = varied_state(16, 16);
+  const Parameters params[1] = {problem.params};
+  cpu::CpuEngine<float> engine(problem, params, {BackendKind::Cpu, 1, 0, 0});
+  engine.load(0, to_real<float>(start.u), to_real<float>(start.v));
+  engine.advance(5);
+  engine.capture({false, true});
+  engine.advance(5);
+  std::vector<float> v(256, -1.f), u(256, -1.f);
+  engine.read_captured(0, u.data(), v.data());
+  EXPECT_EQ(v, run_cpu<float>(problem, start, 5).v);
+  EXPECT_EQ(u, std::vector<float>(256, -1.f)) << "u was not captured and must be left alone";
+}
