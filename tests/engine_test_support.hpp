@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "model/model.hpp"
-#include "reference.hpp"
+#include "reference/reference.hpp"
 
 namespace grayscott::testing {
 

@@ -23,6 +23,10 @@ bool available(std::string* why);
 // The devices seen; throws std::runtime_error saying why there are none.
 std::vector<DeviceInfo> devices();
 
+// Device-to-device copy bandwidth of device `ordinal` in bytes/s (a STREAM-like copy, read + write
+// counted), the roofline the benchmark reports against.
+double copy_bandwidth(int ordinal);
+
 template <class Real>
 std::unique_ptr<Engine<Real>> make_engine(const Problem& problem,
                                           std::span<const Parameters> member_params,

@@ -16,6 +16,8 @@ bool available(std::string* why) {
 
 std::vector<DeviceInfo> devices() { throw std::runtime_error(reason); }
 
+double copy_bandwidth(int) { throw std::runtime_error(reason); }
+
 template <class Real>
 std::unique_ptr<Engine<Real>> make_engine(const Problem&, std::span<const Parameters>,
                                           const EngineOptions&) {

@@ -1,6 +1,6 @@
-// An independent float64 reference of the model, written from the contract (issue text /
-// docs/model.md) and sharing no code with the engines: plain loops, a neighbour lookup that applies
-// the boundary rule, the Euler update spelled out. Every backend is checked against it.
+// An independent float64 reference of the model, written from the contract (docs/model.md) and
+// sharing no code with the engines: plain loops, a neighbour lookup that applies the boundary rule,
+// the Euler update spelled out. The tests and `grayscott bench` check every backend against it.
 #pragma once
 
 #include <array>
