@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 
 namespace grayscott::cpu {
 
@@ -18,8 +19,16 @@ CpuEngine<Real>::CpuEngine(const Problem& problem, std::span<const Parameters> m
       edge_rule_(problem.boundary == Boundary::ZeroFlux   ? EdgeRule::Absent
                  : problem.boundary == Boundary::Periodic ? EdgeRule::Wrap
                                                           : EdgeRule::Constant),
-      threads_(options.threads > 0 ? options.threads : omp_get_max_threads()) {
+      threads_(options.threads > 0 ? options.threads : omp_get_max_threads()),
+      fuse_steps_(options.fuse_steps > 0
+                      ? options.fuse_steps
+                      : automatic_fuse_steps(problem.grid, member_params.size(), threads_)) {
   if (options.threads < 0) throw InvalidInput("threads must be a positive integer");
+  if (options.fuse_steps < 0 || options.fuse_steps > max_fuse_steps) {
+    throw InvalidInput("fuse steps must be between 0 (automatic) and " +
+                       std::to_string(max_fuse_steps) + ", got " +
+                       std::to_string(options.fuse_steps));
+  }
   const auto cells = static_cast<std::size_t>(grid_.cells());
   for (std::size_t m = 0; m < members_.size(); ++m) {
     Member& member = members_[m];
@@ -48,6 +57,45 @@ CpuEngine<Real>::CpuEngine(const Problem& problem, std::span<const Parameters> m
       }
     }
   }
+
+  // The fused path's rolling rows, each thread's own, touched first by that thread.
+  if (fuse_steps_ > 1) {
+    constexpr std::size_t line = 64 / sizeof(Real);
+    scratch_row_stride_ = (static_cast<std::size_t>(cols) + line - 1) / line * line;
+    const std::size_t scratch_size =
+        static_cast<std::size_t>(fuse_steps_ - 1) * 3 * 2 * scratch_row_stride_;
+    scratch_.resize(static_cast<std::size_t>(threads_));
+    for (auto& buffer : scratch_) buffer = HostBuffer<Real>(scratch_size);
+#pragma omp parallel num_threads(threads_)
+    {
+      HostBuffer<Real>& mine = scratch_[static_cast<std::size_t>(omp_get_thread_num())];
+      std::fill_n(mine.data(), mine.size(), Real(0));
+    }
+  }
+}
+
+template <class Real>
+int CpuEngine<Real>::automatic_fuse_steps(const Grid& grid, std::size_t members, int threads) {
+  (void)grid, (void)members, (void)threads;
+  return 4;
+}
+
+template <class Real>
+std::vector<typename CpuEngine<Real>::Band> CpuEngine<Real>::bands_of(int thread, int team) const {
+  // OpenMP's static schedule without a chunk size: the first (pairs % team) threads get one more.
+  const std::int64_t rows = grid_.rows;
+  const auto pairs = static_cast<std::int64_t>(members_.size()) * rows;
+  const std::int64_t share = pairs / team, extra = pairs % team;
+  const std::int64_t begin = thread * share + std::min<std::int64_t>(thread, extra);
+  const std::int64_t end = begin + share + (thread < extra ? 1 : 0);
+  std::vector<Band> bands;
+  for (std::int64_t i = begin; i < end;) {
+    const std::int64_t member = i / rows, row = i % rows;
+    const std::int64_t row_end = std::min(rows, row + (end - i));
+    bands.push_back({static_cast<std::size_t>(member), row, row_end});
+    i += row_end - row;
+  }
+  return bands;
 }
 
 template <class Real>
@@ -111,10 +159,105 @@ void CpuEngine<Real>::advance_one_step_sweeps(std::int64_t steps) {
   current_ = static_cast<int>((start + steps) % 2);
 }
 
+// Temporal blocking: each pass advances a band of output rows by `depth` steps while reading the
+// grid once and writing it once. The intermediate states (levels 1 .. depth-1) live in three
+// rolling rows per level, small enough for the core's own cache, filled as a wavefront: at tick t,
+// level l computes its row t - l, whose three inputs of level l-1 are the rows computed at ticks
+// t, t-1 and t-2. A band recomputes (depth - l) rows of level l beyond each of its edges, which
+// its neighbour band also computes: the price of needing no synchronisation inside a pass. Every
+// row of every level goes through update_row with the same inputs as in the one-step path, so the
+// result is bitwise the same.
+template <class Real>
+template <StencilKind K>
+void CpuEngine<Real>::fused_band(const Band& band, int depth, int src, Real* scratch) {
+  const std::int64_t rows = grid_.rows, cols = grid_.cols;
+  Member& member = members_[band.member];
+  const Real* src_u = member.u[src].data();
+  const Real* src_v = member.v[src].data();
+  Real* dst_u = member.u[1 - src].data();
+  Real* dst_v = member.v[1 - src].data();
+  const bool periodic = boundary_ == Boundary::Periodic;
+  const Real* outside_u = boundary_ == Boundary::Fixed ? fixed_row_u_.data() : nullptr;
+  const Real* outside_v = boundary_ == Boundary::Fixed ? fixed_row_v_.data() : nullptr;
+  const std::size_t stride = scratch_row_stride_;
+
+  // The rows of level l that the band needs: its own rows widened by the steps still to go, clipped
+  // to the grid unless the grid wraps (then rows outside it stand for their periodic images).
+  auto level_begin = [&](int l) {
+    const std::int64_t r = band.row_begin - (depth - l);
+    return periodic ? r : std::max<std::int64_t>(r, 0);
+  };
+  auto level_end = [&](int l) {
+    const std::int64_t r = band.row_end + (depth - l);
+    return periodic ? r : std::min<std::int64_t>(r, rows);
+  };
+  auto scratch_row = [&](int level, std::int64_t row, int field) {
+    const auto slot = static_cast<std::size_t>(((row % 3) + 3) % 3);
+    return scratch + ((static_cast<std::size_t>(level - 1) * 3 + slot) * 2 +
+                      static_cast<std::size_t>(field)) * stride;
+  };
+  // Row `row` of level `level`: the grid, a rolling row, or the boundary's row outside the grid.
+  auto input_row = [&](int level, std::int64_t row, int d, RowNeighbourhood<Real>& in) {
+    if (row < level_begin(level) || row >= level_end(level)) {  // outside a non-periodic grid
+      in.u[d] = outside_u;
+      in.v[d] = outside_v;
+    } else if (level == 0) {
+      const std::int64_t r = periodic ? ((row % rows) + rows) % rows : row;
+      in.u[d] = src_u + r * cols;
+      in.v[d] = src_v + r * cols;
+    } else {
+      in.u[d] = scratch_row(level, row, 0);
+      in.v[d] = scratch_row(level, row, 1);
+    }
+  };
+
+  const Real* w = weights_.data();
+  const std::int64_t first_tick = level_begin(1) + 1, end_tick = level_end(depth) + depth;
+  for (std::int64_t t = first_tick; t < end_tick; ++t) {
+    for (int l = 1; l <= depth; ++l) {
+      const std::int64_t r = t - l;
+      if (r < level_begin(l) || r >= level_end(l)) continue;
+      RowNeighbourhood<Real> in{};
+      for (int d = 0; d < 3; ++d) input_row(l - 1, r + d - 1, d, in);
+      Real* out_u = l == depth ? dst_u + r * cols : scratch_row(l, r, 0);
+      Real* out_v = l == depth ? dst_v + r * cols : scratch_row(l, r, 1);
+      update_row<K>(in, cols, edge_rule_, edge_rule_, member.coefficients, w, out_u, out_v);
+    }
+  }
+}
+
+template <class Real>
+template <StencilKind K>
+void CpuEngine<Real>::advance_fused(std::int64_t steps) {
+  const int depth = fuse_steps_;
+  const std::int64_t passes = steps / depth + (steps % depth != 0 ? 1 : 0);
+  const int start = current_;
+#pragma omp parallel num_threads(threads_)
+  {
+    const int thread = omp_get_thread_num();
+    const std::vector<Band> bands = bands_of(thread, omp_get_num_threads());
+    Real* scratch = scratch_[static_cast<std::size_t>(thread)].data();
+    int src = start;
+    for (std::int64_t pass = 0; pass < passes; ++pass) {
+      const auto pass_depth = static_cast<int>(std::min<std::int64_t>(depth, steps - pass * depth));
+      for (const Band& band : bands) fused_band<K>(band, pass_depth, src, scratch);
+      src = 1 - src;
+#pragma omp barrier
+    }
+  }
+  current_ = static_cast<int>((start + passes) % 2);
+}
+
 template <class Real>
 void CpuEngine<Real>::advance(std::int64_t steps) {
   if (steps <= 0) return;
-  dispatch_stencil(stencil_kind_, [&]<StencilKind K>() { advance_one_step_sweeps<K>(steps); });
+  dispatch_stencil(stencil_kind_, [&]<StencilKind K>() {
+    if (fuse_steps_ == 1) {
+      advance_one_step_sweeps<K>(steps);
+    } else {
+      advance_fused<K>(steps);
+    }
+  });
 }
 
 template <class Real>

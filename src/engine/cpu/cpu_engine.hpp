@@ -23,7 +23,14 @@ class CpuEngine final : public Engine<Real> {
   void capture(FieldSet fields) override;
   void read_captured(std::size_t member, Real* u, Real* v) override;
 
+  // The deepest fusion accepted: beyond it the rolling rows outgrow any core's cache.
+  static constexpr int max_fuse_steps = 64;
+
   int threads() const { return threads_; }
+  // Steps fused per pass over the grid: the option given, or the automatic choice for 0.
+  int fuse_steps() const { return fuse_steps_; }
+  // The automatic choice of fuse_steps for this grid, batch and thread count (see cpu_engine.cpp).
+  static int automatic_fuse_steps(const Grid& grid, std::size_t members, int threads);
 
  private:
   struct Member {
@@ -32,9 +39,22 @@ class CpuEngine final : public Engine<Real> {
     HostBuffer<Real> captured_u, captured_v;
   };
 
+  // A thread's share of the rows of one member: the output rows [row_begin, row_end).
+  struct Band {
+    std::size_t member;
+    std::int64_t row_begin, row_end;
+  };
+
   template <StencilKind K>
   void advance_one_step_sweeps(std::int64_t steps);
+  template <StencilKind K>
+  void advance_fused(std::int64_t steps);
+  template <StencilKind K>
+  void fused_band(const Band& band, int depth, int src, Real* scratch);
   RowNeighbourhood<Real> neighbourhood(const Real* u, const Real* v, std::int64_t row) const;
+  // The bands of thread `thread` out of `team`: the same split of (member, row) pairs as a static
+  // OpenMP schedule over them, so each thread steps the rows it touched first.
+  std::vector<Band> bands_of(int thread, int team) const;
 
   Grid grid_;
   Boundary boundary_;
@@ -44,6 +64,9 @@ class CpuEngine final : public Engine<Real> {
   std::vector<Real> fixed_row_u_, fixed_row_v_;  // the Fixed boundary's rows outside the grid
   EdgeRule edge_rule_;
   int threads_;
+  int fuse_steps_;
+  std::size_t scratch_row_stride_ = 0;  // one scratch row, padded to a cache line
+  std::vector<HostBuffer<Real>> scratch_;  // per thread: 3 rows of u and v per intermediate level
   int current_ = 0;
   FieldSet captured_{false, false};
 };

@@ -1,0 +1,130 @@
+// Times the CPU engine on the course's workload size (1080 x 1920, float32, Oono-Puri, zero-flux)
+// side by side with a STREAM-like copy measured in the same process, so that the engine's effective
+// memory traffic (16 bytes per cell-update in float32: read u and v, write u and v) can be quoted
+// as a fraction of what this machine can move.
+//
+//   bench_cpu_engine --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+//
+// Counters: bytes_per_second (effective traffic), cell_updates/s, fraction_of_copy (effective
+// traffic over the copy bandwidth measured at start-up, median of several runs), and for the copy
+// itself bytes_per_second counts the bytes read plus the bytes written, as STREAM does.
+#include <benchmark/benchmark.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <vector>
+
+#include "engine/cpu/cpu_engine.hpp"
+#include "engine/engine.hpp"
+#include "engine/host_buffer.hpp"
+
+namespace {
+
+using grayscott::HostBuffer;
+
+// 64 MiB per array: far beyond the last-level cache, so the copy runs from memory.
+constexpr std::size_t copy_elements = std::size_t(16) << 20;
+
+struct CopyArrays {
+  HostBuffer<float> from{copy_elements}, to{copy_elements};
+  CopyArrays() {
+    // First touch by the threads that copy, with the copy's own schedule.
+    const auto n = static_cast<std::int64_t>(copy_elements);
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < n; ++i) {
+      from[static_cast<std::size_t>(i)] = static_cast<float>(i % 1024);
+      to[static_cast<std::size_t>(i)] = 0.0f;
+    }
+  }
+  void copy() {
+    const float* __restrict src = from.data();
+    float* __restrict dst = to.data();
+    const auto n = static_cast<std::int64_t>(copy_elements);
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < n; ++i) dst[i] = src[i];
+  }
+  static double bytes() { return 2.0 * sizeof(float) * copy_elements; }
+};
+
+double measured_copy_bytes_per_s = 0;  // set in main before any engine benchmark runs
+
+double median_copy_bandwidth(CopyArrays& arrays, int runs) {
+  std::vector<double> rates;
+  arrays.copy();  // warm-up
+  for (int r = 0; r < runs; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    arrays.copy();
+    const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
+    rates.push_back(CopyArrays::bytes() / dt.count());
+  }
+  std::nth_element(rates.begin(), rates.begin() + runs / 2, rates.end());
+  return rates[static_cast<std::size_t>(runs / 2)];
+}
+
+void BM_Copy(benchmark::State& state) {
+  CopyArrays arrays;
+  arrays.copy();
+  for (auto _ : state) {
+    arrays.copy();
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(static_cast<double>(state.iterations()) * CopyArrays::bytes()));
+}
+
+// One image of the course's workload per iteration: advance(32).
+template <class Real>
+void BM_Advance(benchmark::State& state) {
+  grayscott::Problem problem;  // the defaults are the seed preset: 1080 x 1920, Oono-Puri, zero-flux
+  problem.precision = sizeof(Real) == 4 ? grayscott::Precision::Single : grayscott::Precision::Double;
+  problem.validate();
+  grayscott::EngineOptions options;
+  options.backend = grayscott::BackendKind::Cpu;
+  options.fuse_steps = static_cast<int>(state.range(0));
+  const grayscott::Parameters params[1] = {problem.params};
+  grayscott::cpu::CpuEngine<Real> engine(problem, params, options);
+  const auto cells = static_cast<std::size_t>(problem.grid.cells());
+  std::vector<Real> u(cells), v(cells);
+  grayscott::fill_seed<Real>(problem.grid, u, v);
+  engine.load(0, u, v);
+  constexpr std::int64_t steps_per_image = 32;
+  engine.advance(steps_per_image);  // warm-up
+  for (auto _ : state) engine.advance(steps_per_image);
+
+  const double updates = static_cast<double>(state.iterations()) * steps_per_image *
+                         static_cast<double>(cells);
+  const double bytes = updates * 4.0 * sizeof(Real);
+  state.SetBytesProcessed(static_cast<std::int64_t>(bytes));
+  state.counters["cell_updates"] = benchmark::Counter(updates, benchmark::Counter::kIsRate);
+  state.counters["fraction_of_copy"] = benchmark::Counter(
+      bytes / measured_copy_bytes_per_s, benchmark::Counter::kIsRate);
+  state.counters["fuse_steps"] = engine.fuse_steps();
+}
+
+}  // namespace
+
+BENCHMARK(BM_Copy)->UseRealTime()->Unit(benchmark::kMillisecond);
+// 0 = the engine's automatic choice (reported in the fuse_steps counter).
+BENCHMARK_TEMPLATE(BM_Advance, float)
+    ->ArgName("fuse")->Arg(1)->Arg(0)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_Advance, double)
+    ->ArgName("fuse")->Arg(1)->Arg(0)->UseRealTime()->Unit(benchmark::kMillisecond);
+// The depths the automatic choice picks from, for tuning it: --benchmark_filter=FuseDepth
+void BM_FuseDepth(benchmark::State& state) { BM_Advance<float>(state); }
+BENCHMARK(BM_FuseDepth)->ArgName("fuse")->Arg(1)->Arg(2)->Arg(3)->Arg(4)->Arg(6)->Arg(8)->Arg(12)
+    ->Arg(16)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  {
+    CopyArrays arrays;
+    measured_copy_bytes_per_s = median_copy_bandwidth(arrays, 9);
+  }
+  benchmark::AddCustomContext("copy_bytes_per_s", std::to_string(measured_copy_bytes_per_s));
+  benchmark::AddCustomContext("threads", std::to_string(omp_get_max_threads()));
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
