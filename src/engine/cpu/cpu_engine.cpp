@@ -66,6 +66,7 @@ CpuEngine<Real>::CpuEngine(const Problem& problem, std::span<const Parameters> m
     scratch_row_stride_ = (static_cast<std::size_t>(cols) + line - 1) / line * line;
     const std::size_t scratch_size =
         static_cast<std::size_t>(fuse_steps_ - 1) * 3 * 2 * scratch_row_stride_;
+    for (int t = 0; t < threads_; ++t) thread_bands_.push_back(bands_of(t, threads_));
     scratch_.resize(static_cast<std::size_t>(threads_));
     for (auto& buffer : scratch_) buffer = HostBuffer<Real>(scratch_size);
 #pragma omp parallel num_threads(threads_)
@@ -249,8 +250,12 @@ void CpuEngine<Real>::advance_fused(std::int64_t steps) {
   const int start = current_;
 #pragma omp parallel num_threads(threads_)
   {
-    const int thread = omp_get_thread_num();
-    const std::vector<Band> bands = bands_of(thread, omp_get_num_threads());
+    const int thread = omp_get_thread_num(), team = omp_get_num_threads();
+    // The bands split in advance, unless OpenMP gave fewer threads than asked for.
+    std::vector<Band> fewer_threads_bands;
+    if (team != threads_) fewer_threads_bands = bands_of(thread, team);
+    const std::vector<Band>& bands =
+        team == threads_ ? thread_bands_[static_cast<std::size_t>(thread)] : fewer_threads_bands;
     Real* scratch = scratch_[static_cast<std::size_t>(thread)].data();
     int src = start;
     for (std::int64_t pass = 0; pass < passes; ++pass) {

@@ -66,7 +66,8 @@ class CpuEngine final : public Engine<Real> {
   int threads_;
   int fuse_steps_;
   std::size_t scratch_row_stride_ = 0;  // one scratch row, padded to a cache line
-  std::vector<HostBuffer<Real>> scratch_;  // per thread: 3 rows of u and v per intermediate level
+  std::vector<HostBuffer<Real>> scratch_;
+  std::vector<std::vector<Band>> thread_bands_;  // per thread: its bands, for the fused path  // per thread: 3 rows of u and v per intermediate level
   int current_ = 0;
   FieldSet captured_{false, false};
 };
