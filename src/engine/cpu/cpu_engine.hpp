@@ -1,5 +1,8 @@
 // The CPU backend: OpenMP threads over rows (and batch members), a vectorised inner loop, no
-// allocation while stepping, and results bitwise identical for any thread count.
+// allocation while stepping, and results bitwise identical for any thread count and fuse depth.
+// Two paths: one step per sweep over the grid (fuse_steps = 1), or several steps per sweep by
+// temporal blocking (fuse_steps > 1: each thread carries its band of rows through the steps in a
+// wavefront of rows kept in its cache, reading and writing the grid once per pass).
 #pragma once
 
 #include <vector>
