@@ -14,8 +14,8 @@ template <class T>
 class HostBuffer {
  public:
   HostBuffer() = default;
-  explicit HostBuffer(std::size_t size) : size_(size) {
-    constexpr std::size_t alignment = 4096;
+  // `alignment`: a power of two, at least the page size (2 MiB lets the kernel use huge pages).
+  explicit HostBuffer(std::size_t size, std::size_t alignment = 4096) : size_(size) {
     const std::size_t bytes = ((size * sizeof(T) + alignment - 1) / alignment) * alignment;
     data_.reset(static_cast<T*>(std::aligned_alloc(alignment, bytes == 0 ? alignment : bytes)));
     if (!data_) throw std::bad_alloc();
