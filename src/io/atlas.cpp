@@ -276,7 +276,9 @@ std::vector<fs::path> render_atlas(const fs::path& file, const RenderOptions& op
       draw(atlas, kill_title, layout.left + (grid_width - kill_title.width) / 2,
            layout.height - pad - kill_title.height);
       std::string title = options.field + " at step " + std::to_string(step);
-      if (seeds.size() > 1 || reader.attribute_string("init") == "noise") {
+      const bool noise =
+          reader.has_attribute("init") && reader.attribute_string("init") == "noise";
+      if (seeds.size() > 1 || noise) {
         title += ", seed " + std::to_string(s);
       }
       draw(atlas, text.render(title), layout.left, pad);
