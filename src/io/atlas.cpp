@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <system_error>
+#include <type_traits>
 
 #include "io/png.hpp"
 #include "io/run_file.hpp"
