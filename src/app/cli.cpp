@@ -3,6 +3,7 @@
 #include <toml++/toml.h>
 
 #include <charconv>
+#include <limits>
 #include <sstream>
 
 namespace grayscott::app {
@@ -37,6 +38,37 @@ void add_problem_options(CLI::App& app, ProblemOptions& o) {
       ->capture_default_str();
   app.add_option("--boundary", o.boundary, "zero-flux, periodic or fixed")->capture_default_str();
   app.add_option("--precision", o.precision, "single (float32) or double")->capture_default_str();
+}
+
+InitialState InitialCliOptions::to_initial_state() const {
+  InitialState state;
+  state.kind = parse_initial_kind(init);
+  if (!seed.empty()) {
+    if (state.kind != InitialKind::Noise) throw InvalidInput("seed: --seed needs --init noise");
+    state.seed = parse_seed(seed);
+  }
+  return state;
+}
+
+void add_initial_options(CLI::App& app, InitialCliOptions& o) {
+  app.add_option("--init", o.init,
+                 "Initial state: rectangle, or noise (the rectangle with small random "
+                 "perturbations, reproducible from --seed)")
+      ->capture_default_str();
+  app.add_option("--seed", o.seed, "Seed of the noise initial state (default 0)");
+}
+
+std::uint64_t parse_seed(std::string_view text) {
+  const std::string whole(text);
+  while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
+  std::uint64_t seed = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seed);
+  if (text.empty() || ec != std::errc{} || end != text.data() + text.size() ||
+      seed > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+    throw InvalidInput("seed: expected a whole number from 0 to 2^63-1, got '" + whole + "'");
+  }
+  return seed;
 }
 
 void add_engine_options(CLI::App& app, EngineCliOptions& o) {

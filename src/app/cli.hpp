@@ -7,6 +7,7 @@
 #include <string>
 
 #include "engine/engine.hpp"
+#include "model/initial_state.hpp"
 #include "model/model.hpp"
 
 namespace grayscott::app {
@@ -25,7 +26,16 @@ struct EngineCliOptions {
   EngineOptions to_engine_options() const;
 };
 
+// --init rectangle|noise and --seed S (S only with noise).
+struct InitialCliOptions {
+  std::string init = "rectangle", seed;
+  InitialState to_initial_state() const;
+};
+
 void add_problem_options(CLI::App& app, ProblemOptions& o);
+void add_initial_options(CLI::App& app, InitialCliOptions& o);
+// A noise seed: a whole number from 0 to 2^63-1 (files store it as int64). Throws InvalidInput.
+std::uint64_t parse_seed(std::string_view text);
 void add_engine_options(CLI::App& app, EngineCliOptions& o);
 // "--fields u,v": which fields to write.
 FieldSet parse_fields(const std::string& text);

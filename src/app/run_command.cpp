@@ -13,6 +13,7 @@ namespace {
 struct RunCliState {
   ProblemOptions problem;
   EngineCliOptions engine;
+  InitialCliOptions initial;
   std::int64_t images = 1000, steps = 32;
   std::string output = "output.h5", fields = "v", config, render_dir;
   bool force = false, quiet = false;
@@ -23,6 +24,7 @@ void add_run_command(CLI::App& root) {
   auto state = std::make_shared<RunCliState>();
   CLI::App* run = root.add_subcommand("run", "Run a simulation and write every image to HDF5");
   add_problem_options(*run, state->problem);
+  add_initial_options(*run, state->initial);
   run->add_option("--images,--nbimage", state->images, "Images to write")->capture_default_str();
   run->add_option("--steps-per-image,--nbextrastep", state->steps, "Steps between images")
       ->capture_default_str();
@@ -38,6 +40,7 @@ void add_run_command(CLI::App& root) {
     apply_config(*run, state->config);
     RunRequest request;
     request.problem = state->problem.to_problem();
+    request.initial = state->initial.to_initial_state();
     request.images = state->images;
     request.steps_per_image = state->steps;
     request.fields = parse_fields(state->fields);

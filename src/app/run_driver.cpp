@@ -4,14 +4,12 @@
 
 #include <cmath>
 #include <cstdio>
-#include <atomic>
-#include <exception>
-#include <thread>
 
-#include "app/image_queue.hpp"
+#include "app/image_stream.hpp"
 #include "app/progress.hpp"
 #include "app/version.hpp"
 #include "io/run_file.hpp"
+#include "model/initial_state.hpp"
 
 namespace grayscott::app {
 
@@ -34,79 +32,42 @@ RunSummary run_with(const RunRequest& request, io::RunMetadata meta) {
   const auto cells = static_cast<std::size_t>(problem.grid.cells());
   {
     std::vector<Real> u(cells), v(cells);
-    fill_seed<Real>(problem.grid, u, v);
+    fill_initial_state<Real>(problem.grid, request.initial, u, v);
     engine->load(0, u, v);
   }
 
   io::RunFileWriter file(request.output, meta);
-  // Three buffers: one being filled, one being written, one spare so neither side waits on a
-  // single hand-over.
-  ImageQueue<Real> queue(3, cells, request.fields.u, request.fields.v);
-  std::string stop_reason;
-  std::exception_ptr writer_error;
-  std::atomic<bool> stop{false};
-
-  std::thread writer([&] {
-    try {
-      while (auto slot = queue.pop()) {
-        if (!all_finite(slot->u) || !all_finite(slot->v)) {
-          stop_reason = "stopped: values became non-finite at image " + std::to_string(slot->index) +
-                        " (step " + std::to_string(slot->step) + ")";
-          stop = true;
-          queue.close();
-          return;
-        }
-        file.append(slot->step, slot->u.data(), slot->v.data());
-        queue.release(std::move(*slot));
-      }
-    } catch (...) {
-      writer_error = std::current_exception();
-      stop = true;
-      queue.close();
-    }
-  });
-
   const double cell_updates_per_image =
       static_cast<double>(cells) * static_cast<double>(request.steps_per_image);
   Progress progress(request.images, cell_updates_per_image, !request.quiet && ::isatty(2));
-  std::exception_ptr stepping_error;
-  try {
-    engine->advance(request.steps_per_image);
-    engine->capture(request.fields);
-    for (std::int64_t i = 0; i < request.images && !stop; ++i) {
-      // Queue the next image's steps before waiting for this one: a GPU keeps computing while the
-      // image travels to the host and the writer.
-      if (i + 1 < request.images) engine->advance(request.steps_per_image);
-      auto slot = queue.acquire();
-      if (!slot) break;
-      engine->read_captured(0, slot->u.empty() ? nullptr : slot->u.data(),
-                            slot->v.empty() ? nullptr : slot->v.data());
-      slot->index = i;
-      slot->step = (i + 1) * request.steps_per_image;
-      queue.push(std::move(*slot));
-      if (i + 1 < request.images) engine->capture(request.fields);
-      progress.update(i + 1);
-    }
-  } catch (...) {
-    stepping_error = std::current_exception();
-    queue.close();
-  }
-  queue.finish();
-  writer.join();
+  const StreamOutcome outcome = stream_images<Real>(
+      *engine, request.images, request.steps_per_image, request.fields, cells,
+      [&](ImageSlot<Real>& slot) {
+        engine->read_captured(0, slot.u.empty() ? nullptr : slot.u.data(),
+                              slot.v.empty() ? nullptr : slot.v.data());
+      },
+      [&](const ImageSlot<Real>& slot) -> std::string {
+        if (!all_finite(slot.u) || !all_finite(slot.v)) {
+          return "stopped: values became non-finite at image " + std::to_string(slot.index) +
+                 " (step " + std::to_string(slot.step) + ")";
+        }
+        file.append(slot.step, slot.u.data(), slot.v.data());
+        return {};
+      },
+      [&](std::int64_t i) { progress.update(i + 1); });
   progress.clear();
 
   RunSummary summary;
   summary.backend = meta.backend;
   summary.seconds = progress.elapsed_seconds();
   summary.images_written = file.images_written();
-  summary.completed = stop_reason.empty() && !writer_error && !stepping_error &&
-                      summary.images_written == request.images;
+  summary.completed = !outcome.stopped() && summary.images_written == request.images;
   summary.status = summary.completed ? "complete"
-                   : !stop_reason.empty() ? stop_reason
-                                          : "stopped: an error ended the run";
+                   : !outcome.stop_reason.empty() ? outcome.stop_reason
+                                                  : "stopped: an error ended the run";
   file.finish(summary.status);
-  if (stepping_error) std::rethrow_exception(stepping_error);
-  if (writer_error) std::rethrow_exception(writer_error);
+  if (outcome.stepping_error) std::rethrow_exception(outcome.stepping_error);
+  if (outcome.writer_error) std::rethrow_exception(outcome.writer_error);
   summary.cell_updates_per_s =
       summary.seconds > 0
           ? static_cast<double>(summary.images_written) * cell_updates_per_image / summary.seconds
@@ -122,7 +83,7 @@ RunSummary execute_run(const RunRequest& request) {
   if (request.steps_per_image <= 0) throw InvalidInput("steps-per-image must be a positive integer");
   if (!request.fields.u && !request.fields.v) throw InvalidInput("fields: name u, v or both");
   io::RunMetadata meta{request.problem, request.images, request.steps_per_image, request.fields,
-                       "", std::string(version)};
+                       "", std::string(version), request.initial};
   io::check_output_path(request.output, request.overwrite, io::run_output_bytes(meta));
   return request.problem.precision == Precision::Single ? run_with<float>(request, meta)
                                                         : run_with<double>(request, meta);

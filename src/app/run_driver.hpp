@@ -8,12 +8,14 @@
 #include <string>
 
 #include "engine/engine.hpp"
+#include "model/initial_state.hpp"
 #include "model/model.hpp"
 
 namespace grayscott::app {
 
 struct RunRequest {
   Problem problem;
+  InitialState initial;  // the rectangle unless --init noise
   std::int64_t images = 1000;
   std::int64_t steps_per_image = 32;
   FieldSet fields;

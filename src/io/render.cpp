@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <system_error>
 
+#include "io/atlas.hpp"
 #include "io/png.hpp"
 #include "io/run_file.hpp"
 #include "model/model.hpp"
@@ -37,6 +38,7 @@ std::vector<fs::path> render_run(const fs::path& file, const RenderOptions& opti
                        (options.field == "u" ? " (run with --fields u,v to write it)" : ""));
   }
   const auto dims = reader.shape(options.field);
+  if (dims.size() == 4) return render_atlas(file, options);  // a sweep file
   if (dims.size() != 3) throw InvalidInput(file.string() + ": /" + options.field + " is not [images, rows, cols]");
   const std::int64_t images = dims[0], rows = dims[1], cols = dims[2];
   std::int64_t first = 0, last = images;

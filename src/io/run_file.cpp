@@ -124,6 +124,11 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta)
   h5::write_attribute(root, "stencil_name", p.stencil.name());
   h5::write_attribute(root, "boundary", std::string(to_string(p.boundary)));
   h5::write_attribute(root, "precision", std::string(to_string(p.precision)));
+  h5::write_attribute(root, "init", std::string(to_string(meta.initial.kind)));
+  if (meta.initial.kind == InitialKind::Noise) {
+    h5::write_attribute(root, "seed", static_cast<std::int64_t>(meta.initial.seed));
+    h5::write_attribute(root, "noise_amplitude", noise_amplitude);
+  }
   h5::write_attribute(root, "backend", meta.backend);
   h5::write_attribute(root, "version", meta.version);
   h5::write_attribute(root, "status", std::string("running"));

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "model/initial_state.hpp"
 #include "model/model.hpp"
 
 namespace grayscott::io {
@@ -19,6 +20,7 @@ struct RunMetadata {
   FieldSet fields;
   std::string backend;
   std::string version;
+  InitialState initial;
 };
 
 // Bytes of image data a run writes (both fields when asked), for the free-space check.

@@ -1,0 +1,102 @@
+#include <cstdio>
+#include <memory>
+
+#include "app/cli.hpp"
+#include "app/commands.hpp"
+#include "app/progress.hpp"
+#include "app/sweep.hpp"
+
+namespace grayscott::app {
+
+namespace {
+struct SweepCliState {
+  ProblemOptions problem;
+  EngineCliOptions engine;
+  InitialCliOptions initial;
+  std::string feeds = "0.014", kills = "0.054", seeds, max_batch_memory;
+  std::int64_t images = 1000, steps = 32;
+  std::string output = "sweep.h5", fields = "v", config;
+  bool force = false, quiet = false;
+};
+}  // namespace
+
+void add_sweep_command(CLI::App& root) {
+  auto state = std::make_shared<SweepCliState>();
+  CLI::App* sweep = root.add_subcommand(
+      "sweep", "Run a batch of simulations over feed and kill values (and seeds) into one file");
+  add_problem_options(*sweep, state->problem);
+  // A sweep takes sets of rates: replace run's single-valued --feed and --kill.
+  sweep->remove_option(sweep->get_option("--feed"));
+  sweep->remove_option(sweep->get_option("--kill"));
+  sweep->add_option("--feed,--feedrate", state->feeds,
+                    "Feed rates: START:STOP:COUNT (both ends included) or a list 0.014,0.022")
+      ->capture_default_str();
+  sweep->add_option("--kill,--killrate", state->kills,
+                    "Kill rates: START:STOP:COUNT (both ends included) or a list 0.045,0.06")
+      ->capture_default_str();
+  add_initial_options(*sweep, state->initial);
+  sweep->add_option("--seeds", state->seeds,
+                    "Noise seeds, a list such as 1,2,3, crossed with the rates (with --init noise)");
+  sweep->add_option("--images,--nbimage", state->images, "Images per member")->capture_default_str();
+  sweep->add_option("--steps-per-image,--nbextrastep", state->steps, "Steps between images")
+      ->capture_default_str();
+  add_engine_options(*sweep, state->engine);
+  sweep->add_option("--max-batch-memory", state->max_batch_memory,
+                    "Memory for members advanced together, e.g. 8G; larger sweeps run in "
+                    "successive batches (default: half the machine's memory)");
+  sweep->add_option("-o,--output", state->output, "HDF5 output file")->capture_default_str();
+  sweep->add_option("--fields", state->fields, "Fields to write: v, u or u,v")->capture_default_str();
+  sweep->add_flag("--force", state->force, "Overwrite an existing output file");
+  sweep->add_flag("--quiet", state->quiet, "No progress bar and no summary");
+  add_config_option(*sweep, state->config);
+
+  sweep->callback([sweep, state] {
+    apply_config(*sweep, state->config);
+    SweepRequest request;
+    request.problem = state->problem.to_problem();
+    const InitialState initial = state->initial.to_initial_state();
+    request.init = initial.kind;
+    std::vector<std::uint64_t> seeds{initial.seed};
+    if (!state->seeds.empty()) {
+      if (!state->initial.seed.empty()) throw InvalidInput("seeds: give --seed or --seeds, not both");
+      if (initial.kind != InitialKind::Noise) throw InvalidInput("seeds: --seeds needs --init noise");
+      seeds = parse_seed_list(state->seeds);
+    }
+    request.members = cross_members(parse_value_set(state->feeds, "feed"),
+                                    parse_value_set(state->kills, "kill"), seeds);
+    request.images = state->images;
+    request.steps_per_image = state->steps;
+    request.fields = parse_fields(state->fields);
+    request.engine = state->engine.to_engine_options();
+    request.output = state->output;
+    request.overwrite = state->force;
+    request.quiet = state->quiet;
+    if (!state->max_batch_memory.empty()) {
+      request.max_batch_bytes = parse_bytes(state->max_batch_memory, "max-batch-memory");
+    }
+
+    const SweepSummary summary = execute_sweep(request);
+    const Grid& g = request.problem.grid;
+    if (!state->quiet) {
+      std::fprintf(stderr,
+                   "%s %lld members x %lld images of %lldx%lld (%s, %s, %lld batch%s of up to "
+                   "%lld) to %s in %s: %s\n",
+                   summary.completed ? "wrote" : "wrote only part of",
+                   static_cast<long long>(summary.members), static_cast<long long>(request.images),
+                   static_cast<long long>(g.rows), static_cast<long long>(g.cols),
+                   std::string(to_string(request.problem.precision)).c_str(),
+                   summary.backend.c_str(), static_cast<long long>(summary.batches),
+                   summary.batches == 1 ? "" : "es", static_cast<long long>(summary.batch_size),
+                   request.output.c_str(), format_duration(summary.seconds).c_str(),
+                   format_rate(summary.cell_updates_per_s).c_str());
+    }
+    if (summary.nonfinite_members > 0) {
+      std::fprintf(stderr,
+                   "warning: %lld members became non-finite (see /nonfinite_image in %s)\n",
+                   static_cast<long long>(summary.nonfinite_members), request.output.c_str());
+    }
+    if (!summary.completed) throw std::runtime_error(request.output.string() + ": " + summary.status);
+  });
+}
+
+}  // namespace grayscott::app

@@ -1,0 +1,296 @@
+#include "io/atlas.hpp"
+
+#include <ft2build.h>
+#include FT_FREETYPE_H
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <system_error>
+#include <type_traits>
+
+#include "io/png.hpp"
+#include "io/run_file.hpp"
+#include "model/model.hpp"
+
+namespace grayscott::io {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::uint8_t background = 255;  // white page, black text
+constexpr std::int64_t label_px = 14;     // text height in pixels
+constexpr std::int64_t pad = 6;
+
+// A grey-level coverage mask of a line of text (255 = ink).
+struct TextMask {
+  std::int64_t width = 0, height = 0;
+  std::vector<std::uint8_t> coverage;
+};
+
+// Text through FreeType: one face, one pixel size, owned for the atlas's lifetime.
+class TextRenderer {
+ public:
+  explicit TextRenderer(const fs::path& font) {
+    if (font.empty()) return;
+    FT_Library library = nullptr;
+    if (FT_Init_FreeType(&library) != 0) return;
+    library_.reset(library);
+    FT_Face face = nullptr;
+    if (FT_New_Face(library_.get(), font.c_str(), 0, &face) != 0) return;
+    face_.reset(face);
+    if (FT_Set_Pixel_Sizes(face_.get(), 0, static_cast<FT_UInt>(label_px)) != 0) face_.reset();
+  }
+  bool usable() const { return face_ != nullptr; }
+  std::int64_t line_height() const {
+    return usable() ? (face_->size->metrics.height >> 6) : 0;
+  }
+
+  TextMask render(const std::string& text) const {
+    TextMask mask;
+    if (!usable()) return mask;
+    const std::int64_t ascender = face_->size->metrics.ascender >> 6;
+    mask.height = line_height();
+    for (char c : text) {
+      if (FT_Load_Char(face_.get(), static_cast<unsigned char>(c), FT_LOAD_DEFAULT) == 0) {
+        mask.width += face_->glyph->advance.x >> 6;
+      }
+    }
+    mask.coverage.assign(static_cast<std::size_t>(mask.width * mask.height), 0);
+    std::int64_t pen = 0;
+    for (char c : text) {
+      if (FT_Load_Char(face_.get(), static_cast<unsigned char>(c), FT_LOAD_RENDER) != 0) continue;
+      const FT_GlyphSlot glyph = face_->glyph;
+      const FT_Bitmap& bitmap = glyph->bitmap;
+      for (unsigned r = 0; r < bitmap.rows; ++r) {
+        for (unsigned col = 0; col < bitmap.width; ++col) {
+          const std::int64_t x = pen + glyph->bitmap_left + col;
+          const std::int64_t y = ascender - glyph->bitmap_top + r;
+          if (x < 0 || y < 0 || x >= mask.width || y >= mask.height) continue;
+          auto& out = mask.coverage[static_cast<std::size_t>(y * mask.width + x)];
+          out = std::max(out, bitmap.buffer[r * static_cast<unsigned>(bitmap.pitch) + col]);
+        }
+      }
+      pen += glyph->advance.x >> 6;
+    }
+    return mask;
+  }
+
+ private:
+  struct FreeLibrary {
+    void operator()(FT_Library l) const { FT_Done_FreeType(l); }
+  };
+  struct FreeFace {
+    void operator()(FT_Face f) const { FT_Done_Face(f); }
+  };
+  std::unique_ptr<std::remove_pointer_t<FT_Library>, FreeLibrary> library_;
+  std::unique_ptr<std::remove_pointer_t<FT_Face>, FreeFace> face_;
+};
+
+// The mask turned a quarter anticlockwise (text reading upwards).
+TextMask rotated(const TextMask& m) {
+  TextMask r{m.height, m.width, std::vector<std::uint8_t>(m.coverage.size())};
+  for (std::int64_t y = 0; y < m.height; ++y) {
+    for (std::int64_t x = 0; x < m.width; ++x) {
+      r.coverage[static_cast<std::size_t>((m.width - 1 - x) * r.width + y)] =
+          m.coverage[static_cast<std::size_t>(y * m.width + x)];
+    }
+  }
+  return r;
+}
+
+// Draws black ink over the picture with the mask's coverage, its top-left at (x, y).
+void draw(Rgb8Image& image, const TextMask& mask, std::int64_t x, std::int64_t y) {
+  for (std::int64_t r = 0; r < mask.height; ++r) {
+    for (std::int64_t c = 0; c < mask.width; ++c) {
+      const std::int64_t px = x + c, py = y + r;
+      if (px < 0 || py < 0 || px >= image.width || py >= image.height) continue;
+      const unsigned ink = mask.coverage[static_cast<std::size_t>(r * mask.width + c)];
+      for (int channel = 0; channel < 3; ++channel) {
+        auto& value = image.pixels[static_cast<std::size_t>(3 * (py * image.width + px) + channel)];
+        value = static_cast<std::uint8_t>(value * (255u - ink) / 255u);
+      }
+    }
+  }
+}
+
+std::string label(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g", value);
+  return text;
+}
+
+// Distinct values in ascending order, and each value's index.
+std::map<double, std::int64_t> axis(const std::vector<double>& values) {
+  std::map<double, std::int64_t> index;
+  for (double v : values) index.emplace(v, 0);
+  std::int64_t i = 0;
+  for (auto& [value, at] : index) at = i++;
+  return index;
+}
+
+}  // namespace
+
+AtlasLayout plan_atlas(std::int64_t rows, std::int64_t cols, std::int64_t feeds, std::int64_t kills,
+                       std::int64_t max_tile) {
+  AtlasLayout a;
+  a.feeds = feeds;
+  a.kills = kills;
+  a.subsample = std::max<std::int64_t>(1, (std::max(rows, cols) + max_tile - 1) / max_tile);
+  a.tile_rows = (rows + a.subsample - 1) / a.subsample;
+  a.tile_cols = (cols + a.subsample - 1) / a.subsample;
+  a.gap = 2;
+  // Room for: the axis title, the widest value label (8 characters at most for "%.4g" of a
+  // rate), the title line on top.
+  const std::int64_t label_width = 8 * label_px * 2 / 3;
+  a.left = pad + label_px * 3 / 2 + pad + label_width + pad;
+  a.top = pad + label_px * 3 / 2 + pad;
+  const std::int64_t grid_width = kills * a.tile_cols + (kills - 1) * a.gap;
+  const std::int64_t grid_height = feeds * a.tile_rows + (feeds - 1) * a.gap;
+  a.width = a.left + grid_width + pad;
+  a.height = a.top + grid_height + pad + label_width + pad + label_px * 3 / 2 + pad;
+  return a;
+}
+
+fs::path atlas_font() {
+  if (const char* env = std::getenv("GRAYSCOTT_FONT"); env && *env) return env;
+  for (const char* candidate : {"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+                                "/usr/share/fonts/TTF/DejaVuSans.ttf"}) {
+    std::error_code ec;
+    if (fs::exists(candidate, ec)) return candidate;
+  }
+  return {};
+}
+
+bool is_sweep_file(const fs::path& file) {
+  RunFileReader reader(file);
+  for (const char* field : {"v", "u"}) {
+    if (reader.has_field(field)) return reader.shape(field).size() == 4;
+  }
+  return false;
+}
+
+std::vector<fs::path> render_atlas(const fs::path& file, const RenderOptions& options) {
+  if (options.field != "u" && options.field != "v") {
+    throw InvalidInput("field: expected u or v, got '" + options.field + "'");
+  }
+  RunFileReader reader(file);
+  if (!reader.has_field(options.field)) {
+    throw InvalidInput(file.string() + " has no field " + options.field +
+                       (options.field == "u" ? " (sweep with --fields u,v to write it)" : ""));
+  }
+  const auto dims = reader.shape(options.field);
+  if (dims.size() != 4) {
+    throw InvalidInput(file.string() + ": /" + options.field +
+                       " is not [members, images, rows, cols]");
+  }
+  const std::int64_t members = dims[0], images = dims[1], rows = dims[2], cols = dims[3];
+  const auto feed = reader.read_doubles("feed"), kill = reader.read_doubles("kill");
+  const auto seed = reader.read_int64("seed");
+  if (static_cast<std::int64_t>(feed.size()) != members ||
+      static_cast<std::int64_t>(kill.size()) != members ||
+      static_cast<std::int64_t>(seed.size()) != members) {
+    throw InvalidInput(file.string() + ": /feed, /kill and /seed do not match the members");
+  }
+  if (images == 0) throw InvalidInput(file.string() + " holds no image");
+  const std::int64_t image = options.image.value_or(images - 1);
+  if (image < 0 || image >= images) {
+    throw InvalidInput("image " + std::to_string(image) + " is out of range (the file holds " +
+                       std::to_string(images) + ")");
+  }
+  const std::int64_t step =
+      reader.has_field("step") ? reader.read_int64("step").at(static_cast<std::size_t>(image))
+                               : image;
+
+  const auto feed_index = axis(feed), kill_index = axis(kill);
+  std::vector<std::int64_t> seeds;  // in order of first appearance
+  for (std::int64_t s : seed) {
+    if (std::find(seeds.begin(), seeds.end(), s) == seeds.end()) seeds.push_back(s);
+  }
+  const AtlasLayout layout = plan_atlas(rows, cols, static_cast<std::int64_t>(feed_index.size()),
+                                        static_cast<std::int64_t>(kill_index.size()));
+
+  const fs::path font = atlas_font();
+  const TextRenderer text(font);
+  if (!text.usable()) {
+    std::fprintf(stderr,
+                 "warning: no usable font for the atlas labels (install fonts-dejavu-core or set "
+                 "GRAYSCOTT_FONT); writing the atlas without text\n");
+  }
+
+  std::error_code ec;
+  fs::create_directories(options.out_dir, ec);
+  if (!fs::is_directory(options.out_dir)) {
+    throw InvalidInput("cannot create folder " + options.out_dir.string());
+  }
+  std::vector<fs::path> written;
+  for (std::int64_t s : seeds) {
+    Rgb8Image atlas{layout.width, layout.height,
+                    std::vector<std::uint8_t>(static_cast<std::size_t>(3 * layout.width * layout.height),
+                                              background)};
+    for (std::int64_t m = 0; m < members; ++m) {
+      if (seed[static_cast<std::size_t>(m)] != s) continue;
+      const auto values = reader.read_image(options.field, image, m);
+      const Rgb8Image tile = colorize(values, rows, cols, options.lo, options.hi);
+      const std::int64_t x0 = layout.tile_x(kill_index.at(kill[static_cast<std::size_t>(m)]));
+      const std::int64_t y0 = layout.tile_y(feed_index.at(feed[static_cast<std::size_t>(m)]));
+      for (std::int64_t r = 0; r < layout.tile_rows; ++r) {
+        for (std::int64_t c = 0; c < layout.tile_cols; ++c) {
+          const std::int64_t from = 3 * (r * layout.subsample * cols + c * layout.subsample);
+          const std::int64_t to = 3 * ((y0 + r) * layout.width + x0 + c);
+          std::copy_n(tile.pixels.begin() + from, 3, atlas.pixels.begin() + to);
+        }
+      }
+    }
+    if (text.usable()) {
+      // Feed labels left of their rows and kill labels (reading upwards) below their columns;
+      // crowded axes label every n-th value so that labels never overlap.
+      const std::int64_t line = text.line_height();
+      const std::int64_t label_right = layout.left - pad;
+      const std::int64_t row_stride = (line + layout.tile_rows + layout.gap - 1) /
+                                      (layout.tile_rows + layout.gap);
+      for (const auto& [value, f] : feed_index) {
+        if (f % row_stride != 0) continue;
+        const TextMask mask = text.render(label(value));
+        draw(atlas, mask, label_right - mask.width,
+             layout.tile_y(f) + (layout.tile_rows - mask.height) / 2);
+      }
+      const std::int64_t col_stride = (line + layout.tile_cols + layout.gap - 1) /
+                                      (layout.tile_cols + layout.gap);
+      const std::int64_t grid_bottom =
+          layout.top + layout.feeds * layout.tile_rows + (layout.feeds - 1) * layout.gap;
+      for (const auto& [value, k] : kill_index) {
+        if (k % col_stride != 0) continue;
+        const TextMask mask = rotated(text.render(label(value)));
+        draw(atlas, mask, layout.tile_x(k) + (layout.tile_cols - mask.width) / 2, grid_bottom + pad);
+      }
+      const TextMask feed_title = rotated(text.render("feed F"));
+      const std::int64_t grid_height = grid_bottom - layout.top;
+      draw(atlas, feed_title, pad, layout.top + (grid_height - feed_title.height) / 2);
+      const TextMask kill_title = text.render("kill k");
+      const std::int64_t grid_width =
+          layout.kills * layout.tile_cols + (layout.kills - 1) * layout.gap;
+      draw(atlas, kill_title, layout.left + (grid_width - kill_title.width) / 2,
+           layout.height - pad - kill_title.height);
+      std::string title = options.field + " at step " + std::to_string(step);
+      const bool noise =
+          reader.has_attribute("init") && reader.attribute_string("init") == "noise";
+      if (seeds.size() > 1 || noise) {
+        title += ", seed " + std::to_string(s);
+      }
+      draw(atlas, text.render(title), layout.left, pad);
+    }
+    const fs::path path =
+        options.out_dir / (seeds.size() == 1 ? std::string("atlas.png")
+                                             : "atlas_seed" + std::to_string(s) + ".png");
+    write_png(path, atlas);
+    written.push_back(path);
+  }
+  return written;
+}
+
+}  // namespace grayscott::io

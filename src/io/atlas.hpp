@@ -1,0 +1,46 @@
+// The atlas of a sweep file: one PNG with a tile per (feed, kill) showing one image of that member
+// (the last by default), kill increasing to the right, feed increasing upwards (Pearson's map),
+// each row and column labelled with its value. A sweep with several seeds gets one atlas per
+// seed.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "io/render.hpp"
+
+namespace grayscott::io {
+
+// Where everything goes in an atlas picture.
+struct AtlasLayout {
+  std::int64_t tile_rows = 0, tile_cols = 0;  // pixels of one tile
+  std::int64_t subsample = 1;                 // one image pixel in `subsample` along each axis
+  std::int64_t gap = 0;                       // pixels between tiles
+  std::int64_t left = 0, top = 0;             // the tile grid's origin (margins for the labels)
+  std::int64_t width = 0, height = 0;         // the whole picture
+  std::int64_t feeds = 0, kills = 0;
+  // Top-left pixel of the tile of feed index f (ascending) and kill index k (ascending).
+  std::int64_t tile_x(std::int64_t k) const { return left + k * (tile_cols + gap); }
+  std::int64_t tile_y(std::int64_t f) const { return top + (feeds - 1 - f) * (tile_rows + gap); }
+};
+
+// Tiles are the images themselves, subsampled by the smallest whole factor that keeps them at
+// most `max_tile` pixels on a side.
+AtlasLayout plan_atlas(std::int64_t rows, std::int64_t cols, std::int64_t feeds, std::int64_t kills,
+                       std::int64_t max_tile = 256);
+
+// The font for the labels: $GRAYSCOTT_FONT if set, else DejaVu Sans (Debian's fonts-dejavu-core);
+// empty when none is found (the atlas is then written without text, with a warning).
+std::filesystem::path atlas_font();
+
+// True when `file` holds a sweep (a 4-D /v or /u).
+bool is_sweep_file(const std::filesystem::path& file);
+
+// Writes DIR/atlas.png (one seed) or DIR/atlas_seed<S>.png (one per seed); returns the paths.
+// options.image picks the image shown (default: the last).
+std::vector<std::filesystem::path> render_atlas(const std::filesystem::path& file,
+                                                const RenderOptions& options);
+
+}  // namespace grayscott::io

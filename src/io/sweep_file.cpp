@@ -1,0 +1,168 @@
+#include "io/sweep_file.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "io/hdf5.hpp"
+
+namespace grayscott::io {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::size_t element_size(Precision p) { return p == Precision::Single ? 4 : 8; }
+
+void write_vector(hid_t file, const char* name, hid_t file_type, hid_t mem_type,
+                  std::size_t count, const void* data) {
+  const hsize_t dims[1] = {count};
+  h5::Id space = h5::simple_space(dims);
+  h5::Id dataset(H5Dcreate2(file, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                 H5Dclose, std::string("create dataset ") + name);
+  if (count > 0) {
+    h5::check(H5Dwrite(dataset, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data),
+              std::string("write dataset ") + name);
+  }
+}
+
+}  // namespace
+
+std::uint64_t sweep_output_bytes(const SweepMetadata& meta) {
+  const std::uint64_t fields = (meta.fields.u ? 1 : 0) + (meta.fields.v ? 1 : 0);
+  return fields * static_cast<std::uint64_t>(meta.members()) *
+         static_cast<std::uint64_t>(meta.images) *
+         static_cast<std::uint64_t>(meta.problem.grid.cells()) *
+         element_size(meta.problem.precision);
+}
+
+struct SweepFileWriter::Handles {
+  h5::Id file, u, v;
+};
+
+SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta)
+    : h_(std::make_unique<Handles>()), path_(path), meta_(meta) {
+  if (meta.kill.size() != meta.feed.size() || meta.seed.size() != meta.feed.size()) {
+    throw std::logic_error("sweep metadata: feed, kill and seed differ in length");
+  }
+  for (std::uint64_t s : meta.seed) {
+    if (s > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+      throw InvalidInput("seed " + std::to_string(s) + " does not fit the file's int64 /seed");
+    }
+  }
+  h5::silence_library_errors();
+  const Problem& p = meta.problem;
+  h_->file = h5::Id(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
+                    "create " + path.string());
+
+  const auto members = static_cast<hsize_t>(meta.members());
+  const auto images = static_cast<hsize_t>(meta.images);
+  const auto rows = static_cast<hsize_t>(p.grid.rows), cols = static_cast<hsize_t>(p.grid.cols);
+  const hsize_t dims[4] = {members, images, rows, cols};
+  // One image per chunk (as in a run file), split by rows only past HDF5's 4 GiB chunk limit.
+  const hsize_t max_chunk_rows =
+      std::max<hsize_t>(1, (hsize_t{1} << 31) / (cols * element_size(p.precision)));
+  const hsize_t chunk[4] = {1, 1, std::min(rows, max_chunk_rows), cols};
+  const bool single = p.precision == Precision::Single;
+  const hid_t type = single ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
+  auto make_field = [&](const char* name) {
+    h5::Id space = h5::simple_space(dims);
+    h5::Id props(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "create dataset properties");
+    h5::check(H5Pset_chunk(props, 4, chunk), "set chunking");
+    // An image never written (a sweep stopped early) reads back as NaN, not as a plausible 0.
+    const float nan_single = std::numeric_limits<float>::quiet_NaN();
+    const double nan_double = std::numeric_limits<double>::quiet_NaN();
+    h5::check(H5Pset_fill_value(props, single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE,
+                                single ? static_cast<const void*>(&nan_single) : &nan_double),
+              "set the fill value");
+    return h5::Id(H5Dcreate2(h_->file, name, type, space, H5P_DEFAULT, props, H5P_DEFAULT),
+                  H5Dclose, std::string("create dataset ") + name);
+  };
+  if (meta.fields.v) h_->v = make_field("v");
+  if (meta.fields.u) h_->u = make_field("u");
+
+  write_vector(h_->file, "feed", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, meta.feed.size(),
+               meta.feed.data());
+  write_vector(h_->file, "kill", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, meta.kill.size(),
+               meta.kill.data());
+  std::vector<std::int64_t> seeds(meta.seed.begin(), meta.seed.end());
+  write_vector(h_->file, "seed", H5T_STD_I64LE, H5T_NATIVE_INT64, seeds.size(), seeds.data());
+  std::vector<std::int64_t> steps(images);
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    steps[i] = static_cast<std::int64_t>(i + 1) * meta.steps_per_image;
+  }
+  write_vector(h_->file, "step", H5T_STD_I64LE, H5T_NATIVE_INT64, steps.size(), steps.data());
+
+  const hid_t root = h_->file;
+  h5::write_attribute(root, "kind", std::string("sweep"));
+  h5::write_attribute(root, "members", meta.members());
+  h5::write_attribute(root, "rows", p.grid.rows);
+  h5::write_attribute(root, "cols", p.grid.cols);
+  h5::write_attribute(root, "du", p.params.du);
+  h5::write_attribute(root, "dv", p.params.dv);
+  h5::write_attribute(root, "dt", p.params.dt);
+  h5::write_attribute(root, "steps_per_image", meta.steps_per_image);
+  h5::write_attribute(root, "images", meta.images);
+  h5::write_attribute(root, "stencil", std::span<const double>(p.stencil.weights));
+  h5::write_attribute(root, "stencil_name", p.stencil.name());
+  h5::write_attribute(root, "boundary", std::string(to_string(p.boundary)));
+  h5::write_attribute(root, "precision", std::string(to_string(p.precision)));
+  h5::write_attribute(root, "init", std::string(to_string(meta.init)));
+  if (meta.init == InitialKind::Noise) h5::write_attribute(root, "noise_amplitude", noise_amplitude);
+  h5::write_attribute(root, "backend", meta.backend);
+  h5::write_attribute(root, "version", meta.version);
+  h5::write_attribute(root, "status", std::string("running"));
+  h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + path.string());
+}
+
+SweepFileWriter::~SweepFileWriter() {
+  if (h_ && h_->file.get() >= 0) {
+    try {
+      finish("incomplete: the sweep was interrupted", {});
+    } catch (...) {
+      // A destructor must not throw; the images already written stay in the file.
+    }
+  }
+}
+
+void SweepFileWriter::write_images(std::int64_t member_begin, std::int64_t member_count,
+                                   std::int64_t image, const void* u, const void* v) {
+  const Problem& p = meta_.problem;
+  if (member_begin < 0 || member_count <= 0 || member_begin + member_count > meta_.members() ||
+      image < 0 || image >= meta_.images) {
+    throw std::out_of_range("sweep file: image block outside the file");
+  }
+  const hid_t mem_type = p.precision == Precision::Single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+  const hsize_t start[4] = {static_cast<hsize_t>(member_begin), static_cast<hsize_t>(image), 0, 0};
+  const hsize_t count[4] = {static_cast<hsize_t>(member_count), 1,
+                            static_cast<hsize_t>(p.grid.rows), static_cast<hsize_t>(p.grid.cols)};
+  auto write = [&](const h5::Id& dataset, const void* data, const char* name) {
+    h5::Id file_space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
+    h5::check(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, count, nullptr),
+              "select images");
+    h5::Id mem_space = h5::simple_space(std::span<const hsize_t>(count, 4));
+    h5::check(H5Dwrite(dataset, mem_type, mem_space, file_space, H5P_DEFAULT, data),
+              "write image " + std::to_string(image) + " of " + name + " to " + path_.string());
+  };
+  if (meta_.fields.v) write(h_->v, v, "v");
+  if (meta_.fields.u) write(h_->u, u, "u");
+}
+
+void SweepFileWriter::finish(const std::string& status,
+                             const std::vector<std::int64_t>& nonfinite_image) {
+  if (h_->file.get() < 0) return;
+  std::vector<std::int64_t> first(static_cast<std::size_t>(meta_.members()), -1);
+  std::copy_n(nonfinite_image.begin(), std::min(nonfinite_image.size(), first.size()),
+              first.begin());
+  write_vector(h_->file, "nonfinite_image", H5T_STD_I64LE, H5T_NATIVE_INT64, first.size(),
+               first.data());
+  h5::write_attribute(h_->file, "status", status);
+  h_->u.reset();
+  h_->v.reset();
+  if (H5Fclose(h_->file.get()) < 0) {
+    throw std::runtime_error("HDF5: cannot close " + path_.string());
+  }
+  h_->file = h5::Id();  // already closed
+}
+
+}  // namespace grayscott::io

@@ -1,0 +1,63 @@
+// The sweep's HDF5 file: every member's images in one file (see docs/sweeps.md).
+//   /v, /u          [members, images, rows, cols], one image per chunk (NaN where never written)
+//   /feed, /kill    [members] float64, each member's rates
+//   /seed           [members] int64, each member's noise seed (0 for the rectangle)
+//   /step           [images] int64, steps done at each image
+//   /nonfinite_image [members] int64, the first image holding a non-finite value, or -1
+//   root attributes: the shared parameters (rows, cols, du, dv, dt, stencil, boundary, ...),
+//   init, members, kind = "sweep", status.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/initial_state.hpp"
+#include "model/model.hpp"
+
+namespace grayscott::io {
+
+struct SweepMetadata {
+  Problem problem;  // the shared grid, stencil, boundary, precision, du, dv, dt
+  std::vector<double> feed, kill;
+  std::vector<std::uint64_t> seed;
+  InitialKind init = InitialKind::Rectangle;
+  std::int64_t images = 0;
+  std::int64_t steps_per_image = 0;
+  FieldSet fields;
+  std::string backend;
+  std::string version;
+  std::int64_t members() const { return static_cast<std::int64_t>(feed.size()); }
+};
+
+// Bytes of image data the sweep writes, for the free-space check.
+std::uint64_t sweep_output_bytes(const SweepMetadata& meta);
+
+// Creates the whole file up front (the member and image counts are known); images arrive in
+// blocks of consecutive members, in any order.
+class SweepFileWriter {
+ public:
+  SweepFileWriter(const std::filesystem::path& path, const SweepMetadata& meta);
+  ~SweepFileWriter();
+  SweepFileWriter(const SweepFileWriter&) = delete;
+  SweepFileWriter& operator=(const SweepFileWriter&) = delete;
+
+  // Writes image `image` of members [member_begin, member_begin + member_count): u and v hold
+  // member_count*rows*cols values of the sweep's precision, member after member (a field not
+  // written may be null).
+  void write_images(std::int64_t member_begin, std::int64_t member_count, std::int64_t image,
+                    const void* u, const void* v);
+  // Records each member's first non-finite image (-1: none) and how the sweep ended, and closes
+  // the file. The destructor records an interruption if not called.
+  void finish(const std::string& status, const std::vector<std::int64_t>& nonfinite_image);
+
+ private:
+  struct Handles;
+  std::unique_ptr<Handles> h_;
+  std::filesystem::path path_;
+  SweepMetadata meta_;
+};
+
+}  // namespace grayscott::io

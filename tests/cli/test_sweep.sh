@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# End to end: the sweep example of docs/sweeps.md, its atlas, and the command's bad input.
+# Usage: test_sweep.sh PATH/TO/grayscott
+set -euo pipefail
+grayscott="$1"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# The documented example.
+"$grayscott" sweep --feed 0.010:0.060:4 --kill 0.040:0.070:4 --rows 64 --cols 64 --images 5 \
+  --steps-per-image 50 -o sweep.h5 --quiet
+"$grayscott" render sweep.h5 --out atlas 2> render.log
+grep -q "rendered 1 pictures into atlas" render.log || fail "render: $(cat render.log)"
+[ -s atlas/atlas.png ] || fail "no atlas/atlas.png"
+
+/usr/bin/python3 - <<'PY'
+import h5py, numpy as np, struct
+with h5py.File("sweep.h5", "r") as f:
+    assert f["v"].shape == (16, 5, 64, 64), f["v"].shape
+    assert f["v"].chunks == (1, 1, 64, 64), f["v"].chunks
+    assert "u" not in f
+    feed, kill = f["feed"][:], f["kill"][:]
+    assert np.allclose(np.unique(feed), [0.01, 0.01 + 0.05 / 3, 0.01 + 0.1 / 3, 0.06])
+    assert np.allclose(np.unique(kill), [0.04, 0.05, 0.06, 0.07])
+    assert list(f["step"][:]) == [50, 100, 150, 200, 250]
+    assert (f["seed"][:] == 0).all()
+    assert f.attrs["status"] == "complete" and f.attrs["kind"] == "sweep"
+    assert np.isfinite(f["v"][:]).all()
+with open("atlas/atlas.png", "rb") as png:
+    head = png.read(24)
+assert head[:8] == b"\x89PNG\r\n\x1a\n"
+width, height = struct.unpack(">II", head[16:24])
+assert width > 4 * 64 and height > 4 * 64, (width, height)
+PY
+
+# A noise ensemble: a member's images equal `grayscott run` with the same parameters and seed.
+"$grayscott" sweep --feed 0.03,0.04 --kill 0.06 --init noise --seeds 2,3 --rows 32 --cols 48 \
+  --images 2 --steps-per-image 30 --fields u,v -o ensemble.h5 --quiet --max-batch-memory 200K
+"$grayscott" run --feed 0.04 --kill 0.06 --init noise --seed 3 --rows 32 --cols 48 --images 2 \
+  --steps-per-image 30 --fields u,v -o single.h5 --quiet
+/usr/bin/python3 - <<'PY'
+import h5py, numpy as np
+with h5py.File("ensemble.h5", "r") as s, h5py.File("single.h5", "r") as r:
+    members = [m for m in range(4) if s["feed"][m] == 0.04 and s["seed"][m] == 3]
+    assert members == [3], members
+    for field in ("u", "v"):
+        assert np.array_equal(s[field][3], r[field][:]), field
+    assert r.attrs["init"] == "noise" and r.attrs["seed"] == 3
+PY
+"$grayscott" render ensemble.h5 --out ens 2>/dev/null
+[ -s ens/atlas_seed2.png ] && [ -s ens/atlas_seed3.png ] || fail "one atlas per seed"
+
+# Bad input: one line on stderr, exit status 2, no file.
+expect_error() {
+  local pattern="$1"; shift
+  set +e
+  "$grayscott" "$@" -o bad.h5 --quiet 2> err.txt
+  local status=$?
+  set -e
+  [ "$status" -eq 2 ] || fail "$* exited with $status"
+  [ "$(wc -l < err.txt)" -eq 1 ] || fail "$*: not one line: $(cat err.txt)"
+  grep -q -- "$pattern" err.txt || fail "$*: expected '$pattern', got: $(cat err.txt)"
+  [ ! -e bad.h5 ] || fail "$* wrote a file"
+}
+expect_error "count must be at least 1" sweep --feed 0.01:0.06:0
+expect_error "reversed" sweep --kill 0.07:0.04:4
+expect_error "not a number" sweep --feed 0.01,abc
+expect_error "appears twice" sweep --feed 0.01,0.01
+expect_error "needs --init noise" sweep --seeds 1,2
+expect_error "not both" sweep --init noise --seed 1 --seeds 1,2
+expect_error "init: expected rectangle or noise" sweep --init stripes
+expect_error "needs --init noise" run --seed 4
+expect_error "one member needs" sweep --rows 512 --cols 512 --max-batch-memory 1M
+expect_error "max-batch-memory" sweep --max-batch-memory lots
+expect_error "feed must be" sweep --feed=-0.01,0.02
+echo "sweep CLI: all checks passed"

@@ -1,0 +1,492 @@
+#include <gtest/gtest.h>
+#include <hdf5.h>
+#include <png.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/cli.hpp"
+#include "app/run_driver.hpp"
+#include "app/sweep.hpp"
+#include "io/atlas.hpp"
+#include "io/png.hpp"
+#include "io/run_file.hpp"
+
+using namespace grayscott;
+using namespace grayscott::app;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A fresh folder per test, removed afterwards.
+class TempDir {
+ public:
+  TempDir() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    path_ = fs::temp_directory_path() /
+            ("grayscott_sweep_" + std::to_string(::getpid()) + "_" + info->name());
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  fs::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  fs::path path_;
+};
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InvalidInput& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+Problem small_problem(Precision precision = Precision::Single) {
+  Problem p;
+  p.grid = {24, 20};
+  p.params = {0.03, 0.06, 0.2, 0.1, 1.0};
+  p.boundary = Boundary::Periodic;
+  p.precision = precision;
+  return p;
+}
+
+SweepRequest small_sweep(const fs::path& output, InitialKind init,
+                         std::vector<std::uint64_t> seeds = {0}) {
+  SweepRequest r;
+  r.problem = small_problem();
+  r.members = cross_members({0.022, 0.03, 0.04}, {0.051, 0.06}, seeds);
+  r.init = init;
+  r.images = 3;
+  r.steps_per_image = 40;
+  r.fields = {true, true};
+  r.engine.backend = BackendKind::Cpu;
+  r.output = output;
+  r.quiet = true;
+  return r;
+}
+
+// Every value of a field dataset, as float64.
+std::vector<double> read_all(const fs::path& file, const std::string& name) {
+  io::RunFileReader reader(file);
+  return reader.read_doubles(name);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Parsing
+
+TEST(SweepParsing, RangesIncludeBothEnds) {
+  const auto v = parse_value_set("0.010:0.060:6", "feed");
+  ASSERT_EQ(v.size(), 6u);
+  EXPECT_EQ(v.front(), 0.010);
+  EXPECT_EQ(v.back(), 0.060);
+  for (std::size_t i = 0; i < v.size(); ++i) EXPECT_NEAR(v[i], 0.010 + 0.01 * static_cast<double>(i), 1e-15);
+  EXPECT_EQ(parse_value_set("0.05:0.05:1", "kill"), std::vector<double>{0.05});
+  EXPECT_EQ(parse_value_set(" 1 : 2 : 2 ", "kill"), (std::vector<double>{1, 2}));
+}
+
+TEST(SweepParsing, ListsKeepTheirOrder) {
+  EXPECT_EQ(parse_value_set("0.014,0.022", "feed"), (std::vector<double>{0.014, 0.022}));
+  EXPECT_EQ(parse_value_set("0.06, 0.045", "kill"), (std::vector<double>{0.06, 0.045}));
+  EXPECT_EQ(parse_value_set("0.05", "kill"), std::vector<double>{0.05});
+}
+
+TEST(SweepParsing, BadInputGivesOneLineErrors) {
+  EXPECT_NE(error_of([] { parse_value_set("0.01:0.06:0", "feed"); }).find("at least 1"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_value_set("0.01:0.06:-3", "feed"); }).find("at least 1"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_value_set("0.06:0.01:4", "feed"); }).find("reversed"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_value_set("0.01:abc:4", "feed"); }).find("'abc'"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_value_set("0.01:0.02:2.5", "feed"); }).find("whole number"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_value_set("0.01:0.02", "feed"); }).find("three parts"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_value_set("0.01:0.02:3:4", "feed"); }).find("three parts"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_value_set("0.01:0.02:1", "feed"); }).find("START = STOP"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_value_set("0.02:0.02:3", "feed"); }).find("count of 1"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_value_set("0.014,x", "kill"); }).find("'x'"), std::string::npos);
+  EXPECT_NE(error_of([] { parse_value_set("0.014,,0.02", "kill"); }).find("empty"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_value_set("0.014,0.014", "kill"); }).find("twice"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_value_set("", "kill"); }).find("no value"), std::string::npos);
+  EXPECT_NE(error_of([] { parse_value_set("nan,0.1", "kill"); }).find("finite"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_value_set("0:1:2000000", "kill"); }).find("exceeds"),
+            std::string::npos);
+  // Each message names the option and fits one line.
+  const std::string e = error_of([] { parse_value_set("0.06:0.01:4", "kill"); });
+  EXPECT_EQ(e.rfind("kill:", 0), 0u);
+  EXPECT_EQ(e.find('\n'), std::string::npos);
+}
+
+TEST(SweepParsing, SeedsAndSizes) {
+  EXPECT_EQ(parse_seed_list("1,2,3"), (std::vector<std::uint64_t>{1, 2, 3}));
+  EXPECT_EQ(parse_seed("9223372036854775807"), 9223372036854775807ULL);
+  EXPECT_THROW(parse_seed("9223372036854775808"), InvalidInput);
+  EXPECT_THROW(parse_seed("-1"), InvalidInput);
+  EXPECT_THROW(parse_seed("1.5"), InvalidInput);
+  EXPECT_THROW(parse_seed_list("1,1"), InvalidInput);
+  EXPECT_THROW(parse_seed_list("1,,2"), InvalidInput);
+  EXPECT_EQ(parse_bytes("512M", "m"), 512ull << 20);
+  EXPECT_EQ(parse_bytes("4G", "m"), 4ull << 30);
+  EXPECT_EQ(parse_bytes("1.5GiB", "m"), 3ull << 29);
+  EXPECT_EQ(parse_bytes("64k", "m"), 64ull << 10);
+  EXPECT_EQ(parse_bytes("1000", "m"), 1000u);
+  for (const char* bad : {"", "0", "-4G", "4Q", "G", "4GG", "nan"}) {
+    EXPECT_THROW(parse_bytes(bad, "m"), InvalidInput) << bad;
+  }
+}
+
+TEST(SweepParsing, CrossingVariesKillFastestThenFeedThenSeed) {
+  const auto m = cross_members({1, 2}, {10, 20, 30}, {7, 8});
+  ASSERT_EQ(m.size(), 12u);
+  EXPECT_EQ(m[0].feed, 1);
+  EXPECT_EQ(m[0].kill, 10);
+  EXPECT_EQ(m[0].seed, 7u);
+  EXPECT_EQ(m[2].kill, 30);
+  EXPECT_EQ(m[3].feed, 2);
+  EXPECT_EQ(m[3].kill, 10);
+  EXPECT_EQ(m[6].seed, 8u);
+  EXPECT_EQ(m[6].feed, 1);
+}
+
+TEST(SweepBatching, FewestEqualBatchesWithinTheLimit) {
+  EXPECT_EQ(batch_members(10, 100, 10'000), 10);  // all fit
+  EXPECT_EQ(batch_members(10, 100, 400), 4);      // 3 batches: 4, 4, 2
+  EXPECT_EQ(batch_members(9, 100, 400), 3);       // 3 batches of 3 rather than 4, 4, 1
+  EXPECT_EQ(batch_members(10, 100, 100), 1);
+  EXPECT_THROW(batch_members(10, 100, 99), InvalidInput);
+  EXPECT_GT(default_batch_memory(BackendKind::Cpu), 0u);
+  const Problem p = small_problem();
+  EXPECT_EQ(sweep_bytes_per_member(p, {false, true}), 4u * 24 * 20 * (6 + 3));
+  EXPECT_EQ(sweep_bytes_per_member(small_problem(Precision::Double), {true, true}),
+            8u * 24 * 20 * (6 + 6));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The sweep against single runs
+
+class SweepEqualsRuns : public ::testing::TestWithParam<std::tuple<InitialKind, Precision>> {};
+
+TEST_P(SweepEqualsRuns, EveryImageIsBitwiseTheRunsImage) {
+  const auto [init, precision] = GetParam();
+  TempDir dir;
+  SweepRequest sweep = small_sweep(dir / "sweep.h5", init,
+                                   init == InitialKind::Noise ? std::vector<std::uint64_t>{1, 2}
+                                                              : std::vector<std::uint64_t>{0});
+  sweep.problem.precision = precision;
+  const SweepSummary summary = execute_sweep(sweep);
+  ASSERT_TRUE(summary.completed) << summary.status;
+  EXPECT_EQ(summary.backend, "cpu");
+  EXPECT_EQ(summary.batches, 1);
+
+  io::RunFileReader swept(dir / "sweep.h5");
+  // Several members, including the first and the last.
+  const std::vector<std::size_t> checked = {0, 3, sweep.members.size() - 1};
+  for (std::size_t m : checked) {
+    RunRequest run;
+    run.problem = sweep.problem;
+    run.problem.params.feed = sweep.members[m].feed;
+    run.problem.params.kill = sweep.members[m].kill;
+    run.initial = {init, sweep.members[m].seed};
+    run.images = sweep.images;
+    run.steps_per_image = sweep.steps_per_image;
+    run.fields = {true, true};
+    run.engine = sweep.engine;
+    run.output = dir / ("run" + std::to_string(m) + ".h5");
+    run.quiet = true;
+    ASSERT_TRUE(execute_run(run).completed);
+    io::RunFileReader single(run.output);
+    for (std::int64_t i = 0; i < sweep.images; ++i) {
+      for (const char* field : {"u", "v"}) {
+        // float -> double is exact, so equal doubles are equal stored values.
+        const auto a = swept.read_image(field, i, static_cast<std::int64_t>(m));
+        const auto b = single.read_image(field, i);
+        ASSERT_EQ(a, b) << "member " << m << " image " << i << " field " << field;
+      }
+    }
+  }
+  // The members do differ (a sweep of copies would pass the comparison above trivially).
+  EXPECT_NE(swept.read_image("v", 2, 0), swept.read_image("v", 2, 1));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    InitAndPrecision, SweepEqualsRuns,
+    ::testing::Values(std::tuple{InitialKind::Rectangle, Precision::Single},
+                      std::tuple{InitialKind::Noise, Precision::Single},
+                      std::tuple{InitialKind::Noise, Precision::Double}));
+
+// ---------------------------------------------------------------------------------------------
+// The file
+
+TEST(SweepFile, LayoutReadsBack) {
+  TempDir dir;
+  SweepRequest sweep = small_sweep(dir / "sweep.h5", InitialKind::Noise, {5, 6});
+  ASSERT_TRUE(execute_sweep(sweep).completed);
+  io::RunFileReader file(dir / "sweep.h5");
+  const std::int64_t members = 12;
+  EXPECT_EQ(file.shape("v"), (std::vector<std::int64_t>{members, 3, 24, 20}));
+  EXPECT_EQ(file.shape("u"), (std::vector<std::int64_t>{members, 3, 24, 20}));
+  EXPECT_EQ(file.shape("feed"), std::vector<std::int64_t>{members});
+  const auto feed = file.read_doubles("feed"), kill = file.read_doubles("kill");
+  const auto seed = file.read_int64("seed");
+  for (std::size_t m = 0; m < sweep.members.size(); ++m) {
+    EXPECT_EQ(feed[m], sweep.members[m].feed);
+    EXPECT_EQ(kill[m], sweep.members[m].kill);
+    EXPECT_EQ(seed[m], static_cast<std::int64_t>(sweep.members[m].seed));
+  }
+  EXPECT_EQ(file.read_int64("step"), (std::vector<std::int64_t>{40, 80, 120}));
+  EXPECT_EQ(file.read_int64("nonfinite_image"), std::vector<std::int64_t>(members, -1));
+  EXPECT_EQ(file.attribute_string("kind"), "sweep");
+  EXPECT_EQ(file.attribute_string("status"), "complete");
+  EXPECT_EQ(file.attribute_string("init"), "noise");
+  EXPECT_EQ(file.attribute_string("boundary"), "periodic");
+  EXPECT_EQ(file.attribute_string("precision"), "single");
+  EXPECT_EQ(file.attribute_string("stencil_name"), "oono-puri");
+  EXPECT_EQ(file.attribute_int64("members"), members);
+  EXPECT_EQ(file.attribute_int64("rows"), 24);
+  EXPECT_EQ(file.attribute_int64("cols"), 20);
+  EXPECT_EQ(file.attribute_int64("steps_per_image"), 40);
+  EXPECT_EQ(file.attribute_double("du"), 0.2);
+  EXPECT_EQ(file.attribute_double("dt"), 1.0);
+  EXPECT_FALSE(file.has_attribute("feed"));  // per member, not shared
+
+  // One image per chunk, stored as float32.
+  const hid_t h = H5Fopen((dir / "sweep.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(h, 0);
+  const hid_t v = H5Dopen2(h, "v", H5P_DEFAULT);
+  const hid_t plist = H5Dget_create_plist(v);
+  hsize_t chunk[4] = {};
+  EXPECT_EQ(H5Pget_chunk(plist, 4, chunk), 4);
+  EXPECT_EQ(chunk[0], 1u);
+  EXPECT_EQ(chunk[1], 1u);
+  EXPECT_EQ(chunk[2], 24u);
+  EXPECT_EQ(chunk[3], 20u);
+  const hid_t type = H5Dget_type(v);
+  EXPECT_EQ(H5Tget_size(type), 4u);
+  H5Tclose(type);
+  H5Pclose(plist);
+  H5Dclose(v);
+  H5Fclose(h);
+}
+
+TEST(SweepFile, BatchesBeyondTheMemoryLimitGiveTheSameFile) {
+  TempDir dir;
+  SweepRequest one = small_sweep(dir / "one.h5", InitialKind::Noise, {1, 2});
+  const SweepSummary single = execute_sweep(one);
+  ASSERT_TRUE(single.completed);
+  EXPECT_EQ(single.batches, 1);
+
+  SweepRequest many = one;
+  many.output = dir / "many.h5";
+  // Room for 5 members: 12 members run as 3 batches of 4.
+  many.max_batch_bytes = 5 * sweep_bytes_per_member(many.problem, many.fields) + 7;
+  const SweepSummary batched = execute_sweep(many);
+  ASSERT_TRUE(batched.completed);
+  EXPECT_EQ(batched.batches, 3);
+  EXPECT_EQ(batched.batch_size, 4);
+  for (const char* name : {"v", "u", "feed", "kill", "seed", "step"}) {
+    EXPECT_EQ(read_all(dir / "one.h5", name), read_all(dir / "many.h5", name)) << name;
+  }
+}
+
+TEST(SweepFile, ThreadCountsGiveTheSameFile) {
+  TempDir dir;
+  std::vector<std::vector<double>> files;
+  for (int threads : {1, 2}) {
+    SweepRequest r = small_sweep(dir / ("t" + std::to_string(threads) + ".h5"), InitialKind::Noise,
+                                 {3});
+    r.engine.threads = threads;
+    ASSERT_TRUE(execute_sweep(r).completed);
+    files.push_back(read_all(r.output, "v"));
+  }
+  EXPECT_EQ(files[0], files[1]);
+}
+
+TEST(SweepFile, ADivergingMemberIsRecordedAndTheOthersGoOn) {
+  TempDir dir;
+  SweepRequest r = small_sweep(dir / "s.h5", InitialKind::Rectangle);
+  r.members = cross_members({0.03, 1e30}, {0.06}, {0});  // a feed that overflows float
+  const SweepSummary summary = execute_sweep(r);
+  EXPECT_TRUE(summary.completed);
+  EXPECT_EQ(summary.nonfinite_members, 1);
+  io::RunFileReader file(r.output);
+  const auto first = file.read_int64("nonfinite_image");
+  EXPECT_EQ(first[0], -1);
+  EXPECT_GE(first[1], 0);
+  for (double x : file.read_image("v", 2, 0)) ASSERT_TRUE(std::isfinite(x));
+}
+
+TEST(SweepFile, BadRequestsFailBeforeComputing) {
+  TempDir dir;
+  SweepRequest r = small_sweep(dir / "s.h5", InitialKind::Rectangle);
+  r.members = cross_members({-0.01, 0.02}, {0.06}, {0});
+  EXPECT_NE(error_of([&] { execute_sweep(r); }).find("feed must be"), std::string::npos);
+  r = small_sweep(dir / "s.h5", InitialKind::Rectangle);
+  r.max_batch_bytes = 100;
+  EXPECT_NE(error_of([&] { execute_sweep(r); }).find("one member needs"), std::string::npos);
+  r = small_sweep(dir / "s.h5", InitialKind::Rectangle);
+  r.images = 0;
+  EXPECT_THROW(execute_sweep(r), InvalidInput);
+  EXPECT_FALSE(fs::exists(dir / "s.h5"));
+  r = small_sweep(dir / "s.h5", InitialKind::Rectangle);
+  ASSERT_TRUE(execute_sweep(r).completed);
+  EXPECT_NE(error_of([&] { execute_sweep(r); }).find("already exists"), std::string::npos);
+  r.overwrite = true;
+  EXPECT_TRUE(execute_sweep(r).completed);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The atlas
+
+namespace {
+
+io::Rgb8Image read_png(const fs::path& path) {
+  struct Closer {
+    void operator()(std::FILE* f) const { std::fclose(f); }
+  };
+  std::unique_ptr<std::FILE, Closer> file(std::fopen(path.c_str(), "rb"));
+  if (!file) throw std::runtime_error("cannot open " + path.string());
+  png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+  png_infop info = png_create_info_struct(png);
+  struct Guard {
+    png_structp* png;
+    png_infop* info;
+    ~Guard() { png_destroy_read_struct(png, info, nullptr); }
+  } guard{&png, &info};
+  if (setjmp(png_jmpbuf(png))) throw std::runtime_error("libpng: cannot read " + path.string());
+  png_init_io(png, file.get());
+  png_read_info(png, info);
+  io::Rgb8Image image;
+  image.width = png_get_image_width(png, info);
+  image.height = png_get_image_height(png, info);
+  if (png_get_color_type(png, info) != PNG_COLOR_TYPE_RGB || png_get_bit_depth(png, info) != 8) {
+    throw std::runtime_error("not an 8-bit RGB PNG");
+  }
+  image.pixels.resize(static_cast<std::size_t>(3 * image.width * image.height));
+  for (std::int64_t r = 0; r < image.height; ++r) {
+    png_read_row(png, image.pixels.data() + 3 * r * image.width, nullptr);
+  }
+  png_read_end(png, nullptr);
+  return image;
+}
+
+// Checks that every member of `seed` has its tile, pixel for pixel, where the layout puts it.
+void expect_tiles(const fs::path& sweep_file, const io::Rgb8Image& atlas, std::int64_t seed,
+                  std::int64_t image, std::int64_t max_tile = 256) {
+  io::RunFileReader file(sweep_file);
+  const auto dims = file.shape("v");
+  const auto feed = file.read_doubles("feed"), kill = file.read_doubles("kill");
+  const auto seeds = file.read_int64("seed");
+  std::vector<double> feeds(feed), kills(kill);
+  std::sort(feeds.begin(), feeds.end());
+  feeds.erase(std::unique(feeds.begin(), feeds.end()), feeds.end());
+  std::sort(kills.begin(), kills.end());
+  kills.erase(std::unique(kills.begin(), kills.end()), kills.end());
+  const io::AtlasLayout layout =
+      io::plan_atlas(dims[2], dims[3], static_cast<std::int64_t>(feeds.size()),
+                     static_cast<std::int64_t>(kills.size()), max_tile);
+  ASSERT_EQ(atlas.width, layout.width);
+  ASSERT_EQ(atlas.height, layout.height);
+  int tiles = 0;
+  for (std::int64_t m = 0; m < dims[0]; ++m) {
+    if (seeds[m] != seed) continue;
+    const auto f = std::find(feeds.begin(), feeds.end(), feed[m]) - feeds.begin();
+    const auto k = std::find(kills.begin(), kills.end(), kill[m]) - kills.begin();
+    const io::Rgb8Image tile = io::colorize(file.read_image("v", image, m), dims[2], dims[3], 0, 0.5);
+    for (std::int64_t r = 0; r < layout.tile_rows; ++r) {
+      for (std::int64_t c = 0; c < layout.tile_cols; ++c) {
+        for (int ch = 0; ch < 3; ++ch) {
+          const auto want = tile.pixels[3 * (r * layout.subsample * dims[3] + c * layout.subsample) + ch];
+          const auto got =
+              atlas.pixels[3 * ((layout.tile_y(f) + r) * atlas.width + layout.tile_x(k) + c) + ch];
+          ASSERT_EQ(got, want) << "member " << m << " pixel " << r << "," << c;
+        }
+      }
+    }
+    ++tiles;
+  }
+  EXPECT_EQ(tiles, layout.feeds * layout.kills);
+}
+
+// Pixels darker than mid-grey in a rectangle of the margins: the labels' ink.
+int ink(const io::Rgb8Image& image, std::int64_t x0, std::int64_t y0, std::int64_t x1,
+        std::int64_t y1) {
+  int dark = 0;
+  for (std::int64_t y = y0; y < y1; ++y) {
+    for (std::int64_t x = x0; x < x1; ++x) dark += image.pixels[3 * (y * image.width + x)] < 128;
+  }
+  return dark;
+}
+
+}  // namespace
+
+TEST(SweepAtlas, OneTilePerFeedAndKillWithLabelledAxes) {
+  TempDir dir;
+  SweepRequest r = small_sweep(dir / "s.h5", InitialKind::Rectangle);
+  r.fields = {false, true};
+  ASSERT_TRUE(execute_sweep(r).completed);
+  ASSERT_TRUE(io::is_sweep_file(r.output));
+  io::RenderOptions options;
+  options.out_dir = dir / "atlas";
+  const auto written = io::render_run(r.output, options);  // detects the sweep
+  ASSERT_EQ(written.size(), 1u);
+  EXPECT_EQ(written[0].filename(), "atlas.png");
+  const io::Rgb8Image atlas = read_png(written[0]);
+  const io::AtlasLayout layout = io::plan_atlas(24, 20, 3, 2);
+  EXPECT_EQ(layout.feeds * layout.kills, 6);
+  expect_tiles(r.output, atlas, 0, r.images - 1);
+  if (io::atlas_font().empty()) GTEST_SKIP() << "no font: the labels are not drawn";
+  EXPECT_GT(ink(atlas, 0, layout.top, layout.left, layout.tile_y(0) + layout.tile_rows), 20)
+      << "feed labels";
+  const std::int64_t grid_bottom = layout.tile_y(0) + layout.tile_rows;
+  EXPECT_GT(ink(atlas, layout.left, grid_bottom, atlas.width, atlas.height), 20) << "kill labels";
+}
+
+TEST(SweepAtlas, OneAtlasPerSeedAndAChosenImage) {
+  TempDir dir;
+  SweepRequest r = small_sweep(dir / "s.h5", InitialKind::Noise, {4, 9});
+  ASSERT_TRUE(execute_sweep(r).completed);
+  io::RenderOptions options;
+  options.out_dir = dir / "atlas";
+  options.image = 1;
+  const auto written = io::render_run(r.output, options);
+  ASSERT_EQ(written.size(), 2u);
+  EXPECT_EQ(written[0].filename(), "atlas_seed4.png");
+  EXPECT_EQ(written[1].filename(), "atlas_seed9.png");
+  expect_tiles(r.output, read_png(written[0]), 4, 1);
+  expect_tiles(r.output, read_png(written[1]), 9, 1);
+  EXPECT_NE(read_png(written[0]).pixels, read_png(written[1]).pixels);
+  options.image = 3;
+  EXPECT_THROW(io::render_run(r.output, options), InvalidInput);
+}
+
+TEST(SweepAtlas, LargeImagesAreSubsampledIntoTiles) {
+  const io::AtlasLayout a = io::plan_atlas(600, 300, 2, 3);
+  EXPECT_EQ(a.subsample, 3);
+  EXPECT_EQ(a.tile_rows, 200);
+  EXPECT_EQ(a.tile_cols, 100);
+  EXPECT_EQ(a.tile_x(1) - a.tile_x(0), a.tile_cols + a.gap);
+  EXPECT_GT(a.tile_y(0), a.tile_y(1));  // feed increases upwards
+  EXPECT_EQ(io::plan_atlas(128, 128, 1, 1).subsample, 1);
+}
