@@ -21,7 +21,7 @@ std::string describe_failure(cudaError_t status) {
   int driver = 0, runtime = 0;
   (void)cudaDriverGetVersion(&driver);
   (void)cudaRuntimeGetVersion(&runtime);
-  if (driver == 0) return std::string("no NVIDIA driver found (") + cudaGetErrorString(status) + ")";
+  if (driver == 0) return std::string("no NVIDIA driver found (") + cudaGetErrorName(status) + ")";
   if (status == cudaErrorInsufficientDriver) {
     return "the NVIDIA driver supports CUDA " + version_text(driver) +
            ", older than the CUDA " + version_text(runtime) + " this grayscott was built with";
