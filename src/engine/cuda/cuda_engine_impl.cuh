@@ -40,10 +40,6 @@ void dispatch(StencilKind kind, Boundary boundary, F&& f) {
   }
 }
 
-inline unsigned blocks(std::int64_t n, int per_block) {
-  return static_cast<unsigned>((n + per_block - 1) / per_block);
-}
-
 }  // namespace detail
 
 template <class Real>

@@ -44,6 +44,11 @@ inline constexpr int fused_max_steps = 8;  // region minus a 2k halo must keep a
 inline constexpr int fused_cells_x = fused_region_w / fused_block_x;  // cells per thread
 inline constexpr int fused_cells_y = fused_region_h / fused_block_y;
 
+// Blocks needed to cover n cells, per_block at a time.
+inline unsigned blocks(long long n, int per_block) {
+  return static_cast<unsigned>((n + per_block - 1) / per_block);
+}
+
 __device__ __forceinline__ int wrap_index(int i, int n) {
   // i may lie up to fused_max_steps outside [0, n) on either side, and n may be tiny.
   i %= n;
