@@ -18,12 +18,12 @@
 #include "engine_test_support.hpp"
 
 // Skips the test, saying why, when this build or this machine cannot run CUDA.
-#define GRAYSCOTT_REQUIRE_GPU()                                             \
-  do {                                                                      \
-    std::string gpu_missing_reason;                                         \
-    if (!::grayscott::cuda::available(&gpu_missing_reason)) {               \
-      GTEST_SKIP() << "no usable CUDA device: " << gpu_missing_reason;      \
-    }                                                                       \
+#define GRAYSCOTT_REQUIRE_GPU()                                        \
+  do {                                                                 \
+    std::string gpu_missing_reason;                                    \
+    if (!::grayscott::cuda::available(&gpu_missing_reason)) {          \
+      GTEST_SKIP() << "no usable CUDA device: " << gpu_missing_reason; \
+    }                                                                  \
   } while (0)
 
 namespace grayscott::testing {
@@ -84,14 +84,15 @@ Fields<Real> run_gpu(const Problem& problem, const reference::State& start, std:
   if (run.poison) {
     const std::vector<Real> poison(cells, nan);
     engine->load(0, poison, poison);
-    engine->advance(1);  // the other ping-pong buffer: NaN everywhere
+    engine->advance(1);             // the other ping-pong buffer: NaN everywhere
     engine->capture({true, true});  // the staging and pinned buffers: NaN
     std::vector<Real> sink(cells);
     engine->read_captured(0, sink.data(), sink.data());
   }
   engine->load(0, to_real<Real>(start.u), to_real<Real>(start.v));
   const std::int64_t chunk = run.chunk > 0 ? run.chunk : steps;
-  for (std::int64_t done = 0; done < steps; done += chunk) engine->advance(std::min(chunk, steps - done));
+  for (std::int64_t done = 0; done < steps; done += chunk)
+    engine->advance(std::min(chunk, steps - done));
   engine->capture({true, true});
   Fields<Real> out{std::vector<Real>(cells, nan), std::vector<Real>(cells, nan)};
   engine->read_captured(0, out.u.data(), out.v.data());

@@ -96,11 +96,11 @@ TEST_P(CudaEngineBitwise, FusedEqualsOneStepAndCpu) {
   EXPECT_EQ(first_bitwise_difference(one_step.v, cpu.v), -1) << "GPU and CPU round differently";
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    StencilsBoundariesShapes, CudaEngineBitwise,
-    ::testing::Combine(stencils, boundaries,
-                       ::testing::Values(Shape{1, 1}, Shape{5, 3}, Shape{61, 97}, Shape{90, 200})),
-    case_name);
+INSTANTIATE_TEST_SUITE_P(StencilsBoundariesShapes, CudaEngineBitwise,
+                         ::testing::Combine(stencils, boundaries,
+                                            ::testing::Values(Shape{1, 1}, Shape{5, 3},
+                                                              Shape{61, 97}, Shape{90, 200})),
+                         case_name);
 
 }  // namespace
 
@@ -195,7 +195,8 @@ TEST(CudaEngine, CapturedImageSurvivesFurtherSteps) {
 TEST(CudaErrors, UnusableCudaIsAOneLineError) {
   std::string why;
   if (cuda::available(&why)) GTEST_SKIP() << "a CUDA device is usable here";
-  const Problem problem = gpu_problem(8, 8, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
+  const Problem problem =
+      gpu_problem(8, 8, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
   const Parameters params[1] = {problem.params};
   try {
     make_engine<float>(problem, params, {BackendKind::Cuda, 0, 0, 0});
@@ -210,7 +211,8 @@ TEST(CudaErrors, UnusableCudaIsAOneLineError) {
 }
 
 TEST(CudaErrors, AutoFallsBackToCpuOrPicksCuda) {
-  const Problem problem = gpu_problem(8, 8, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
+  const Problem problem =
+      gpu_problem(8, 8, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
   const Parameters params[1] = {problem.params};
   auto engine = make_engine<float>(problem, params, {BackendKind::Auto, 0, 0, 0});
   EXPECT_EQ(engine->backend(), cuda::available(nullptr) ? "cuda" : "cpu");
@@ -218,7 +220,8 @@ TEST(CudaErrors, AutoFallsBackToCpuOrPicksCuda) {
 
 TEST(CudaErrors, BadDeviceOrdinal) {
   GRAYSCOTT_REQUIRE_GPU();
-  const Problem problem = gpu_problem(8, 8, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
+  const Problem problem =
+      gpu_problem(8, 8, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
   const Parameters params[1] = {problem.params};
   const int count = static_cast<int>(cuda::devices().size());
   for (int ordinal : {count, 4096, -1}) {
@@ -235,7 +238,8 @@ TEST(CudaErrors, BadDeviceOrdinal) {
 
 TEST(CudaErrors, BadFuseDepth) {
   GRAYSCOTT_REQUIRE_GPU();
-  const Problem problem = gpu_problem(8, 8, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
+  const Problem problem =
+      gpu_problem(8, 8, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
   const Parameters params[1] = {problem.params};
   EXPECT_THROW(make_engine<float>(problem, params, {BackendKind::Cuda, 0, 9, 0}), InvalidInput);
   EXPECT_THROW(make_engine<float>(problem, params, {BackendKind::Cuda, 0, -1, 0}), InvalidInput);
@@ -244,8 +248,8 @@ TEST(CudaErrors, BadFuseDepth) {
 TEST(CudaErrors, OutOfDeviceMemoryIsAOneLineError) {
   GRAYSCOTT_REQUIRE_GPU();
   // A batch whose state alone needs far more than any device has (4 x 65535 x ~2^31 floats).
-  Problem problem = gpu_problem(32767, 65535, Stencil::oono_puri(), Boundary::ZeroFlux,
-                                Precision::Single);
+  Problem problem =
+      gpu_problem(32767, 65535, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
   const std::vector<Parameters> members(65535, problem.params);
   try {
     make_engine<float>(problem, members, {BackendKind::Cuda, 0, 0, 0});
@@ -258,7 +262,8 @@ TEST(CudaErrors, OutOfDeviceMemoryIsAOneLineError) {
     EXPECT_EQ(message.find('\n'), std::string::npos) << message;
   }
   // The device is still usable afterwards.
-  const Problem small = gpu_problem(16, 16, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
+  const Problem small =
+      gpu_problem(16, 16, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
   const auto start = varied_state(16, 16);
   const auto got = run_gpu<float>(small, start, 10);
   EXPECT_EQ(first_bitwise_difference(got.v, run_cpu<float>(small, start, 10).v), -1);

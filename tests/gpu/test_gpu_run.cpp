@@ -1,7 +1,6 @@
 // The run command's path end to end on the GPU: the images in the HDF5 file are exactly the images
 // the engine produces when nothing is written, and the file says which backend ran.
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <filesystem>
@@ -25,7 +24,8 @@ std::filesystem::path temporary_path(const std::string& name) {
 TEST(GpuRunDriver, ImagesWrittenEqualImagesComputedWithoutOutput) {
   GRAYSCOTT_REQUIRE_GPU();
   app::RunRequest request;
-  request.problem = gpu_problem(72, 120, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
+  request.problem =
+      gpu_problem(72, 120, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
   request.images = 7;
   request.steps_per_image = 16;
   request.fields = {true, true};
@@ -63,7 +63,8 @@ TEST(GpuRunDriver, ImagesWrittenEqualImagesComputedWithoutOutput) {
 TEST(GpuRunDriver, BadDeviceOrdinalStopsBeforeAnyOutput) {
   GRAYSCOTT_REQUIRE_GPU();
   app::RunRequest request;
-  request.problem = gpu_problem(16, 16, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
+  request.problem =
+      gpu_problem(16, 16, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
   request.images = 2;
   request.steps_per_image = 4;
   request.engine.backend = BackendKind::Cuda;

@@ -93,12 +93,18 @@ Batch run_kernels(const Problem& problem, const std::vector<Parameters>& members
   int current = 0;
   for (int left = steps; left > 0;) {
     const int k = std::min(fuse, left);
-    const kernels::StepArgs<float> args{u[current].data(), v[current].data(),
-                                        u[1 - current].data(), v[1 - current].data(),
-                                        coefficients.data(), weights, rows, cols};
+    const kernels::StepArgs<float> args{u[current].data(),
+                                        v[current].data(),
+                                        u[1 - current].data(),
+                                        v[1 - current].data(),
+                                        coefficients.data(),
+                                        weights,
+                                        rows,
+                                        cols};
     const auto z = static_cast<unsigned>(count);
     if (k == 1) {
-      launch({kernels::blocks(cols, kernels::step_block_x), kernels::blocks(rows, kernels::step_block_y), z},
+      launch({kernels::blocks(cols, kernels::step_block_x),
+              kernels::blocks(rows, kernels::step_block_y), z},
              {kernels::step_block_x, kernels::step_block_y, 1},
              [&] { kernels::step_kernel<K, B, float>(args); });
     } else {
@@ -134,10 +140,14 @@ template <Boundary B>
 Batch run_kernels_for(const Problem& p, const std::vector<Parameters>& members,
                       const std::vector<reference::State>& starts, int steps, int fuse) {
   switch (p.stencil.kind) {
-    case StencilKind::OonoPuri: return run_kernels<StencilKind::OonoPuri, B>(p, members, starts, steps, fuse);
-    case StencilKind::Pretty: return run_kernels<StencilKind::Pretty, B>(p, members, starts, steps, fuse);
-    case StencilKind::FivePoint: return run_kernels<StencilKind::FivePoint, B>(p, members, starts, steps, fuse);
-    case StencilKind::Custom: break;
+    case StencilKind::OonoPuri:
+      return run_kernels<StencilKind::OonoPuri, B>(p, members, starts, steps, fuse);
+    case StencilKind::Pretty:
+      return run_kernels<StencilKind::Pretty, B>(p, members, starts, steps, fuse);
+    case StencilKind::FivePoint:
+      return run_kernels<StencilKind::FivePoint, B>(p, members, starts, steps, fuse);
+    case StencilKind::Custom:
+      break;
   }
   return run_kernels<StencilKind::Custom, B>(p, members, starts, steps, fuse);
 }
@@ -168,8 +178,9 @@ TEST(CudaKernelsOnHost, MatchCpuEngineBitwise) {
         problem.params = {0.03, 0.06, 0.2, 0.1, 0.5};
         problem.validate();
         const std::vector<Parameters> members = {problem.params, {0.04, 0.065, 0.15, 0.08, 0.4}};
-        const std::vector<reference::State> starts = {grayscott::testing::varied_state(rows, cols, 5),
-                                                      grayscott::testing::varied_state(rows, cols, 6)};
+        const std::vector<reference::State> starts = {
+            grayscott::testing::varied_state(rows, cols, 5),
+            grayscott::testing::varied_state(rows, cols, 6)};
         constexpr int steps = 7;
         const Batch expected = run_cpu(problem, members, starts, steps);
         for (int fuse : {1, 3}) {
@@ -177,9 +188,11 @@ TEST(CudaKernelsOnHost, MatchCpuEngineBitwise) {
                        std::to_string(rows) + "x" + std::to_string(cols) + " fuse " +
                        std::to_string(fuse));
           const Batch got =
-              boundary == Boundary::ZeroFlux ? run_kernels_for<Boundary::ZeroFlux>(problem, members, starts, steps, fuse)
-              : boundary == Boundary::Periodic ? run_kernels_for<Boundary::Periodic>(problem, members, starts, steps, fuse)
-                                               : run_kernels_for<Boundary::Fixed>(problem, members, starts, steps, fuse);
+              boundary == Boundary::ZeroFlux
+                  ? run_kernels_for<Boundary::ZeroFlux>(problem, members, starts, steps, fuse)
+              : boundary == Boundary::Periodic
+                  ? run_kernels_for<Boundary::Periodic>(problem, members, starts, steps, fuse)
+                  : run_kernels_for<Boundary::Fixed>(problem, members, starts, steps, fuse);
           EXPECT_EQ(first_difference(got.u, expected.u), -1);
           EXPECT_EQ(first_difference(got.v, expected.v), -1);
         }

@@ -13,7 +13,9 @@ namespace {
 // An empty kernel: asking for its attributes tells whether this build has code the device runs.
 __global__ void probe_kernel() {}
 
-std::string version_text(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
+std::string version_text(int v) {
+  return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+}
 
 // Why cudaGetDeviceCount failed, in words a user can act on.
 std::string describe_failure(cudaError_t status) {
@@ -23,8 +25,8 @@ std::string describe_failure(cudaError_t status) {
   (void)cudaRuntimeGetVersion(&runtime);
   if (driver == 0) return std::string("no NVIDIA driver found (") + cudaGetErrorName(status) + ")";
   if (status == cudaErrorInsufficientDriver) {
-    return "the NVIDIA driver supports CUDA " + version_text(driver) +
-           ", older than the CUDA " + version_text(runtime) + " this grayscott was built with";
+    return "the NVIDIA driver supports CUDA " + version_text(driver) + ", older than the CUDA " +
+           version_text(runtime) + " this grayscott was built with";
   }
   if (status == cudaErrorNoDevice) return "no CUDA device found";
   return cudaGetErrorString(status);

@@ -5,6 +5,6 @@ namespace grayscott::cuda {
 
 template class CudaEngine<double>;
 template std::unique_ptr<Engine<double>> make_engine(const Problem&, std::span<const Parameters>,
-                                                  const EngineOptions&);
+                                                     const EngineOptions&);
 
 }  // namespace grayscott::cuda

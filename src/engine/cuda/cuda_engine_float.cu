@@ -5,6 +5,6 @@ namespace grayscott::cuda {
 
 template class CudaEngine<float>;
 template std::unique_ptr<Engine<float>> make_engine(const Problem&, std::span<const Parameters>,
-                                                  const EngineOptions&);
+                                                    const EngineOptions&);
 
 }  // namespace grayscott::cuda

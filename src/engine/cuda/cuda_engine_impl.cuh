@@ -27,16 +27,23 @@ template <class F>
 void dispatch(StencilKind kind, Boundary boundary, F&& f) {
   auto with_kind = [&]<Boundary B>() {
     switch (kind) {
-      case StencilKind::OonoPuri: return f.template operator()<StencilKind::OonoPuri, B>();
-      case StencilKind::Pretty: return f.template operator()<StencilKind::Pretty, B>();
-      case StencilKind::FivePoint: return f.template operator()<StencilKind::FivePoint, B>();
-      case StencilKind::Custom: return f.template operator()<StencilKind::Custom, B>();
+      case StencilKind::OonoPuri:
+        return f.template operator()<StencilKind::OonoPuri, B>();
+      case StencilKind::Pretty:
+        return f.template operator()<StencilKind::Pretty, B>();
+      case StencilKind::FivePoint:
+        return f.template operator()<StencilKind::FivePoint, B>();
+      case StencilKind::Custom:
+        return f.template operator()<StencilKind::Custom, B>();
     }
   };
   switch (boundary) {
-    case Boundary::ZeroFlux: return with_kind.template operator()<Boundary::ZeroFlux>();
-    case Boundary::Periodic: return with_kind.template operator()<Boundary::Periodic>();
-    case Boundary::Fixed: return with_kind.template operator()<Boundary::Fixed>();
+    case Boundary::ZeroFlux:
+      return with_kind.template operator()<Boundary::ZeroFlux>();
+    case Boundary::Periodic:
+      return with_kind.template operator()<Boundary::Periodic>();
+    case Boundary::Fixed:
+      return with_kind.template operator()<Boundary::Fixed>();
   }
 }
 
@@ -58,9 +65,9 @@ CudaEngine<Real>::CudaEngine(const Problem& problem, std::span<const Parameters>
     throw InvalidInput("the CUDA backend takes at most 2^31 - 1 cells per member");
   }
   if (options.fuse_steps < 0 || options.fuse_steps > detail::fused_max_steps) {
-    throw InvalidInput("fuse: the CUDA backend fuses 1 to " +
-                       std::to_string(detail::fused_max_steps) + " steps per launch (0: its best), got " +
-                       std::to_string(options.fuse_steps));
+    throw InvalidInput(
+        "fuse: the CUDA backend fuses 1 to " + std::to_string(detail::fused_max_steps) +
+        " steps per launch (0: its best), got " + std::to_string(options.fuse_steps));
   }
   for (int k = 0; k < 9; ++k) weights_.w[k] = static_cast<Real>(problem.stencil.weights[k]);
 
@@ -69,8 +76,10 @@ CudaEngine<Real>::CudaEngine(const Problem& problem, std::span<const Parameters>
     u_[b] = detail::DeviceBuffer<Real>(values);
     v_[b] = detail::DeviceBuffer<Real>(values);
     // A member never loaded holds zeros, as on the CPU, rather than whatever the memory held.
-    detail::check(cudaMemsetAsync(u_[b].data(), 0, u_[b].bytes(), compute_.get()), "clearing state");
-    detail::check(cudaMemsetAsync(v_[b].data(), 0, v_[b].bytes(), compute_.get()), "clearing state");
+    detail::check(cudaMemsetAsync(u_[b].data(), 0, u_[b].bytes(), compute_.get()),
+                  "clearing state");
+    detail::check(cudaMemsetAsync(v_[b].data(), 0, v_[b].bytes(), compute_.get()),
+                  "clearing state");
   }
   std::vector<Coefficients<Real>> coefficients(members_);
   for (std::size_t m = 0; m < members_; ++m) {
@@ -117,9 +126,14 @@ void CudaEngine<Real>::load(std::size_t member, std::span<const Real> u, std::sp
 
 template <class Real>
 void CudaEngine<Real>::launch(int steps_in_launch, int parity) {
-  detail::StepArgs<Real> args{u_[parity].data(), v_[parity].data(), u_[1 - parity].data(),
-                              v_[1 - parity].data(), coefficients_.data(), weights_,
-                              static_cast<int>(grid_.rows), static_cast<int>(grid_.cols)};
+  detail::StepArgs<Real> args{u_[parity].data(),
+                              v_[parity].data(),
+                              u_[1 - parity].data(),
+                              v_[1 - parity].data(),
+                              coefficients_.data(),
+                              weights_,
+                              static_cast<int>(grid_.rows),
+                              static_cast<int>(grid_.cols)};
   const auto z = static_cast<unsigned>(members_);
   cudaStream_t stream = compute_.get();
   detail::dispatch(kind_, boundary_, [&]<StencilKind K, Boundary B>() {
@@ -211,14 +225,14 @@ void CudaEngine<Real>::capture(FieldSet fields) {
   detail::check(cudaEventRecord(staged_.get(), compute), "ordering the capture");
   detail::check(cudaStreamWaitEvent(copy, staged_.get(), 0), "ordering the capture");
   if (fields.u) {
-    detail::check(cudaMemcpyAsync(host_u_.data(), staged_u_.data(), bytes,
-                                  cudaMemcpyDeviceToHost, copy),
-                  "copying u to the host");
+    detail::check(
+        cudaMemcpyAsync(host_u_.data(), staged_u_.data(), bytes, cudaMemcpyDeviceToHost, copy),
+        "copying u to the host");
   }
   if (fields.v) {
-    detail::check(cudaMemcpyAsync(host_v_.data(), staged_v_.data(), bytes,
-                                  cudaMemcpyDeviceToHost, copy),
-                  "copying v to the host");
+    detail::check(
+        cudaMemcpyAsync(host_v_.data(), staged_v_.data(), bytes, cudaMemcpyDeviceToHost, copy),
+        "copying v to the host");
   }
   detail::check(cudaEventRecord(copied_.get(), copy), "ordering the capture");
   captured_ = fields;
@@ -226,7 +240,8 @@ void CudaEngine<Real>::capture(FieldSet fields) {
 
 template <class Real>
 void CudaEngine<Real>::read_captured(std::size_t member, Real* u, Real* v) {
-  if (member >= members_) throw std::out_of_range("read_captured: no member " + std::to_string(member));
+  if (member >= members_)
+    throw std::out_of_range("read_captured: no member " + std::to_string(member));
   use_device();
   // Waits for this image's transfer only; the steps queued after it keep running.
   detail::check(cudaEventSynchronize(copied_.get()), "waiting for the captured image");

@@ -50,7 +50,8 @@ class DeviceBuffer {
     data_ = static_cast<T*>(p);
   }
   ~DeviceBuffer() { release(); }
-  DeviceBuffer(DeviceBuffer&& o) noexcept : data_(std::exchange(o.data_, nullptr)), size_(o.size_) {}
+  DeviceBuffer(DeviceBuffer&& o) noexcept
+      : data_(std::exchange(o.data_, nullptr)), size_(o.size_) {}
   DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
     if (this != &o) {
       release();
@@ -87,7 +88,8 @@ class PinnedBuffer {
     data_ = static_cast<T*>(p);
   }
   ~PinnedBuffer() { release(); }
-  PinnedBuffer(PinnedBuffer&& o) noexcept : data_(std::exchange(o.data_, nullptr)), size_(o.size_) {}
+  PinnedBuffer(PinnedBuffer&& o) noexcept
+      : data_(std::exchange(o.data_, nullptr)), size_(o.size_) {}
   PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
     if (this != &o) {
       release();

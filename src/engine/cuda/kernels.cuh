@@ -64,15 +64,17 @@ __device__ __forceinline__ Real global_neighbour(const Real* __restrict__ field,
     return field[static_cast<std::size_t>(r) * cols + c];
   } else {
     if (r < 0 || r >= rows || c < 0 || c >= cols) {
-      if constexpr (B == Boundary::ZeroFlux) return centre;
-      else return outside;
+      if constexpr (B == Boundary::ZeroFlux)
+        return centre;
+      else
+        return outside;
     }
     return field[static_cast<std::size_t>(r) * cols + c];
   }
 }
 
 template <StencilKind K, Boundary B, class Real>
-__global__ void __launch_bounds__(step_block_x * step_block_y) step_kernel(StepArgs<Real> a) {
+__global__ void __launch_bounds__(step_block_x* step_block_y) step_kernel(StepArgs<Real> a) {
   const int c = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   const int r = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
   if (r >= a.rows || c >= a.cols) return;
@@ -106,8 +108,7 @@ template <StencilKind K, Boundary B, bool Checked, class Real>
 __device__ __forceinline__ void fused_steps(Real (&su)[fused_region_h][fused_region_w],
                                             Real (&sv)[fused_region_h][fused_region_w], int steps,
                                             int row0, int col0, int rows, int cols,
-                                            const Coefficients<Real>& coefficients,
-                                            const Real* w) {
+                                            const Coefficients<Real>& coefficients, const Real* w) {
   const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
   for (int s = 1; s <= steps; ++s) {
     // Cells [s, size - s) still have a full, current neighbourhood after s - 1 steps.
@@ -167,7 +168,7 @@ __device__ __forceinline__ void fused_steps(Real (&su)[fused_region_h][fused_reg
 // `steps` (1..fused_max_steps) steps in one launch. Block (bx, by) owns the output cells
 // [by*out_h, +out_h) x [bx*out_w, +out_w), out = region - 2*steps.
 template <StencilKind K, Boundary B, class Real>
-__global__ void __launch_bounds__(fused_block_x * fused_block_y)
+__global__ void __launch_bounds__(fused_block_x* fused_block_y)
     fused_kernel(StepArgs<Real> a, int steps) {
   __shared__ Real su[fused_region_h][fused_region_w];
   __shared__ Real sv[fused_region_h][fused_region_w];
