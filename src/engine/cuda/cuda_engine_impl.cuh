@@ -64,6 +64,10 @@ CudaEngine<Real>::CudaEngine(const Problem& problem, std::span<const Parameters>
   if (grid_.rows > INT_MAX || grid_.cols > INT_MAX || grid_.cells() > INT_MAX) {
     throw InvalidInput("the CUDA backend takes at most 2^31 - 1 cells per member");
   }
+  if (detail::blocks(grid_.rows, detail::step_block_y) > 65535) {  // the launch grid's y limit
+    throw InvalidInput("the CUDA backend takes at most " +
+                       std::to_string(65535 * detail::step_block_y) + " rows");
+  }
   if (options.fuse_steps < 0 || options.fuse_steps > detail::fused_max_steps) {
     throw InvalidInput(
         "fuse: the CUDA backend fuses 1 to " + std::to_string(detail::fused_max_steps) +
