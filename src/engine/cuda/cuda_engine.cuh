@@ -1,0 +1,75 @@
+// The CUDA backend: the state of every member lives on the device from load() on, all steps run
+// there, and only captured images travel to the host.
+//
+// Streams: stepping and the device-side copy of a captured image run on the compute stream; the
+// copy of that image to pinned host memory runs on a copy stream, ordered after it by an event, so
+// the next steps start at once and overlap the transfer. read_captured() waits for that transfer
+// only. A later capture waits (on the device) until the previous transfer has left the staging
+// buffer.
+//
+// Stepping: advance() replays a CUDA graph of the launches for that many steps (one graph per step
+// count and buffer parity, built on first use), so a run pays one launch per image. Each launch is
+// the fused kernel (fuse_steps per launch, temporal blocking in shared memory) or, with
+// fuse_steps = 1, the one-step kernel; both give bitwise identical results.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <utility>
+
+#include "engine/cuda/cuda_support.cuh"
+#include "engine/cuda/kernels.cuh"
+#include "engine/engine.hpp"
+
+namespace grayscott::cuda {
+
+template <class Real>
+class CudaEngine final : public Engine<Real> {
+ public:
+  CudaEngine(const Problem& problem, std::span<const Parameters> member_params,
+             const EngineOptions& options);
+  ~CudaEngine() override;
+  CudaEngine(const CudaEngine&) = delete;
+  CudaEngine& operator=(const CudaEngine&) = delete;
+
+  std::string backend() const override { return "cuda"; }
+  std::size_t members() const override { return members_; }
+  void load(std::size_t member, std::span<const Real> u, std::span<const Real> v) override;
+  void advance(std::int64_t steps) override;
+  void capture(FieldSet fields) override;
+  void read_captured(std::size_t member, Real* u, Real* v) override;
+
+  // Steps per launch actually used (1 = the one-step kernel).
+  int fuse_steps() const { return fuse_; }
+  int device() const { return device_; }
+
+ private:
+  // Enqueues the launches for `steps` steps on the compute stream, from buffer `parity`; returns
+  // the parity of the buffer holding the result.
+  int enqueue_steps(std::int64_t steps, int parity);
+  void launch(int steps_in_launch, int parity);
+  void use_device() const;
+
+  int device_;
+  Grid grid_;
+  Boundary boundary_;
+  StencilKind kind_;
+  detail::StencilWeights<Real> weights_{};
+  std::size_t members_;
+  std::size_t cells_;
+  int fuse_;
+
+  detail::Stream compute_, copy_;
+  detail::Event staged_, copied_;
+  detail::DeviceBuffer<Real> u_[2], v_[2];  // ping-pong, members * cells each
+  detail::DeviceBuffer<Coefficients<Real>> coefficients_;
+  detail::DeviceBuffer<Real> staged_u_, staged_v_;  // the captured image, on the device
+  detail::PinnedBuffer<Real> host_u_, host_v_;      // the captured image, on the host
+  std::map<std::pair<std::int64_t, int>, detail::GraphExec> graphs_;
+  int current_ = 0;
+  FieldSet captured_{false, false};
+};
+
+}  // namespace grayscott::cuda

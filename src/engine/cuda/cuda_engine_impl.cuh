@@ -1,0 +1,265 @@
+// CudaEngine's member functions; included by one source per precision, which instantiates them.
+#pragma once
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <stdexcept>
+#include <vector>
+
+#include "engine/cuda/cuda_backend.hpp"
+#include "engine/cuda/cuda_engine.cuh"
+
+namespace grayscott::cuda {
+
+namespace detail {
+
+// Steps per launch when EngineOptions::fuse_steps is 0. A starting point chosen by counting
+// (a 64x32 region loaded for a 56x24 centre: ~3 bytes of memory traffic per cell-update in single
+// precision instead of 16, ~19% of cells computed twice); to be tuned on the GPU.
+inline constexpr int default_fuse_steps = 4;
+
+// The largest step count held in one CUDA graph; longer advances replay it.
+inline constexpr std::int64_t max_graph_steps = 1024;
+
+// Calls f.template operator()<K, B>() with the stencil and the boundary as compile-time constants.
+template <class F>
+void dispatch(StencilKind kind, Boundary boundary, F&& f) {
+  auto with_kind = [&]<Boundary B>() {
+    switch (kind) {
+      case StencilKind::OonoPuri:
+        return f.template operator()<StencilKind::OonoPuri, B>();
+      case StencilKind::Pretty:
+        return f.template operator()<StencilKind::Pretty, B>();
+      case StencilKind::FivePoint:
+        return f.template operator()<StencilKind::FivePoint, B>();
+      case StencilKind::Custom:
+        return f.template operator()<StencilKind::Custom, B>();
+    }
+  };
+  switch (boundary) {
+    case Boundary::ZeroFlux:
+      return with_kind.template operator()<Boundary::ZeroFlux>();
+    case Boundary::Periodic:
+      return with_kind.template operator()<Boundary::Periodic>();
+    case Boundary::Fixed:
+      return with_kind.template operator()<Boundary::Fixed>();
+  }
+}
+
+}  // namespace detail
+
+template <class Real>
+CudaEngine<Real>::CudaEngine(const Problem& problem, std::span<const Parameters> member_params,
+                             const EngineOptions& options)
+    : device_(detail::select_device(options.device)),
+      grid_(problem.grid),
+      boundary_(problem.boundary),
+      kind_(problem.stencil.kind),
+      members_(member_params.size()),
+      cells_(static_cast<std::size_t>(problem.grid.cells())),
+      fuse_(options.fuse_steps == 0 ? detail::default_fuse_steps : options.fuse_steps) {
+  if (members_ == 0) throw InvalidInput("an engine needs at least one member");
+  if (members_ > 65535) throw InvalidInput("the CUDA backend runs at most 65535 members at once");
+  if (grid_.rows > INT_MAX || grid_.cols > INT_MAX || grid_.cells() > INT_MAX) {
+    throw InvalidInput("the CUDA backend takes at most 2^31 - 1 cells per member");
+  }
+  if (detail::blocks(grid_.rows, detail::step_block_y) > 65535) {  // the launch grid's y limit
+    throw InvalidInput("the CUDA backend takes at most " +
+                       std::to_string(65535 * detail::step_block_y) + " rows");
+  }
+  if (options.fuse_steps < 0 || options.fuse_steps > detail::fused_max_steps) {
+    throw InvalidInput(
+        "fuse: the CUDA backend fuses 1 to " + std::to_string(detail::fused_max_steps) +
+        " steps per launch (0: its best), got " + std::to_string(options.fuse_steps));
+  }
+  for (int k = 0; k < 9; ++k) weights_.w[k] = static_cast<Real>(problem.stencil.weights[k]);
+
+  const std::size_t values = members_ * cells_;
+  for (int b = 0; b < 2; ++b) {
+    u_[b] = detail::DeviceBuffer<Real>(values);
+    v_[b] = detail::DeviceBuffer<Real>(values);
+    // A member never loaded holds zeros, as on the CPU, rather than whatever the memory held.
+    detail::check(cudaMemsetAsync(u_[b].data(), 0, u_[b].bytes(), compute_.get()),
+                  "clearing state");
+    detail::check(cudaMemsetAsync(v_[b].data(), 0, v_[b].bytes(), compute_.get()),
+                  "clearing state");
+  }
+  std::vector<Coefficients<Real>> coefficients(members_);
+  for (std::size_t m = 0; m < members_; ++m) {
+    coefficients[m] = Coefficients<Real>::from(member_params[m]);
+  }
+  coefficients_ = detail::DeviceBuffer<Coefficients<Real>>(members_);
+  detail::check(cudaMemcpyAsync(coefficients_.data(), coefficients.data(),
+                                members_ * sizeof(Coefficients<Real>), cudaMemcpyHostToDevice,
+                                compute_.get()),
+                "uploading coefficients");
+  detail::check(cudaStreamSynchronize(compute_.get()), "initialising the device state");
+}
+
+template <class Real>
+CudaEngine<Real>::~CudaEngine() {
+  // Work still queued reads and writes the buffers about to be freed.
+  (void)cudaSetDevice(device_);
+  (void)cudaStreamSynchronize(copy_.get());
+  (void)cudaStreamSynchronize(compute_.get());
+}
+
+template <class Real>
+void CudaEngine<Real>::use_device() const {
+  detail::check(cudaSetDevice(device_), "selecting the device");
+}
+
+template <class Real>
+void CudaEngine<Real>::load(std::size_t member, std::span<const Real> u, std::span<const Real> v) {
+  if (member >= members_) throw std::out_of_range("load: no member " + std::to_string(member));
+  if (u.size() != cells_ || v.size() != cells_) {
+    throw InvalidInput("load: expected " + std::to_string(cells_) + " values per field");
+  }
+  use_device();
+  const std::size_t offset = member * cells_, bytes = cells_ * sizeof(Real);
+  auto stream = compute_.get();
+  detail::check(cudaMemcpyAsync(u_[current_].data() + offset, u.data(), bytes,
+                                cudaMemcpyHostToDevice, stream),
+                "uploading u");
+  detail::check(cudaMemcpyAsync(v_[current_].data() + offset, v.data(), bytes,
+                                cudaMemcpyHostToDevice, stream),
+                "uploading v");
+  detail::check(cudaStreamSynchronize(stream), "uploading the state");
+}
+
+template <class Real>
+void CudaEngine<Real>::launch(int steps_in_launch, int parity) {
+  detail::StepArgs<Real> args{u_[parity].data(),
+                              v_[parity].data(),
+                              u_[1 - parity].data(),
+                              v_[1 - parity].data(),
+                              coefficients_.data(),
+                              weights_,
+                              static_cast<int>(grid_.rows),
+                              static_cast<int>(grid_.cols)};
+  const auto z = static_cast<unsigned>(members_);
+  cudaStream_t stream = compute_.get();
+  detail::dispatch(kind_, boundary_, [&]<StencilKind K, Boundary B>() {
+    if (steps_in_launch == 1) {
+      const dim3 block(detail::step_block_x, detail::step_block_y);
+      const dim3 grid(detail::blocks(grid_.cols, detail::step_block_x),
+                      detail::blocks(grid_.rows, detail::step_block_y), z);
+      detail::step_kernel<K, B, Real><<<grid, block, 0, stream>>>(args);
+    } else {
+      const int out_w = detail::fused_region_w - 2 * steps_in_launch;
+      const int out_h = detail::fused_region_h - 2 * steps_in_launch;
+      const dim3 block(detail::fused_block_x, detail::fused_block_y);
+      const dim3 grid(detail::blocks(grid_.cols, out_w), detail::blocks(grid_.rows, out_h), z);
+      detail::fused_kernel<K, B, Real><<<grid, block, 0, stream>>>(args, steps_in_launch);
+    }
+  });
+  detail::check(cudaGetLastError(), "launching a step kernel");
+}
+
+template <class Real>
+int CudaEngine<Real>::enqueue_steps(std::int64_t steps, int parity) {
+  while (steps > 0) {
+    const std::int64_t n = std::min(steps, detail::max_graph_steps);
+    const std::int64_t launches = (n + fuse_ - 1) / fuse_;
+    const auto key = std::make_pair(n, parity);
+    auto found = graphs_.find(key);
+    if (found == graphs_.end()) {
+      if (graphs_.size() >= 16) graphs_.clear();  // step counts vary: keep the cache small
+      cudaStream_t stream = compute_.get();
+      detail::check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal),
+                    "recording a graph");
+      cudaGraph_t raw = nullptr;
+      try {
+        int p = parity;
+        for (std::int64_t left = n; left > 0; left -= fuse_) {
+          launch(static_cast<int>(std::min<std::int64_t>(fuse_, left)), p);
+          p = 1 - p;
+        }
+      } catch (...) {
+        (void)cudaStreamEndCapture(stream, &raw);
+        if (raw) (void)cudaGraphDestroy(raw);
+        throw;
+      }
+      detail::check(cudaStreamEndCapture(stream, &raw), "recording a graph");
+      const detail::Graph graph(raw);
+      cudaGraphExec_t exec = nullptr;
+      detail::check(cudaGraphInstantiate(&exec, graph.get(), 0), "instantiating a graph");
+      found = graphs_.emplace(key, detail::GraphExec(exec)).first;
+    }
+    detail::check(cudaGraphLaunch(found->second.get(), compute_.get()), "launching steps");
+    if (launches % 2 == 1) parity = 1 - parity;
+    steps -= n;
+  }
+  return parity;
+}
+
+template <class Real>
+void CudaEngine<Real>::advance(std::int64_t steps) {
+  if (steps <= 0) return;
+  use_device();
+  current_ = enqueue_steps(steps, current_);
+}
+
+template <class Real>
+void CudaEngine<Real>::capture(FieldSet fields) {
+  use_device();
+  const std::size_t values = members_ * cells_, bytes = values * sizeof(Real);
+  if (fields.u && staged_u_.size() == 0) {
+    staged_u_ = detail::DeviceBuffer<Real>(values);
+    host_u_ = detail::PinnedBuffer<Real>(values);
+  }
+  if (fields.v && staged_v_.size() == 0) {
+    staged_v_ = detail::DeviceBuffer<Real>(values);
+    host_v_ = detail::PinnedBuffer<Real>(values);
+  }
+  cudaStream_t compute = compute_.get(), copy = copy_.get();
+  // The previous image must have left the staging buffers before they are overwritten.
+  detail::check(cudaStreamWaitEvent(compute, copied_.get(), 0), "ordering the capture");
+  if (fields.u) {
+    detail::check(cudaMemcpyAsync(staged_u_.data(), u_[current_].data(), bytes,
+                                  cudaMemcpyDeviceToDevice, compute),
+                  "staging u");
+  }
+  if (fields.v) {
+    detail::check(cudaMemcpyAsync(staged_v_.data(), v_[current_].data(), bytes,
+                                  cudaMemcpyDeviceToDevice, compute),
+                  "staging v");
+  }
+  detail::check(cudaEventRecord(staged_.get(), compute), "ordering the capture");
+  detail::check(cudaStreamWaitEvent(copy, staged_.get(), 0), "ordering the capture");
+  if (fields.u) {
+    detail::check(
+        cudaMemcpyAsync(host_u_.data(), staged_u_.data(), bytes, cudaMemcpyDeviceToHost, copy),
+        "copying u to the host");
+  }
+  if (fields.v) {
+    detail::check(
+        cudaMemcpyAsync(host_v_.data(), staged_v_.data(), bytes, cudaMemcpyDeviceToHost, copy),
+        "copying v to the host");
+  }
+  detail::check(cudaEventRecord(copied_.get(), copy), "ordering the capture");
+  captured_ = fields;
+}
+
+template <class Real>
+void CudaEngine<Real>::read_captured(std::size_t member, Real* u, Real* v) {
+  if (member >= members_)
+    throw std::out_of_range("read_captured: no member " + std::to_string(member));
+  use_device();
+  // Waits for this image's transfer only; the steps queued after it keep running.
+  detail::check(cudaEventSynchronize(copied_.get()), "waiting for the captured image");
+  const std::size_t offset = member * cells_, bytes = cells_ * sizeof(Real);
+  if (u && captured_.u) std::memcpy(u, host_u_.data() + offset, bytes);
+  if (v && captured_.v) std::memcpy(v, host_v_.data() + offset, bytes);
+}
+
+template <class Real>
+std::unique_ptr<Engine<Real>> make_engine(const Problem& problem,
+                                          std::span<const Parameters> member_params,
+                                          const EngineOptions& options) {
+  problem.validate();
+  return std::make_unique<CudaEngine<Real>>(problem, member_params, options);
+}
+
+}  // namespace grayscott::cuda

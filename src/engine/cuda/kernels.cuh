@@ -1,0 +1,232 @@
+// The CUDA backend's kernels. Both compute a cell exactly as the CPU engine does: the same 3x3
+// neighbourhood (a neighbour that contributes nothing is passed as the centre value, the Fixed
+// boundary's outside values as constants), then laplacian<K> and react from model/cell_update.hpp.
+// With contraction off (--fmad=false) they also round exactly as the CPU engine does.
+//
+// - step_kernel: one step, one thread per cell, neighbours read from global memory (L1/L2).
+// - fused_kernel: temporal blocking. A block loads a 64x32 region of u and v into shared memory
+//   and advances it `steps` times in place, the valid part shrinking by one cell per step, then
+//   writes the (64-2k)x(32-2k) centre. Every cell of the grid goes through the same values as in
+//   `steps` launches of step_kernel, so the results are bitwise identical.
+//
+// Both are specialised at compile time for the stencil (the built-in weights fold into constants)
+// and the boundary; blockIdx.z is the batch member, each with its own coefficients.
+#pragma once
+
+#include <cstddef>
+
+#include "model/cell_update.hpp"
+
+namespace grayscott::cuda::detail {
+
+// The Custom stencil's weights, passed by value (kernel parameter space).
+template <class Real>
+struct StencilWeights {
+  Real w[9];
+};
+
+template <class Real>
+struct StepArgs {
+  const Real* __restrict__ u_in;  // members * cells, member-major
+  const Real* __restrict__ v_in;
+  Real* __restrict__ u_out;
+  Real* __restrict__ v_out;
+  const Coefficients<Real>* __restrict__ coefficients;  // one per member
+  StencilWeights<Real> weights;
+  int rows, cols;
+};
+
+// Launch shapes, shared by the engine (grid sizes) and the kernels.
+inline constexpr int step_block_x = 32, step_block_y = 8;
+inline constexpr int fused_block_x = 32, fused_block_y = 8;
+inline constexpr int fused_region_w = 64, fused_region_h = 32;  // shared-memory region per block
+inline constexpr int fused_max_steps = 8;  // region minus a 2k halo must keep a useful centre
+inline constexpr int fused_cells_x = fused_region_w / fused_block_x;  // cells per thread
+inline constexpr int fused_cells_y = fused_region_h / fused_block_y;
+
+// Blocks needed to cover n cells, per_block at a time.
+inline unsigned blocks(long long n, int per_block) {
+  return static_cast<unsigned>((n + per_block - 1) / per_block);
+}
+
+__device__ __forceinline__ int wrap_index(int i, int n) {
+  // i may lie up to fused_max_steps outside [0, n) on either side, and n may be tiny.
+  i %= n;
+  return i < 0 ? i + n : i;
+}
+
+template <Boundary B, class Real>
+__device__ __forceinline__ Real global_neighbour(const Real* __restrict__ field, int r, int c,
+                                                 int rows, int cols, Real centre, Real outside) {
+  if constexpr (B == Boundary::Periodic) {
+    r = r < 0 ? rows - 1 : (r >= rows ? 0 : r);
+    c = c < 0 ? cols - 1 : (c >= cols ? 0 : c);
+    return field[static_cast<std::size_t>(r) * cols + c];
+  } else {
+    if (r < 0 || r >= rows || c < 0 || c >= cols) {
+      if constexpr (B == Boundary::ZeroFlux)
+        return centre;
+      else
+        return outside;
+    }
+    return field[static_cast<std::size_t>(r) * cols + c];
+  }
+}
+
+template <StencilKind K, Boundary B, class Real>
+__global__ void __launch_bounds__(step_block_x* step_block_y) step_kernel(StepArgs<Real> a) {
+  const int c = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int r = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  if (r >= a.rows || c >= a.cols) return;
+  const std::size_t cells = static_cast<std::size_t>(a.rows) * a.cols;
+  const std::size_t base = blockIdx.z * cells;
+  const Real* __restrict__ u = a.u_in + base;
+  const Real* __restrict__ v = a.v_in + base;
+  const Coefficients<Real> coefficients = a.coefficients[blockIdx.z];
+  const std::size_t i = static_cast<std::size_t>(r) * a.cols + c;
+  const Real cu = u[i], cv = v[i];
+  Real nu[9], nv[9];
+  GRAYSCOTT_UNROLL
+  for (int k = 0; k < 9; ++k) {
+    const int rr = r + k / 3 - 1, cc = c + k % 3 - 1;
+    nu[k] = global_neighbour<B>(u, rr, cc, a.rows, a.cols, cu, fixed_u<Real>);
+    nv[k] = global_neighbour<B>(v, rr, cc, a.rows, a.cols, cv, fixed_v<Real>);
+  }
+  nu[4] = cu;
+  nv[4] = cv;
+  Real un, vn;
+  react(cu, cv, laplacian<K>(nu, a.weights.w), laplacian<K>(nv, a.weights.w), coefficients, un, vn);
+  a.u_out[base + i] = un;
+  a.v_out[base + i] = vn;
+}
+
+// `steps` in-place steps of the region held in shared memory. Checked: some of the region lies
+// outside a non-periodic grid, so each neighbour's grid position is tested (ZeroFlux: the centre
+// stands in; Fixed: the outside constants). Unchecked: the region is inside the grid, or the grid
+// wraps, and every neighbour is the shared-memory cell next to it.
+template <StencilKind K, Boundary B, bool Checked, class Real>
+__device__ __forceinline__ void fused_steps(Real (&su)[fused_region_h][fused_region_w],
+                                            Real (&sv)[fused_region_h][fused_region_w], int steps,
+                                            int row0, int col0, int rows, int cols,
+                                            const Coefficients<Real>& coefficients, const Real* w) {
+  const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
+  for (int s = 1; s <= steps; ++s) {
+    // Cells [s, size - s) still have a full, current neighbourhood after s - 1 steps.
+    Real next_u[fused_cells_y][fused_cells_x], next_v[fused_cells_y][fused_cells_x];
+    bool update[fused_cells_y][fused_cells_x];
+    GRAYSCOTT_UNROLL
+    for (int i = 0; i < fused_cells_y; ++i) {
+      GRAYSCOTT_UNROLL
+      for (int j = 0; j < fused_cells_x; ++j) {
+        const int ly = ty + i * fused_block_y, lx = tx + j * fused_block_x;
+        const int gr = row0 + ly, gc = col0 + lx;
+        bool active = ly >= s && ly < fused_region_h - s && lx >= s && lx < fused_region_w - s;
+        if constexpr (Checked) active = active && gr >= 0 && gr < rows && gc >= 0 && gc < cols;
+        update[i][j] = active;
+        if (!active) continue;
+        const Real cu = su[ly][lx], cv = sv[ly][lx];
+        Real nu[9], nv[9];
+        GRAYSCOTT_UNROLL
+        for (int k = 0; k < 9; ++k) {
+          const int dr = k / 3 - 1, dc = k % 3 - 1;
+          bool inside = true;
+          if constexpr (Checked) {
+            inside = gr + dr >= 0 && gr + dr < rows && gc + dc >= 0 && gc + dc < cols;
+          }
+          if (inside) {
+            nu[k] = su[ly + dr][lx + dc];
+            nv[k] = sv[ly + dr][lx + dc];
+          } else if constexpr (B == Boundary::ZeroFlux) {
+            nu[k] = cu;
+            nv[k] = cv;
+          } else {
+            nu[k] = fixed_u<Real>;
+            nv[k] = fixed_v<Real>;
+          }
+        }
+        nu[4] = cu;
+        nv[4] = cv;
+        react(cu, cv, laplacian<K>(nu, w), laplacian<K>(nv, w), coefficients, next_u[i][j],
+              next_v[i][j]);
+      }
+    }
+    __syncthreads();  // every read of step s - 1 is done before any cell is overwritten
+    GRAYSCOTT_UNROLL
+    for (int i = 0; i < fused_cells_y; ++i) {
+      GRAYSCOTT_UNROLL
+      for (int j = 0; j < fused_cells_x; ++j) {
+        if (!update[i][j]) continue;
+        const int ly = ty + i * fused_block_y, lx = tx + j * fused_block_x;
+        su[ly][lx] = next_u[i][j];
+        sv[ly][lx] = next_v[i][j];
+      }
+    }
+    __syncthreads();
+  }
+}
+
+// `steps` (1..fused_max_steps) steps in one launch. Block (bx, by) owns the output cells
+// [by*out_h, +out_h) x [bx*out_w, +out_w), out = region - 2*steps.
+template <StencilKind K, Boundary B, class Real>
+__global__ void __launch_bounds__(fused_block_x* fused_block_y)
+    fused_kernel(StepArgs<Real> a, int steps) {
+  __shared__ Real su[fused_region_h][fused_region_w];
+  __shared__ Real sv[fused_region_h][fused_region_w];
+  const int out_w = fused_region_w - 2 * steps, out_h = fused_region_h - 2 * steps;
+  const int row0 = static_cast<int>(blockIdx.y) * out_h - steps;  // grid row of region row 0
+  const int col0 = static_cast<int>(blockIdx.x) * out_w - steps;
+  const int rows = a.rows, cols = a.cols;
+  const std::size_t cells = static_cast<std::size_t>(rows) * cols;
+  const std::size_t base = blockIdx.z * cells;
+  const Real* __restrict__ u = a.u_in + base;
+  const Real* __restrict__ v = a.v_in + base;
+  const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
+
+  GRAYSCOTT_UNROLL
+  for (int i = 0; i < fused_cells_y; ++i) {
+    GRAYSCOTT_UNROLL
+    for (int j = 0; j < fused_cells_x; ++j) {
+      const int ly = ty + i * fused_block_y, lx = tx + j * fused_block_x;
+      int gr = row0 + ly, gc = col0 + lx;
+      bool inside = true;
+      if constexpr (B == Boundary::Periodic) {
+        gr = wrap_index(gr, rows);
+        gc = wrap_index(gc, cols);
+      } else {
+        inside = gr >= 0 && gr < rows && gc >= 0 && gc < cols;
+      }
+      // Cells outside a non-periodic grid are never read as neighbours (the checked path tests
+      // positions); they get the Fixed values only so that no shared memory is left undefined.
+      const std::size_t g = static_cast<std::size_t>(gr) * cols + gc;
+      su[ly][lx] = inside ? u[g] : fixed_u<Real>;
+      sv[ly][lx] = inside ? v[g] : fixed_v<Real>;
+    }
+  }
+  __syncthreads();
+
+  const Coefficients<Real> coefficients = a.coefficients[blockIdx.z];
+  if constexpr (B == Boundary::Periodic) {
+    fused_steps<K, B, false>(su, sv, steps, row0, col0, rows, cols, coefficients, a.weights.w);
+  } else if (row0 >= 0 && col0 >= 0 && row0 + fused_region_h <= rows &&
+             col0 + fused_region_w <= cols) {
+    fused_steps<K, B, false>(su, sv, steps, row0, col0, rows, cols, coefficients, a.weights.w);
+  } else {
+    fused_steps<K, B, true>(su, sv, steps, row0, col0, rows, cols, coefficients, a.weights.w);
+  }
+
+  GRAYSCOTT_UNROLL
+  for (int i = 0; i < fused_cells_y; ++i) {
+    GRAYSCOTT_UNROLL
+    for (int j = 0; j < fused_cells_x; ++j) {
+      const int ly = ty + i * fused_block_y, lx = tx + j * fused_block_x;
+      const int gr = row0 + ly, gc = col0 + lx;
+      if (ly < steps || ly >= steps + out_h || lx < steps || lx >= steps + out_w) continue;
+      if (gr >= rows || gc >= cols) continue;
+      const std::size_t g = base + static_cast<std::size_t>(gr) * cols + gc;
+      a.u_out[g] = su[ly][lx];
+      a.v_out[g] = sv[ly][lx];
+    }
+  }
+}
+
+}  // namespace grayscott::cuda::detail

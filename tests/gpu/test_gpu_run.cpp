@@ -1,0 +1,77 @@
+// The run command's path end to end on the GPU: the images in the HDF5 file are exactly the images
+// the engine produces when nothing is written, and the file says which backend ran.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "app/run_driver.hpp"
+#include "gpu_test_support.hpp"
+#include "io/run_file.hpp"
+
+using namespace grayscott;
+using namespace grayscott::testing;
+
+namespace {
+
+std::filesystem::path temporary_path(const std::string& name) {
+  return std::filesystem::temp_directory_path() /
+         ("grayscott_gpu_" + std::to_string(::getpid()) + "_" + name);
+}
+
+}  // namespace
+
+TEST(GpuRunDriver, ImagesWrittenEqualImagesComputedWithoutOutput) {
+  GRAYSCOTT_REQUIRE_GPU();
+  app::RunRequest request;
+  request.problem =
+      gpu_problem(72, 120, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
+  request.images = 7;
+  request.steps_per_image = 16;
+  request.fields = {true, true};
+  request.engine.backend = BackendKind::Cuda;
+  request.output = temporary_path("run.h5");
+  request.overwrite = true;
+  request.quiet = true;
+  const auto summary = app::execute_run(request);
+  EXPECT_TRUE(summary.completed) << summary.status;
+  EXPECT_EQ(summary.backend, "cuda");
+  EXPECT_EQ(summary.images_written, request.images);
+
+  // The same run with no output at all: the engine alone, from the same seed.
+  const Grid& grid = request.problem.grid;
+  const auto cells = static_cast<std::size_t>(grid.cells());
+  const Parameters params[1] = {request.problem.params};
+  auto engine = make_engine<float>(request.problem, params, request.engine);
+  std::vector<float> u(cells), v(cells);
+  fill_seed<float>(grid, u, v);
+  engine->load(0, u, v);
+
+  io::RunFileReader file(request.output);
+  EXPECT_EQ(file.attribute_string("backend"), "cuda");
+  for (std::int64_t i = 0; i < request.images; ++i) {
+    engine->advance(request.steps_per_image);
+    engine->capture({true, true});
+    engine->read_captured(0, u.data(), v.data());
+    EXPECT_EQ(file.read_image("u", i), to_double(u)) << "image " << i;
+    EXPECT_EQ(file.read_image("v", i), to_double(v)) << "image " << i;
+  }
+  std::filesystem::remove(request.output);
+  std::filesystem::remove(io::xdmf_path_for(request.output));
+}
+
+TEST(GpuRunDriver, BadDeviceOrdinalStopsBeforeAnyOutput) {
+  GRAYSCOTT_REQUIRE_GPU();
+  app::RunRequest request;
+  request.problem =
+      gpu_problem(16, 16, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
+  request.images = 2;
+  request.steps_per_image = 4;
+  request.engine.backend = BackendKind::Cuda;
+  request.engine.device = static_cast<int>(cuda::devices().size()) + 3;
+  request.output = temporary_path("bad_device.h5");
+  request.overwrite = true;
+  request.quiet = true;
+  EXPECT_THROW(app::execute_run(request), InvalidInput);
+  EXPECT_FALSE(std::filesystem::exists(request.output));
+}

@@ -1,0 +1,202 @@
+// The CUDA kernels' source run on the host, where no GPU is: each CUDA block becomes 256 host
+// threads that meet at a std::barrier for every __syncthreads(), and block-shared arrays become
+// function-local statics (blocks run one after another). This checks what is GPU-only in the
+// kernels (indexing, the fused kernel's tiles, halos, shrinking regions, boundaries, members)
+// against the CPU engine, bitwise, on any machine. It says nothing about the GPU itself (memory
+// model, the compiler's device code): the tests in test_gpu do that on a device.
+#include <gtest/gtest.h>
+
+#include <barrier>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <thread>
+#include <vector>
+
+namespace {
+struct Index3 {
+  unsigned x = 0, y = 0, z = 0;
+};
+thread_local Index3 threadIdx, blockIdx;
+Index3 blockDim;
+thread_local std::barrier<>* block_barrier = nullptr;
+void __syncthreads() { block_barrier->arrive_and_wait(); }
+}  // namespace
+
+#define __global__
+#define __device__
+#define __forceinline__ inline
+#define __launch_bounds__(threads)
+#define __shared__ static
+#include "engine/cuda/kernels.cuh"
+#undef __shared__
+#undef __launch_bounds__
+#undef __forceinline__
+#undef __device__
+#undef __global__
+
+#include "engine/cpu/cpu_engine.hpp"
+#include "engine_test_support.hpp"
+
+using namespace grayscott;
+namespace kernels = grayscott::cuda::detail;
+
+namespace {
+
+// Runs `body` as a grid of blocks of block.x * block.y threads, one block at a time.
+void launch(Index3 grid, Index3 block, const std::function<void()>& body) {
+  blockDim = block;
+  const unsigned threads = block.x * block.y;
+  std::barrier<> barrier(threads);
+  std::vector<std::thread> workers;
+  for (unsigned t = 0; t < threads; ++t) {
+    workers.emplace_back([&, t] {
+      block_barrier = &barrier;
+      threadIdx = {t % block.x, t / block.x, 0};
+      for (unsigned z = 0; z < grid.z; ++z) {
+        for (unsigned y = 0; y < grid.y; ++y) {
+          for (unsigned x = 0; x < grid.x; ++x) {
+            blockIdx = {x, y, z};
+            body();
+            barrier.arrive_and_wait();  // the next block reuses the shared arrays
+          }
+        }
+      }
+    });
+  }
+  for (auto& w : workers) w.join();
+}
+
+struct Batch {
+  std::vector<float> u, v;  // members * cells
+};
+
+// The engine's launch sequence for `steps` steps, `fuse` per launch, from NaN-poisoned outputs.
+template <StencilKind K, Boundary B>
+Batch run_kernels(const Problem& problem, const std::vector<Parameters>& members,
+                  const std::vector<reference::State>& starts, int steps, int fuse) {
+  const int rows = static_cast<int>(problem.grid.rows), cols = static_cast<int>(problem.grid.cols);
+  const std::size_t cells = problem.grid.cells(), count = members.size();
+  std::vector<float> u[2], v[2];
+  for (int b = 0; b < 2; ++b) {
+    u[b].assign(count * cells, NAN);
+    v[b].assign(count * cells, NAN);
+  }
+  for (std::size_t m = 0; m < count; ++m) {
+    std::copy(starts[m].u.begin(), starts[m].u.end(), u[0].begin() + m * cells);
+    std::copy(starts[m].v.begin(), starts[m].v.end(), v[0].begin() + m * cells);
+  }
+  std::vector<Coefficients<float>> coefficients;
+  for (const auto& p : members) coefficients.push_back(Coefficients<float>::from(p));
+  kernels::StencilWeights<float> weights{};
+  for (int k = 0; k < 9; ++k) weights.w[k] = static_cast<float>(problem.stencil.weights[k]);
+  int current = 0;
+  for (int left = steps; left > 0;) {
+    const int k = std::min(fuse, left);
+    const kernels::StepArgs<float> args{u[current].data(),
+                                        v[current].data(),
+                                        u[1 - current].data(),
+                                        v[1 - current].data(),
+                                        coefficients.data(),
+                                        weights,
+                                        rows,
+                                        cols};
+    const auto z = static_cast<unsigned>(count);
+    if (k == 1) {
+      launch({kernels::blocks(cols, kernels::step_block_x),
+              kernels::blocks(rows, kernels::step_block_y), z},
+             {kernels::step_block_x, kernels::step_block_y, 1},
+             [&] { kernels::step_kernel<K, B, float>(args); });
+    } else {
+      const int out_w = kernels::fused_region_w - 2 * k, out_h = kernels::fused_region_h - 2 * k;
+      launch({kernels::blocks(cols, out_w), kernels::blocks(rows, out_h), z},
+             {kernels::fused_block_x, kernels::fused_block_y, 1},
+             [&] { kernels::fused_kernel<K, B, float>(args, k); });
+    }
+    current = 1 - current;
+    left -= k;
+  }
+  return {u[current], v[current]};
+}
+
+Batch run_cpu(const Problem& problem, const std::vector<Parameters>& members,
+              const std::vector<reference::State>& starts, int steps) {
+  cpu::CpuEngine<float> engine(problem, members, {BackendKind::Cpu, 1, 0, 0});
+  for (std::size_t m = 0; m < members.size(); ++m) {
+    engine.load(m, std::vector<float>(starts[m].u.begin(), starts[m].u.end()),
+                std::vector<float>(starts[m].v.begin(), starts[m].v.end()));
+  }
+  engine.advance(steps);
+  engine.capture({true, true});
+  const std::size_t cells = problem.grid.cells();
+  Batch out{std::vector<float>(members.size() * cells), std::vector<float>(members.size() * cells)};
+  for (std::size_t m = 0; m < members.size(); ++m) {
+    engine.read_captured(m, out.u.data() + m * cells, out.v.data() + m * cells);
+  }
+  return out;
+}
+
+template <Boundary B>
+Batch run_kernels_for(const Problem& p, const std::vector<Parameters>& members,
+                      const std::vector<reference::State>& starts, int steps, int fuse) {
+  switch (p.stencil.kind) {
+    case StencilKind::OonoPuri:
+      return run_kernels<StencilKind::OonoPuri, B>(p, members, starts, steps, fuse);
+    case StencilKind::Pretty:
+      return run_kernels<StencilKind::Pretty, B>(p, members, starts, steps, fuse);
+    case StencilKind::FivePoint:
+      return run_kernels<StencilKind::FivePoint, B>(p, members, starts, steps, fuse);
+    case StencilKind::Custom:
+      break;
+  }
+  return run_kernels<StencilKind::Custom, B>(p, members, starts, steps, fuse);
+}
+
+std::int64_t first_difference(const std::vector<float>& a, const std::vector<float>& b) {
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (std::memcmp(&a[i], &b[i], sizeof(float)) != 0) return static_cast<std::int64_t>(i);
+  }
+  return -1;
+}
+
+}  // namespace
+
+// Two members with different rates, a grid that is no multiple of a block or a fused tile (and a
+// single cell), every stencil and boundary, the one-step kernel and fused depths that leave a
+// remainder: the kernels must reproduce the CPU engine bit for bit.
+TEST(CudaKernelsOnHost, MatchCpuEngineBitwise) {
+  const std::vector<Stencil> stencils = {
+      Stencil::oono_puri(), Stencil::pretty(), Stencil::five_point(),
+      Stencil::custom({0.1, 0.7, 0.2, 0.4, 9.0, 0.6, 0.3, 0.5, 0.15})};
+  for (const auto& stencil : stencils) {
+    for (Boundary boundary : {Boundary::ZeroFlux, Boundary::Periodic, Boundary::Fixed}) {
+      for (auto [rows, cols] : {std::pair<std::int64_t, std::int64_t>{1, 1}, {37, 71}}) {
+        Problem problem;
+        problem.grid = {rows, cols};
+        problem.stencil = stencil;
+        problem.boundary = boundary;
+        problem.params = {0.03, 0.06, 0.2, 0.1, 0.5};
+        problem.validate();
+        const std::vector<Parameters> members = {problem.params, {0.04, 0.065, 0.15, 0.08, 0.4}};
+        const std::vector<reference::State> starts = {
+            grayscott::testing::varied_state(rows, cols, 5),
+            grayscott::testing::varied_state(rows, cols, 6)};
+        constexpr int steps = 7;
+        const Batch expected = run_cpu(problem, members, starts, steps);
+        for (int fuse : {1, 3}) {
+          SCOPED_TRACE(stencil.name() + " " + std::string(to_string(boundary)) + " " +
+                       std::to_string(rows) + "x" + std::to_string(cols) + " fuse " +
+                       std::to_string(fuse));
+          const Batch got =
+              boundary == Boundary::ZeroFlux
+                  ? run_kernels_for<Boundary::ZeroFlux>(problem, members, starts, steps, fuse)
+              : boundary == Boundary::Periodic
+                  ? run_kernels_for<Boundary::Periodic>(problem, members, starts, steps, fuse)
+                  : run_kernels_for<Boundary::Fixed>(problem, members, starts, steps, fuse);
+          EXPECT_EQ(first_difference(got.u, expected.u), -1);
+          EXPECT_EQ(first_difference(got.v, expected.v), -1);
+        }
+      }
+    }
+  }
+}
