@@ -26,12 +26,15 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    if (app::secondary_mpi_process()) return 2;
     std::fprintf(stderr, "grayscott: error: %s (see grayscott --help)\n", e.what());
     return 2;
   } catch (const InvalidInput& e) {
+    if (app::secondary_mpi_process()) return 2;
     std::fprintf(stderr, "grayscott: error: %s\n", e.what());
     return 2;
   } catch (const std::exception& e) {
+    if (app::secondary_mpi_process()) return 1;
     std::fprintf(stderr, "grayscott: error: %s\n", e.what());
     return 1;
   }

@@ -1,4 +1,5 @@
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 
 #include "app/cli.hpp"
@@ -6,6 +7,9 @@
 #include "app/progress.hpp"
 #include "app/run_driver.hpp"
 #include "io/render.hpp"
+#if GRAYSCOTT_WITH_MPI
+#include "app/distributed_run.hpp"
+#endif
 
 namespace grayscott::app {
 
@@ -16,8 +20,77 @@ struct RunCliState {
   std::int64_t images = 1000, steps = 32;
   std::string output = "output.h5", fields = "v", config, render_dir;
   bool force = false, quiet = false;
+#if GRAYSCOTT_WITH_MPI
+  DistributedRunOptions distributed;
+#endif
 };
+
+// The summary line and the optional pictures, from the one process that reports.
+void report(const RunRequest& request, const RunSummary& summary) {
+  const Grid& g = request.problem.grid;
+  if (!request.quiet) {
+    std::fprintf(stderr, "%s %lld images of %lldx%lld (%s, %s) to %s in %s: %s\n",
+                 summary.completed ? "wrote" : "wrote only",
+                 static_cast<long long>(summary.images_written), static_cast<long long>(g.rows),
+                 static_cast<long long>(g.cols),
+                 std::string(to_string(request.problem.precision)).c_str(),
+                 summary.backend.c_str(), request.output.c_str(),
+                 format_duration(summary.seconds).c_str(),
+                 format_rate(summary.cell_updates_per_s).c_str());
+  }
+  if (request.render_dir && summary.images_written > 0) {
+    io::RenderOptions render;
+    render.out_dir = *request.render_dir;
+    const auto pictures = io::render_run(request.output, render);
+    if (!request.quiet) {
+      std::fprintf(stderr, "rendered %zu pictures into %s\n", pictures.size(),
+                   request.render_dir->c_str());
+    }
+  }
+  if (!summary.completed) throw std::runtime_error(request.output.string() + ": " + summary.status);
+}
+
+#if GRAYSCOTT_WITH_MPI
+// Under an MPI launcher with several ranks: the distributed run; rank 0 reports, the others exit
+// with the same status silently. Returns false when the serial run applies (no launcher, or one
+// rank: exactly the serial program).
+bool run_under_mpi(const RunRequest& request, const DistributedRunOptions& options) {
+  if (!mpi::launched_by_mpi_launcher()) {
+    if (!options.decomposition.empty() && options.decomposition != "1x1") {
+      throw InvalidInput("decomposition " + options.decomposition +
+                         " needs an MPI launcher (mpirun -n P, srun)");
+    }
+    return false;
+  }
+  const mpi::Session session;
+  if (session.size() == 1) {
+    if (!options.decomposition.empty() && options.decomposition != "1x1") {
+      throw InvalidInput("decomposition " + options.decomposition + " needs more than one rank");
+    }
+    report(request, execute_run(request));
+    return true;
+  }
+  // Every rank returns or throws the same; only rank 0 speaks (see secondary_mpi_process).
+  const RunSummary summary = execute_distributed_run(request, options, session);
+  if (session.rank() != 0) {
+    if (!summary.completed) throw std::runtime_error(summary.status);
+    return true;
+  }
+  report(request, summary);
+  return true;
+}
+#endif
 }  // namespace
+
+bool secondary_mpi_process() {
+#if GRAYSCOTT_WITH_MPI
+  // The launchers' rank variables: known before (and without) MPI_Init.
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}) {
+    if (const char* rank = std::getenv(name)) return std::atoi(rank) != 0;
+  }
+#endif
+  return false;
+}
 
 void add_run_command(CLI::App& root) {
   auto state = std::make_shared<RunCliState>();
@@ -33,6 +106,13 @@ void add_run_command(CLI::App& root) {
   run->add_flag("--quiet", state->quiet, "No progress bar and no summary");
   run->add_option("--render", state->render_dir, "Also write PNG pictures of v into this folder");
   add_config_option(*run, state->config);
+#if GRAYSCOTT_WITH_MPI
+  run->add_option("--decomposition", state->distributed.decomposition,
+                  "Under mpirun/srun: ROWSxCOLS ranks (default: MPI_Dims_create's choice)");
+  run->add_option("--halo-depth", state->distributed.halo_depth,
+                  "Under mpirun/srun: halo cells = steps per halo exchange")
+      ->capture_default_str();
+#endif
 
   run->callback([run, state] {
     apply_config(*run, state->config);
@@ -47,28 +127,10 @@ void add_run_command(CLI::App& root) {
     request.quiet = state->quiet;
     if (!state->render_dir.empty()) request.render_dir = state->render_dir;
 
-    const RunSummary summary = execute_run(request);
-    const Grid& g = request.problem.grid;
-    if (!state->quiet) {
-      std::fprintf(stderr, "%s %lld images of %lldx%lld (%s, %s) to %s in %s: %s\n",
-                   summary.completed ? "wrote" : "wrote only",
-                   static_cast<long long>(summary.images_written), static_cast<long long>(g.rows),
-                   static_cast<long long>(g.cols),
-                   std::string(to_string(request.problem.precision)).c_str(),
-                   summary.backend.c_str(), request.output.c_str(),
-                   format_duration(summary.seconds).c_str(),
-                   format_rate(summary.cell_updates_per_s).c_str());
-    }
-    if (request.render_dir && summary.images_written > 0) {
-      io::RenderOptions render;
-      render.out_dir = *request.render_dir;
-      const auto pictures = io::render_run(request.output, render);
-      if (!state->quiet) {
-        std::fprintf(stderr, "rendered %zu pictures into %s\n", pictures.size(),
-                     request.render_dir->c_str());
-      }
-    }
-    if (!summary.completed) throw std::runtime_error(request.output.string() + ": " + summary.status);
+#if GRAYSCOTT_WITH_MPI
+    if (run_under_mpi(request, state->distributed)) return;
+#endif
+    report(request, execute_run(request));
   });
 }
 
