@@ -87,15 +87,16 @@ RunSummary run_distributed(const RunRequest& request, const DistributedRunOption
   std::optional<io::RunFileWriter> file;
   meta.backend = "cpu";
   mpi::agree_on_errors(world, capture_error([&] {
-    decomposition.emplace(world, problem.grid, problem.boundary, process_grid);
-    engine.emplace(*decomposition, problem, threads_per_rank(request.engine, session),
-                   options.halo_depth);
-    engine->load_seed();
-  }));
+                         decomposition.emplace(world, problem.grid, problem.boundary, process_grid);
+                         engine.emplace(*decomposition, problem,
+                                        threads_per_rank(request.engine, session),
+                                        options.halo_depth);
+                         engine->load_seed();
+                       }));
   mpi::agree_on_errors(world, capture_error([&] {
-    output.emplace(*decomposition);
-    file.emplace(request.output, meta, output->access());
-  }));
+                         output.emplace(*decomposition);
+                         file.emplace(request.output, meta, output->access());
+                       }));
   const MPI_Comm comm = decomposition->comm();
 
   const auto block_cells = static_cast<std::size_t>(engine->layout().rows * engine->layout().cols);
@@ -119,10 +120,11 @@ RunSummary run_distributed(const RunRequest& request, const DistributedRunOption
     bool finite = true;
     try {
       mpi::agree_on_errors(comm, capture_error([&] {
-        engine->read_owned(u.empty() ? nullptr : u.data(), v.empty() ? nullptr : v.data());
-        finite = all_finite(u) && all_finite(v);
-        injected.check(i, false);
-      }));
+                             engine->read_owned(u.empty() ? nullptr : u.data(),
+                                                v.empty() ? nullptr : v.data());
+                             finite = all_finite(u) && all_finite(v);
+                             injected.check(i, false);
+                           }));
       const std::int64_t step = (i + 1) * request.steps_per_image;
       if (mpi::any_rank(comm, !finite)) {
         stop_reason = "stopped: values became non-finite at image " + std::to_string(i) +
@@ -130,8 +132,9 @@ RunSummary run_distributed(const RunRequest& request, const DistributedRunOption
         break;
       }
       mpi::agree_on_errors(comm, capture_error([&] {
-        file->append(step, u.empty() ? nullptr : u.data(), v.empty() ? nullptr : v.data());
-      }));
+                             file->append(step, u.empty() ? nullptr : u.data(),
+                                          v.empty() ? nullptr : v.data());
+                           }));
     } catch (...) {
       run_error = std::current_exception();
       break;
@@ -147,16 +150,15 @@ RunSummary run_distributed(const RunRequest& request, const DistributedRunOption
   MPI_Bcast(&summary.seconds, 1, MPI_DOUBLE, 0, comm);
   summary.images_written = file->images_written();
   summary.completed = stop_reason.empty() && !run_error && summary.images_written == request.images;
-  summary.status = summary.completed ? "complete"
+  summary.status = summary.completed      ? "complete"
                    : !stop_reason.empty() ? stop_reason
                                           : "stopped: an error ended the run";
   const std::exception_ptr finish_error = capture_error([&] { file->finish(summary.status); });
   if (run_error) std::rethrow_exception(run_error);
   mpi::agree_on_errors(comm, finish_error);
-  summary.cell_updates_per_s =
-      summary.seconds > 0
-          ? static_cast<double>(summary.images_written) * cell_updates_per_image / summary.seconds
-          : 0;
+  summary.cell_updates_per_s = summary.seconds > 0 ? static_cast<double>(summary.images_written) *
+                                                         cell_updates_per_image / summary.seconds
+                                                   : 0;
 
   if (root && !request.quiet) {
     const mpi::HaloStatistics halo = engine->statistics();
@@ -178,27 +180,30 @@ RunSummary execute_distributed_run(const RunRequest& request, const DistributedR
                                    const mpi::Session& session) {
   const MPI_Comm world = session.world();
   mpi::ProcessGrid process_grid;
-  io::RunMetadata meta{request.problem, request.images, request.steps_per_image, request.fields,
-                       "", std::string(version)};
+  io::RunMetadata meta{
+      request.problem,     request.images, request.steps_per_image, request.fields, "",
+      std::string(version)};
   // Every rank checks the same request, so every rank reaches the same verdict; agreeing anyway
   // costs one allreduce and guards against a rank that sees something different.
-  mpi::agree_on_errors(world, capture_error([&] {
-    validate_run_request(request);
-    if (request.engine.backend == BackendKind::Cuda) {
-      throw InvalidInput("backend cuda: a run over several MPI ranks steps on the CPU so far");
-    }
-    if (options.halo_depth < 1) throw InvalidInput("halo-depth must be a positive integer");
-    std::optional<mpi::ProcessGrid> forced;
-    if (!options.decomposition.empty()) forced = mpi::parse_process_grid(options.decomposition);
-    process_grid = mpi::choose_process_grid(session.size(), request.problem.grid, forced,
-                                            options.halo_depth);
-  }));
+  mpi::agree_on_errors(
+      world, capture_error([&] {
+        validate_run_request(request);
+        if (request.engine.backend == BackendKind::Cuda) {
+          throw InvalidInput("backend cuda: a run over several MPI ranks steps on the CPU so far");
+        }
+        if (options.halo_depth < 1) throw InvalidInput("halo-depth must be a positive integer");
+        std::optional<mpi::ProcessGrid> forced;
+        if (!options.decomposition.empty()) forced = mpi::parse_process_grid(options.decomposition);
+        process_grid = mpi::choose_process_grid(session.size(), request.problem.grid, forced,
+                                                options.halo_depth);
+      }));
   // The output path is one file on a shared file system: one rank looks at it.
   mpi::agree_on_errors(world, capture_error([&] {
-    if (session.rank() == 0) {
-      io::check_output_path(request.output, request.overwrite, io::run_output_bytes(meta));
-    }
-  }));
+                         if (session.rank() == 0) {
+                           io::check_output_path(request.output, request.overwrite,
+                                                 io::run_output_bytes(meta));
+                         }
+                       }));
   return request.problem.precision == Precision::Single
              ? run_distributed<float>(request, options, session, process_grid, meta)
              : run_distributed<double>(request, options, session, process_grid, meta);

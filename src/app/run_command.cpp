@@ -1,5 +1,6 @@
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 
 #include "app/cli.hpp"
@@ -33,9 +34,8 @@ void report(const RunRequest& request, const RunSummary& summary) {
                  summary.completed ? "wrote" : "wrote only",
                  static_cast<long long>(summary.images_written), static_cast<long long>(g.rows),
                  static_cast<long long>(g.cols),
-                 std::string(to_string(request.problem.precision)).c_str(),
-                 summary.backend.c_str(), request.output.c_str(),
-                 format_duration(summary.seconds).c_str(),
+                 std::string(to_string(request.problem.precision)).c_str(), summary.backend.c_str(),
+                 request.output.c_str(), format_duration(summary.seconds).c_str(),
                  format_rate(summary.cell_updates_per_s).c_str());
   }
   if (request.render_dir && summary.images_written > 0) {
@@ -51,33 +51,35 @@ void report(const RunRequest& request, const RunSummary& summary) {
 }
 
 #if GRAYSCOTT_WITH_MPI
-// Under an MPI launcher with several ranks: the distributed run; rank 0 reports, the others exit
-// with the same status silently. Returns false when the serial run applies (no launcher, or one
-// rank: exactly the serial program).
-bool run_under_mpi(const RunRequest& request, const DistributedRunOptions& options) {
-  if (!mpi::launched_by_mpi_launcher()) {
-    if (!options.decomposition.empty() && options.decomposition != "1x1") {
-      throw InvalidInput("decomposition " + options.decomposition +
-                         " needs an MPI launcher (mpirun -n P, srun)");
-    }
-    return false;
-  }
+// Under an MPI launcher. One rank: exactly the serial program. Several: the distributed run; every
+// rank gets the same outcome, rank 0 reports it, and every rank waits for that before leaving
+// (a launcher ends the whole job when the first process exits with an error).
+void run_under_mpi(const std::function<RunRequest()>& make_request,
+                   const DistributedRunOptions& options) {
   const mpi::Session session;
-  if (session.size() == 1) {
-    if (!options.decomposition.empty() && options.decomposition != "1x1") {
-      throw InvalidInput("decomposition " + options.decomposition + " needs more than one rank");
+  int exit_code = 0;
+  try {
+    const RunRequest request = make_request();
+    if (session.size() == 1) {
+      if (!options.decomposition.empty() && options.decomposition != "1x1") {
+        throw InvalidInput("decomposition " + options.decomposition + " needs more than one rank");
+      }
+      report(request, execute_run(request));
+      return;
     }
-    report(request, execute_run(request));
-    return true;
+    const RunSummary summary = execute_distributed_run(request, options, session);
+    if (session.rank() == 0)
+      report(request, summary);
+    else if (!summary.completed)
+      throw std::runtime_error(summary.status);
+  } catch (const std::exception& e) {
+    if (session.size() == 1) throw;
+    exit_code = dynamic_cast<const InvalidInput*>(&e) ? 2 : 1;
+    if (session.rank() == 0) std::fprintf(stderr, "grayscott: error: %s\n", e.what());
+    std::fflush(stderr);
   }
-  // Every rank returns or throws the same; only rank 0 speaks (see secondary_mpi_process).
-  const RunSummary summary = execute_distributed_run(request, options, session);
-  if (session.rank() != 0) {
-    if (!summary.completed) throw std::runtime_error(summary.status);
-    return true;
-  }
-  report(request, summary);
-  return true;
+  MPI_Barrier(session.world());
+  if (exit_code != 0) throw ErrorAlreadyReported{exit_code};
 }
 #endif
 }  // namespace
@@ -115,21 +117,28 @@ void add_run_command(CLI::App& root) {
 #endif
 
   run->callback([run, state] {
-    apply_config(*run, state->config);
-    RunRequest request;
-    request.problem = state->problem.to_problem();
-    request.images = state->images;
-    request.steps_per_image = state->steps;
-    request.fields = parse_fields(state->fields);
-    request.engine = state->engine.to_engine_options();
-    request.output = state->output;
-    request.overwrite = state->force;
-    request.quiet = state->quiet;
-    if (!state->render_dir.empty()) request.render_dir = state->render_dir;
-
+    const auto make_request = [run, state] {
+      apply_config(*run, state->config);
+      RunRequest request;
+      request.problem = state->problem.to_problem();
+      request.images = state->images;
+      request.steps_per_image = state->steps;
+      request.fields = parse_fields(state->fields);
+      request.engine = state->engine.to_engine_options();
+      request.output = state->output;
+      request.overwrite = state->force;
+      request.quiet = state->quiet;
+      if (!state->render_dir.empty()) request.render_dir = state->render_dir;
+      return request;
+    };
 #if GRAYSCOTT_WITH_MPI
-    if (run_under_mpi(request, state->distributed)) return;
+    if (mpi::launched_by_mpi_launcher()) return run_under_mpi(make_request, state->distributed);
+    if (!state->distributed.decomposition.empty() && state->distributed.decomposition != "1x1") {
+      throw InvalidInput("decomposition " + state->distributed.decomposition +
+                         " needs an MPI launcher (mpirun -n P, srun)");
+    }
 #endif
+    const RunRequest request = make_request();
     report(request, execute_run(request));
   });
 }

@@ -73,8 +73,7 @@ void CpuSubdomain<Real>::step_with(const Region& region) {
   using cpu::EdgeRule;
   const EdgeRule edge_rule = boundary_ == Boundary::Fixed ? EdgeRule::Constant : EdgeRule::Absent;
   // The serial engine's rules where the block meets the grid's edge; ghost cells elsewhere.
-  const EdgeRule left =
-      (edges_.left && region.col_begin == 0) ? edge_rule : EdgeRule::Memory;
+  const EdgeRule left = (edges_.left && region.col_begin == 0) ? edge_rule : EdgeRule::Memory;
   const EdgeRule right =
       (edges_.right && region.col_end == layout_.cols) ? edge_rule : EdgeRule::Memory;
   const std::int64_t width = region.col_end - region.col_begin;

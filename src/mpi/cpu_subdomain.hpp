@@ -13,7 +13,8 @@ namespace grayscott::mpi {
 template <class Real>
 class CpuSubdomain final : public SubdomainStepper<Real> {
  public:
-  // `edges`: where the block meets a non-periodic edge of the grid. `threads`: OpenMP threads (> 0).
+  // `edges`: where the block meets a non-periodic edge of the grid. `threads`: OpenMP threads (>
+  // 0).
   CpuSubdomain(const Problem& problem, const Parameters& params, const LocalLayout& layout,
                GlobalEdges edges, int threads);
 
@@ -35,7 +36,7 @@ class CpuSubdomain final : public SubdomainStepper<Real> {
   std::vector<Real> weights_;
   Coefficients<Real> coefficients_;
   int threads_;
-  HostBuffer<Real> u_[2], v_[2];  // ping-pong, each padded with the ghost frame
+  HostBuffer<Real> u_[2], v_[2];                 // ping-pong, each padded with the ghost frame
   std::vector<Real> fixed_row_u_, fixed_row_v_;  // the Fixed boundary's rows beyond an edge
   int current_ = 0;
 };

@@ -78,8 +78,10 @@ Decomposition::Decomposition(MPI_Comm comm, const Grid& grid, Boundary boundary,
       bool outside = false;
       for (int d = 0; d < 2; ++d) {
         if (at[d] < 0 || at[d] >= dims[d]) {
-          if (periodic_) at[d] = (at[d] + dims[d]) % dims[d];
-          else outside = true;
+          if (periodic_)
+            at[d] = (at[d] + dims[d]) % dims[d];
+          else
+            outside = true;
         }
       }
       int neighbour = MPI_PROC_NULL;

@@ -29,8 +29,8 @@ DistributedEngine<Real>::DistributedEngine(const Decomposition& decomposition,
     : decomposition_(decomposition),
       layout_(layout_of(decomposition, halo_depth)),
       edges_(edges_of(decomposition)),
-      block_(std::make_unique<CpuSubdomain<Real>>(problem, problem.params, layout_, edges_,
-                                                  threads)),
+      block_(
+          std::make_unique<CpuSubdomain<Real>>(problem, problem.params, layout_, edges_, threads)),
       halo_(decomposition, layout_) {
   if (halo_depth < 1) throw InvalidInput("halo depth must be a positive integer");
   if (layout_.rows < halo_depth || layout_.cols < halo_depth) {

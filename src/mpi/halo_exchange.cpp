@@ -77,7 +77,8 @@ HaloExchange<Real>::HaloExchange(const Decomposition& decomposition, const Local
 template <class Real>
 HaloExchange<Real>::~HaloExchange() {
   // Only reached in flight when an error unwinds the stack: the buffers must outlive the requests.
-  if (in_flight_) MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+  if (in_flight_)
+    MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
 }
 
 template <class Real>
@@ -94,8 +95,8 @@ void HaloExchange<Real>::start(SubdomainStepper<Real>& block) {
   for (std::size_t i = 0; i < links_.size(); ++i) {
     Link& l = links_[i];
     block.pack(l.send, l.send_buffer.data());
-    check(MPI_Isend(l.send_buffer.data(), static_cast<int>(l.send_buffer.size()), type,
-                    l.neighbour, direction_tag(l.drow, l.dcol), comm_, &requests_[2 * i + 1]),
+    check(MPI_Isend(l.send_buffer.data(), static_cast<int>(l.send_buffer.size()), type, l.neighbour,
+                    direction_tag(l.drow, l.dcol), comm_, &requests_[2 * i + 1]),
           "post a send");
   }
 }

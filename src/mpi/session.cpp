@@ -1,11 +1,11 @@
 #include "mpi/session.hpp"
 
+#include <stdlib.h>
+
 #include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
-
-#include <stdlib.h>
 #include <stdexcept>
 #include <vector>
 
@@ -16,8 +16,8 @@ namespace grayscott::mpi {
 bool launched_by_mpi_launcher() {
   // Open MPI's mpirun, PMIx (Open MPI 5, srun --mpi=pmix), PMI-1/2 (MPICH, Intel MPI,
   // srun --mpi=pmi2), MVAPICH.
-  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE",
-                           "MV2_COMM_WORLD_SIZE"}) {
+  for (const char* name :
+       {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "MV2_COMM_WORLD_SIZE"}) {
     if (std::getenv(name) != nullptr) return true;
   }
   return false;
