@@ -161,7 +161,15 @@ INSTANTIATE_TEST_SUITE_P(Boundaries, HaloExchangeTest,
                                            HaloCase{Boundary::Periodic, 1},
                                            HaloCase{Boundary::Fixed, 1},
                                            HaloCase{Boundary::Periodic, 2},
-                                           HaloCase{Boundary::ZeroFlux, 3}));
+                                           HaloCase{Boundary::ZeroFlux, 3}),
+                         [](const ::testing::TestParamInfo<HaloCase>& param_info) {
+                           std::string name = std::string(to_string(param_info.param.boundary)) +
+                                              "_depth" + std::to_string(param_info.param.depth);
+                           for (char& ch : name) {
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           }
+                           return name;
+                         });
 
 // ---------------------------------------------------------------------------------------------
 
