@@ -98,6 +98,8 @@ expect_failure "bad decomposition" "needs 6 ranks" -- \
 expect_failure "grid too small" "too small" -- \
   "${mpi[@]}" -n 4 "$grayscott" run --rows 3 --cols 43 --images 1 --decomposition 4x1 --quiet \
   -o "$work/x.h5"
+expect_failure "the GPU over several ranks" "on the CPU so far" -- \
+  "${mpi[@]}" -n 2 "$grayscott" run "${common[@]}" --backend cuda -o "$work/x.h5"
 expect_failure "bad input" "feed" -- \
   "${mpi[@]}" -n 2 "$grayscott" run "${common[@]}" --feed -1 -o "$work/x.h5"
 
