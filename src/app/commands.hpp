@@ -10,4 +10,13 @@ void add_render_command(CLI::App& root);
 void add_info_command(CLI::App& root);
 void add_sweep_command(CLI::App& root);
 
+// True in every process but the first of a job started by an MPI launcher (mpirun, srun): the
+// ranks of one run share one error message, printed by rank 0; the others exit quietly.
+bool secondary_mpi_process();
+
+// Thrown once an error has been printed (by rank 0 of an MPI run): main exits with this status.
+struct ErrorAlreadyReported {
+  int exit_code = 1;
+};
+
 }  // namespace grayscott::app

@@ -26,13 +26,18 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
+  } catch (const app::ErrorAlreadyReported& e) {
+    return e.exit_code;
   } catch (const CLI::ParseError& e) {
+    if (app::secondary_mpi_process()) return 2;
     std::fprintf(stderr, "grayscott: error: %s (see grayscott --help)\n", e.what());
     return 2;
   } catch (const InvalidInput& e) {
+    if (app::secondary_mpi_process()) return 2;
     std::fprintf(stderr, "grayscott: error: %s\n", e.what());
     return 2;
   } catch (const std::exception& e) {
+    if (app::secondary_mpi_process()) return 1;
     std::fprintf(stderr, "grayscott: error: %s\n", e.what());
     return 1;
   }

@@ -1,4 +1,6 @@
 #include <cstdio>
+#include <cstdlib>
+#include <functional>
 #include <memory>
 
 #include "app/cli.hpp"
@@ -6,6 +8,9 @@
 #include "app/progress.hpp"
 #include "app/run_driver.hpp"
 #include "io/render.hpp"
+#if GRAYSCOTT_WITH_MPI
+#include "app/distributed_run.hpp"
+#endif
 
 namespace grayscott::app {
 
@@ -17,8 +22,78 @@ struct RunCliState {
   std::int64_t images = 1000, steps = 32;
   std::string output = "output.h5", fields = "v", config, render_dir;
   bool force = false, quiet = false;
+#if GRAYSCOTT_WITH_MPI
+  DistributedRunOptions distributed;
+#endif
 };
+
+// The summary line and the optional pictures, from the one process that reports.
+void report(const RunRequest& request, const RunSummary& summary) {
+  const Grid& g = request.problem.grid;
+  if (!request.quiet) {
+    std::fprintf(stderr, "%s %lld images of %lldx%lld (%s, %s) to %s in %s: %s\n",
+                 summary.completed ? "wrote" : "wrote only",
+                 static_cast<long long>(summary.images_written), static_cast<long long>(g.rows),
+                 static_cast<long long>(g.cols),
+                 std::string(to_string(request.problem.precision)).c_str(), summary.backend.c_str(),
+                 request.output.c_str(), format_duration(summary.seconds).c_str(),
+                 format_rate(summary.cell_updates_per_s).c_str());
+  }
+  if (request.render_dir && summary.images_written > 0) {
+    io::RenderOptions render;
+    render.out_dir = *request.render_dir;
+    const auto pictures = io::render_run(request.output, render);
+    if (!request.quiet) {
+      std::fprintf(stderr, "rendered %zu pictures into %s\n", pictures.size(),
+                   request.render_dir->c_str());
+    }
+  }
+  if (!summary.completed) throw std::runtime_error(request.output.string() + ": " + summary.status);
+}
+
+#if GRAYSCOTT_WITH_MPI
+// Under an MPI launcher. One rank: exactly the serial program. Several: the distributed run; every
+// rank gets the same outcome, rank 0 reports it, and every rank waits for that before leaving
+// (a launcher ends the whole job when the first process exits with an error).
+void run_under_mpi(const std::function<RunRequest()>& make_request,
+                   const DistributedRunOptions& options) {
+  const mpi::Session session;
+  int exit_code = 0;
+  try {
+    const RunRequest request = make_request();
+    if (session.size() == 1) {
+      if (!options.decomposition.empty() && options.decomposition != "1x1") {
+        throw InvalidInput("decomposition " + options.decomposition + " needs more than one rank");
+      }
+      report(request, execute_run(request));
+      return;
+    }
+    const RunSummary summary = execute_distributed_run(request, options, session);
+    if (session.rank() == 0)
+      report(request, summary);
+    else if (!summary.completed)
+      throw std::runtime_error(summary.status);
+  } catch (const std::exception& e) {
+    if (session.size() == 1) throw;
+    exit_code = dynamic_cast<const InvalidInput*>(&e) ? 2 : 1;
+    if (session.rank() == 0) std::fprintf(stderr, "grayscott: error: %s\n", e.what());
+    std::fflush(stderr);
+  }
+  MPI_Barrier(session.world());
+  if (exit_code != 0) throw ErrorAlreadyReported{exit_code};
+}
+#endif
 }  // namespace
+
+bool secondary_mpi_process() {
+#if GRAYSCOTT_WITH_MPI
+  // The launchers' rank variables: known before (and without) MPI_Init.
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}) {
+    if (const char* rank = std::getenv(name)) return std::atoi(rank) != 0;
+  }
+#endif
+  return false;
+}
 
 void add_run_command(CLI::App& root) {
   auto state = std::make_shared<RunCliState>();
@@ -35,43 +110,39 @@ void add_run_command(CLI::App& root) {
   run->add_flag("--quiet", state->quiet, "No progress bar and no summary");
   run->add_option("--render", state->render_dir, "Also write PNG pictures of v into this folder");
   add_config_option(*run, state->config);
+#if GRAYSCOTT_WITH_MPI
+  run->add_option("--decomposition", state->distributed.decomposition,
+                  "Under mpirun/srun: ROWSxCOLS ranks (default: MPI_Dims_create's choice)");
+  run->add_option("--halo-depth", state->distributed.halo_depth,
+                  "Under mpirun/srun: halo cells = steps per halo exchange")
+      ->capture_default_str();
+#endif
 
   run->callback([run, state] {
-    apply_config(*run, state->config);
-    RunRequest request;
-    request.problem = state->problem.to_problem();
-    request.initial = state->initial.to_initial_state();
-    request.images = state->images;
-    request.steps_per_image = state->steps;
-    request.fields = parse_fields(state->fields);
-    request.engine = state->engine.to_engine_options();
-    request.output = state->output;
-    request.overwrite = state->force;
-    request.quiet = state->quiet;
-    if (!state->render_dir.empty()) request.render_dir = state->render_dir;
-
-    const RunSummary summary = execute_run(request);
-    const Grid& g = request.problem.grid;
-    if (!state->quiet) {
-      std::fprintf(stderr, "%s %lld images of %lldx%lld (%s, %s) to %s in %s: %s\n",
-                   summary.completed ? "wrote" : "wrote only",
-                   static_cast<long long>(summary.images_written), static_cast<long long>(g.rows),
-                   static_cast<long long>(g.cols),
-                   std::string(to_string(request.problem.precision)).c_str(),
-                   summary.backend.c_str(), request.output.c_str(),
-                   format_duration(summary.seconds).c_str(),
-                   format_rate(summary.cell_updates_per_s).c_str());
+    const auto make_request = [run, state] {
+      apply_config(*run, state->config);
+      RunRequest request;
+      request.problem = state->problem.to_problem();
+      request.initial = state->initial.to_initial_state();
+      request.images = state->images;
+      request.steps_per_image = state->steps;
+      request.fields = parse_fields(state->fields);
+      request.engine = state->engine.to_engine_options();
+      request.output = state->output;
+      request.overwrite = state->force;
+      request.quiet = state->quiet;
+      if (!state->render_dir.empty()) request.render_dir = state->render_dir;
+      return request;
+    };
+#if GRAYSCOTT_WITH_MPI
+    if (mpi::launched_by_mpi_launcher()) return run_under_mpi(make_request, state->distributed);
+    if (!state->distributed.decomposition.empty() && state->distributed.decomposition != "1x1") {
+      throw InvalidInput("decomposition " + state->distributed.decomposition +
+                         " needs an MPI launcher (mpirun -n P, srun)");
     }
-    if (request.render_dir && summary.images_written > 0) {
-      io::RenderOptions render;
-      render.out_dir = *request.render_dir;
-      const auto pictures = io::render_run(request.output, render);
-      if (!state->quiet) {
-        std::fprintf(stderr, "rendered %zu pictures into %s\n", pictures.size(),
-                     request.render_dir->c_str());
-      }
-    }
-    if (!summary.completed) throw std::runtime_error(request.output.string() + ": " + summary.status);
+#endif
+    const RunRequest request = make_request();
+    report(request, execute_run(request));
   });
 }
 

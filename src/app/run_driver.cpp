@@ -77,11 +77,15 @@ RunSummary run_with(const RunRequest& request, io::RunMetadata meta) {
 
 }  // namespace
 
-RunSummary execute_run(const RunRequest& request) {
+void validate_run_request(const RunRequest& request) {
   request.problem.validate();
   if (request.images <= 0) throw InvalidInput("images must be a positive integer");
   if (request.steps_per_image <= 0) throw InvalidInput("steps-per-image must be a positive integer");
   if (!request.fields.u && !request.fields.v) throw InvalidInput("fields: name u, v or both");
+}
+
+RunSummary execute_run(const RunRequest& request) {
+  validate_run_request(request);
   io::RunMetadata meta{request.problem, request.images, request.steps_per_image, request.fields,
                        "", std::string(version), request.initial};
   io::check_output_path(request.output, request.overwrite, io::run_output_bytes(meta));

@@ -38,4 +38,8 @@ struct RunSummary {
 // Validates the request and the output path before any computing (throws InvalidInput), then runs.
 RunSummary execute_run(const RunRequest& request);
 
+// The request's own checks (not the output path): throws InvalidInput. Shared with the
+// distributed run.
+void validate_run_request(const RunRequest& request);
+
 }  // namespace grayscott::app

@@ -71,12 +71,17 @@ struct RunFileWriter::Handles {
   h5::Id file, u, v, step;
 };
 
-RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta)
-    : h_(std::make_unique<Handles>()), path_(path), meta_(meta) {
+RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta,
+                             const RunFileAccess& access)
+    : h_(std::make_unique<Handles>()), path_(path), meta_(meta), access_(access) {
   h5::silence_library_errors();
   const Problem& p = meta.problem;
-  h_->file = h5::Id(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
-                    "create " + path.string());
+  if (access_.rows <= 0 || access_.cols <= 0) {
+    access_.row_begin = access_.col_begin = 0;
+    access_.rows = p.grid.rows, access_.cols = p.grid.cols;
+  }
+  h_->file = h5::Id(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access_.file_access),
+                    H5Fclose, "create " + path.string());
 
   const auto rows = static_cast<hsize_t>(p.grid.rows), cols = static_cast<hsize_t>(p.grid.cols);
   const hsize_t dims[3] = {0, rows, cols};
@@ -154,11 +159,14 @@ void RunFileWriter::append(std::int64_t step, const void* u, const void* v) {
                                static_cast<hsize_t>(p.grid.cols)};
     h5::check(H5Dset_extent(dataset, extent), std::string("grow dataset ") + name);
     h5::Id file_space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
-    const hsize_t start[3] = {n, 0, 0}, count[3] = {1, extent[1], extent[2]};
+    const hsize_t start[3] = {n, static_cast<hsize_t>(access_.row_begin),
+                              static_cast<hsize_t>(access_.col_begin)};
+    const hsize_t count[3] = {1, static_cast<hsize_t>(access_.rows),
+                              static_cast<hsize_t>(access_.cols)};
     h5::check(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, count, nullptr),
               "select an image");
     h5::Id mem_space = h5::simple_space(std::span<const hsize_t>(count, 3));
-    h5::check(H5Dwrite(dataset, mem_type, mem_space, file_space, H5P_DEFAULT, data),
+    h5::check(H5Dwrite(dataset, mem_type, mem_space, file_space, access_.transfer, data),
               "write image " + std::to_string(n) + " of " + name + " to " + path_.string());
   };
   if (meta_.fields.v) append_image(h_->v, v, "v");
@@ -171,7 +179,12 @@ void RunFileWriter::append(std::int64_t step, const void* u, const void* v) {
     h5::check(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, count, nullptr),
               "select a step");
     h5::Id mem_space = h5::simple_space(std::span<const hsize_t>(count, 1));
-    h5::check(H5Dwrite(h_->step, H5T_NATIVE_INT64, mem_space, file_space, H5P_DEFAULT, &step),
+    // Every process takes part in a collective write; one of them brings the value.
+    if (!access_.writes_companions) {
+      h5::check(H5Sselect_none(file_space), "select no step");
+      h5::check(H5Sselect_none(mem_space), "select no step");
+    }
+    h5::check(H5Dwrite(h_->step, H5T_NATIVE_INT64, mem_space, file_space, access_.transfer, &step),
               "write step");
   }
   ++written_;
@@ -187,7 +200,7 @@ void RunFileWriter::finish(const std::string& status) {
     throw std::runtime_error("HDF5: cannot close " + path_.string());
   }
   h_->file = h5::Id();  // already closed
-  write_xdmf(path_, meta_, written_);
+  if (access_.writes_companions) write_xdmf(path_, meta_, written_);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,6 +2,8 @@
 // backend; the engine's images arrive as plain host arrays.
 #pragma once
 
+#include <hdf5.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -31,17 +33,31 @@ std::uint64_t run_output_bytes(const RunMetadata& meta);
 // Throws InvalidInput with a one-line reason.
 void check_output_path(const std::filesystem::path& path, bool overwrite, std::uint64_t bytes);
 
+// How one process takes part in writing a run file. The default is a single process writing whole
+// images. With MPI, every rank opens the same file through MPI-IO (`file_access`), writes its own
+// block of each image collectively (`transfer`), and one rank writes the XDMF companion: the file's
+// layout and attributes come from the same code either way.
+struct RunFileAccess {
+  hid_t file_access = H5P_DEFAULT;  // file access property list (e.g. H5Pset_fapl_mpio)
+  hid_t transfer = H5P_DEFAULT;     // data transfer property list (e.g. collective MPI-IO)
+  // This process's block of every image, in cells; empty (rows = 0): the whole image.
+  std::int64_t row_begin = 0, rows = 0, col_begin = 0, cols = 0;
+  bool writes_companions = true;    // the XDMF file and the /step values
+};
+
 // Writes one run, image by image: the datasets grow as images arrive, so a run stopped early
 // leaves a valid file holding every image written so far.
 class RunFileWriter {
  public:
-  RunFileWriter(const std::filesystem::path& path, const RunMetadata& meta);
+  RunFileWriter(const std::filesystem::path& path, const RunMetadata& meta,
+                const RunFileAccess& access = {});
   ~RunFileWriter();
   RunFileWriter(const RunFileWriter&) = delete;
   RunFileWriter& operator=(const RunFileWriter&) = delete;
 
-  // Appends the next image; u/v point to rows*cols values of the run's precision (a field that
-  // is not written may be null).
+  // Appends the next image; u/v point to this process's block (rows*cols values of the run's
+  // precision, the whole image by default; a field that is not written may be null). Collective
+  // when the access is.
   void append(std::int64_t step, const void* u, const void* v);
   std::int64_t images_written() const { return written_; }
   // Records how the run ended ("complete", or why it stopped), writes the XDMF file beside it and
@@ -53,6 +69,7 @@ class RunFileWriter {
   std::unique_ptr<Handles> h_;
   std::filesystem::path path_;
   RunMetadata meta_;
+  RunFileAccess access_;
   std::int64_t written_ = 0;
 };
 

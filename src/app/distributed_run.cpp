@@ -1,0 +1,212 @@
+#include "app/distributed_run.hpp"
+
+#include <omp.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <vector>
+
+#include "app/progress.hpp"
+#include "app/version.hpp"
+#include "io/run_file.hpp"
+#include "mpi/decomposition.hpp"
+#include "mpi/distributed_engine.hpp"
+#include "mpi/parallel_output.hpp"
+
+namespace grayscott::app {
+
+namespace {
+
+// Failure injection for the test suite only: GRAYSCOTT_TEST_FAIL_RANK=r makes rank r fail at
+// image GRAYSCOTT_TEST_FAIL_IMAGE (default 0), while stepping (GRAYSCOTT_TEST_FAIL_STAGE=step)
+// or before writing (default). Never set in production; costs one getenv per run.
+struct InjectedFailure {
+  bool armed = false;
+  std::int64_t image = 0;
+  bool while_stepping = false;
+
+  static InjectedFailure from_environment(int rank) {
+    InjectedFailure f;
+    const char* fail_rank = std::getenv("GRAYSCOTT_TEST_FAIL_RANK");
+    if (!fail_rank || std::atoi(fail_rank) != rank) return f;
+    f.armed = true;
+    if (const char* image = std::getenv("GRAYSCOTT_TEST_FAIL_IMAGE")) f.image = std::atoll(image);
+    if (const char* stage = std::getenv("GRAYSCOTT_TEST_FAIL_STAGE")) {
+      f.while_stepping = std::string(stage) == "step";
+    }
+    return f;
+  }
+  void check(std::int64_t at_image, bool stepping) const {
+    if (armed && at_image == image && stepping == while_stepping) {
+      throw std::runtime_error("injected failure at image " + std::to_string(at_image));
+    }
+  }
+};
+
+template <class Real>
+bool all_finite(const std::vector<Real>& values) {
+  bool finite = true;
+  for (Real x : values) finite &= std::isfinite(x);
+  return finite;
+}
+
+// Runs `f`; returns its error, if any, for agreement among ranks.
+template <class F>
+std::exception_ptr capture_error(F&& f) {
+  try {
+    f();
+  } catch (...) {
+    return std::current_exception();
+  }
+  return nullptr;
+}
+
+// OpenMP threads per rank: as asked, else OMP_NUM_THREADS, else this rank's share of the cores it
+// may run on.
+int threads_per_rank(const EngineOptions& engine, const mpi::Session& session) {
+  if (engine.threads > 0) return engine.threads;
+  if (std::getenv("OMP_NUM_THREADS") != nullptr) return omp_get_max_threads();
+  return std::max(1, omp_get_num_procs() / std::max(1, session.local_size()));
+}
+
+template <class Real>
+RunSummary run_distributed(const RunRequest& request, const DistributedRunOptions& options,
+                           const mpi::Session& session, mpi::ProcessGrid process_grid,
+                           io::RunMetadata meta) {
+  const Problem& problem = request.problem;
+  const MPI_Comm world = session.world();
+  const bool root = session.rank() == 0;
+  const InjectedFailure injected = InjectedFailure::from_environment(session.rank());
+
+  std::optional<mpi::Decomposition> decomposition;
+  std::optional<mpi::DistributedEngine<Real>> engine;
+  std::optional<mpi::ParallelOutput> output;
+  std::optional<io::RunFileWriter> file;
+  meta.backend = "cpu";
+  mpi::agree_on_errors(world, capture_error([&] {
+                         decomposition.emplace(world, problem.grid, problem.boundary, process_grid);
+                         engine.emplace(*decomposition, problem,
+                                        threads_per_rank(request.engine, session),
+                                        options.halo_depth);
+                         engine->load_seed();
+                       }));
+  mpi::agree_on_errors(world, capture_error([&] {
+                         output.emplace(*decomposition);
+                         file.emplace(request.output, meta, output->access());
+                       }));
+  const MPI_Comm comm = decomposition->comm();
+
+  const auto block_cells = static_cast<std::size_t>(engine->layout().rows * engine->layout().cols);
+  std::vector<Real> u(request.fields.u ? block_cells : 0), v(request.fields.v ? block_cells : 0);
+  const double cell_updates_per_image =
+      static_cast<double>(problem.grid.cells()) * static_cast<double>(request.steps_per_image);
+  MPI_Barrier(comm);
+  Progress progress(request.images, cell_updates_per_image, root && !request.quiet && ::isatty(2));
+
+  std::string stop_reason;
+  std::exception_ptr run_error;
+  for (std::int64_t i = 0; i < request.images; ++i) {
+    // A failure while stepping cannot be agreed on: the neighbours may be waiting for this rank's
+    // halo. It ends the job.
+    try {
+      injected.check(i, true);
+      engine->advance(request.steps_per_image);
+    } catch (const std::exception& e) {
+      mpi::abort_all(comm, e.what());
+    }
+    bool finite = true;
+    try {
+      mpi::agree_on_errors(comm, capture_error([&] {
+                             engine->read_owned(u.empty() ? nullptr : u.data(),
+                                                v.empty() ? nullptr : v.data());
+                             finite = all_finite(u) && all_finite(v);
+                             injected.check(i, false);
+                           }));
+      const std::int64_t step = (i + 1) * request.steps_per_image;
+      if (mpi::any_rank(comm, !finite)) {
+        stop_reason = "stopped: values became non-finite at image " + std::to_string(i) +
+                      " (step " + std::to_string(step) + ")";
+        break;
+      }
+      mpi::agree_on_errors(comm, capture_error([&] {
+                             file->append(step, u.empty() ? nullptr : u.data(),
+                                          v.empty() ? nullptr : v.data());
+                           }));
+    } catch (...) {
+      run_error = std::current_exception();
+      break;
+    }
+    progress.update(i + 1);
+  }
+  MPI_Barrier(comm);
+  progress.clear();
+
+  RunSummary summary;
+  summary.backend = meta.backend;
+  summary.seconds = progress.elapsed_seconds();
+  MPI_Bcast(&summary.seconds, 1, MPI_DOUBLE, 0, comm);
+  summary.images_written = file->images_written();
+  summary.completed = stop_reason.empty() && !run_error && summary.images_written == request.images;
+  summary.status = summary.completed      ? "complete"
+                   : !stop_reason.empty() ? stop_reason
+                                          : "stopped: an error ended the run";
+  const std::exception_ptr finish_error = capture_error([&] { file->finish(summary.status); });
+  if (run_error) std::rethrow_exception(run_error);
+  mpi::agree_on_errors(comm, finish_error);
+  summary.cell_updates_per_s = summary.seconds > 0 ? static_cast<double>(summary.images_written) *
+                                                         cell_updates_per_image / summary.seconds
+                                                   : 0;
+
+  if (root && !request.quiet) {
+    const mpi::HaloStatistics halo = engine->statistics();
+    const auto& g = decomposition->process_grid();
+    std::fprintf(stderr,
+                 "decomposition %dx%d over %d ranks, halo depth %d: %llu halo bytes per exchange "
+                 "from rank 0 (%d messages), %lld exchanges, %.3f s waiting on halos\n",
+                 g.rows, g.cols, session.size(), options.halo_depth,
+                 static_cast<unsigned long long>(halo.bytes_sent_per_exchange),
+                 halo.messages_per_exchange, static_cast<long long>(halo.exchanges),
+                 halo.seconds_waiting);
+  }
+  return summary;
+}
+
+}  // namespace
+
+RunSummary execute_distributed_run(const RunRequest& request, const DistributedRunOptions& options,
+                                   const mpi::Session& session) {
+  const MPI_Comm world = session.world();
+  mpi::ProcessGrid process_grid;
+  io::RunMetadata meta{
+      request.problem,     request.images, request.steps_per_image, request.fields, "",
+      std::string(version)};
+  // Every rank checks the same request, so every rank reaches the same verdict; agreeing anyway
+  // costs one allreduce and guards against a rank that sees something different.
+  mpi::agree_on_errors(
+      world, capture_error([&] {
+        validate_run_request(request);
+        if (request.engine.backend == BackendKind::Cuda) {
+          throw InvalidInput("backend cuda: a run over several MPI ranks steps on the CPU so far");
+        }
+        if (options.halo_depth < 1) throw InvalidInput("halo-depth must be a positive integer");
+        std::optional<mpi::ProcessGrid> forced;
+        if (!options.decomposition.empty()) forced = mpi::parse_process_grid(options.decomposition);
+        process_grid = mpi::choose_process_grid(session.size(), request.problem.grid, forced,
+                                                options.halo_depth);
+      }));
+  // The output path is one file on a shared file system: one rank looks at it.
+  mpi::agree_on_errors(world, capture_error([&] {
+                         if (session.rank() == 0) {
+                           io::check_output_path(request.output, request.overwrite,
+                                                 io::run_output_bytes(meta));
+                         }
+                       }));
+  return request.problem.precision == Precision::Single
+             ? run_distributed<float>(request, options, session, process_grid, meta)
+             : run_distributed<double>(request, options, session, process_grid, meta);
+}
+
+}  // namespace grayscott::app

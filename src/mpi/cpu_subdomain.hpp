@@ -1,0 +1,44 @@
+// The CPU implementation of a rank's block: the serial engine's row kernel (update_row) applied to
+// the block with its ghost frame, so every cell rounds exactly as in a single-process run.
+#pragma once
+
+#include <vector>
+
+#include "engine/cpu/row_kernel.hpp"
+#include "engine/host_buffer.hpp"
+#include "mpi/subdomain.hpp"
+
+namespace grayscott::mpi {
+
+template <class Real>
+class CpuSubdomain final : public SubdomainStepper<Real> {
+ public:
+  // `edges`: where the block meets a non-periodic edge of the grid. `threads`: OpenMP threads (>
+  // 0).
+  CpuSubdomain(const Problem& problem, const Parameters& params, const LocalLayout& layout,
+               GlobalEdges edges, int threads);
+
+  void load(std::span<const Real> u, std::span<const Real> v) override;
+  void read_owned(Real* u, Real* v) override;
+  void pack(const Region& region, Real* buffer) override;
+  void unpack(const Region& region, const Real* buffer) override;
+  void step(const Region& region) override;
+  void swap() override { current_ = 1 - current_; }
+
+ private:
+  template <StencilKind K>
+  void step_with(const Region& region);
+
+  LocalLayout layout_;
+  GlobalEdges edges_;
+  Boundary boundary_;
+  StencilKind stencil_kind_;
+  std::vector<Real> weights_;
+  Coefficients<Real> coefficients_;
+  int threads_;
+  HostBuffer<Real> u_[2], v_[2];                 // ping-pong, each padded with the ghost frame
+  std::vector<Real> fixed_row_u_, fixed_row_v_;  // the Fixed boundary's rows beyond an edge
+  int current_ = 0;
+};
+
+}  // namespace grayscott::mpi

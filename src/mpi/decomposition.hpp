@@ -1,0 +1,72 @@
+// How one grid is split over ranks: a 2D Cartesian process grid (rows x cols of ranks), each rank
+// owning one block of cells. Blocks differ by at most one row or column when the grid does not
+// divide evenly. Periodic boundaries wrap around through the topology.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "model/model.hpp"
+
+namespace grayscott::mpi {
+
+struct ProcessGrid {
+  int rows = 1, cols = 1;
+  int ranks() const { return rows * cols; }
+};
+
+// A half-open index range [begin, begin + size).
+struct Extent {
+  std::int64_t begin = 0, size = 0;
+  std::int64_t end() const { return begin + size; }
+};
+
+// Part `index` of `n` items split into `parts` blocks; the first n % parts blocks hold one more.
+Extent block_extent(std::int64_t n, int parts, int index);
+
+// "RxC" (e.g. "2x3"); throws InvalidInput.
+ProcessGrid parse_process_grid(std::string_view text);
+
+// The process grid for `ranks` ranks: `forced` if given (checked), otherwise MPI_Dims_create's
+// most square factorisation with the larger factor along the grid's longer side (fewer halo cells).
+// Throws InvalidInput when a block would be thinner than `halo_depth` cells.
+ProcessGrid choose_process_grid(int ranks, const Grid& grid, std::optional<ProcessGrid> forced,
+                                int halo_depth);
+
+// This rank's place: a Cartesian communicator (periodic when the boundary is), its block, and its
+// eight neighbours (MPI_PROC_NULL beyond a non-periodic edge).
+class Decomposition {
+ public:
+  Decomposition(MPI_Comm comm, const Grid& grid, Boundary boundary, ProcessGrid process_grid);
+  ~Decomposition();
+  Decomposition(const Decomposition&) = delete;
+  Decomposition& operator=(const Decomposition&) = delete;
+
+  MPI_Comm comm() const { return cart_; }
+  int rank() const { return rank_; }
+  const ProcessGrid& process_grid() const { return process_grid_; }
+  const Grid& grid() const { return grid_; }
+  bool periodic() const { return periodic_; }
+  int coord_row() const { return coords_[0]; }
+  int coord_col() const { return coords_[1]; }
+  // This rank's block, in global cell indices.
+  Extent rows() const { return rows_; }
+  Extent cols() const { return cols_; }
+  // The rank in direction (drow, dcol), each in {-1, 0, 1}.
+  int neighbour(int drow, int dcol) const { return neighbours_[drow + 1][dcol + 1]; }
+
+ private:
+  MPI_Comm cart_ = MPI_COMM_NULL;
+  int rank_ = 0;
+  ProcessGrid process_grid_;
+  Grid grid_;
+  bool periodic_ = false;
+  int coords_[2] = {0, 0};
+  Extent rows_, cols_;
+  int neighbours_[3][3];
+};
+
+}  // namespace grayscott::mpi

@@ -1,0 +1,122 @@
+#include "mpi/distributed_engine.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "mpi/cpu_subdomain.hpp"
+
+namespace grayscott::mpi {
+
+namespace {
+
+LocalLayout layout_of(const Decomposition& d, int depth) {
+  return {d.rows().size, d.cols().size, depth};
+}
+
+GlobalEdges edges_of(const Decomposition& d) {
+  if (d.periodic()) return {};
+  return {d.rows().begin == 0, d.rows().end() == d.grid().rows, d.cols().begin == 0,
+          d.cols().end() == d.grid().cols};
+}
+
+}  // namespace
+
+template <class Real>
+DistributedEngine<Real>::DistributedEngine(const Decomposition& decomposition,
+                                           const Problem& problem, int threads, int halo_depth)
+    : decomposition_(decomposition),
+      layout_(layout_of(decomposition, halo_depth)),
+      edges_(edges_of(decomposition)),
+      block_(
+          std::make_unique<CpuSubdomain<Real>>(problem, problem.params, layout_, edges_, threads)),
+      halo_(decomposition, layout_) {
+  if (halo_depth < 1) throw InvalidInput("halo depth must be a positive integer");
+  if (layout_.rows < halo_depth || layout_.cols < halo_depth) {
+    throw InvalidInput("a block of " + std::to_string(layout_.rows) + "x" +
+                       std::to_string(layout_.cols) + " cells is thinner than the halo depth " +
+                       std::to_string(halo_depth));
+  }
+}
+
+template <class Real>
+void DistributedEngine<Real>::load_seed() {
+  const SeedRectangle seed = seed_rectangle(decomposition_.grid());
+  const std::int64_t row0 = decomposition_.rows().begin, col0 = decomposition_.cols().begin;
+  const auto cells = static_cast<std::size_t>(layout_.rows * layout_.cols);
+  std::vector<Real> u(cells), v(cells);
+  for (std::int64_t r = 0; r < layout_.rows; ++r) {
+    for (std::int64_t c = 0; c < layout_.cols; ++c) {
+      const bool inside = seed.contains(row0 + r, col0 + c);
+      const auto i = static_cast<std::size_t>(r * layout_.cols + c);
+      u[i] = inside ? Real(0) : Real(1);
+      v[i] = inside ? Real(1) : Real(0);
+    }
+  }
+  block_->load(u, v);
+}
+
+template <class Real>
+void DistributedEngine<Real>::load(std::span<const Real> u, std::span<const Real> v) {
+  block_->load(u, v);
+}
+
+template <class Real>
+Region DistributedEngine<Real>::region_for(int step_in_exchange, int steps) const {
+  const std::int64_t widen = steps - 1 - step_in_exchange;
+  return {edges_.top ? 0 : -widen, edges_.bottom ? layout_.rows : layout_.rows + widen,
+          edges_.left ? 0 : -widen, edges_.right ? layout_.cols : layout_.cols + widen};
+}
+
+template <class Real>
+void DistributedEngine<Real>::advance(std::int64_t steps) {
+  const std::int64_t rows = layout_.rows, cols = layout_.cols;
+  while (steps > 0) {
+    const int k = static_cast<int>(std::min<std::int64_t>(layout_.depth, steps));
+    halo_.start(*block_);
+    // Step 1 of k: the interior needs no ghost cell, so it runs while the halo travels.
+    const Region first = region_for(0, k);
+    const Region interior{1, rows - 1, 1, cols - 1};
+    const bool overlap = !interior.empty();
+    if (overlap) block_->step(interior);
+    const double waiting_since = MPI_Wtime();
+    halo_.finish(*block_);
+    seconds_waiting_ += MPI_Wtime() - waiting_since;
+    if (overlap) {
+      // The rest of the first region: four strips around the interior.
+      block_->step({first.row_begin, 1, first.col_begin, first.col_end});
+      block_->step({rows - 1, first.row_end, first.col_begin, first.col_end});
+      block_->step({1, rows - 1, first.col_begin, 1});
+      block_->step({1, rows - 1, cols - 1, first.col_end});
+    } else {
+      block_->step(first);
+    }
+    block_->swap();
+    // Steps 2..k: each region one cell narrower, from ghosts computed by the steps before.
+    for (int s = 1; s < k; ++s) {
+      block_->step(region_for(s, k));
+      block_->swap();
+    }
+    ++exchanges_;
+    steps -= k;
+  }
+  block_->synchronize();
+}
+
+template <class Real>
+void DistributedEngine<Real>::read_owned(Real* u, Real* v) {
+  block_->synchronize();
+  block_->read_owned(u, v);
+}
+
+template <class Real>
+HaloStatistics DistributedEngine<Real>::statistics() const {
+  return {exchanges_, halo_.bytes_sent_per_exchange(), halo_.messages_per_exchange(),
+          seconds_waiting_};
+}
+
+template class DistributedEngine<float>;
+template class DistributedEngine<double>;
+
+}  // namespace grayscott::mpi

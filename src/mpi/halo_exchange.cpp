@@ -1,0 +1,115 @@
+#include "mpi/halo_exchange.hpp"
+
+#include <stdexcept>
+#include <string>
+
+namespace grayscott::mpi {
+
+namespace {
+
+template <class Real>
+MPI_Datatype mpi_type() {
+  return sizeof(Real) == 4 ? MPI_FLOAT : MPI_DOUBLE;
+}
+
+// A message's tag names the direction it travels in, as seen by its sender: when two directions
+// lead to the same rank (two ranks along a periodic axis, or one: itself) the tags keep them apart.
+int direction_tag(int drow, int dcol) { return (drow + 1) * 3 + (dcol + 1); }
+
+void check(int code, const char* what) {
+  if (code != MPI_SUCCESS) {
+    char text[MPI_MAX_ERROR_STRING];
+    int length = 0;
+    MPI_Error_string(code, text, &length);
+    throw std::runtime_error(std::string("MPI: halo exchange: ") + what + ": " +
+                             std::string(text, static_cast<std::size_t>(length)));
+  }
+}
+
+}  // namespace
+
+template <class Real>
+Region HaloExchange<Real>::send_region(const LocalLayout& l, int drow, int dcol) {
+  const auto span = [&](int d, std::int64_t n) -> std::pair<std::int64_t, std::int64_t> {
+    if (d < 0) return {0, l.depth};
+    if (d > 0) return {n - l.depth, n};
+    return {0, n};
+  };
+  const auto [r0, r1] = span(drow, l.rows);
+  const auto [c0, c1] = span(dcol, l.cols);
+  return {r0, r1, c0, c1};
+}
+
+template <class Real>
+Region HaloExchange<Real>::receive_region(const LocalLayout& l, int drow, int dcol) {
+  const auto span = [&](int d, std::int64_t n) -> std::pair<std::int64_t, std::int64_t> {
+    if (d < 0) return {-l.depth, 0};
+    if (d > 0) return {n, n + l.depth};
+    return {0, n};
+  };
+  const auto [r0, r1] = span(drow, l.rows);
+  const auto [c0, c1] = span(dcol, l.cols);
+  return {r0, r1, c0, c1};
+}
+
+template <class Real>
+HaloExchange<Real>::HaloExchange(const Decomposition& decomposition, const LocalLayout& layout)
+    : comm_(decomposition.comm()) {
+  for (int dr = -1; dr <= 1; ++dr) {
+    for (int dc = -1; dc <= 1; ++dc) {
+      if (dr == 0 && dc == 0) continue;
+      const int neighbour = decomposition.neighbour(dr, dc);
+      if (neighbour == MPI_PROC_NULL) continue;
+      Link link;
+      link.drow = dr, link.dcol = dc, link.neighbour = neighbour;
+      link.send = send_region(layout, dr, dc);
+      link.receive = receive_region(layout, dr, dc);
+      link.send_buffer.resize(static_cast<std::size_t>(2 * link.send.cells()));
+      link.receive_buffer.resize(static_cast<std::size_t>(2 * link.receive.cells()));
+      bytes_per_exchange_ += link.send_buffer.size() * sizeof(Real);
+      links_.push_back(std::move(link));
+    }
+  }
+  messages_per_exchange_ = static_cast<int>(links_.size());
+  requests_.assign(2 * links_.size(), MPI_REQUEST_NULL);
+}
+
+template <class Real>
+HaloExchange<Real>::~HaloExchange() {
+  // Only reached in flight when an error unwinds the stack: the buffers must outlive the requests.
+  if (in_flight_)
+    MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+}
+
+template <class Real>
+void HaloExchange<Real>::start(SubdomainStepper<Real>& block) {
+  const MPI_Datatype type = mpi_type<Real>();
+  in_flight_ = true;
+  for (std::size_t i = 0; i < links_.size(); ++i) {
+    Link& l = links_[i];
+    // The neighbour in direction (dr, dc) sends towards (-dr, -dc).
+    check(MPI_Irecv(l.receive_buffer.data(), static_cast<int>(l.receive_buffer.size()), type,
+                    l.neighbour, direction_tag(-l.drow, -l.dcol), comm_, &requests_[2 * i]),
+          "post a receive");
+  }
+  for (std::size_t i = 0; i < links_.size(); ++i) {
+    Link& l = links_[i];
+    block.pack(l.send, l.send_buffer.data());
+    check(MPI_Isend(l.send_buffer.data(), static_cast<int>(l.send_buffer.size()), type, l.neighbour,
+                    direction_tag(l.drow, l.dcol), comm_, &requests_[2 * i + 1]),
+          "post a send");
+  }
+}
+
+template <class Real>
+void HaloExchange<Real>::finish(SubdomainStepper<Real>& block) {
+  in_flight_ = false;
+  check(MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE),
+        "wait for the neighbours");
+  for (Link& l : links_) block.unpack(l.receive, l.receive_buffer.data());
+}
+
+template class HaloExchange<float>;
+template class HaloExchange<double>;
+
+}  // namespace grayscott::mpi

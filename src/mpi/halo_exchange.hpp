@@ -1,0 +1,54 @@
+// Non-blocking halo exchange with the eight neighbours of a 2D decomposition. Edges and corners
+// travel in one round (diagonal messages for the corners), so the exchange is a single
+// start()/finish() pair that the interior update can overlap. Only halo cells move: each message
+// is the `depth`-deep strip (or corner) of u and v, packed into a contiguous buffer.
+#pragma once
+
+#include <mpi.h>
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "mpi/decomposition.hpp"
+#include "mpi/subdomain.hpp"
+
+namespace grayscott::mpi {
+
+template <class Real>
+class HaloExchange {
+ public:
+  HaloExchange(const Decomposition& decomposition, const LocalLayout& layout);
+  HaloExchange(const HaloExchange&) = delete;
+  HaloExchange& operator=(const HaloExchange&) = delete;
+  ~HaloExchange();
+
+  // Posts the receives, packs the owned strips of the current state and posts the sends.
+  void start(SubdomainStepper<Real>& block);
+  // Waits for every message and unpacks the ghost strips into the current state.
+  void finish(SubdomainStepper<Real>& block);
+
+  // Bytes this rank sends per exchange (u and v, every neighbour that exists).
+  std::uint64_t bytes_sent_per_exchange() const { return bytes_per_exchange_; }
+  int messages_per_exchange() const { return messages_per_exchange_; }
+
+  // The strip a rank sends towards direction (drow, dcol), and the ghost strip it receives from
+  // there, in local coordinates.
+  static Region send_region(const LocalLayout& layout, int drow, int dcol);
+  static Region receive_region(const LocalLayout& layout, int drow, int dcol);
+
+ private:
+  struct Link {
+    int drow = 0, dcol = 0, neighbour = MPI_PROC_NULL;
+    Region send, receive;
+    std::vector<Real> send_buffer, receive_buffer;
+  };
+  MPI_Comm comm_;
+  std::vector<Link> links_;  // only directions with a neighbour
+  std::vector<MPI_Request> requests_;
+  std::uint64_t bytes_per_exchange_ = 0;
+  int messages_per_exchange_ = 0;
+  bool in_flight_ = false;
+};
+
+}  // namespace grayscott::mpi

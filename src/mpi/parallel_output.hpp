@@ -1,0 +1,22 @@
+// The MPI side of writing one run file from every rank: MPI-IO file access and collective
+// transfers, and each rank's block. The file's layout is io::RunFileWriter's, unchanged.
+#pragma once
+
+#include "io/hdf5.hpp"
+#include "io/run_file.hpp"
+#include "mpi/decomposition.hpp"
+
+namespace grayscott::mpi {
+
+class ParallelOutput {
+ public:
+  explicit ParallelOutput(const Decomposition& decomposition);
+  // Valid while this object lives.
+  const io::RunFileAccess& access() const { return access_; }
+
+ private:
+  io::h5::Id file_access_, transfer_;
+  io::RunFileAccess access_;
+};
+
+}  // namespace grayscott::mpi

@@ -1,0 +1,51 @@
+// MPI's lifetime for one process, and the two ways a distributed run ends on an error: every rank
+// agrees on the first failure and reports it the same way, or, where agreement cannot be reached
+// (a rank stuck in a halo exchange), the job is aborted.
+#pragma once
+
+#include <mpi.h>
+
+#include <exception>
+#include <string>
+
+namespace grayscott::mpi {
+
+// True when this process was started by an MPI launcher (mpirun, mpiexec, srun with PMI/PMIx).
+// A plain `grayscott run` does not initialise MPI at all and behaves like the serial build.
+bool launched_by_mpi_launcher();
+
+// Initialises MPI (unless something else already did) and finalises it on destruction.
+// MPI_THREAD_FUNNELED: only the main thread calls MPI and HDF5; OpenMP threads only compute.
+class Session {
+ public:
+  Session();
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  MPI_Comm world() const { return MPI_COMM_WORLD; }
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  // Rank among the processes of this node, and how many share the node: a GPU build picks device
+  // `local_rank() % devices`, and the CPU path divides the node's cores among local ranks.
+  int local_rank() const { return local_rank_; }
+  int local_size() const { return local_size_; }
+
+ private:
+  bool owns_mpi_ = false;
+  int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
+};
+
+// Collective: every rank passes its own error (or null). If any rank failed, every rank throws the
+// lowest failing rank's error: InvalidInput if it was one, std::runtime_error otherwise, with the
+// same one-line message everywhere (prefixed with the rank when more than one runs).
+void agree_on_errors(MPI_Comm comm, std::exception_ptr local_error);
+
+// Collective: true on every rank when `local` is true on any rank.
+bool any_rank(MPI_Comm comm, bool local);
+
+// Prints one line and aborts every rank of `comm`: for a failure that the other ranks cannot be
+// told about collectively (they may be waiting on this rank's halo).
+[[noreturn]] void abort_all(MPI_Comm comm, const std::string& message);
+
+}  // namespace grayscott::mpi

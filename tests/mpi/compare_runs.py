@@ -1,0 +1,40 @@
+"""Compares two run files: the same datasets, attributes and shapes, and the field arrays and
+/step bitwise equal. Exit status 0 when identical, 1 with one line per difference otherwise.
+Usage: compare_runs.py SERIAL.h5 PARALLEL.h5"""
+import sys
+
+import h5py
+import numpy as np
+
+
+def main(a_path, b_path):
+    problems = []
+    with h5py.File(a_path, "r") as a, h5py.File(b_path, "r") as b:
+        if sorted(a.keys()) != sorted(b.keys()):
+            problems.append(f"datasets differ: {sorted(a.keys())} vs {sorted(b.keys())}")
+        for name in ("u", "v", "matrix", "step"):
+            if name not in a or name not in b:
+                continue
+            x, y = a[name], b[name]
+            if x.shape != y.shape or x.dtype != y.dtype or x.chunks != y.chunks:
+                problems.append(f"/{name}: {x.shape} {x.dtype} {x.chunks} vs "
+                                f"{y.shape} {y.dtype} {y.chunks}")
+                continue
+            xb, yb = x[...].tobytes(), y[...].tobytes()
+            if xb != yb:
+                differing = int(np.count_nonzero(x[...].view(np.uint8) != y[...].view(np.uint8)))
+                problems.append(f"/{name}: {differing} differing bytes")
+        if sorted(a.attrs.keys()) != sorted(b.attrs.keys()):
+            problems.append("root attributes differ in name")
+        for key in a.attrs.keys():
+            if key in b.attrs and not np.array_equal(a.attrs[key], b.attrs[key]):
+                problems.append(f"attribute {key}: {a.attrs[key]!r} vs {b.attrs[key]!r}")
+        if "v" in a and a["v"].id != a["matrix"].id:
+            problems.append("/matrix is not /v")
+    for p in problems:
+        print(f"{b_path}: {p}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1], sys.argv[2]))

@@ -1,0 +1,296 @@
+// The MPI pieces, run under mpiexec with 1 to 4 ranks: the decomposition's arithmetic, the halo
+// exchange (every ghost cell holds its neighbour's value, corners included), and the distributed
+// engine against the single-process CPU engine, bitwise, for every boundary, stencil, halo depth
+// and process grid of the run's rank count.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cctype>
+#include <cstring>
+#include <memory>
+#include <numeric>
+#include <sstream>
+#include <vector>
+
+#include "engine/engine.hpp"
+#include "engine_test_support.hpp"
+#include "mpi/cpu_subdomain.hpp"
+#include "mpi/decomposition.hpp"
+#include "mpi/distributed_engine.hpp"
+#include "mpi/halo_exchange.hpp"
+
+using namespace grayscott;
+using namespace grayscott::mpi;
+
+namespace {
+
+int world_size() {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size;
+}
+
+// Every process grid for this many ranks: 1xP, ..., Px1.
+std::vector<ProcessGrid> process_grids(int ranks) {
+  std::vector<ProcessGrid> grids;
+  for (int r = 1; r <= ranks; ++r) {
+    if (ranks % r == 0) grids.push_back({r, ranks / r});
+  }
+  return grids;
+}
+
+// A failure on any rank fails the test on every rank (and rank 0 prints it).
+void expect_on_all_ranks(bool ok, const std::string& what) {
+  int mine = ok ? 1 : 0, all = 0;
+  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  EXPECT_TRUE(all == 1) << what;
+}
+
+TEST(Decomposition, BlocksCoverTheGridAndDifferByAtMostOne) {
+  for (std::int64_t n : {1, 7, 37, 64, 1080}) {
+    for (int parts = 1; parts <= std::min<std::int64_t>(n, 9); ++parts) {
+      std::int64_t next = 0, smallest = n, largest = 0;
+      for (int i = 0; i < parts; ++i) {
+        const Extent e = block_extent(n, parts, i);
+        EXPECT_EQ(e.begin, next);
+        next = e.end();
+        smallest = std::min(smallest, e.size), largest = std::max(largest, e.size);
+      }
+      EXPECT_EQ(next, n);
+      EXPECT_LE(largest - smallest, 1);
+    }
+  }
+}
+
+TEST(Decomposition, ParsesAndChecksProcessGrids) {
+  const ProcessGrid g = parse_process_grid("2x3");
+  EXPECT_EQ(g.rows, 2);
+  EXPECT_EQ(g.cols, 3);
+  for (const char* bad : {"", "2", "2x", "x3", "0x4", "2x-1", "2*3", "2x3x1", "ax2"}) {
+    EXPECT_THROW(parse_process_grid(bad), InvalidInput) << bad;
+  }
+  EXPECT_THROW(choose_process_grid(4, {10, 10}, ProcessGrid{1, 3}, 1), InvalidInput);
+  EXPECT_THROW(choose_process_grid(4, {3, 10}, ProcessGrid{4, 1}, 1), InvalidInput);
+  EXPECT_THROW(choose_process_grid(2, {3, 10}, ProcessGrid{2, 1}, 2), InvalidInput);
+  const ProcessGrid wide = choose_process_grid(2, {10, 40}, std::nullopt, 1);
+  EXPECT_EQ(wide.rows, 1);
+  EXPECT_EQ(wide.cols, 2);
+  const ProcessGrid tall = choose_process_grid(2, {40, 10}, std::nullopt, 1);
+  EXPECT_EQ(tall.rows, 2);
+  EXPECT_EQ(tall.cols, 1);
+}
+
+// The value a cell of the whole grid holds in the halo test: its global index (+1, so that 0
+// means "not written"); v holds its negative.
+double tag_of(std::int64_t r, std::int64_t c, std::int64_t cols) {
+  return double(r * cols + c + 1);
+}
+
+struct HaloCase {
+  Boundary boundary;
+  int depth;
+};
+
+class HaloExchangeTest : public ::testing::TestWithParam<HaloCase> {};
+
+TEST_P(HaloExchangeTest, GhostsHoldTheNeighboursCells) {
+  const auto [boundary, depth] = GetParam();
+  const Grid grid{13, 17};
+  Problem problem;
+  problem.grid = grid;
+  problem.boundary = boundary;
+  for (const ProcessGrid pg : process_grids(world_size())) {
+    if (grid.rows / pg.rows < depth || grid.cols / pg.cols < depth) continue;
+    Decomposition d(MPI_COMM_WORLD, grid, boundary, pg);
+    const LocalLayout layout{d.rows().size, d.cols().size, depth};
+    const GlobalEdges edges = boundary == Boundary::Periodic
+                                  ? GlobalEdges{}
+                                  : GlobalEdges{d.rows().begin == 0, d.rows().end() == grid.rows,
+                                                d.cols().begin == 0, d.cols().end() == grid.cols};
+    CpuSubdomain<double> block(problem, problem.params, layout, edges, 1);
+    std::vector<double> u(layout.rows * layout.cols), v(u.size());
+    for (std::int64_t r = 0; r < layout.rows; ++r) {
+      for (std::int64_t c = 0; c < layout.cols; ++c) {
+        const double t = tag_of(d.rows().begin + r, d.cols().begin + c, grid.cols);
+        u[r * layout.cols + c] = t;
+        v[r * layout.cols + c] = -t;
+      }
+    }
+    block.load(u, v);
+    HaloExchange<double> halo(d, layout);
+    halo.start(block);
+    halo.finish(block);
+
+    // Read the whole padded block back through pack().
+    const Region padded{-depth, layout.rows + depth, -depth, layout.cols + depth};
+    std::vector<double> all(2 * padded.cells());
+    block.pack(padded, all.data());
+    const std::int64_t width = padded.col_end - padded.col_begin;
+    std::ostringstream wrong;
+    for (std::int64_t r = padded.row_begin; r < padded.row_end; ++r) {
+      for (std::int64_t c = padded.col_begin; c < padded.col_end; ++c) {
+        std::int64_t gr = d.rows().begin + r, gc = d.cols().begin + c;
+        const bool outside = gr < 0 || gr >= grid.rows || gc < 0 || gc >= grid.cols;
+        double expected = 0;  // beyond a non-periodic edge nothing is received
+        if (!outside || boundary == Boundary::Periodic) {
+          gr = (gr + grid.rows) % grid.rows, gc = (gc + grid.cols) % grid.cols;
+          expected = tag_of(gr, gc, grid.cols);
+        }
+        const auto i = (r - padded.row_begin) * width + (c - padded.col_begin);
+        if (all[i] != expected || all[padded.cells() + i] != -expected) {
+          wrong << " (" << r << "," << c << ")=" << all[i];
+        }
+      }
+    }
+    expect_on_all_ranks(wrong.str().empty(),
+                        "process grid " + std::to_string(pg.rows) + "x" + std::to_string(pg.cols) +
+                            ", rank " + std::to_string(d.rank()) + " wrong:" + wrong.str());
+    const std::uint64_t cells = 2 * (layout.rows + layout.cols) * depth + 4 * depth * depth;
+    if (boundary == Boundary::Periodic) {
+      // Every rank has all eight neighbours (possibly itself): the count is exact.
+      EXPECT_EQ(halo.bytes_sent_per_exchange(), 2 * cells * sizeof(double));
+      EXPECT_EQ(halo.messages_per_exchange(), 8);
+    } else {
+      EXPECT_LE(halo.bytes_sent_per_exchange(), 2 * cells * sizeof(double));
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Boundaries, HaloExchangeTest,
+                         ::testing::Values(HaloCase{Boundary::ZeroFlux, 1},
+                                           HaloCase{Boundary::Periodic, 1},
+                                           HaloCase{Boundary::Fixed, 1},
+                                           HaloCase{Boundary::Periodic, 2},
+                                           HaloCase{Boundary::ZeroFlux, 3}),
+                         [](const ::testing::TestParamInfo<HaloCase>& param_info) {
+                           std::string name = std::string(to_string(param_info.param.boundary)) +
+                                              "_depth" + std::to_string(param_info.param.depth);
+                           for (char& ch : name) {
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           }
+                           return name;
+                         });
+
+// ---------------------------------------------------------------------------------------------
+
+struct EngineCase {
+  Boundary boundary;
+  Stencil stencil;
+  int depth;
+  Precision precision;
+};
+
+class DistributedEngineTest : public ::testing::TestWithParam<EngineCase> {};
+
+template <class Real>
+void expect_bitwise_equal_to_serial(const EngineCase& ec) {
+  // Uneven for every rank count up to 4 (19 = 4*4+3, 23 = 4*5+3).
+  Problem problem;
+  problem.grid = {19, 23};
+  problem.boundary = ec.boundary;
+  problem.stencil = ec.stencil;
+  problem.precision = ec.precision;
+  problem.params = {0.03, 0.06, 0.2, 0.1, 0.5};
+  problem.validate();
+  const auto start = grayscott::testing::varied_state(problem.grid.rows, problem.grid.cols, 7);
+  const std::vector<Real> u0(start.u.begin(), start.u.end()), v0(start.v.begin(), start.v.end());
+  const std::int64_t steps = 7;  // not a multiple of the halo depths tested
+
+  EngineOptions options;
+  options.backend = BackendKind::Cpu;
+  options.threads = 1;
+  const Parameters params[1] = {problem.params};
+  auto serial = make_engine<Real>(problem, params, options);
+  serial->load(0, u0, v0);
+  serial->advance(steps);
+  serial->capture({true, true});
+  std::vector<Real> su(u0.size()), sv(v0.size());
+  serial->read_captured(0, su.data(), sv.data());
+
+  for (const ProcessGrid pg : process_grids(world_size())) {
+    if (problem.grid.rows / pg.rows < ec.depth || problem.grid.cols / pg.cols < ec.depth) continue;
+    Decomposition d(MPI_COMM_WORLD, problem.grid, problem.boundary, pg);
+    DistributedEngine<Real> engine(d, problem, 2, ec.depth);
+    const LocalLayout& l = engine.layout();
+    std::vector<Real> bu(l.rows * l.cols), bv(bu.size());
+    for (std::int64_t r = 0; r < l.rows; ++r) {
+      for (std::int64_t c = 0; c < l.cols; ++c) {
+        const auto g = (d.rows().begin + r) * problem.grid.cols + d.cols().begin + c;
+        bu[r * l.cols + c] = u0[g], bv[r * l.cols + c] = v0[g];
+      }
+    }
+    engine.load(bu, bv);
+    engine.advance(3);  // split across calls: the state carries over
+    engine.advance(steps - 3);
+    engine.read_owned(bu.data(), bv.data());
+    std::int64_t differing = 0;
+    for (std::int64_t r = 0; r < l.rows; ++r) {
+      for (std::int64_t c = 0; c < l.cols; ++c) {
+        const auto g = (d.rows().begin + r) * problem.grid.cols + d.cols().begin + c;
+        differing += std::memcmp(&bu[r * l.cols + c], &su[g], sizeof(Real)) != 0;
+        differing += std::memcmp(&bv[r * l.cols + c], &sv[g], sizeof(Real)) != 0;
+      }
+    }
+    expect_on_all_ranks(differing == 0, "process grid " + std::to_string(pg.rows) + "x" +
+                                            std::to_string(pg.cols) + ": rank " +
+                                            std::to_string(d.rank()) + " has " +
+                                            std::to_string(differing) + " differing values");
+    const HaloStatistics stats = engine.statistics();
+    EXPECT_EQ(stats.exchanges,
+              (3 + ec.depth - 1) / ec.depth + (steps - 3 + ec.depth - 1) / ec.depth);
+  }
+}
+
+TEST_P(DistributedEngineTest, BitwiseEqualToTheSerialEngine) {
+  const EngineCase ec = GetParam();
+  if (ec.precision == Precision::Single)
+    expect_bitwise_equal_to_serial<float>(ec);
+  else
+    expect_bitwise_equal_to_serial<double>(ec);
+}
+
+std::vector<EngineCase> engine_cases() {
+  std::vector<EngineCase> cases;
+  for (Boundary b : {Boundary::ZeroFlux, Boundary::Periodic, Boundary::Fixed}) {
+    for (int depth : {1, 2, 3}) {
+      cases.push_back({b, Stencil::oono_puri(), depth, Precision::Single});
+    }
+    cases.push_back({b, Stencil::five_point(), 1, Precision::Double});
+    cases.push_back(
+        {b, Stencil::custom({0.1, 0.7, 0.2, 0.4, 9.0, 0.6, 0.3, 0.5, 0.15}), 2, Precision::Single});
+  }
+  return cases;
+}
+
+std::string engine_case_name(const ::testing::TestParamInfo<EngineCase>& info) {
+  std::string name = std::string(to_string(info.param.boundary)) + "_" + info.param.stencil.name() +
+                     "_depth" + std::to_string(info.param.depth) + "_" +
+                     std::string(to_string(info.param.precision));
+  for (char& ch : name) {
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  }
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, DistributedEngineTest, ::testing::ValuesIn(engine_cases()),
+                         engine_case_name);
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  ::testing::InitGoogleTest(&argc, argv);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank != 0) {
+    // One report: rank 0 prints; failures on other ranks reach it through expect_on_all_ranks.
+    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+    std::unique_ptr<::testing::TestEventListener> silenced(
+        listeners.Release(listeners.default_result_printer()));
+  }
+  const int result = RUN_ALL_TESTS();
+  int worst = 0;
+  MPI_Allreduce(&result, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return worst;
+}

@@ -1,0 +1,110 @@
+#!/bin/bash
+# End to end under mpiexec: `grayscott run` over P = 1..4 ranks writes a file bitwise identical to
+# the single-process run, for every boundary, on grids that divide unevenly, with automatic and
+# forced decompositions; and a failing rank ends every rank quickly with one message.
+# Usage: test_mpi_run.sh GRAYSCOTT MPIEXEC PYTHON [MPIEXEC_FLAGS...]
+set -u
+grayscott=$1 mpiexec=$2 python=$3
+shift 3
+mpi=("$mpiexec" "$@")
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# 29 x 43: no rank count from 2 to 4 divides either side.
+common=(--rows 29 --cols 43 --images 3 --steps-per-image 5 --fields u,v --feed 0.03 --kill 0.06
+        --threads 1 --quiet --force)
+
+for boundary in zero-flux periodic fixed; do
+  "$grayscott" run "${common[@]}" --boundary "$boundary" -o "$work/serial.h5" ||
+    fail "serial run ($boundary)"
+  # Automatic splits (1x2, 1x3, 2x2 for this grid) and forced ones along the other axis.
+  case $boundary in
+    zero-flux) forced=("4:4x1") ;;
+    periodic) forced=("4:1x4" "2:2x1") ;;
+    fixed) forced=("3:3x1") ;;
+  esac
+  runs=("1:" "2:" "3:" "4:" "${forced[@]}")
+  for run in "${runs[@]}"; do
+    ranks=${run%%:*} decomposition=${run#*:}
+    extra=()
+    [[ -n $decomposition ]] && extra=(--decomposition "$decomposition")
+    out="$work/p${ranks}_${decomposition}.h5"
+    if ! "${mpi[@]}" -n "$ranks" "$grayscott" run "${common[@]}" --boundary "$boundary" \
+        "${extra[@]}" -o "$out"; then
+      fail "P=$ranks ${decomposition:-auto} ($boundary): run failed"
+      continue
+    fi
+    "$python" "$here/compare_runs.py" "$work/serial.h5" "$out" ||
+      fail "P=$ranks ${decomposition:-auto} ($boundary): differs from the serial run"
+    # The XDMF companion: the same but for the file name it points to.
+    sed "s/$(basename "$out")/serial.h5/" "${out%.h5}.xmf" | cmp -s - "$work/serial.xmf" ||
+      fail "P=$ranks ($boundary): XDMF differs"
+  done
+done
+
+# Deeper halos (2 and 3 steps per exchange) give the same file.
+"$grayscott" run "${common[@]}" --boundary periodic -o "$work/serial.h5"
+for depth in 2 3; do
+  "${mpi[@]}" -n 4 "$grayscott" run "${common[@]}" --boundary periodic --halo-depth "$depth" \
+      -o "$work/depth.h5" && "$python" "$here/compare_runs.py" "$work/serial.h5" "$work/depth.h5" ||
+    fail "halo depth $depth"
+done
+
+# Double precision, the five-point stencil.
+"$grayscott" run "${common[@]}" --precision double --stencil five-point -o "$work/serial.h5"
+"${mpi[@]}" -n 3 "$grayscott" run "${common[@]}" --precision double --stencil five-point \
+    -o "$work/double.h5" && "$python" "$here/compare_runs.py" "$work/serial.h5" "$work/double.h5" ||
+  fail "double precision"
+
+# expect_failure NAME EXPECTED_STATUS_CLASS GREP_PATTERN -- COMMAND...: the command must exit
+# non-zero within 30 s, print exactly one error line matching the pattern.
+expect_failure() {
+  local name=$1 pattern=$2
+  shift 3
+  local start=$SECONDS
+  timeout 30 "$@" > "$work/out.txt" 2>&1
+  local status=$? elapsed=$((SECONDS - start))
+  if [[ $status -eq 0 ]]; then fail "$name: exited 0"; return; fi
+  if [[ $status -eq 124 ]]; then fail "$name: still running after 30 s (a hang)"; return; fi
+  local lines
+  lines=$(grep -c "grayscott: error" "$work/out.txt")
+  if [[ $lines -ne 1 ]] || ! grep -q -- "$pattern" "$work/out.txt"; then
+    fail "$name: expected one error line matching '$pattern', got:"
+    cat "$work/out.txt"
+  fi
+  echo "ok: $name (exit $status after ${elapsed} s)"
+}
+
+expect_failure "injected write failure on rank 2" "rank 2: injected failure at image 1" -- \
+  env GRAYSCOTT_TEST_FAIL_RANK=2 GRAYSCOTT_TEST_FAIL_IMAGE=1 \
+  "${mpi[@]}" -n 4 "$grayscott" run "${common[@]}" -o "$work/fail.h5"
+# The file holds the images written before the failure and says why it stopped.
+"$python" - "$work/fail.h5" <<'PY' || fail "the failed run's file"
+import sys, h5py
+with h5py.File(sys.argv[1], "r") as f:
+    assert f["v"].shape[0] == 1, f["v"].shape
+    assert f.attrs["status"].startswith("stopped"), f.attrs["status"]
+PY
+expect_failure "injected failure while stepping on rank 1" "rank 1: injected failure" -- \
+  env GRAYSCOTT_TEST_FAIL_RANK=1 GRAYSCOTT_TEST_FAIL_STAGE=step \
+  "${mpi[@]}" -n 3 "$grayscott" run "${common[@]}" -o "$work/fail.h5"
+expect_failure "unwritable output" "does not exist" -- \
+  "${mpi[@]}" -n 4 "$grayscott" run "${common[@]}" -o "$work/no/such/folder/out.h5"
+expect_failure "bad decomposition" "needs 6 ranks" -- \
+  "${mpi[@]}" -n 4 "$grayscott" run "${common[@]}" --decomposition 2x3 -o "$work/x.h5"
+expect_failure "grid too small" "too small" -- \
+  "${mpi[@]}" -n 4 "$grayscott" run --rows 3 --cols 43 --images 1 --decomposition 4x1 --quiet \
+  -o "$work/x.h5"
+expect_failure "the GPU over several ranks" "on the CPU so far" -- \
+  "${mpi[@]}" -n 2 "$grayscott" run "${common[@]}" --backend cuda -o "$work/x.h5"
+expect_failure "bad input" "feed" -- \
+  "${mpi[@]}" -n 2 "$grayscott" run "${common[@]}" --feed -1 -o "$work/x.h5"
+
+if [[ $failures -ne 0 ]]; then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "all MPI end-to-end checks passed"
