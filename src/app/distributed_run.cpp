@@ -91,7 +91,7 @@ RunSummary run_distributed(const RunRequest& request, const DistributedRunOption
                          engine.emplace(*decomposition, problem,
                                         threads_per_rank(request.engine, session),
                                         options.halo_depth);
-                         engine->load_seed();
+                         engine->load_initial(request.initial);
                        }));
   mpi::agree_on_errors(world, capture_error([&] {
                          output.emplace(*decomposition);
@@ -181,8 +181,8 @@ RunSummary execute_distributed_run(const RunRequest& request, const DistributedR
   const MPI_Comm world = session.world();
   mpi::ProcessGrid process_grid;
   io::RunMetadata meta{
-      request.problem,     request.images, request.steps_per_image, request.fields, "",
-      std::string(version)};
+      request.problem,      request.images, request.steps_per_image, request.fields, "",
+      std::string(version), request.initial};
   // Every rank checks the same request, so every rank reaches the same verdict; agreeing anyway
   // costs one allreduce and guards against a rank that sees something different.
   mpi::agree_on_errors(

@@ -4,6 +4,7 @@
 
 #include "engine/cpu/cpu_engine.hpp"
 #include "engine/cuda/cuda_backend.hpp"
+#include "model/initial_state.hpp"
 
 namespace grayscott {
 
@@ -39,15 +40,7 @@ std::unique_ptr<Engine<Real>> make_engine(const Problem& problem,
 
 template <class Real>
 void fill_seed(const Grid& grid, std::span<Real> u, std::span<Real> v) {
-  const SeedRectangle seed = seed_rectangle(grid);
-  for (std::int64_t r = 0; r < grid.rows; ++r) {
-    for (std::int64_t c = 0; c < grid.cols; ++c) {
-      const auto i = static_cast<std::size_t>(r * grid.cols + c);
-      const bool inside = seed.contains(r, c);
-      u[i] = inside ? Real(0) : Real(1);
-      v[i] = inside ? Real(1) : Real(0);
-    }
-  }
+  fill_initial_state<Real>(grid, InitialState{}, u, v);
 }
 
 template std::unique_ptr<Engine<float>> make_engine(const Problem&, std::span<const Parameters>,

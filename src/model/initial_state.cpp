@@ -35,31 +35,46 @@ double uniform_hash(std::uint64_t seed, std::uint64_t counter) {
 }
 
 template <class Real>
-void fill_initial_state(const Grid& grid, const InitialState& state, std::span<Real> u,
-                        std::span<Real> v) {
-  const auto cells = static_cast<std::size_t>(grid.cells());
-  if (u.size() != cells || v.size() != cells) {
+void fill_initial_block(const Grid& grid, const InitialState& state, std::int64_t row0,
+                        std::int64_t col0, std::int64_t rows, std::int64_t cols,
+                        std::span<Real> u, std::span<Real> v) {
+  const auto cells = static_cast<std::size_t>(rows * cols);
+  if (u.size() != cells || v.size() != cells || row0 < 0 || col0 < 0 ||
+      row0 + rows > grid.rows || col0 + cols > grid.cols) {
     throw InvalidInput("initial state: buffers do not match the grid");
   }
   const SeedRectangle rect = seed_rectangle(grid);
-  for (std::int64_t r = 0; r < grid.rows; ++r) {
-    for (std::int64_t c = 0; c < grid.cols; ++c) {
-      const auto i = static_cast<std::size_t>(r * grid.cols + c);
-      const bool inside = rect.contains(r, c);
+  for (std::int64_t r = 0; r < rows; ++r) {
+    for (std::int64_t c = 0; c < cols; ++c) {
+      const std::int64_t gr = row0 + r, gc = col0 + c;
+      const auto global = static_cast<std::uint64_t>(gr * grid.cols + gc);
+      const bool inside = rect.contains(gr, gc);
       double u0 = inside ? 0.0 : 1.0, v0 = inside ? 1.0 : 0.0;
       if (state.kind == InitialKind::Noise) {
-        // Counters 2i and 2i+1: independent draws for u and v of cell i.
-        const double du = (2.0 * uniform_hash(state.seed, 2 * i) - 1.0) * noise_amplitude;
-        const double dv = (2.0 * uniform_hash(state.seed, 2 * i + 1) - 1.0) * noise_amplitude;
+        // Counters 2i and 2i+1 of global cell i: independent draws for u and v.
+        const double du = (2.0 * uniform_hash(state.seed, 2 * global) - 1.0) * noise_amplitude;
+        const double dv = (2.0 * uniform_hash(state.seed, 2 * global + 1) - 1.0) * noise_amplitude;
         u0 = std::clamp(u0 + du, 0.0, 1.0);
         v0 = std::clamp(v0 + dv, 0.0, 1.0);
       }
+      const auto i = static_cast<std::size_t>(r * cols + c);
       u[i] = static_cast<Real>(u0);
       v[i] = static_cast<Real>(v0);
     }
   }
 }
 
+template <class Real>
+void fill_initial_state(const Grid& grid, const InitialState& state, std::span<Real> u,
+                        std::span<Real> v) {
+  fill_initial_block<Real>(grid, state, 0, 0, grid.rows, grid.cols, u, v);
+}
+
+template void fill_initial_block(const Grid&, const InitialState&, std::int64_t, std::int64_t,
+                                 std::int64_t, std::int64_t, std::span<float>, std::span<float>);
+template void fill_initial_block(const Grid&, const InitialState&, std::int64_t, std::int64_t,
+                                 std::int64_t, std::int64_t, std::span<double>,
+                                 std::span<double>);
 template void fill_initial_state(const Grid&, const InitialState&, std::span<float>,
                                  std::span<float>);
 template void fill_initial_state(const Grid&, const InitialState&, std::span<double>,

@@ -38,4 +38,12 @@ template <class Real>
 void fill_initial_state(const Grid& grid, const InitialState& state, std::span<Real> u,
                         std::span<Real> v);
 
+// The same values for the block rows [row0, row0 + rows) x cols [col0, col0 + cols) of the grid
+// (rows*cols values each): what an MPI rank holds. Every cell's value depends only on its global
+// position, so blocks of any decomposition tile the whole state exactly.
+template <class Real>
+void fill_initial_block(const Grid& grid, const InitialState& state, std::int64_t row0,
+                        std::int64_t col0, std::int64_t rows, std::int64_t cols,
+                        std::span<Real> u, std::span<Real> v);
+
 }  // namespace grayscott

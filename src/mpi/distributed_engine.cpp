@@ -1,5 +1,6 @@
 #include "mpi/distributed_engine.hpp"
 
+
 #include <mpi.h>
 
 #include <algorithm>
@@ -41,19 +42,11 @@ DistributedEngine<Real>::DistributedEngine(const Decomposition& decomposition,
 }
 
 template <class Real>
-void DistributedEngine<Real>::load_seed() {
-  const SeedRectangle seed = seed_rectangle(decomposition_.grid());
-  const std::int64_t row0 = decomposition_.rows().begin, col0 = decomposition_.cols().begin;
+void DistributedEngine<Real>::load_initial(const InitialState& initial) {
   const auto cells = static_cast<std::size_t>(layout_.rows * layout_.cols);
   std::vector<Real> u(cells), v(cells);
-  for (std::int64_t r = 0; r < layout_.rows; ++r) {
-    for (std::int64_t c = 0; c < layout_.cols; ++c) {
-      const bool inside = seed.contains(row0 + r, col0 + c);
-      const auto i = static_cast<std::size_t>(r * layout_.cols + c);
-      u[i] = inside ? Real(0) : Real(1);
-      v[i] = inside ? Real(1) : Real(0);
-    }
-  }
+  fill_initial_block<Real>(decomposition_.grid(), initial, decomposition_.rows().begin,
+                           decomposition_.cols().begin, layout_.rows, layout_.cols, u, v);
   block_->load(u, v);
 }
 

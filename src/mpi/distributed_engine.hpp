@@ -9,6 +9,7 @@
 #include <memory>
 #include <span>
 
+#include "model/initial_state.hpp"
 #include "mpi/decomposition.hpp"
 #include "mpi/halo_exchange.hpp"
 #include "mpi/subdomain.hpp"
@@ -31,7 +32,8 @@ class DistributedEngine {
 
   const LocalLayout& layout() const { return layout_; }
   // The model's initial seed on the owned cells.
-  void load_seed();
+  // This rank's block of the run's initial state (rectangle or noise), as a serial run starts.
+  void load_initial(const InitialState& initial);
   // Owned cells (rows*cols of the block each, row-major).
   void load(std::span<const Real> u, std::span<const Real> v);
   void advance(std::int64_t steps);

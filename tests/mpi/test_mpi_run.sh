@@ -59,6 +59,11 @@ done
     -o "$work/double.h5" && "$python" "$here/compare_runs.py" "$work/serial.h5" "$work/double.h5" ||
   fail "double precision"
 
+# A noisy initial state: every rank fills its block from the global cell index.
+"$grayscott" run "${common[@]}" --init noise --seed 11 -o "$work/serial.h5"
+"${mpi[@]}" -n 4 "$grayscott" run "${common[@]}" --init noise --seed 11 -o "$work/noise.h5" &&
+  "$python" "$here/compare_runs.py" "$work/serial.h5" "$work/noise.h5" || fail "noise initial state"
+
 # expect_failure NAME EXPECTED_STATUS_CLASS GREP_PATTERN -- COMMAND...: the command must exit
 # non-zero within 30 s, print exactly one error line matching the pattern.
 expect_failure() {
