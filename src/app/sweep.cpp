@@ -168,15 +168,6 @@ std::uint64_t parse_bytes(std::string_view text, std::string_view what) {
   return static_cast<std::uint64_t>(bytes);
 }
 
-std::string format_bytes(std::uint64_t bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  double value = static_cast<double>(bytes);
-  int unit = 0;
-  while (value >= 1024.0 && unit < 5) value /= 1024.0, ++unit;
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f %s", value, units[unit]);
-  return text;
-}
 
 std::vector<SweepMember> cross_members(const std::vector<double>& feeds,
                                        const std::vector<double>& kills,
@@ -228,8 +219,8 @@ std::uint64_t default_batch_memory(BackendKind backend) {
 std::int64_t batch_members(std::int64_t members, std::uint64_t bytes_per_member,
                            std::uint64_t max_bytes) {
   if (bytes_per_member > max_bytes) {
-    throw InvalidInput("one member needs " + format_bytes(bytes_per_member) +
-                       ", more than the batch memory limit of " + format_bytes(max_bytes) +
+    throw InvalidInput("one member needs " + io::format_bytes(bytes_per_member) +
+                       ", more than the batch memory limit of " + io::format_bytes(max_bytes) +
                        " (--max-batch-memory)");
   }
   const auto fit = static_cast<std::int64_t>(

@@ -72,6 +72,5 @@ struct SweepSummary {
 // Validates the request and the output path before any computing (throws InvalidInput), runs.
 SweepSummary execute_sweep(const SweepRequest& request);
 
-std::string format_bytes(std::uint64_t bytes);  // "1.5 GiB"
 
 }  // namespace grayscott::app

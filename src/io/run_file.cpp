@@ -14,9 +14,7 @@ namespace grayscott::io {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-std::string human_bytes(std::uint64_t bytes) {
+std::string format_bytes(std::uint64_t bytes) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   double value = static_cast<double>(bytes);
   int unit = 0;
@@ -25,6 +23,8 @@ std::string human_bytes(std::uint64_t bytes) {
   std::snprintf(text, sizeof text, "%.1f %s", value, units[unit]);
   return text;
 }
+
+namespace {
 
 std::size_t element_size(Precision p) { return p == Precision::Single ? 4 : 8; }
 
@@ -59,9 +59,24 @@ void check_output_path(const fs::path& path, bool overwrite, std::uint64_t bytes
   // Replacing a file frees its bytes first.
   const std::uint64_t reclaimable = fs::exists(path, ec) ? fs::file_size(path, ec) : 0;
   if (!ec && static_cast<double>(space.available + reclaimable) < 1.01 * static_cast<double>(bytes)) {
-    throw InvalidInput("output needs " + human_bytes(bytes) + " but " + folder.string() +
-                       " has only " + human_bytes(space.available) + " free");
+    throw InvalidInput("output needs " + format_bytes(bytes) + " but " + folder.string() +
+                       " has only " + format_bytes(space.available) + " free");
   }
+}
+
+void write_problem_attributes(hid_t root, const Problem& p, std::int64_t images,
+                              std::int64_t steps_per_image) {
+  h5::write_attribute(root, "rows", p.grid.rows);
+  h5::write_attribute(root, "cols", p.grid.cols);
+  h5::write_attribute(root, "du", p.params.du);
+  h5::write_attribute(root, "dv", p.params.dv);
+  h5::write_attribute(root, "dt", p.params.dt);
+  h5::write_attribute(root, "steps_per_image", steps_per_image);
+  h5::write_attribute(root, "images", images);
+  h5::write_attribute(root, "stencil", std::span<const double>(p.stencil.weights));
+  h5::write_attribute(root, "stencil_name", p.stencil.name());
+  h5::write_attribute(root, "boundary", std::string(to_string(p.boundary)));
+  h5::write_attribute(root, "precision", std::string(to_string(p.precision)));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -116,19 +131,9 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta,
   }
 
   const hid_t root = h_->file;
-  h5::write_attribute(root, "rows", p.grid.rows);
-  h5::write_attribute(root, "cols", p.grid.cols);
+  write_problem_attributes(root, p, meta.images, meta.steps_per_image);
   h5::write_attribute(root, "feed", p.params.feed);
   h5::write_attribute(root, "kill", p.params.kill);
-  h5::write_attribute(root, "du", p.params.du);
-  h5::write_attribute(root, "dv", p.params.dv);
-  h5::write_attribute(root, "dt", p.params.dt);
-  h5::write_attribute(root, "steps_per_image", meta.steps_per_image);
-  h5::write_attribute(root, "images", meta.images);
-  h5::write_attribute(root, "stencil", std::span<const double>(p.stencil.weights));
-  h5::write_attribute(root, "stencil_name", p.stencil.name());
-  h5::write_attribute(root, "boundary", std::string(to_string(p.boundary)));
-  h5::write_attribute(root, "precision", std::string(to_string(p.precision)));
   h5::write_attribute(root, "init", std::string(to_string(meta.initial.kind)));
   if (meta.initial.kind == InitialKind::Noise) {
     h5::write_attribute(root, "seed", static_cast<std::int64_t>(meta.initial.seed));

@@ -25,6 +25,13 @@ struct RunMetadata {
   InitialState initial;
 };
 
+std::string format_bytes(std::uint64_t bytes);  // "1.5 GiB"
+
+// The root attributes a run file and a sweep file share: grid, diffusion, time step, images,
+// stencil, boundary, precision (feed and kill are per member in a sweep).
+void write_problem_attributes(hid_t root, const Problem& problem, std::int64_t images,
+                              std::int64_t steps_per_image);
+
 // Bytes of image data a run writes (both fields when asked), for the free-space check.
 std::uint64_t run_output_bytes(const RunMetadata& meta);
 

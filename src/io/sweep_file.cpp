@@ -1,5 +1,7 @@
 #include "io/sweep_file.hpp"
 
+#include "io/run_file.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -96,17 +98,7 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
   const hid_t root = h_->file;
   h5::write_attribute(root, "kind", std::string("sweep"));
   h5::write_attribute(root, "members", meta.members());
-  h5::write_attribute(root, "rows", p.grid.rows);
-  h5::write_attribute(root, "cols", p.grid.cols);
-  h5::write_attribute(root, "du", p.params.du);
-  h5::write_attribute(root, "dv", p.params.dv);
-  h5::write_attribute(root, "dt", p.params.dt);
-  h5::write_attribute(root, "steps_per_image", meta.steps_per_image);
-  h5::write_attribute(root, "images", meta.images);
-  h5::write_attribute(root, "stencil", std::span<const double>(p.stencil.weights));
-  h5::write_attribute(root, "stencil_name", p.stencil.name());
-  h5::write_attribute(root, "boundary", std::string(to_string(p.boundary)));
-  h5::write_attribute(root, "precision", std::string(to_string(p.precision)));
+  write_problem_attributes(root, p, meta.images, meta.steps_per_image);
   h5::write_attribute(root, "init", std::string(to_string(meta.init)));
   if (meta.init == InitialKind::Noise) h5::write_attribute(root, "noise_amplitude", noise_amplitude);
   h5::write_attribute(root, "backend", meta.backend);
