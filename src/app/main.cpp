@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   app::add_run_command(app);
   app::add_render_command(app);
   app::add_info_command(app);
+  app::add_bench_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
