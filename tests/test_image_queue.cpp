@@ -1,1 +1,49 @@
 #include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "app/image_queue.hpp"
+
+using grayscott::app::ImageQueue;
+
+TEST(ImageQueue, SlowWriterMakesTheProducerWaitAndDropsNothing) {
+  ImageQueue<float> queue(3, 16, false, true);
+  std::atomic<int> most_in_flight{0};
+  std::vector<std::int64_t> received;
+  std::thread writer([&] {
+    while (auto slot = queue.pop()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));  // a slow disk
+      received.push_back(slot->index);
+      EXPECT_EQ(slot->v[0], static_cast<float>(slot->index));
+      queue.release(std::move(*slot));
+    }
+  });
+  for (int i = 0; i < 50; ++i) {
+    auto slot = queue.acquire();
+    ASSERT_TRUE(slot);
+    slot->index = i;
+    std::fill(slot->v.begin(), slot->v.end(), static_cast<float>(i));
+    queue.push(std::move(*slot));
+    most_in_flight = std::max<int>(most_in_flight, static_cast<int>(queue.in_flight()));
+  }
+  queue.finish();
+  writer.join();
+  ASSERT_EQ(received.size(), 50u);
+  for (int i = 0; i < 50; ++i) EXPECT_EQ(received[i], i);
+  EXPECT_LE(most_in_flight, 3);
+}
+
+TEST(ImageQueue, CloseWakesAWaitingProducer) {
+  ImageQueue<double> queue(1, 4, true, true);
+  auto held = queue.acquire();  // the only buffer
+  ASSERT_TRUE(held);
+  std::thread closer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    queue.close();
+  });
+  EXPECT_FALSE(queue.acquire()) << "a closed queue hands out nothing";
+  closer.join();
+  EXPECT_FALSE(queue.pop());
+}

@@ -1,1 +1,213 @@
+// The run file contract (docs/file-format.md), read back after real runs of the run driver.
 #include <gtest/gtest.h>
+
+#include <hdf5.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "app/run_driver.hpp"
+#include "engine/cpu/cpu_engine.hpp"
+#include "io/run_file.hpp"
+
+using namespace grayscott;
+namespace fs = std::filesystem;
+
+namespace {
+
+class RunFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("grayscott_test_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  app::RunRequest small_request(const std::string& name) const {
+    app::RunRequest r;
+    r.problem.grid = {24, 40};
+    r.images = 5;
+    r.steps_per_image = 7;
+    r.output = dir_ / name;
+    r.quiet = true;
+    r.engine.backend = BackendKind::Cpu;
+    return r;
+  }
+
+  fs::path dir_;
+};
+
+// The images the engine itself produces, independently of the driver and the file.
+template <class Real>
+std::vector<std::vector<Real>> engine_images(const app::RunRequest& r, bool want_u) {
+  const Parameters params[1] = {r.problem.params};
+  cpu::CpuEngine<Real> engine(r.problem, params, r.engine);
+  const auto cells = static_cast<std::size_t>(r.problem.grid.cells());
+  std::vector<Real> u(cells), v(cells);
+  fill_seed<Real>(r.problem.grid, u, v);
+  engine.load(0, u, v);
+  std::vector<std::vector<Real>> images;
+  for (std::int64_t i = 0; i < r.images; ++i) {
+    engine.advance(r.steps_per_image);
+    engine.capture({true, true});
+    engine.read_captured(0, u.data(), v.data());
+    images.push_back(want_u ? u : v);
+  }
+  return images;
+}
+
+}  // namespace
+
+TEST_F(RunFileTest, LayoutAttributesAndValues) {
+  auto r = small_request("run.h5");
+  r.problem.params.feed = 0.03;
+  r.problem.boundary = Boundary::Periodic;
+  r.fields = {true, true};
+  const auto summary = app::execute_run(r);
+  EXPECT_TRUE(summary.completed);
+  EXPECT_EQ(summary.images_written, 5);
+  EXPECT_EQ(summary.backend, "cpu");
+
+  io::RunFileReader file(r.output);
+  EXPECT_EQ(file.shape("v"), (std::vector<std::int64_t>{5, 24, 40}));
+  EXPECT_EQ(file.shape("u"), (std::vector<std::int64_t>{5, 24, 40}));
+  EXPECT_EQ(file.shape("matrix"), (std::vector<std::int64_t>{5, 24, 40}));
+  EXPECT_EQ(file.read_int64("step"), (std::vector<std::int64_t>{7, 14, 21, 28, 35}));
+  EXPECT_EQ(file.attribute_int64("rows"), 24);
+  EXPECT_EQ(file.attribute_int64("cols"), 40);
+  EXPECT_EQ(file.attribute_int64("images"), 5);
+  EXPECT_EQ(file.attribute_int64("steps_per_image"), 7);
+  EXPECT_DOUBLE_EQ(file.attribute_double("feed"), 0.03);
+  EXPECT_DOUBLE_EQ(file.attribute_double("kill"), 0.054);
+  EXPECT_DOUBLE_EQ(file.attribute_double("du"), 0.1);
+  EXPECT_DOUBLE_EQ(file.attribute_double("dv"), 0.05);
+  EXPECT_DOUBLE_EQ(file.attribute_double("dt"), 1.0);
+  EXPECT_EQ(file.attribute_doubles("stencil"),
+            (std::vector<double>{0.25, 0.5, 0.25, 0.5, 0, 0.5, 0.25, 0.5, 0.25}));
+  EXPECT_EQ(file.attribute_string("boundary"), "periodic");
+  EXPECT_EQ(file.attribute_string("precision"), "single");
+  EXPECT_EQ(file.attribute_string("backend"), "cpu");
+  EXPECT_EQ(file.attribute_string("status"), "complete");
+  EXPECT_FALSE(file.attribute_string("version").empty());
+
+  const auto expected_v = engine_images<float>(r, false);
+  const auto expected_u = engine_images<float>(r, true);
+  for (std::int64_t i = 0; i < 5; ++i) {
+    const auto v = file.read_image("v", i), m = file.read_image("matrix", i), u = file.read_image("u", i);
+    ASSERT_EQ(v, m) << "/matrix must be /v";
+    for (std::size_t c = 0; c < v.size(); ++c) {
+      ASSERT_EQ(static_cast<float>(v[c]), expected_v[i][c]) << "image " << i << " cell " << c;
+      ASSERT_EQ(static_cast<float>(u[c]), expected_u[i][c]) << "image " << i << " cell " << c;
+    }
+  }
+}
+
+TEST_F(RunFileTest, MatrixIsAHardLinkAndTypesFollowPrecision) {
+  auto r = small_request("double.h5");
+  r.problem.precision = Precision::Double;
+  app::execute_run(r);
+  const hid_t file = H5Fopen(r.output.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  H5O_info_t v_info, m_info;  // HDF5 1.10 API (Debian 12)
+  ASSERT_GE(H5Oget_info_by_name2(file, "v", &v_info, H5O_INFO_BASIC, H5P_DEFAULT), 0);
+  ASSERT_GE(H5Oget_info_by_name2(file, "matrix", &m_info, H5O_INFO_BASIC, H5P_DEFAULT), 0);
+  EXPECT_EQ(v_info.addr, m_info.addr) << "/matrix and /v must be the same object";
+  EXPECT_EQ(v_info.rc, 2u) << "two hard links to /v";
+  const hid_t dataset = H5Dopen2(file, "v", H5P_DEFAULT);
+  const hid_t type = H5Dget_type(dataset);
+  EXPECT_GT(H5Tequal(type, H5T_IEEE_F64LE), 0);
+  const hid_t plist = H5Dget_create_plist(dataset);
+  hsize_t chunk[3] = {};
+  EXPECT_EQ(H5Pget_chunk(plist, 3, chunk), 3);
+  EXPECT_EQ(chunk[0], 1u);
+  EXPECT_EQ(chunk[1], 24u);
+  EXPECT_EQ(chunk[2], 40u);
+  EXPECT_FALSE(H5Lexists(file, "u", H5P_DEFAULT) > 0) << "u is written only on request";
+  H5Pclose(plist);
+  H5Tclose(type);
+  H5Dclose(dataset);
+  H5Fclose(file);
+}
+
+TEST_F(RunFileTest, XdmfDescribesEveryImage) {
+  auto r = small_request("series.h5");
+  r.fields = {true, true};
+  app::execute_run(r);
+  std::ifstream in(dir_ / "series.xmf");
+  ASSERT_TRUE(in.good());
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string xmf = text.str();
+  auto count = [&](const std::string& needle) {
+    std::size_t n = 0;
+    for (auto pos = xmf.find(needle); pos != std::string::npos; pos = xmf.find(needle, pos + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("GridType=\"Uniform\""), 5u);
+  EXPECT_EQ(count("series.h5:/v"), 5u);
+  EXPECT_EQ(count("series.h5:/u"), 5u);
+  EXPECT_NE(xmf.find("CollectionType=\"Temporal\""), std::string::npos);
+  EXPECT_NE(xmf.find("Dimensions=\"24 40\""), std::string::npos);
+  EXPECT_NE(xmf.find("<Time Value=\"35\" />"), std::string::npos);
+}
+
+TEST_F(RunFileTest, NonFiniteValuesStopTheRunAndKeepEarlierImages) {
+  auto r = small_request("blowup.h5");
+  r.problem.params.feed = 1e30;  // finite and allowed, but overflows float32 on the second step
+  r.steps_per_image = 1;
+  const auto summary = app::execute_run(r);
+  EXPECT_FALSE(summary.completed);
+  EXPECT_EQ(summary.images_written, 1);
+  EXPECT_NE(summary.status.find("non-finite at image 1"), std::string::npos) << summary.status;
+  io::RunFileReader file(r.output);
+  EXPECT_EQ(file.shape("v")[0], 1);
+  EXPECT_EQ(file.read_int64("step"), (std::vector<std::int64_t>{1}));
+  EXPECT_NE(file.attribute_string("status").find("non-finite"), std::string::npos);
+  for (double x : file.read_image("v", 0)) ASSERT_TRUE(std::isfinite(x));
+}
+
+TEST_F(RunFileTest, ExistingOutputIsNeverOverwrittenWithoutForce) {
+  auto r = small_request("keep.h5");
+  { std::ofstream(r.output) << "precious"; }
+  EXPECT_THROW(app::execute_run(r), InvalidInput);
+  std::ifstream in(r.output);
+  std::string content;
+  in >> content;
+  EXPECT_EQ(content, "precious");
+  r.overwrite = true;
+  EXPECT_TRUE(app::execute_run(r).completed);
+}
+
+TEST_F(RunFileTest, OutputProblemsAreFoundBeforeComputing) {
+  auto r = small_request("missing/run.h5");
+  EXPECT_THROW(app::execute_run(r), InvalidInput);
+  r.output = dir_;  // a directory
+  EXPECT_THROW(app::execute_run(r), InvalidInput);
+  r = small_request("huge.h5");
+  r.problem.grid = {1 << 20, 1 << 20};
+  r.images = 1 << 20;
+  try {
+    app::execute_run(r);  // would need petabytes: refused before any allocation
+    FAIL() << "accepted an output larger than the disk";
+  } catch (const InvalidInput& e) {
+    EXPECT_NE(std::string(e.what()).find("output needs"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "huge.h5"));
+}
+
+TEST_F(RunFileTest, ImagesAreBoundedInMemoryWhateverTheirNumber) {
+  // 400 images with a 3-buffer queue: the driver never holds more than its pool.
+  auto r = small_request("many.h5");
+  r.images = 400;
+  r.steps_per_image = 1;
+  const auto summary = app::execute_run(r);
+  EXPECT_EQ(summary.images_written, 400);
+  io::RunFileReader file(r.output);
+  EXPECT_EQ(file.shape("v")[0], 400);
+  EXPECT_EQ(file.read_int64("step").back(), 400);
+}

@@ -17,10 +17,10 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string human_bytes(std::uint64_t bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   double value = static_cast<double>(bytes);
   int unit = 0;
-  while (value >= 1024.0 && unit < 5) value /= 1024.0, ++unit;
+  while (value >= 1024.0 && unit < 6) value /= 1024.0, ++unit;
   char text[32];
   std::snprintf(text, sizeof text, "%.1f %s", value, units[unit]);
   return text;
@@ -31,10 +31,13 @@ std::size_t element_size(Precision p) { return p == Precision::Single ? 4 : 8; }
 }  // namespace
 
 std::uint64_t run_output_bytes(const RunMetadata& meta) {
-  const std::uint64_t fields = (meta.fields.u ? 1 : 0) + (meta.fields.v ? 1 : 0);
-  return fields * static_cast<std::uint64_t>(meta.images) *
-         static_cast<std::uint64_t>(meta.problem.grid.rows) *
-         static_cast<std::uint64_t>(meta.problem.grid.cols) * element_size(meta.problem.precision);
+  const double fields = (meta.fields.u ? 1 : 0) + (meta.fields.v ? 1 : 0);
+  // In floating point: the product of absurd requests must not wrap around to a small number.
+  const double bytes = fields * static_cast<double>(meta.images) *
+                       static_cast<double>(meta.problem.grid.rows) *
+                       static_cast<double>(meta.problem.grid.cols) *
+                       static_cast<double>(element_size(meta.problem.precision));
+  return bytes >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
 }
 
 void check_output_path(const fs::path& path, bool overwrite, std::uint64_t bytes) {
@@ -55,7 +58,7 @@ void check_output_path(const fs::path& path, bool overwrite, std::uint64_t bytes
   const fs::space_info space = fs::space(folder, ec);
   // Replacing a file frees its bytes first.
   const std::uint64_t reclaimable = fs::exists(path, ec) ? fs::file_size(path, ec) : 0;
-  if (!ec && space.available + reclaimable < bytes + bytes / 100) {
+  if (!ec && static_cast<double>(space.available + reclaimable) < 1.01 * static_cast<double>(bytes)) {
     throw InvalidInput("output needs " + human_bytes(bytes) + " but " + folder.string() +
                        " has only " + human_bytes(space.available) + " free");
   }

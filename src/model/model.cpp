@@ -114,6 +114,10 @@ double Problem::dt_limit() const {
 void Problem::validate() const {
   if (grid.rows <= 0) throw InvalidInput("rows must be a positive integer");
   if (grid.cols <= 0) throw InvalidInput("cols must be a positive integer");
+  // Indices stay in 32 bits per axis on every backend; 2^31 x 2^31 cells is far past any machine.
+  constexpr std::int64_t max_extent = (std::int64_t{1} << 31) - 1;
+  if (grid.rows > max_extent) throw InvalidInput("rows must be at most " + std::to_string(max_extent));
+  if (grid.cols > max_extent) throw InvalidInput("cols must be at most " + std::to_string(max_extent));
   const struct {
     const char* name;
     double value;

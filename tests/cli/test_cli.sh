@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# End-to-end tests of the grayscott command line, as a user meets it: help, version, a small run
+# read back with h5py, config files, pictures, and every bad input getting one clear line.
+# Usage: test_cli.sh PATH/TO/grayscott
+set -u
+gs=$(realpath "$1")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+passed=0 failed=0
+pass() { passed=$((passed + 1)); }
+fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
+
+# expect_error "what must appear in the message" ARGS...: non-zero exit, exactly one line on
+# stderr starting "grayscott: error:", nothing on stdout.
+expect_error() {
+  local want=$1; shift
+  "$gs" "$@" >out.txt 2>err.txt
+  local rc=$?
+  local lines; lines=$(wc -l <err.txt)
+  if [[ $rc -ne 0 && $lines -eq 1 && ! -s out.txt ]] && grep -q '^grayscott: error: ' err.txt &&
+     grep -qF -- "$want" err.txt; then
+    pass
+  else
+    fail "grayscott $* -> rc=$rc, stderr: $(cat err.txt) (wanted: $want)"
+  fi
+}
+
+small=(--rows 24 --cols 40 --images 3 --steps-per-image 5 --backend cpu)
+
+# Help and version.
+"$gs" --help | grep -q "run" && pass || fail "--help does not list run"
+"$gs" run --help | grep -q -- "--nbrow" && pass || fail "run --help lacks the course's aliases"
+"$gs" --version | grep -qE '^grayscott [0-9]+\.[0-9]+\.[0-9]+$' && pass || fail "--version"
+
+# A small run: nothing on stdout, a summary line on stderr, the file readable by h5py.
+"$gs" run "${small[@]}" -o run.h5 >out.txt 2>err.txt && pass || fail "small run failed: $(cat err.txt)"
+[[ ! -s out.txt ]] && pass || fail "run printed on stdout"
+grep -q "wrote 3 images of 24x40" err.txt && pass || fail "no summary line: $(cat err.txt)"
+[[ -f run.xmf ]] && pass || fail "no XDMF file beside the output"
+/usr/bin/python3 - run.h5 <<'PY' && pass || fail "h5py read-back"
+import sys, h5py, numpy as np
+f = h5py.File(sys.argv[1], "r")
+assert f["v"].shape == (3, 24, 40) and f["v"].dtype == np.float32
+assert np.array_equal(f["matrix"][...], f["v"][...])
+assert list(f["step"][...]) == [5, 10, 15]
+assert f.attrs["rows"] == 24 and f.attrs["cols"] == 40 and f.attrs["boundary"] == "zero-flux"
+assert f.attrs["stencil"].shape == (9,) and f.attrs["status"] == "complete"
+assert np.isfinite(f["v"][...]).all() and f["v"][2].max() > 0.1
+PY
+
+# --quiet: nothing at all.
+"$gs" run "${small[@]}" -o quiet.h5 --quiet >out.txt 2>err.txt
+[[ ! -s out.txt && ! -s err.txt ]] && pass || fail "--quiet printed something"
+
+# On a terminal, a progress bar on stderr.
+if command -v script >/dev/null; then
+  script -qec "$gs run ${small[*]} -o tty.h5 >/dev/null" /dev/null >tty.txt 2>&1
+  grep -q "image 3/3" tty.txt && pass || fail "no progress bar on a terminal: $(cat tty.txt)"
+fi
+
+# An existing output is kept unless --force.
+cp run.h5 before.h5
+expect_error "already exists" run "${small[@]}" -o run.h5
+cmp -s run.h5 before.h5 && pass || fail "an existing output was modified"
+"$gs" run "${small[@]}" -o run.h5 --force --quiet && pass || fail "--force did not overwrite"
+
+# Config files: keys are long option names, the command line wins.
+cat >run.toml <<'TOML'
+rows = 32
+cols = 48
+images = 2
+steps-per-image = 4
+boundary = "periodic"
+fields = ["u", "v"]
+quiet = true
+TOML
+"$gs" run --config run.toml --rows 16 -o cfg.h5 --backend cpu && pass || fail "config run failed"
+/usr/bin/python3 -c '
+import h5py; f = h5py.File("cfg.h5", "r")
+assert f["u"].shape == (2, 16, 48), f["u"].shape
+assert f.attrs["boundary"] == "periodic"' && pass || fail "config values or override wrong"
+printf 'rows = 32\nsteps = 4\n' >unknown.toml
+expect_error "line 2, key 'steps': unknown key" run --config unknown.toml -o x.h5
+printf 'rows = [1,\n' >broken.toml
+expect_error "config broken.toml line" run --config broken.toml -o x.h5
+expect_error "could not be opened" run --config missing.toml -o x.h5
+
+# Bad input: one clear line each, nothing computed.
+expect_error "not expected: --nbrows" run --nbrows
+expect_error "rows must be a positive integer" run --rows 0
+expect_error "cols must be a positive integer" run --cols -5
+expect_error "--rows = ten" run --rows ten
+expect_error "--images = 2.5" run --images 2.5
+expect_error "images must be a positive integer" run --images 0
+expect_error "steps-per-image must be a positive integer" run --steps-per-image -1
+expect_error "feed must be a finite non-negative number" run --feed -0.1
+expect_error "kill must be a finite non-negative number" run --kill nan
+expect_error "du must be a finite non-negative number" run --du inf
+expect_error "stability limit 5" run --dt 5.5
+expect_error "stability limit 2.5" run --stencil five-point --dt 3
+expect_error "got 8 values" run --stencil 1,1,1,1,0,1,1,1
+expect_error "not a number" run --stencil 1,1,1,1,0,1,1,1,x
+expect_error "finite" run --stencil 1,1,1,1,0,1,1,1,inf
+expect_error "boundary: expected" run --boundary open
+expect_error "precision: expected" run --precision half
+expect_error "fields: expected" run --fields w
+expect_error "does not exist" run "${small[@]}" -o no/such/folder/x.h5
+expect_error "is a directory" run "${small[@]}" -o . --force
+expect_error "output needs" run --rows 100000 --cols 100000 --images 100000 -o big.h5
+[[ ! -e big.h5 ]] && pass || fail "a refused run left a file"
+expect_error "backend: expected" run --backend gpu
+expect_error "no such file" render nothing.h5
+expect_error "range: expected" render run.h5 --range 1
+
+# A run that blows up stops at the first non-finite image and keeps the ones before.
+"$gs" run --rows 16 --cols 16 --images 5 --steps-per-image 1 --feed 1e30 -o blow.h5 --backend cpu 2>err.txt
+rc=$?
+[[ $rc -ne 0 ]] && grep -q "non-finite at image 1" err.txt && pass || fail "blow-up: rc=$rc $(cat err.txt)"
+/usr/bin/python3 -c '
+import h5py, numpy as np; f = h5py.File("blow.h5", "r")
+assert f["v"].shape == (1, 16, 16) and np.isfinite(f["v"][...]).all()' && pass || fail "blow-up file"
+
+# Pictures.
+"$gs" render run.h5 --out pics 2>/dev/null && [[ $(ls pics/*.png | wc -l) -eq 3 ]] && pass || fail "render"
+"$gs" run "${small[@]}" -o withpics.h5 --render pics2 --quiet && [[ -f pics2/v_0002.png ]] && pass ||
+  fail "run --render"
+
+echo "$passed passed, $failed failed"
+[[ $failed -eq 0 ]]
