@@ -480,7 +480,7 @@ std::string format_table(const BenchReport& r) {
                 "of copy");
   out << line;
   for (const Measurement& m : r.measurements) {
-    std::snprintf(line, sizeof line, "%-48s %10.3f %14.3f %10.1f %8.0f%%\n",
+    std::snprintf(line, sizeof line, "%-48s %10.4g %14.3f %10.1f %8.0f%%\n",
                   m.workload.describe().c_str(), m.median_seconds, m.cell_updates_per_s / 1e9,
                   m.bytes_per_s / 1e9, 100 * m.fraction_of_copy);
     out << line;
