@@ -9,6 +9,7 @@ void add_run_command(CLI::App& root);
 void add_render_command(CLI::App& root);
 void add_info_command(CLI::App& root);
 void add_sweep_command(CLI::App& root);
+void add_bench_command(CLI::App& root);
 
 // True in every process but the first of a job started by an MPI launcher (mpirun, srun): the
 // ranks of one run share one error message, printed by rank 0; the others exit quietly.

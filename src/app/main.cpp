@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   app::add_render_command(app);
   app::add_info_command(app);
   app::add_sweep_command(app);
+  app::add_bench_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

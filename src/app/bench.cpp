@@ -1,0 +1,588 @@
+#include "app/bench.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <sstream>
+
+#include "app/run_driver.hpp"
+#include "engine/cuda/cuda_backend.hpp"
+#include "engine/host_buffer.hpp"
+
+namespace grayscott::app::bench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+}  // namespace
+
+OutputMode parse_output_mode(std::string_view text) {
+  if (text == "none") return OutputMode::None;
+  if (text == "hdf5") return OutputMode::Hdf5;
+  throw InvalidInput("io: expected none or hdf5, got '" + std::string(text) + "'");
+}
+
+std::string_view to_string(OutputMode mode) { return mode == OutputMode::Hdf5 ? "hdf5" : "none"; }
+
+double Workload::cell_updates() const {
+  return static_cast<double>(rows) * static_cast<double>(cols) * static_cast<double>(steps()) *
+         static_cast<double>(batch);
+}
+
+std::string Workload::describe() const {
+  std::string text = std::to_string(rows) + "x" + std::to_string(cols) + ", " +
+                     std::to_string(images) + " images x " + std::to_string(steps_per_image) +
+                     " steps";
+  if (batch > 1) text = "batch of " + std::to_string(batch) + " x " + text;
+  return text;
+}
+
+const std::vector<Preset>& presets() {
+  static const std::vector<Preset> all = {
+      {"seed", "the course's workload: 1080x1920 float32, 1000 images x 32 steps",
+       {{1080, 1920, 1000, 32, 1}}, 1},
+      {"quick", "the seed's grid for 10 images x 32 steps (seconds on a 2-core machine)",
+       {{1080, 1920, 10, 32, 1}}, 3},
+      {"batch-vs-large",
+       "a batch of 1024 simulations of 128x128 against one 4096x4096 (the same cells per step)",
+       {{128, 128, 4, 32, 1024}, {4096, 4096, 4, 32, 1}}, 3},
+  };
+  return all;
+}
+
+const Preset& find_preset(std::string_view name) {
+  std::string known;
+  for (const Preset& p : presets()) {
+    if (p.name == name) return p;
+    known += (known.empty() ? "" : ", ") + p.name;
+  }
+  throw InvalidInput("preset: expected one of " + known + ", got '" + std::string(name) + "'");
+}
+
+std::vector<Workload> resolve_workloads(const Preset& preset, const WorkloadOverrides& o) {
+  if (preset.workloads.size() > 1 && (o.rows || o.cols || o.batch)) {
+    throw InvalidInput("preset " + preset.name +
+                       " compares fixed shapes: only --images and --steps-per-image may change it");
+  }
+  std::vector<Workload> out = preset.workloads;
+  for (Workload& w : out) {
+    if (o.rows) w.rows = *o.rows;
+    if (o.cols) w.cols = *o.cols;
+    if (o.images) w.images = *o.images;
+    if (o.steps_per_image) w.steps_per_image = *o.steps_per_image;
+    if (o.batch) w.batch = *o.batch;
+  }
+  return out;
+}
+
+void BenchRequest::validate() const {
+  if (workloads.empty()) throw InvalidInput("bench: nothing to measure");
+  for (const Workload& w : workloads) {
+    if (w.rows <= 0) throw InvalidInput("rows must be a positive integer");
+    if (w.cols <= 0) throw InvalidInput("cols must be a positive integer");
+    if (w.images <= 0) throw InvalidInput("images must be a positive integer");
+    if (w.steps_per_image <= 0) throw InvalidInput("steps-per-image must be a positive integer");
+    if (w.batch <= 0) throw InvalidInput("batch must be a positive integer");
+    if (io == OutputMode::Hdf5 && w.batch > 1) {
+      throw InvalidInput("--io hdf5 measures the run command's output of one simulation; "
+                         "--batch needs --io none");
+    }
+  }
+  if (repeat <= 0) throw InvalidInput("repeat must be a positive integer");
+  if (warmup_images && *warmup_images < 0) throw InvalidInput("warmup must be a non-negative integer");
+  if (io == OutputMode::Hdf5 && output.empty()) {
+    throw InvalidInput("--io hdf5 needs --output FILE (the file each repeat writes)");
+  }
+  Problem p = problem;
+  p.grid = {workloads.front().rows, workloads.front().cols};
+  p.validate();
+}
+
+int bytes_per_cell_update(Precision precision) { return precision == Precision::Single ? 16 : 32; }
+
+// --- Verification ------------------------------------------------------------------------------
+
+double verification_tolerance(Precision precision) {
+  return precision == Precision::Single ? 2e-6 : 1e-12;
+}
+
+namespace {
+
+// Relative L2 difference, or NaN when a value is not finite.
+template <class Real>
+double relative_l2(std::span<const Real> got, const std::vector<double>& expected) {
+  double diff = 0, norm = 0;
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    const double g = static_cast<double>(got[i]);
+    if (!std::isfinite(g)) return std::numeric_limits<double>::quiet_NaN();
+    diff += (g - expected[i]) * (g - expected[i]);
+    norm += expected[i] * expected[i];
+  }
+  return norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
+}
+
+template <class Real>
+double max_abs_difference(std::span<const Real> got, const std::vector<double>& expected) {
+  double worst = 0;
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    worst = std::max(worst, std::abs(static_cast<double>(got[i]) - expected[i]));
+  }
+  return worst;
+}
+
+std::string scientific(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2e", x);
+  return text;
+}
+
+// A reproducible state where every cell differs (u in [0.3, 1], v in [0, 0.5]), so that a wrong
+// neighbour, edge or boundary cannot hide in a uniform region.
+reference::State varied_state(std::int64_t rows, std::int64_t cols, std::uint32_t seed) {
+  const auto cells = static_cast<std::size_t>(rows * cols);
+  reference::State s{rows, cols, std::vector<double>(cells), std::vector<double>(cells)};
+  std::uint32_t x = seed * 2654435761u + 977u;
+  auto next = [&] {
+    x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+    return static_cast<double>(x % 1000003u) / 1000003.0;
+  };
+  for (std::size_t i = 0; i < cells; ++i) {
+    s.u[i] = 0.3 + 0.7 * next();
+    s.v[i] = 0.5 * next();
+  }
+  return s;
+}
+
+reference::Boundary to_reference(Boundary b) {
+  switch (b) {
+    case Boundary::ZeroFlux: return reference::Boundary::ZeroFlux;
+    case Boundary::Periodic: return reference::Boundary::Periodic;
+    case Boundary::Fixed: return reference::Boundary::Fixed;
+  }
+  return reference::Boundary::ZeroFlux;
+}
+
+template <class Real>
+Verification verify_with(const Problem& problem, const Workload& workload,
+                         const EngineOptions& options) {
+  // Small enough for the reference to take milliseconds, large enough for every edge and corner
+  // rule and for a few tiles of a fused or blocked kernel; as many steps as the engine tests, in
+  // the workload's chunks so that fused blocks split as they do when measured.
+  constexpr std::int64_t steps = 40;
+  Problem small = problem;
+  small.grid = {std::min<std::int64_t>(workload.rows, 40), std::min<std::int64_t>(workload.cols, 300)};
+  const std::int64_t members = std::min<std::int64_t>(workload.batch, 3);
+  std::vector<Parameters> params;
+  for (std::int64_t m = 0; m < members; ++m) {  // distinct rates: a member mix-up cannot pass
+    Parameters p = problem.params;
+    p.feed *= 1.0 + 0.25 * static_cast<double>(m);
+    p.kill *= 1.0 + 0.1 * static_cast<double>(m);
+    params.push_back(p);
+  }
+  small.validate();
+
+  auto engine = make_engine<Real>(small, params, options);
+  std::vector<reference::State> expected;
+  for (std::int64_t m = 0; m < members; ++m) {
+    expected.push_back(varied_state(small.grid.rows, small.grid.cols, static_cast<std::uint32_t>(m + 1)));
+    const std::vector<Real> u(expected.back().u.begin(), expected.back().u.end());
+    const std::vector<Real> v(expected.back().v.begin(), expected.back().v.end());
+    engine->load(static_cast<std::size_t>(m), u, v);
+  }
+  for (std::int64_t done = 0; done < steps;) {
+    const std::int64_t chunk = std::min(workload.steps_per_image, steps - done);
+    engine->advance(chunk);
+    done += chunk;
+  }
+  engine->capture({true, true});
+
+  Verification worst;
+  worst.passed = true;
+  const double tolerance = verification_tolerance(problem.precision);
+  const auto cells = static_cast<std::size_t>(small.grid.cells());
+  for (std::int64_t m = 0; m < members; ++m) {
+    reference::Model model{small.stencil.weights, to_reference(small.boundary),
+                           params[m].feed, params[m].kill, params[m].du, params[m].dv, params[m].dt};
+    for (std::int64_t s = 0; s < steps; ++s) reference::step(model, expected[m]);
+    std::vector<Real> u(cells), v(cells);
+    engine->read_captured(static_cast<std::size_t>(m), u.data(), v.data());
+    Verification one = compare_with_reference<Real>(u, v, expected[m], tolerance);
+    worst.u_error = std::max(worst.u_error, one.u_error);
+    worst.v_error = std::max(worst.v_error, one.v_error);
+    if (!one.passed && worst.passed) {
+      worst.passed = false;
+      worst.detail = "member " + std::to_string(m) + ": " + one.detail;
+    }
+  }
+  worst.tolerance = tolerance;
+  worst.backend = engine->backend();
+  worst.rows = small.grid.rows;
+  worst.cols = small.grid.cols;
+  worst.members = members;
+  worst.steps = steps;
+  return worst;
+}
+
+}  // namespace
+
+template <class Real>
+Verification compare_with_reference(std::span<const Real> u, std::span<const Real> v,
+                                    const reference::State& expected, double tolerance) {
+  Verification result;
+  result.tolerance = tolerance;
+  result.rows = expected.rows;
+  result.cols = expected.cols;
+  const auto cells = static_cast<std::size_t>(expected.rows * expected.cols);
+  if (u.size() != cells || v.size() != cells) {
+    result.detail = "result has the wrong size";
+    return result;
+  }
+  result.u_error = relative_l2(u, expected.u);
+  result.v_error = relative_l2(v, expected.v);
+  if (std::isnan(result.u_error) || std::isnan(result.v_error)) {
+    result.detail = "non-finite values";
+    return result;
+  }
+  // The engine tests' pair of checks: the overall difference, and no single cell far off.
+  const double worst_cell = std::max(max_abs_difference(u, expected.u), max_abs_difference(v, expected.v));
+  if (result.u_error > tolerance || result.v_error > tolerance) {
+    result.detail = "relative L2 difference from the reference u " + scientific(result.u_error) +
+                    ", v " + scientific(result.v_error) + " exceeds " + scientific(tolerance);
+  } else if (worst_cell > 100 * tolerance) {
+    result.detail = "a cell differs from the reference by " + scientific(worst_cell) +
+                    " (more than " + scientific(100 * tolerance) + ")";
+  } else {
+    result.passed = true;
+  }
+  return result;
+}
+
+template Verification compare_with_reference<float>(std::span<const float>, std::span<const float>,
+                                                    const reference::State&, double);
+template Verification compare_with_reference<double>(std::span<const double>,
+                                                     std::span<const double>,
+                                                     const reference::State&, double);
+
+Verification verify_engine(const Problem& problem, const Workload& workload,
+                           const EngineOptions& options) {
+  return problem.precision == Precision::Single ? verify_with<float>(problem, workload, options)
+                                                : verify_with<double>(problem, workload, options);
+}
+
+// --- Measurement -------------------------------------------------------------------------------
+
+double cpu_copy_bandwidth(int threads) {
+  if (threads <= 0) threads = omp_get_max_threads();
+  // Two arrays of 256 MiB: far beyond any last-level cache, so the copy runs from memory.
+  constexpr std::size_t bytes = std::size_t{256} << 20;
+  HostBuffer<unsigned char> source(bytes), target(bytes);
+  const auto chunk = [&](int t) {
+    const std::size_t per = (bytes / static_cast<std::size_t>(threads) + 4095) / 4096 * 4096;
+    const std::size_t begin = std::min(bytes, per * static_cast<std::size_t>(t));
+    return std::pair{begin, std::min(bytes, begin + per) - begin};
+  };
+#pragma omp parallel num_threads(threads)
+  {  // first touch by the thread that will copy each part
+    const auto [begin, length] = chunk(omp_get_thread_num());
+    std::memset(source.data() + begin, 1 + omp_get_thread_num(), length);
+    std::memset(target.data() + begin, 0, length);
+  }
+  double best = std::numeric_limits<double>::infinity();
+  for (int pass = 0; pass < 6; ++pass) {
+    const auto start = Clock::now();
+#pragma omp parallel num_threads(threads)
+    {
+      const auto [begin, length] = chunk(omp_get_thread_num());
+      std::memcpy(target.data() + begin, source.data() + begin, length);
+    }
+    best = std::min(best, seconds_since(start));
+  }
+  // Read the copy back, so the copies are observably used and known to be complete.
+  for (std::size_t i = 0; i < bytes; i += 4096) {
+    if (target[i] != source[i]) throw std::runtime_error("copy bandwidth probe: the copy is wrong");
+  }
+  return 2.0 * static_cast<double>(bytes) / best;
+}
+
+double median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+namespace {
+
+// One timed run without output: every member from the seed, images x steps_per_image steps on
+// the engine, then the final v of the last member read back (which also waits for an
+// asynchronous backend). The engine's construction and the upload are not timed. Afterwards the
+// result is checked: finite, and the same in the first and last members (same seed, same rates).
+template <class Real>
+double time_stepping(const Problem& base, const Workload& w, std::int64_t images,
+                     const EngineOptions& options, std::vector<Real>& final_v) {
+  Problem problem = base;
+  problem.grid = {w.rows, w.cols};
+  const std::vector<Parameters> params(static_cast<std::size_t>(w.batch), problem.params);
+  auto engine = make_engine<Real>(problem, params, options);
+  const auto cells = static_cast<std::size_t>(problem.grid.cells());
+  {
+    std::vector<Real> u(cells), v(cells);
+    fill_seed<Real>(problem.grid, u, v);
+    for (std::size_t m = 0; m < params.size(); ++m) engine->load(m, u, v);
+  }
+  final_v.assign(cells, Real(-1));
+  const auto start = Clock::now();
+  for (std::int64_t i = 0; i < images; ++i) engine->advance(w.steps_per_image);
+  engine->capture({false, true});
+  engine->read_captured(params.size() - 1, nullptr, final_v.data());
+  const double seconds = seconds_since(start);
+  for (Real x : final_v) {
+    if (!std::isfinite(x)) throw VerificationFailed("the measured run produced non-finite values");
+  }
+  if (params.size() > 1) {  // same seed and rates: the first and last members must agree bitwise
+    std::vector<Real> first(cells);
+    engine->read_captured(0, nullptr, first.data());
+    if (first != final_v) throw VerificationFailed("members of the measured batch disagree");
+  }
+  return seconds;
+}
+
+// One timed run through the run command's driver, writing every image of v to HDF5: the time a
+// user waits for the file, from engine construction to the file's close.
+double time_run_with_output(const BenchRequest& request, const Workload& w, std::int64_t images) {
+  RunRequest run;
+  run.problem = request.problem;
+  run.problem.grid = {w.rows, w.cols};
+  run.images = images;
+  run.steps_per_image = w.steps_per_image;
+  run.fields = {false, true};
+  run.engine = request.engine;
+  run.output = request.output;
+  run.overwrite = true;
+  run.quiet = true;
+  const auto start = Clock::now();
+  const RunSummary summary = execute_run(run);
+  const double seconds = seconds_since(start);
+  if (!summary.completed) throw VerificationFailed(request.output.string() + ": " + summary.status);
+  return seconds;
+}
+
+template <class Real>
+Measurement measure(const BenchRequest& request, const Workload& w, double copy_bytes_per_s) {
+  const std::int64_t warmup =
+      request.warmup_images.value_or(std::max<std::int64_t>(1, w.images / 10));
+  std::vector<Real> first_v, final_v;
+  if (warmup > 0) {
+    if (request.io == OutputMode::Hdf5) time_run_with_output(request, w, warmup);
+    else time_stepping<Real>(request.problem, w, warmup, request.engine, final_v);
+  }
+  Measurement m;
+  m.workload = w;
+  for (int r = 0; r < request.repeat; ++r) {
+    if (request.io == OutputMode::Hdf5) {
+      m.seconds.push_back(time_run_with_output(request, w, w.images));
+      continue;
+    }
+    m.seconds.push_back(time_stepping<Real>(request.problem, w, w.images, request.engine, final_v));
+    // Every repeat computes the same numbers: a backend must be bitwise reproducible.
+    if (r == 0) first_v = final_v;
+    else if (final_v != first_v) throw VerificationFailed("repeats of the same run gave different results");
+  }
+  m.median_seconds = median(m.seconds);
+  m.cell_updates_per_s = w.cell_updates() / m.median_seconds;
+  m.bytes_per_s = m.cell_updates_per_s * bytes_per_cell_update(request.problem.precision);
+  m.fraction_of_copy = copy_bytes_per_s > 0 ? m.bytes_per_s / copy_bytes_per_s : 0;
+  return m;
+}
+
+}  // namespace
+
+BenchReport run_benchmark(const BenchRequest& request) {
+  request.validate();
+  BenchReport report;
+  report.preset_name = request.preset_name;
+  report.problem = request.problem;
+  report.engine = request.engine;
+  report.io = request.io;
+  report.repeat = request.repeat;
+
+  // First the proof: no figure for a kernel that computes something else.
+  for (const Workload& w : request.workloads) {
+    Verification v = verify_engine(request.problem, w, request.engine);
+    if (!v.passed) {
+      throw VerificationFailed("verification failed: " + w.describe() + " on this backend: " +
+                               v.detail + "; no figures reported");
+    }
+    report.verifications.push_back(v);
+  }
+  report.backend = report.verifications.front().backend;
+  if (report.backend == "cuda") {
+    report.threads = 0;
+    report.copy_bytes_per_s = cuda::copy_bandwidth(request.engine.device);
+    report.copy_method = "device-to-device copy on CUDA device " + std::to_string(request.engine.device);
+  } else {
+    report.threads = request.engine.threads > 0 ? request.engine.threads : omp_get_max_threads();
+    report.copy_bytes_per_s = cpu_copy_bandwidth(report.threads);
+    report.copy_method = "memcpy of 256 MiB with " + std::to_string(report.threads) + " threads";
+  }
+  for (const Workload& w : request.workloads) {
+    report.measurements.push_back(request.problem.precision == Precision::Single
+                                      ? measure<float>(request, w, report.copy_bytes_per_s)
+                                      : measure<double>(request, w, report.copy_bytes_per_s));
+  }
+  return report;
+}
+
+// --- Reports -----------------------------------------------------------------------------------
+
+namespace {
+
+std::string fixed(double x, int digits) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", digits, x);
+  return text;
+}
+
+std::string fuse_text(int fuse) { return fuse == 0 ? "best" : std::to_string(fuse); }
+
+}  // namespace
+
+std::string format_table(const BenchReport& r) {
+  std::ostringstream out;
+  out << "grayscott bench" << (r.preset_name.empty() ? "" : " --preset " + r.preset_name) << ": "
+      << r.backend;
+  if (r.backend == "cpu") out << " (" << r.threads << " threads, fuse " << fuse_text(r.engine.fuse_steps) << ")";
+  else out << " (device " << r.engine.device << ", fuse " << fuse_text(r.engine.fuse_steps) << ")";
+  out << ", " << to_string(r.problem.precision) << ", " << r.problem.stencil.name() << ", "
+      << to_string(r.problem.boundary) << ", io " << to_string(r.io) << "\n";
+  for (const Verification& v : r.verifications) {
+    out << "verified: " << v.steps << " steps of " << v.members << " member"
+        << (v.members > 1 ? "s" : "") << " of " << v.rows << "x" << v.cols
+        << " against the float64 reference, relative L2 u " << scientific(v.u_error) << ", v "
+        << scientific(v.v_error) << " (tolerance " << scientific(v.tolerance) << ")\n";
+  }
+  out << "copy bandwidth: " << fixed(r.copy_bytes_per_s / 1e9, 1) << " GB/s (" << r.copy_method
+      << ", bytes read + written)\n\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "%-48s %10s %14s %10s %9s\n", "workload",
+                ("s (med/" + std::to_string(r.repeat) + ")").c_str(), "Gcell-upd/s", "GB/s",
+                "of copy");
+  out << line;
+  for (const Measurement& m : r.measurements) {
+    std::snprintf(line, sizeof line, "%-48s %10.4g %14.3f %10.1f %8.0f%%\n",
+                  m.workload.describe().c_str(), m.median_seconds, m.cell_updates_per_s / 1e9,
+                  m.bytes_per_s / 1e9, 100 * m.fraction_of_copy);
+    out << line;
+  }
+  if (r.measurements.size() == 2) {
+    out << "\nrate ratio (first / second): "
+        << fixed(r.measurements[0].cell_updates_per_s / r.measurements[1].cell_updates_per_s, 3)
+        << "\n";
+  }
+  out << "(" << bytes_per_cell_update(r.problem.precision)
+      << " bytes per cell update: u and v read and written once; "
+      << (r.io == OutputMode::None ? "stepping only, images not copied out" : "every image of v written to HDF5")
+      << ")\n";
+  return out.str();
+}
+
+namespace {
+
+// A JSON number; JSON has no infinity or NaN, so those become null.
+std::string json_number(double x) {
+  if (!std::isfinite(x)) return "null";
+  char text[64];
+  auto [end, ec] = std::to_chars(text, text + sizeof text, x);
+  return std::string(text, end);
+}
+
+std::string json_string(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) {
+      char esc[8];
+      std::snprintf(esc, sizeof esc, "\\u%04x", c);
+      out += esc;
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+class JsonObject {
+ public:
+  JsonObject& field(std::string_view key, const std::string& raw) {
+    text_ += (text_.empty() ? "" : ", ") + json_string(key) + ": " + raw;
+    return *this;
+  }
+  JsonObject& number(std::string_view key, double x) { return field(key, json_number(x)); }
+  JsonObject& integer(std::string_view key, std::int64_t x) { return field(key, std::to_string(x)); }
+  JsonObject& string(std::string_view key, std::string_view s) { return field(key, json_string(s)); }
+  std::string str() const { return "{" + text_ + "}"; }
+
+ private:
+  std::string text_;
+};
+
+void add_run_fields(JsonObject& o, const Measurement& m, Precision precision) {
+  const Workload& w = m.workload;
+  std::string all = "[";
+  for (std::size_t i = 0; i < m.seconds.size(); ++i) all += (i ? ", " : "") + json_number(m.seconds[i]);
+  o.integer("rows", w.rows).integer("cols", w.cols).integer("batch", w.batch)
+      .integer("images", w.images).integer("steps_per_image", w.steps_per_image)
+      .integer("steps", w.steps()).number("cell_updates", w.cell_updates())
+      .number("seconds", m.median_seconds).field("seconds_each", all + "]")
+      .number("cell_updates_per_s", m.cell_updates_per_s)
+      .integer("bytes_per_cell_update", bytes_per_cell_update(precision))
+      .number("bytes_per_s", m.bytes_per_s).number("fraction_of_copy", m.fraction_of_copy);
+}
+
+}  // namespace
+
+std::string format_json(const BenchReport& r) {
+  JsonObject o;
+  o.string("preset", r.preset_name).string("backend", r.backend)
+      .string("precision", to_string(r.problem.precision)).string("stencil", r.problem.stencil.name())
+      .string("boundary", to_string(r.problem.boundary)).string("io", to_string(r.io))
+      .integer("threads", r.threads).integer("fuse", r.engine.fuse_steps).integer("repeat", r.repeat)
+      .number("copy_bytes_per_s", r.copy_bytes_per_s).string("copy_method", r.copy_method);
+  std::string verifications = "[";
+  for (std::size_t i = 0; i < r.verifications.size(); ++i) {
+    const Verification& v = r.verifications[i];
+    JsonObject j;
+    j.field("passed", v.passed ? "true" : "false").integer("rows", v.rows).integer("cols", v.cols)
+        .integer("members", v.members).integer("steps", v.steps).number("u_error", v.u_error)
+        .number("v_error", v.v_error).number("tolerance", v.tolerance);
+    verifications += (i ? ", " : "") + j.str();
+  }
+  o.field("verification", verifications + "]");
+  // One workload: its figures at the top level. Several: each in "runs", with the rate ratio.
+  if (r.measurements.size() == 1) add_run_fields(o, r.measurements.front(), r.problem.precision);
+  std::string runs = "[";
+  for (std::size_t i = 0; i < r.measurements.size(); ++i) {
+    JsonObject j;
+    add_run_fields(j, r.measurements[i], r.problem.precision);
+    runs += (i ? ", " : "") + j.str();
+  }
+  o.field("runs", runs + "]");
+  if (r.measurements.size() == 2) {
+    o.number("rate_ratio",
+             r.measurements[0].cell_updates_per_s / r.measurements[1].cell_updates_per_s);
+  }
+  return o.str() + "\n";
+}
+
+}  // namespace grayscott::app::bench

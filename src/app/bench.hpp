@@ -1,0 +1,145 @@
+// `grayscott bench`: how fast a backend runs a workload, how close that is to the memory
+// bandwidth measured in the same invocation, and proof that the kernel measured computes the model
+// (a short run checked against the float64 reference before any figure is reported).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/engine.hpp"
+#include "model/model.hpp"
+#include "reference/reference.hpp"
+
+namespace grayscott::app::bench {
+
+enum class OutputMode { None, Hdf5 };
+OutputMode parse_output_mode(std::string_view text);  // "none" or "hdf5"
+std::string_view to_string(OutputMode mode);
+
+// The work of one measurement: `batch` simulations of rows x cols, each advanced
+// images x steps_per_image steps.
+struct Workload {
+  std::int64_t rows = 1080, cols = 1920;
+  std::int64_t images = 1000, steps_per_image = 32;
+  std::int64_t batch = 1;
+
+  std::int64_t steps() const { return images * steps_per_image; }
+  double cell_updates() const;
+  std::string describe() const;  // "1080x1920, 1000 images x 32 steps" (+ ", batch of N")
+};
+
+// A named set of workloads measured in one invocation, and how many repeats it defaults to.
+struct Preset {
+  std::string name;
+  std::string description;
+  std::vector<Workload> workloads;
+  int repeat = 3;
+};
+const std::vector<Preset>& presets();
+// Throws InvalidInput naming the known presets.
+const Preset& find_preset(std::string_view name);
+
+// Values given explicitly on the command line; they replace the preset's.
+struct WorkloadOverrides {
+  std::optional<std::int64_t> rows, cols, images, steps_per_image, batch;
+};
+// The preset's workloads with the overrides applied. A preset of several workloads (a comparison
+// of fixed shapes) accepts only --images and --steps-per-image. Throws InvalidInput.
+std::vector<Workload> resolve_workloads(const Preset& preset, const WorkloadOverrides& overrides);
+
+struct BenchRequest {
+  std::string preset_name;
+  Problem problem;  // rates, stencil, boundary, precision; the grid comes from each workload
+  std::vector<Workload> workloads;
+  EngineOptions engine;
+  OutputMode io = OutputMode::None;
+  std::filesystem::path output;  // the HDF5 file written by --io hdf5 (overwritten)
+  int repeat = 3;
+  // Images of the warm-up run before the timed repeats; nullopt: a tenth of the images, at least 1.
+  std::optional<std::int64_t> warmup_images;
+
+  // Throws InvalidInput naming the first problem found.
+  void validate() const;
+};
+
+// Bytes a cell update moves at the least: u and v read and written once (16 in single, 32 in
+// double precision).
+int bytes_per_cell_update(Precision precision);
+
+// --- Verification ------------------------------------------------------------------------------
+
+struct Verification {
+  bool passed = false;
+  double u_error = 0, v_error = 0;  // relative L2 differences, worst over the members checked
+  double tolerance = 0;
+  std::int64_t rows = 0, cols = 0, members = 0, steps = 0;
+  std::string backend;  // what ran the check
+  std::string detail;  // what failed, empty when passed
+};
+
+// Thrown when a backend's result disagrees with the reference: no figure may be reported.
+struct VerificationFailed : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// The relative L2 difference allowed after the verification run's steps: the engine tests'
+// tolerance (rounding of float32, or of float64, against the float64 reference).
+double verification_tolerance(Precision precision);
+
+// Compares a result with the reference state: passes when every value is finite and the relative
+// L2 differences of u and v are within `tolerance`.
+template <class Real>
+Verification compare_with_reference(std::span<const Real> u, std::span<const Real> v,
+                                    const reference::State& expected, double tolerance);
+
+// A short run of the backend in `options` (same stencil, boundary, precision, fused steps and
+// batching as the workload, on a small grid and from a state where every cell differs) compared
+// with the float64 reference.
+Verification verify_engine(const Problem& problem, const Workload& workload,
+                           const EngineOptions& options);
+
+// --- Measurement -------------------------------------------------------------------------------
+
+// STREAM-like copy bandwidth of this machine's memory with `threads` threads (0: OpenMP's
+// default), in bytes/s counting the bytes read and written, best of several passes over arrays far
+// larger than the caches.
+double cpu_copy_bandwidth(int threads);
+
+struct Measurement {
+  Workload workload;
+  std::vector<double> seconds;  // each timed repeat
+  double median_seconds = 0;
+  double cell_updates_per_s = 0;
+  double bytes_per_s = 0;
+  double fraction_of_copy = 0;
+};
+
+struct BenchReport {
+  std::string preset_name;
+  std::string backend;  // what ran: "cpu", "cuda"
+  Problem problem;
+  EngineOptions engine;
+  int threads = 0;  // CPU threads used (the copy ran with the same)
+  OutputMode io = OutputMode::None;
+  int repeat = 0;
+  double copy_bytes_per_s = 0;
+  std::string copy_method;
+  std::vector<Verification> verifications;  // one per workload
+  std::vector<Measurement> measurements;    // one per workload
+};
+
+// Verifies, measures the copy bandwidth, warms up, then times each workload `repeat` times.
+// Throws InvalidInput for a bad request, VerificationFailed when a result is wrong.
+BenchReport run_benchmark(const BenchRequest& request);
+
+double median(std::vector<double> values);
+std::string format_table(const BenchReport& report);
+std::string format_json(const BenchReport& report);
+
+}  // namespace grayscott::app::bench

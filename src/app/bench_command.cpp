@@ -1,0 +1,81 @@
+// `grayscott bench`: parses the options into a BenchRequest (app/bench.hpp does the work) and
+// prints the report as a table or one JSON object.
+#include <cstdio>
+#include <memory>
+#include <optional>
+
+#include "app/bench.hpp"
+#include "app/cli.hpp"
+#include "app/commands.hpp"
+
+namespace grayscott::app {
+
+namespace {
+struct BenchCliState {
+  ProblemOptions problem;
+  EngineCliOptions engine;
+  std::string preset = "quick", io = "none", output, config;
+  std::int64_t images = 0, steps = 0, batch = 1, warmup = 0;
+  int repeat = 0;
+  bool json = false;
+};
+
+template <class T>
+std::optional<T> if_given(CLI::App& app, const char* name, T value) {
+  return app.get_option(name)->count() > 0 ? std::optional<T>(value) : std::nullopt;
+}
+}  // namespace
+
+void add_bench_command(CLI::App& root) {
+  auto state = std::make_shared<BenchCliState>();
+  CLI::App* bench = root.add_subcommand(
+      "bench", "Measure a backend on a workload, against the memory bandwidth, after verifying it");
+  bench->add_option("--preset", state->preset,
+                    "seed (1080x1920, 1000 images x 32 steps), quick (10 images), or "
+                    "batch-vs-large (1024 x 128x128 against one 4096x4096); the options below "
+                    "override its values")
+      ->capture_default_str();
+  add_problem_options(*bench, state->problem);
+  bench->add_option("--images,--nbimage", state->images, "Images (the preset's by default)");
+  bench->add_option("--steps-per-image,--nbextrastep", state->steps,
+                    "Steps between images (the preset's by default)");
+  bench->add_option("--batch", state->batch,
+                    "Simulations of the given size advanced together by one engine");
+  add_engine_options(*bench, state->engine);
+  bench->add_option("--io", state->io,
+                    "none (stepping only) or hdf5 (the run command's output of every image of v)")
+      ->capture_default_str();
+  bench->add_option("-o,--output", state->output, "The HDF5 file --io hdf5 writes (overwritten)");
+  bench->add_option("--repeat", state->repeat, "Timed repeats, the median is reported (the preset's by default)");
+  bench->add_option("--warmup", state->warmup,
+                    "Images of the untimed warm-up run (default: a tenth of the images, at least 1)");
+  bench->add_flag("--json", state->json, "Print one JSON object instead of the table");
+  add_config_option(*bench, state->config);
+
+  bench->callback([bench, state] {
+    apply_config(*bench, state->config);
+    const bench::Preset& preset = bench::find_preset(state->preset);
+    bench::WorkloadOverrides overrides;
+    overrides.rows = if_given(*bench, "--rows", state->problem.rows);
+    overrides.cols = if_given(*bench, "--cols", state->problem.cols);
+    overrides.images = if_given(*bench, "--images", state->images);
+    overrides.steps_per_image = if_given(*bench, "--steps-per-image", state->steps);
+    overrides.batch = if_given(*bench, "--batch", state->batch);
+
+    bench::BenchRequest request;
+    request.preset_name = preset.name;
+    request.workloads = bench::resolve_workloads(preset, overrides);
+    request.problem = state->problem.to_problem();
+    request.engine = state->engine.to_engine_options();
+    request.io = bench::parse_output_mode(state->io);
+    request.output = state->output;
+    request.repeat = if_given(*bench, "--repeat", state->repeat).value_or(preset.repeat);
+    request.warmup_images = if_given(*bench, "--warmup", state->warmup);
+
+    const bench::BenchReport report = bench::run_benchmark(request);
+    const std::string text = state->json ? bench::format_json(report) : bench::format_table(report);
+    std::fputs(text.c_str(), stdout);
+  });
+}
+
+}  // namespace grayscott::app

@@ -1,0 +1,118 @@
+#!/bin/bash
+# `grayscott bench` end to end: the JSON report parses and its figures are positive and
+# consistent; --batch and --io hdf5 work; every bad input gives a one-line error and exit 2.
+# Usage: test_bench_cli.sh GRAYSCOTT BENCH_DIR
+set -u
+grayscott=$1
+bench_dir=$2
+python=/usr/bin/python3
+[ -x "$python" ] || python=$(command -v python3) || { echo "SKIP: no python3 to read JSON"; exit 77; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# Reads the JSON on stdin and checks the fields every consumer relies on.
+check_json() {
+  "$python" -c '
+import json, sys
+r = json.load(sys.stdin)
+expect = dict(a.split("=", 1) for a in sys.argv[1:])
+for key in ("backend", "rows", "cols", "steps", "precision", "stencil", "seconds",
+            "cell_updates_per_s", "bytes_per_s", "copy_bytes_per_s", "fraction_of_copy"):
+    assert key in r, "missing " + key
+for key in ("rows", "cols", "steps", "seconds", "cell_updates_per_s", "bytes_per_s",
+            "copy_bytes_per_s", "fraction_of_copy"):
+    assert r[key] > 0, key + " not positive: " + repr(r[key])
+per_cell = 16 if r["precision"] == "single" else 32
+assert abs(r["bytes_per_s"] - per_cell * r["cell_updates_per_s"]) <= 1e-9 * r["bytes_per_s"]
+assert abs(r["fraction_of_copy"] - r["bytes_per_s"] / r["copy_bytes_per_s"]) <= 1e-9
+cells = r["rows"] * r["cols"] * r["steps"] * r.get("batch", 1)
+assert abs(r["cell_updates_per_s"] * r["seconds"] - cells) <= 1e-6 * cells
+assert all(v["passed"] for v in r["verification"])
+for key, value in expect.items():
+    assert str(r[key]) == value, "%s: %r, expected %s" % (key, r[key], value)
+' "$@"
+}
+
+# A small explicit size, in JSON.
+out=$("$grayscott" bench --rows 96 --cols 160 --images 3 --steps-per-image 8 --repeat 2 --json) ||
+  fail "explicit size exited $?"
+echo "$out" | check_json rows=96 cols=160 steps=24 precision=single stencil=oono-puri backend=cpu ||
+  fail "explicit size: bad JSON: $out"
+
+# Double precision, another stencil and boundary, a batch.
+out=$("$grayscott" bench --rows 32 --cols 48 --images 2 --steps-per-image 5 --batch 7 --repeat 1 \
+      --precision double --stencil pretty --boundary periodic --dt 0.5 --json) || fail "batch exited $?"
+echo "$out" | check_json batch=7 precision=double stencil=pretty boundary=periodic steps=10 ||
+  fail "batch: bad JSON: $out"
+
+# The quick preset with its table.
+out=$("$grayscott" bench --preset quick --images 2 --repeat 1) || fail "quick exited $?"
+for text in "verified:" "copy bandwidth:" "1080x1920, 2 images x 32 steps" "of copy"; do
+  grep -qF "$text" <<<"$out" || fail "quick table lacks '$text': $out"
+done
+
+# The run command's HDF5 output path.
+out=$("$grayscott" bench --rows 40 --cols 60 --images 4 --steps-per-image 3 --repeat 1 --io hdf5 \
+      --output "$work/bench.h5" --json) || fail "io hdf5 exited $?"
+echo "$out" | check_json io=hdf5 steps=12 || fail "io hdf5: bad JSON: $out"
+[ -s "$work/bench.h5" ] || fail "io hdf5 wrote no file"
+
+# The comparison preset, made small: both runs and their ratio.
+out=$("$grayscott" bench --preset batch-vs-large --images 1 --steps-per-image 1 --repeat 1 --warmup 0 --json) ||
+  fail "batch-vs-large exited $?"
+"$python" -c '
+import json, sys
+r = json.load(sys.stdin)
+a, b = r["runs"]
+assert (a["batch"], a["rows"], b["batch"], b["rows"]) == (1024, 128, 1, 4096), r
+assert abs(r["rate_ratio"] - a["cell_updates_per_s"] / b["cell_updates_per_s"]) < 1e-9 * r["rate_ratio"]
+' <<<"$out" || fail "batch-vs-large: bad JSON: $out"
+
+# Bad input: one line on stderr naming the problem, exit status 2, nothing on stdout.
+expect_error() {
+  local what=$1
+  shift
+  local stdout stderr status
+  stdout=$("$grayscott" bench "$@" 2>"$work/err")
+  status=$?
+  stderr=$(cat "$work/err")
+  [ "$status" -eq 2 ] || fail "bench $*: exit $status, expected 2"
+  [ -z "$stdout" ] || fail "bench $*: printed '$stdout'"
+  [ "$(wc -l <"$work/err")" -eq 1 ] || fail "bench $*: not one line: $stderr"
+  grep -qi -- "$what" <<<"$stderr" || fail "bench $*: '$stderr' does not mention '$what'"
+}
+expect_error "preset" --preset fastest
+expect_error "repeat" --rows 8 --cols 8 --repeat 0
+expect_error "--output" --rows 8 --cols 8 --io hdf5
+expect_error "io" --rows 8 --cols 8 --io csv
+expect_error "batch" --rows 8 --cols 8 --batch 0
+expect_error "batch" --rows 8 --cols 8 --batch 2 --io hdf5 --output "$work/x.h5"
+expect_error "rows" --rows 0
+expect_error "images" --rows 8 --cols 8 --images -1
+expect_error "backend" --rows 8 --cols 8 --backend tpu
+expect_error "batch-vs-large" --preset batch-vs-large --rows 64
+expect_error "stability" --rows 8 --cols 8 --dt 5
+
+# The peers: every script compiles; the NumPy and Numba peers agree with grayscott.
+"$python" - "$bench_dir" <<'PY' || fail "a peer script does not compile"
+import pathlib, sys
+for path in [*pathlib.Path(sys.argv[1]).glob("peers/*.py"), pathlib.Path(sys.argv[1]) / "compare",
+             pathlib.Path(sys.argv[1]) / "plot.py"]:
+    compile(path.read_text(), str(path), "exec")
+PY
+for peer in numpy numba; do
+  "$python" "$bench_dir/peers/${peer}_peer.py" --check-only --grayscott "$grayscott"
+  status=$?
+  [ "$status" -eq 0 ] || [ "$status" -eq 77 ] || fail "$peer peer: check failed (exit $status)"
+done
+# The GPU peers skip cleanly (77) or pass where their module and a device are there.
+for peer in cupy jax torch; do
+  "$python" "$bench_dir/peers/${peer}_peer.py" --check-only --grayscott "$grayscott"
+  status=$?
+  [ "$status" -eq 0 ] || [ "$status" -eq 77 ] || fail "$peer peer: exit $status"
+done
+
+[ "$failures" -eq 0 ] && echo "bench CLI: all checks passed"
+exit $((failures > 0))

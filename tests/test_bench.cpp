@@ -1,0 +1,226 @@
+// `grayscott bench`'s logic: the verification that keeps a wrong kernel from reporting a figure,
+// the presets and overrides, and every bad request.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "app/bench.hpp"
+#include "engine/engine.hpp"
+
+using namespace grayscott;
+using namespace grayscott::app::bench;
+
+namespace {
+
+// The reference after `steps` steps from its seed, and the CPU engine's result for the same.
+struct Pair {
+  reference::State expected;
+  std::vector<float> u, v;
+};
+
+Pair engine_and_reference(std::int64_t rows, std::int64_t cols, int steps) {
+  Problem problem;
+  problem.grid = {rows, cols};
+  Pair p{reference::initial_state(rows, cols), {}, {}};
+  const reference::Model model{problem.stencil.weights, reference::Boundary::ZeroFlux,
+                               problem.params.feed,     problem.params.kill,
+                               problem.params.du,       problem.params.dv,
+                               problem.params.dt};
+  for (int s = 0; s < steps; ++s) reference::step(model, p.expected);
+  const Parameters params[1] = {problem.params};
+  auto engine = make_engine<float>(problem, params, {BackendKind::Cpu, 0, 0, 0});
+  std::vector<float> u(static_cast<std::size_t>(rows * cols)), v(u.size());
+  fill_seed<float>(problem.grid, u, v);
+  engine->load(0, u, v);
+  engine->advance(steps);
+  engine->capture({true, true});
+  engine->read_captured(0, u.data(), v.data());
+  p.u = u;
+  p.v = v;
+  return p;
+}
+
+}  // namespace
+
+TEST(BenchVerification, CorrectResultPasses) {
+  const Pair p = engine_and_reference(24, 40, 30);
+  const auto result = compare_with_reference<float>(p.u, p.v, p.expected, 2e-6);
+  EXPECT_TRUE(result.passed) << result.detail;
+  EXPECT_GT(result.v_error, 0.0) << "float32 against float64 cannot be exact here";
+  EXPECT_LE(result.v_error, 2e-6);
+}
+
+TEST(BenchVerification, OneCorruptedCellFails) {
+  Pair p = engine_and_reference(24, 40, 30);
+  p.v[24 * 40 / 2 + 7] += 0.01f;  // one cell of v off by 1%
+  const auto result = compare_with_reference<float>(p.u, p.v, p.expected, 2e-6);
+  EXPECT_FALSE(result.passed);
+  EXPECT_NE(result.detail.find("reference"), std::string::npos) << result.detail;
+}
+
+TEST(BenchVerification, SwappedFieldsFail) {
+  const Pair p = engine_and_reference(24, 40, 30);
+  EXPECT_FALSE((compare_with_reference<float>(p.v, p.u, p.expected, 2e-6).passed));
+}
+
+TEST(BenchVerification, NonFiniteValuesFail) {
+  Pair p = engine_and_reference(8, 8, 3);
+  p.u[5] = std::numeric_limits<float>::quiet_NaN();
+  const auto result = compare_with_reference<float>(p.u, p.v, p.expected, 1.0);
+  EXPECT_FALSE(result.passed);
+  EXPECT_EQ(result.detail, "non-finite values");
+}
+
+TEST(BenchVerification, TooFewStepsFail) {
+  // A kernel that skipped a step is caught: compare 29 steps against the reference's 30.
+  Pair p = engine_and_reference(24, 40, 30);
+  const Pair fewer = engine_and_reference(24, 40, 29);
+  EXPECT_FALSE((compare_with_reference<float>(fewer.u, fewer.v, p.expected, 2e-6).passed));
+}
+
+TEST(BenchVerification, EveryStencilBoundaryAndPrecisionOfTheCpuEnginePasses) {
+  for (const char* stencil : {"oono-puri", "pretty", "five-point", "0.1,0.7,0.2,0.4,0,0.6,0.3,0.5,0.15"}) {
+    for (Boundary boundary : {Boundary::ZeroFlux, Boundary::Periodic, Boundary::Fixed}) {
+      for (Precision precision : {Precision::Single, Precision::Double}) {
+        Problem problem;
+        problem.stencil = Stencil::parse(stencil);
+        problem.boundary = boundary;
+        problem.precision = precision;
+        problem.params.dt = 0.5;  // stable for every stencil above
+        Workload workload{50, 70, 2, 7, 3};  // a batch, and steps in chunks of 7
+        const auto v = verify_engine(problem, workload, {BackendKind::Cpu, 0, 0, 0});
+        EXPECT_TRUE(v.passed) << stencil << " " << to_string(boundary) << " "
+                              << to_string(precision) << ": " << v.detail;
+        EXPECT_EQ(v.members, 3);
+        EXPECT_EQ(v.backend, "cpu");
+        EXPECT_EQ(v.tolerance, verification_tolerance(precision));
+      }
+    }
+  }
+}
+
+TEST(BenchPresets, KnownPresetsAndTheirWorkloads) {
+  const Preset& seed = find_preset("seed");
+  ASSERT_EQ(seed.workloads.size(), 1u);
+  EXPECT_EQ(seed.workloads[0].rows, 1080);
+  EXPECT_EQ(seed.workloads[0].cols, 1920);
+  EXPECT_EQ(seed.workloads[0].images, 1000);
+  EXPECT_EQ(seed.workloads[0].steps_per_image, 32);
+  const Preset& pair = find_preset("batch-vs-large");
+  ASSERT_EQ(pair.workloads.size(), 2u);
+  EXPECT_EQ(pair.workloads[0].batch, 1024);
+  EXPECT_EQ(pair.workloads[0].rows * pair.workloads[0].cols * pair.workloads[0].batch,
+            pair.workloads[1].rows * pair.workloads[1].cols)
+      << "both sides update the same number of cells per step";
+  EXPECT_NO_THROW(find_preset("quick"));
+}
+
+TEST(BenchPresets, UnknownPresetIsRejected) {
+  try {
+    find_preset("fastest");
+    FAIL() << "no error";
+  } catch (const InvalidInput& e) {
+    EXPECT_NE(std::string(e.what()).find("seed, quick, batch-vs-large"), std::string::npos) << e.what();
+  }
+}
+
+TEST(BenchPresets, OverridesReplaceThePresetsValues) {
+  WorkloadOverrides o;
+  o.rows = 64;
+  o.images = 3;
+  o.batch = 5;
+  const auto w = resolve_workloads(find_preset("seed"), o);
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0].rows, 64);
+  EXPECT_EQ(w[0].cols, 1920);
+  EXPECT_EQ(w[0].images, 3);
+  EXPECT_EQ(w[0].steps_per_image, 32);
+  EXPECT_EQ(w[0].batch, 5);
+  EXPECT_DOUBLE_EQ(w[0].cell_updates(), 64.0 * 1920 * 3 * 32 * 5);
+}
+
+TEST(BenchPresets, AComparisonPresetKeepsItsShapes) {
+  WorkloadOverrides o;
+  o.images = 1;
+  const auto w = resolve_workloads(find_preset("batch-vs-large"), o);
+  EXPECT_EQ(w[0].images, 1);
+  EXPECT_EQ(w[1].images, 1);
+  o.rows = 10;
+  EXPECT_THROW(resolve_workloads(find_preset("batch-vs-large"), o), InvalidInput);
+}
+
+namespace {
+BenchRequest small_request() {
+  BenchRequest r;
+  r.workloads = {{16, 24, 2, 4, 1}};
+  r.engine.backend = BackendKind::Cpu;
+  r.repeat = 1;
+  return r;
+}
+}  // namespace
+
+TEST(BenchRequestValidation, BadRequestsAreRejected) {
+  EXPECT_NO_THROW(small_request().validate());
+  auto expect_rejected = [](BenchRequest r, const char* what) {
+    try {
+      r.validate();
+      ADD_FAILURE() << "accepted: " << what;
+    } catch (const InvalidInput& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  auto r = small_request();
+  r.repeat = 0;
+  expect_rejected(r, "repeat");
+  r = small_request();
+  r.io = OutputMode::Hdf5;
+  expect_rejected(r, "--output");
+  r.output = "out.h5";
+  r.workloads[0].batch = 4;
+  expect_rejected(r, "--batch");
+  for (auto field : {&Workload::rows, &Workload::cols, &Workload::images,
+                     &Workload::steps_per_image, &Workload::batch}) {
+    r = small_request();
+    r.workloads[0].*field = 0;
+    EXPECT_THROW(r.validate(), InvalidInput);
+  }
+  r = small_request();
+  r.warmup_images = -1;
+  expect_rejected(r, "warmup");
+  r = small_request();
+  r.problem.params.dt = 10;
+  expect_rejected(r, "stability");
+  EXPECT_THROW(parse_output_mode("csv"), InvalidInput);
+}
+
+TEST(BenchRun, ReportsPositiveConsistentFigures) {
+  auto request = small_request();
+  request.repeat = 3;
+  request.workloads[0].batch = 2;
+  const BenchReport report = run_benchmark(request);
+  EXPECT_EQ(report.backend, "cpu");
+  ASSERT_EQ(report.measurements.size(), 1u);
+  const Measurement& m = report.measurements[0];
+  EXPECT_EQ(m.seconds.size(), 3u);
+  EXPECT_EQ(m.median_seconds, median(m.seconds));
+  EXPECT_GT(report.copy_bytes_per_s, 0);
+  EXPECT_NEAR(m.cell_updates_per_s, 16.0 * 24 * 2 * 4 * 2 / m.median_seconds, 1e-6 * m.cell_updates_per_s);
+  EXPECT_DOUBLE_EQ(m.bytes_per_s, 16 * m.cell_updates_per_s);
+  EXPECT_DOUBLE_EQ(m.fraction_of_copy, m.bytes_per_s / report.copy_bytes_per_s);
+  ASSERT_EQ(report.verifications.size(), 1u);
+  EXPECT_TRUE(report.verifications[0].passed);
+  const std::string json = format_json(report);
+  for (const char* key : {"\"backend\": \"cpu\"", "\"rows\": 16", "\"cols\": 24", "\"steps\": 8",
+                          "\"precision\": \"single\"", "\"stencil\": \"oono-puri\"", "\"seconds\"",
+                          "\"cell_updates_per_s\"", "\"bytes_per_s\"", "\"copy_bytes_per_s\"",
+                          "\"fraction_of_copy\"", "\"batch\": 2"}) {
+    EXPECT_NE(json.find(key), std::string::npos) << key << " in " << json;
+  }
+  EXPECT_NE(format_table(report).find("16x24"), std::string::npos);
+}
+
+TEST(BenchRun, MedianOfOddAndEvenCounts) {
+  EXPECT_EQ(median({3, 1, 2}), 2);
+  EXPECT_EQ(median({4, 1, 2, 3}), 2.5);
+}
