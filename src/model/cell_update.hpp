@@ -38,25 +38,41 @@ GRAYSCOTT_HD constexpr double builtin_weight(int k) {
   }
 }
 
-// Sum over the 8 neighbours of w_k * (n_k - centre), in the order k = 0..8 (row-major). A
-// neighbour that "contributes nothing" is passed as the centre value: its term is exactly +0, so
-// skipping it and adding it round identically. Zero built-in weights are skipped for the same
-// reason. `w` is read only for StencilKind::Custom.
+// The Laplacian: the sum over the 8 neighbours of w_k * (n_k - centre). A neighbour that
+// "contributes nothing" is passed as the centre value: its difference is exactly +0, so passing it
+// and skipping it round identically. `w` is read only for StencilKind::Custom.
+//
+// Built-in stencils are specialised (the course's lesson: a 3x3 stencil beats a generic
+// convolution): neighbours of equal weight are summed first, then multiplied once, and zero
+// weights are skipped, so oono-puri costs 17 operations instead of 24 and five-point 7. The
+// differences n_k - centre are kept rather than sum(w n) - (sum w) centre: in smooth regions they
+// are exact, where the factored form would cancel. Every backend calls this one function, so every
+// path rounds alike.
 template <StencilKind K, class Real>
 GRAYSCOTT_HD Real laplacian(const Real (&n)[9], const Real* w) {
   const Real centre = n[4];
-  Real sum = Real(0);
-  GRAYSCOTT_UNROLL
-  for (int k = 0; k < 9; ++k) {
-    if (k == 4) continue;
-    if constexpr (K == StencilKind::Custom) {
-      sum += w[k] * (n[k] - centre);
+  if constexpr (K == StencilKind::Custom) {
+    Real sum = Real(0);
+    GRAYSCOTT_UNROLL
+    for (int k = 0; k < 9; ++k) {
+      if (k != 4) sum += w[k] * (n[k] - centre);
+    }
+    return sum;
+  } else {
+    const Real edges = ((n[1] - centre) + (n[3] - centre)) + ((n[5] - centre) + (n[7] - centre));
+    constexpr double corner_weight = builtin_weight<K>(0), edge_weight = builtin_weight<K>(1);
+    if constexpr (corner_weight == 0.0) {
+      return edge_weight == 1.0 ? edges : static_cast<Real>(edge_weight) * edges;
     } else {
-      const Real weight = static_cast<Real>(builtin_weight<K>(k));
-      if (weight != Real(0)) sum += weight * (n[k] - centre);
+      const Real corners =
+          ((n[0] - centre) + (n[2] - centre)) + ((n[6] - centre) + (n[8] - centre));
+      if constexpr (corner_weight == edge_weight) {
+        return corner_weight == 1.0 ? corners + edges : static_cast<Real>(edge_weight) * (corners + edges);
+      } else {
+        return static_cast<Real>(corner_weight) * corners + static_cast<Real>(edge_weight) * edges;
+      }
     }
   }
-  return sum;
 }
 
 // One explicit-Euler step of the reaction-diffusion equations for one cell.
