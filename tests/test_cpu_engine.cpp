@@ -8,30 +8,15 @@
 #include "engine_test_support.hpp"
 
 using namespace grayscott;
+using grayscott::testing::engine_case_name;
+using grayscott::testing::stable_problem;
 using grayscott::testing::varied_state;
-
-namespace grayscott {
-// Readable names for parameterised tests.
-inline void PrintTo(const Stencil& s, std::ostream* os) { *os << s.name(); }
-}  // namespace grayscott
 
 namespace {
 
 template <class Real>
 std::vector<Real> to_real(const std::vector<double>& x) {
   return {x.begin(), x.end()};
-}
-
-Problem make_problem(std::int64_t rows, std::int64_t cols, const Stencil& stencil, Boundary b,
-                     Precision p) {
-  Problem problem;
-  problem.grid = {rows, cols};
-  problem.stencil = stencil;
-  problem.boundary = b;
-  problem.precision = p;
-  problem.params = {0.03, 0.06, 0.2, 0.1, 0.5};
-  problem.validate();  // a stable problem: the comparison must not be between two NaNs
-  return problem;
 }
 
 template <class Real>
@@ -50,7 +35,8 @@ CpuRun<Real> run_cpu(const Problem& problem, const reference::State& start, std:
   const auto u0 = to_real<Real>(start.u), v0 = to_real<Real>(start.v);
   engine.load(0, u0, v0);
   if (chunk <= 0) chunk = steps;
-  for (std::int64_t done = 0; done < steps; done += chunk) engine.advance(std::min(chunk, steps - done));
+  for (std::int64_t done = 0; done < steps; done += chunk)
+    engine.advance(std::min(chunk, steps - done));
   engine.capture({true, true});
   CpuRun<Real> out{std::vector<Real>(u0.size(), Real(-7)), std::vector<Real>(v0.size(), Real(-7))};
   engine.read_captured(0, out.u.data(), out.v.data());
@@ -59,16 +45,15 @@ CpuRun<Real> run_cpu(const Problem& problem, const reference::State& start, std:
 
 const Stencil custom_stencil = Stencil::custom({0.1, 0.7, 0.2, 0.4, 9.0, 0.6, 0.3, 0.5, 0.15});
 
-using Case = std::tuple<Stencil, Boundary, std::pair<std::int64_t, std::int64_t>>;
+using Case = grayscott::testing::EngineCase;
 
 class CpuEngineVsReference : public ::testing::TestWithParam<Case> {};
 
 template <class Real>
 void check_against_reference(const Case& c, double tolerance) {
   const auto& [stencil, boundary, size] = c;
-  const Problem problem =
-      make_problem(size.first, size.second, stencil, boundary,
-                   sizeof(Real) == 4 ? Precision::Single : Precision::Double);
+  const Problem problem = stable_problem(size.first, size.second, stencil, boundary,
+                                         sizeof(Real) == 4 ? Precision::Single : Precision::Double);
   const auto start = varied_state(size.first, size.second);
   constexpr std::int64_t steps = 40;
   auto expected = start;
@@ -83,16 +68,6 @@ void check_against_reference(const Case& c, double tolerance) {
 TEST_P(CpuEngineVsReference, Double) { check_against_reference<double>(GetParam(), 1e-12); }
 TEST_P(CpuEngineVsReference, Single) { check_against_reference<float>(GetParam(), 2e-6); }
 
-std::string case_name(const ::testing::TestParamInfo<Case>& info) {
-  const auto& [stencil, boundary, size] = info.param;
-  std::string name = stencil.name() + "_" + std::string(to_string(boundary)) + "_" +
-                     std::to_string(size.first) + "x" + std::to_string(size.second);
-  for (char& ch : name) {
-    if (ch == '-') ch = '_';
-  }
-  return name;
-}
-
 INSTANTIATE_TEST_SUITE_P(
     AllStencilsBoundariesAndShapes, CpuEngineVsReference,
     ::testing::Combine(::testing::Values(Stencil::oono_puri(), Stencil::pretty(),
@@ -105,7 +80,7 @@ INSTANTIATE_TEST_SUITE_P(
                                          std::pair<std::int64_t, std::int64_t>{3, 5},
                                          std::pair<std::int64_t, std::int64_t>{17, 29},
                                          std::pair<std::int64_t, std::int64_t>{40, 64})),
-    case_name);
+    engine_case_name);
 
 }  // namespace
 
@@ -122,17 +97,19 @@ TEST(CpuEngine, SeedMatchesReferenceInitialState) {
 }
 
 TEST(CpuEngine, SeedRunMatchesReference) {
-  const Problem problem = make_problem(64, 96, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Double);
+  const Problem problem =
+      stable_problem(64, 96, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Double);
   const auto start = reference::initial_state(64, 96);
   auto expected = start;
-  for (int s = 0; s < 200; ++s) reference::step(grayscott::testing::to_reference(problem), expected);
+  for (int s = 0; s < 200; ++s)
+    reference::step(grayscott::testing::to_reference(problem), expected);
   const auto got = run_cpu<double>(problem, start, 200);
   EXPECT_LE(grayscott::testing::relative_l2(got.v, expected.v), 1e-12);
 }
 
 TEST(CpuEngine, BitwiseIdenticalForAnyThreadCountAndChunking) {
   for (Boundary b : {Boundary::ZeroFlux, Boundary::Periodic, Boundary::Fixed}) {
-    const Problem problem = make_problem(37, 53, Stencil::oono_puri(), b, Precision::Single);
+    const Problem problem = stable_problem(37, 53, Stencil::oono_puri(), b, Precision::Single);
     const auto start = varied_state(37, 53, 7);
     const auto one = run_cpu<float>(problem, start, 30, 1);
     for (int threads : {2, 3, 5}) {
@@ -144,10 +121,11 @@ TEST(CpuEngine, BitwiseIdenticalForAnyThreadCountAndChunking) {
 }
 
 TEST(CpuEngine, BatchMembersEqualSingleRuns) {
-  Problem problem = make_problem(20, 24, Stencil::pretty(), Boundary::Periodic, Precision::Single);
+  Problem problem =
+      stable_problem(20, 24, Stencil::pretty(), Boundary::Periodic, Precision::Single);
   problem.params.dt = 0.5;
-  const std::vector<Parameters> members = {{0.02, 0.05, 0.2, 0.1, 0.5}, {0.03, 0.06, 0.2, 0.1, 0.5},
-                                           {0.04, 0.065, 0.2, 0.1, 0.5}};
+  const std::vector<Parameters> members = {
+      {0.02, 0.05, 0.2, 0.1, 0.5}, {0.03, 0.06, 0.2, 0.1, 0.5}, {0.04, 0.065, 0.2, 0.1, 0.5}};
   EngineOptions options;
   options.backend = BackendKind::Cpu;
   cpu::CpuEngine<float> batch(problem, members, options);
@@ -170,7 +148,8 @@ TEST(CpuEngine, BatchMembersEqualSingleRuns) {
 }
 
 TEST(CpuEngine, CapturedImageSurvivesFurtherSteps) {
-  const Problem problem = make_problem(16, 16, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
+  const Problem problem =
+      stable_problem(16, 16, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
   const auto start = varied_state(16, 16);
   const Parameters params[1] = {problem.params};
   cpu::CpuEngine<float> engine(problem, params, {BackendKind::Cpu, 1, 0, 0});

@@ -1,6 +1,6 @@
 // The CPU engine's fused path (temporal blocking) against its one-step path: bitwise equal for
-// every stencil, boundary, precision, shape, fuse depth, thread count and batch, whatever the number
-// of steps per advance() call; and against the float64 reference.
+// every stencil, boundary, precision, shape, fuse depth, thread count and batch, whatever the
+// number of steps per advance() call; and against the float64 reference.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -11,26 +11,11 @@
 #include "engine_test_support.hpp"
 
 using namespace grayscott;
+using grayscott::testing::engine_case_name;
+using grayscott::testing::stable_problem;
 using grayscott::testing::varied_state;
 
-namespace grayscott {
-// Readable names for parameterised tests (the same definition as in test_cpu_engine.cpp).
-inline void PrintTo(const Stencil& s, std::ostream* os) { *os << s.name(); }
-}  // namespace grayscott
-
 namespace {
-
-Problem make_problem(std::int64_t rows, std::int64_t cols, const Stencil& stencil, Boundary b,
-                     Precision p) {
-  Problem problem;
-  problem.grid = {rows, cols};
-  problem.stencil = stencil;
-  problem.boundary = b;
-  problem.precision = p;
-  problem.params = {0.03, 0.06, 0.2, 0.1, 0.5};
-  problem.validate();
-  return problem;
-}
 
 template <class Real>
 struct Fields {
@@ -57,7 +42,8 @@ std::vector<Fields<Real>> run(const Problem& problem, const std::vector<Paramete
     engine.load(m, u, v);
   }
   if (chunk <= 0) chunk = steps;
-  for (std::int64_t done = 0; done < steps; done += chunk) engine.advance(std::min(chunk, steps - done));
+  for (std::int64_t done = 0; done < steps; done += chunk)
+    engine.advance(std::min(chunk, steps - done));
   engine.capture({true, true});
   std::vector<Fields<Real>> out;
   for (std::size_t m = 0; m < members.size(); ++m) {
@@ -82,8 +68,8 @@ bool bitwise_equal(const std::vector<Real>& a, const std::vector<Real>& b) {
 
 const Stencil custom_stencil = Stencil::custom({0.1, 0.7, 0.2, 0.4, 9.0, 0.6, 0.3, 0.5, 0.15});
 
-using Shape = std::pair<std::int64_t, std::int64_t>;
-using Case = std::tuple<Stencil, Boundary, Shape>;
+using Case = grayscott::testing::EngineCase;
+using grayscott::testing::Shape;
 
 class FusedVsOneStep : public ::testing::TestWithParam<Case> {};
 
@@ -93,16 +79,18 @@ class FusedVsOneStep : public ::testing::TestWithParam<Case> {};
 template <class Real>
 void check_fused_equals_one_step(const Case& c) {
   const auto& [stencil, boundary, shape] = c;
-  const Problem problem = make_problem(shape.first, shape.second, stencil, boundary,
-                                       sizeof(Real) == 4 ? Precision::Single : Precision::Double);
+  const Problem problem = stable_problem(shape.first, shape.second, stencil, boundary,
+                                         sizeof(Real) == 4 ? Precision::Single : Precision::Double);
   const auto start = varied_state(shape.first, shape.second, 5);
   constexpr std::int64_t many_steps = 13;
   const auto expected_many = run_single<Real>(problem, start, many_steps, 1, 1);
   for (int depth = 1; depth <= 8; ++depth) {
     const int threads = 1 + depth % 3;
     const auto got = run_single<Real>(problem, start, many_steps, depth, threads);
-    EXPECT_TRUE(bitwise_equal(got.u, expected_many.u)) << "u, depth " << depth << ", threads " << threads;
-    EXPECT_TRUE(bitwise_equal(got.v, expected_many.v)) << "v, depth " << depth << ", threads " << threads;
+    EXPECT_TRUE(bitwise_equal(got.u, expected_many.u))
+        << "u, depth " << depth << ", threads " << threads;
+    EXPECT_TRUE(bitwise_equal(got.v, expected_many.v))
+        << "v, depth " << depth << ", threads " << threads;
 
     if (depth == 1) continue;
     const std::int64_t few_steps = depth - 1;
@@ -117,16 +105,6 @@ void check_fused_equals_one_step(const Case& c) {
 TEST_P(FusedVsOneStep, Single) { check_fused_equals_one_step<float>(GetParam()); }
 TEST_P(FusedVsOneStep, Double) { check_fused_equals_one_step<double>(GetParam()); }
 
-std::string case_name(const ::testing::TestParamInfo<Case>& info) {
-  const auto& [stencil, boundary, shape] = info.param;
-  std::string name = stencil.name() + "_" + std::string(to_string(boundary)) + "_" +
-                     std::to_string(shape.first) + "x" + std::to_string(shape.second);
-  for (char& ch : name) {
-    if (ch == '-') ch = '_';
-  }
-  return name;
-}
-
 INSTANTIATE_TEST_SUITE_P(
     AllStencilsBoundariesAndShapes, FusedVsOneStep,
     ::testing::Combine(::testing::Values(Stencil::oono_puri(), Stencil::pretty(),
@@ -134,20 +112,22 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Values(Boundary::ZeroFlux, Boundary::Periodic, Boundary::Fixed),
                        ::testing::Values(Shape{1, 1}, Shape{1, 9}, Shape{7, 1}, Shape{2, 2},
                                          Shape{3, 5}, Shape{6, 4}, Shape{17, 29}, Shape{41, 33})),
-    case_name);
+    engine_case_name);
 
 // Every depth with every thread count on a grid where bands are a few rows, so that the rows
 // recomputed at band edges reach across several bands and the grid's edges.
 TEST(CpuFused, EveryDepthAndThreadCountOnNarrowBands) {
   for (Boundary b : {Boundary::ZeroFlux, Boundary::Periodic, Boundary::Fixed}) {
-    const Problem problem = make_problem(11, 23, Stencil::oono_puri(), b, Precision::Single);
+    const Problem problem = stable_problem(11, 23, Stencil::oono_puri(), b, Precision::Single);
     const auto start = varied_state(11, 23, 9);
     const auto expected = run_single<float>(problem, start, 19, 1, 1);
     for (int depth = 2; depth <= 8; ++depth) {
       for (int threads : {1, 2, 3, 4}) {
         const auto got = run_single<float>(problem, start, 19, depth, threads);
-        EXPECT_TRUE(bitwise_equal(got.u, expected.u)) << to_string(b) << " depth " << depth << " threads " << threads;
-        EXPECT_TRUE(bitwise_equal(got.v, expected.v)) << to_string(b) << " depth " << depth << " threads " << threads;
+        EXPECT_TRUE(bitwise_equal(got.u, expected.u))
+            << to_string(b) << " depth " << depth << " threads " << threads;
+        EXPECT_TRUE(bitwise_equal(got.v, expected.v))
+            << to_string(b) << " depth " << depth << " threads " << threads;
       }
     }
   }
@@ -155,7 +135,8 @@ TEST(CpuFused, EveryDepthAndThreadCountOnNarrowBands) {
 
 // advance() calls of any length: a pass never spans two calls, and a short call is a shallow pass.
 TEST(CpuFused, AnyChunkingOfAdvanceCalls) {
-  const Problem problem = make_problem(30, 17, Stencil::pretty(), Boundary::Periodic, Precision::Double);
+  const Problem problem =
+      stable_problem(30, 17, Stencil::pretty(), Boundary::Periodic, Precision::Double);
   const auto start = varied_state(30, 17, 4);
   const auto expected = run_single<double>(problem, start, 25, 1, 1);
   for (std::int64_t chunk : {1, 2, 3, 5, 7, 8, 9, 24}) {
@@ -168,10 +149,9 @@ TEST(CpuFused, AnyChunkingOfAdvanceCalls) {
 // A batch: each member has its own rates, and bands may split between members.
 TEST(CpuFused, BatchMembersEqualOneStepSingleRuns) {
   for (Boundary b : {Boundary::ZeroFlux, Boundary::Periodic, Boundary::Fixed}) {
-    const Problem problem = make_problem(9, 14, Stencil::five_point(), b, Precision::Single);
-    const std::vector<Parameters> members = {{0.02, 0.05, 0.2, 0.1, 0.5},
-                                             {0.03, 0.06, 0.2, 0.1, 0.5},
-                                             {0.04, 0.065, 0.2, 0.1, 0.5}};
+    const Problem problem = stable_problem(9, 14, Stencil::five_point(), b, Precision::Single);
+    const std::vector<Parameters> members = {
+        {0.02, 0.05, 0.2, 0.1, 0.5}, {0.03, 0.06, 0.2, 0.1, 0.5}, {0.04, 0.065, 0.2, 0.1, 0.5}};
     std::vector<reference::State> starts;
     for (std::size_t m = 0; m < members.size(); ++m) {
       starts.push_back(varied_state(9, 14, static_cast<std::uint32_t>(m + 11)));
@@ -183,8 +163,10 @@ TEST(CpuFused, BatchMembersEqualOneStepSingleRuns) {
           Problem single = problem;
           single.params = members[m];
           const auto expected = run_single<float>(single, starts[m], 17, 1, 1);
-          EXPECT_TRUE(bitwise_equal(got[m].u, expected.u)) << "member " << m << " depth " << depth << " threads " << threads;
-          EXPECT_TRUE(bitwise_equal(got[m].v, expected.v)) << "member " << m << " depth " << depth << " threads " << threads;
+          EXPECT_TRUE(bitwise_equal(got[m].u, expected.u))
+              << "member " << m << " depth " << depth << " threads " << threads;
+          EXPECT_TRUE(bitwise_equal(got[m].v, expected.v))
+              << "member " << m << " depth " << depth << " threads " << threads;
         }
       }
     }
@@ -197,7 +179,8 @@ TEST(CpuFused, AutomaticDepth) {
   EXPECT_LE(cpu::CpuEngine<float>::automatic_fuse_steps({1080, 1920}, 1, 2),
             cpu::CpuEngine<float>::max_fuse_steps);
   EXPECT_EQ(cpu::CpuEngine<float>::automatic_fuse_steps({1, 1}, 1, 2), 1);
-  const Problem problem = make_problem(64, 48, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
+  const Problem problem =
+      stable_problem(64, 48, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
   const auto start = varied_state(64, 48, 2);
   const auto expected = run_single<float>(problem, start, 21, 1, 1);
   const auto got = run_single<float>(problem, start, 21, 0, 2);
@@ -206,7 +189,8 @@ TEST(CpuFused, AutomaticDepth) {
 }
 
 TEST(CpuFused, RejectsBadFuseDepth) {
-  const Problem problem = make_problem(8, 8, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
+  const Problem problem =
+      stable_problem(8, 8, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
   const Parameters params[1] = {problem.params};
   for (int fuse : {-1, cpu::CpuEngine<float>::max_fuse_steps + 1}) {
     EngineOptions options;
@@ -221,7 +205,7 @@ class FusedVsReference : public ::testing::TestWithParam<std::tuple<Stencil, Bou
 
 TEST_P(FusedVsReference, DoubleAndSingle) {
   const auto& [stencil, boundary] = GetParam();
-  const Problem problem = make_problem(23, 31, stencil, boundary, Precision::Double);
+  const Problem problem = stable_problem(23, 31, stencil, boundary, Precision::Double);
   const auto start = varied_state(23, 31, 3);
   constexpr std::int64_t steps = 40;
   auto expected = start;
@@ -238,14 +222,14 @@ TEST_P(FusedVsReference, DoubleAndSingle) {
 std::string stencil_and_boundary_name(
     const ::testing::TestParamInfo<std::tuple<Stencil, Boundary>>& info) {
   const auto& [stencil, boundary] = info.param;
-  return case_name({{stencil, boundary, Shape{23, 31}}, info.index});
+  return engine_case_name({{stencil, boundary, Shape{23, 31}}, info.index});
 }
 
-INSTANTIATE_TEST_SUITE_P(AllStencilsAndBoundaries, FusedVsReference,
-                         ::testing::Combine(::testing::Values(Stencil::oono_puri(), Stencil::pretty(),
-                                                              Stencil::five_point(), custom_stencil),
-                                            ::testing::Values(Boundary::ZeroFlux, Boundary::Periodic,
-                                                              Boundary::Fixed)),
-                         stencil_and_boundary_name);
+INSTANTIATE_TEST_SUITE_P(
+    AllStencilsAndBoundaries, FusedVsReference,
+    ::testing::Combine(::testing::Values(Stencil::oono_puri(), Stencil::pretty(),
+                                         Stencil::five_point(), custom_stencil),
+                       ::testing::Values(Boundary::ZeroFlux, Boundary::Periodic, Boundary::Fixed)),
+    stencil_and_boundary_name);
 
 }  // namespace

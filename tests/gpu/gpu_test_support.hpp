@@ -38,18 +38,6 @@ constexpr Precision precision_of() {
   return sizeof(Real) == sizeof(float) ? Precision::Single : Precision::Double;
 }
 
-// A stable problem (the comparisons must not be between two NaNs) with varied rates.
-inline Problem gpu_problem(std::int64_t rows, std::int64_t cols, const Stencil& stencil,
-                           Boundary boundary, Precision precision) {
-  Problem problem;
-  problem.grid = {rows, cols};
-  problem.stencil = stencil;
-  problem.boundary = boundary;
-  problem.precision = precision;
-  problem.params = {0.03, 0.06, 0.2, 0.1, 0.5};
-  problem.validate();
-  return problem;
-}
 
 inline const Stencil& custom_stencil() {
   static const Stencil s = Stencil::custom({0.1, 0.7, 0.2, 0.4, 9.0, 0.6, 0.3, 0.5, 0.15});

@@ -10,24 +10,10 @@
 using namespace grayscott;
 using namespace grayscott::testing;
 
-namespace grayscott {
-inline void PrintTo(const Stencil& s, std::ostream* os) { *os << s.name(); }
-}  // namespace grayscott
-
 namespace {
 
-using Shape = std::pair<std::int64_t, std::int64_t>;
-using Case = std::tuple<Stencil, Boundary, Shape>;
-
-std::string case_name(const ::testing::TestParamInfo<Case>& info) {
-  const auto& [stencil, boundary, shape] = info.param;
-  std::string name = stencil.name() + "_" + std::string(to_string(boundary)) + "_" +
-                     std::to_string(shape.first) + "x" + std::to_string(shape.second);
-  for (char& ch : name) {
-    if (ch == '-') ch = '_';
-  }
-  return name;
-}
+using Case = grayscott::testing::EngineCase;
+using grayscott::testing::Shape;
 
 // Shapes: single cells and lines (every neighbour a boundary), sizes that are not multiples of any
 // block or tile, and one spanning several fused tiles in both directions.
@@ -44,7 +30,7 @@ template <class Real>
 void check_against_cpu(const Case& c, double tolerance) {
   const auto& [stencil, boundary, shape] = c;
   const Problem problem =
-      gpu_problem(shape.first, shape.second, stencil, boundary, precision_of<Real>());
+      stable_problem(shape.first, shape.second, stencil, boundary, precision_of<Real>());
   const auto start = varied_state(shape.first, shape.second, 11);
   constexpr std::int64_t steps = 200;
   const auto expected = run_cpu<Real>(problem, start, steps);
@@ -68,7 +54,7 @@ TEST_P(CudaEngineVsCpu, Double) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllStencilsBoundariesAndShapes, CudaEngineVsCpu,
-                         ::testing::Combine(stencils, boundaries, shapes), case_name);
+                         ::testing::Combine(stencils, boundaries, shapes), engine_case_name);
 
 // The kernels are built without contraction (--fmad=false), like the CPU engine
 // (-ffp-contract=off), and evaluate the same expressions in the same order: they must agree to the
@@ -79,7 +65,7 @@ TEST_P(CudaEngineBitwise, FusedEqualsOneStepAndCpu) {
   GRAYSCOTT_REQUIRE_GPU();
   const auto& [stencil, boundary, shape] = GetParam();
   const Problem problem =
-      gpu_problem(shape.first, shape.second, stencil, boundary, Precision::Single);
+      stable_problem(shape.first, shape.second, stencil, boundary, Precision::Single);
   const auto start = varied_state(shape.first, shape.second, 5);
   constexpr std::int64_t steps = 37;  // not a multiple of any fuse depth below
   const auto one_step = run_gpu<float>(problem, start, steps, {1, 0, true});
@@ -100,14 +86,14 @@ INSTANTIATE_TEST_SUITE_P(StencilsBoundariesShapes, CudaEngineBitwise,
                          ::testing::Combine(stencils, boundaries,
                                             ::testing::Values(Shape{1, 1}, Shape{5, 3},
                                                               Shape{61, 97}, Shape{90, 200})),
-                         case_name);
+                         engine_case_name);
 
 }  // namespace
 
 TEST(CudaEngine, RunToRunBitwiseIdentical) {
   GRAYSCOTT_REQUIRE_GPU();
   for (Boundary b : {Boundary::ZeroFlux, Boundary::Periodic, Boundary::Fixed}) {
-    const Problem problem = gpu_problem(300, 517, Stencil::oono_puri(), b, Precision::Single);
+    const Problem problem = stable_problem(300, 517, Stencil::oono_puri(), b, Precision::Single);
     const auto start = varied_state(300, 517, 3);
     const auto first = run_gpu<float>(problem, start, 120);
     for (int repeat = 0; repeat < 2; ++repeat) {
@@ -121,7 +107,7 @@ TEST(CudaEngine, RunToRunBitwiseIdentical) {
 TEST(CudaEngine, SeedRunMatchesFloat64Reference) {
   GRAYSCOTT_REQUIRE_GPU();
   const Problem problem =
-      gpu_problem(108, 192, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Double);
+      stable_problem(108, 192, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Double);
   const auto start = reference::initial_state(108, 192);
   auto expected = start;
   for (int s = 0; s < 200; ++s) reference::step(to_reference(problem), expected);
@@ -134,7 +120,8 @@ TEST(CudaEngine, BatchMembersEqualSingleRuns) {
   GRAYSCOTT_REQUIRE_GPU();
   for (int fuse : {1, 0}) {
     SCOPED_TRACE("fuse " + std::to_string(fuse));
-    Problem problem = gpu_problem(45, 77, Stencil::pretty(), Boundary::Periodic, Precision::Single);
+    Problem problem =
+        stable_problem(45, 77, Stencil::pretty(), Boundary::Periodic, Precision::Single);
     const std::vector<Parameters> members = {{0.02, 0.05, 0.2, 0.1, 0.5},
                                              {0.03, 0.06, 0.2, 0.1, 0.5},
                                              {0.04, 0.065, 0.15, 0.08, 0.4},
@@ -170,7 +157,7 @@ TEST(CudaEngine, BatchMembersEqualSingleRuns) {
 TEST(CudaEngine, CapturedImageSurvivesFurtherSteps) {
   GRAYSCOTT_REQUIRE_GPU();
   const Problem problem =
-      gpu_problem(64, 80, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
+      stable_problem(64, 80, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
   const auto start = varied_state(64, 80);
   const Parameters params[1] = {problem.params};
   auto engine = make_engine<float>(problem, params, {BackendKind::Cuda, 0, 0, 0});
@@ -196,7 +183,7 @@ TEST(CudaErrors, UnusableCudaIsAOneLineError) {
   std::string why;
   if (cuda::available(&why)) GTEST_SKIP() << "a CUDA device is usable here";
   const Problem problem =
-      gpu_problem(8, 8, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
+      stable_problem(8, 8, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
   const Parameters params[1] = {problem.params};
   try {
     make_engine<float>(problem, params, {BackendKind::Cuda, 0, 0, 0});
@@ -212,7 +199,7 @@ TEST(CudaErrors, UnusableCudaIsAOneLineError) {
 
 TEST(CudaErrors, AutoFallsBackToCpuOrPicksCuda) {
   const Problem problem =
-      gpu_problem(8, 8, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
+      stable_problem(8, 8, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
   const Parameters params[1] = {problem.params};
   auto engine = make_engine<float>(problem, params, {BackendKind::Auto, 0, 0, 0});
   EXPECT_EQ(engine->backend(), cuda::available(nullptr) ? "cuda" : "cpu");
@@ -221,7 +208,7 @@ TEST(CudaErrors, AutoFallsBackToCpuOrPicksCuda) {
 TEST(CudaErrors, BadDeviceOrdinal) {
   GRAYSCOTT_REQUIRE_GPU();
   const Problem problem =
-      gpu_problem(8, 8, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
+      stable_problem(8, 8, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
   const Parameters params[1] = {problem.params};
   const int count = static_cast<int>(cuda::devices().size());
   for (int ordinal : {count, 4096, -1}) {
@@ -239,7 +226,7 @@ TEST(CudaErrors, BadDeviceOrdinal) {
 TEST(CudaErrors, BadFuseDepth) {
   GRAYSCOTT_REQUIRE_GPU();
   const Problem problem =
-      gpu_problem(8, 8, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
+      stable_problem(8, 8, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
   const Parameters params[1] = {problem.params};
   EXPECT_THROW(make_engine<float>(problem, params, {BackendKind::Cuda, 0, 9, 0}), InvalidInput);
   EXPECT_THROW(make_engine<float>(problem, params, {BackendKind::Cuda, 0, -1, 0}), InvalidInput);
@@ -249,7 +236,7 @@ TEST(CudaErrors, OutOfDeviceMemoryIsAOneLineError) {
   GRAYSCOTT_REQUIRE_GPU();
   // A batch whose state alone needs far more than any device has (4 x 65535 x ~2^31 floats).
   Problem problem =
-      gpu_problem(32767, 65535, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
+      stable_problem(32767, 65535, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
   const std::vector<Parameters> members(65535, problem.params);
   try {
     make_engine<float>(problem, members, {BackendKind::Cuda, 0, 0, 0});
@@ -263,7 +250,7 @@ TEST(CudaErrors, OutOfDeviceMemoryIsAOneLineError) {
   }
   // The device is still usable afterwards.
   const Problem small =
-      gpu_problem(16, 16, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
+      stable_problem(16, 16, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
   const auto start = varied_state(16, 16);
   const auto got = run_gpu<float>(small, start, 10);
   EXPECT_EQ(first_bitwise_difference(got.v, run_cpu<float>(small, start, 10).v), -1);

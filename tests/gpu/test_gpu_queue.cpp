@@ -18,7 +18,7 @@ TEST(GpuImageQueue, SlowWriterMakesTheGpuWaitAndLosesNothing) {
   constexpr std::size_t capacity = 2;
   constexpr auto writer_delay = std::chrono::milliseconds(25);
   const Problem problem =
-      gpu_problem(rows, cols, Stencil::oono_puri(), Boundary::Periodic, Precision::Single);
+      stable_problem(rows, cols, Stencil::oono_puri(), Boundary::Periodic, Precision::Single);
   const auto start = varied_state(rows, cols, 9);
   const auto cells = static_cast<std::size_t>(rows * cols);
 

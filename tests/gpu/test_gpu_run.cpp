@@ -25,7 +25,7 @@ TEST(GpuRunDriver, ImagesWrittenEqualImagesComputedWithoutOutput) {
   GRAYSCOTT_REQUIRE_GPU();
   app::RunRequest request;
   request.problem =
-      gpu_problem(72, 120, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
+      stable_problem(72, 120, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
   request.images = 7;
   request.steps_per_image = 16;
   request.fields = {true, true};
@@ -64,7 +64,7 @@ TEST(GpuRunDriver, BadDeviceOrdinalStopsBeforeAnyOutput) {
   GRAYSCOTT_REQUIRE_GPU();
   app::RunRequest request;
   request.problem =
-      gpu_problem(16, 16, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
+      stable_problem(16, 16, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
   request.images = 2;
   request.steps_per_image = 4;
   request.engine.backend = BackendKind::Cuda;
