@@ -71,6 +71,19 @@ std::uint64_t parse_seed(std::string_view text) {
   return seed;
 }
 
+void add_image_options(CLI::App& app, OutputCliOptions& o, const std::string& images_help) {
+  app.add_option("--images,--nbimage", o.images, images_help)->capture_default_str();
+  app.add_option("--steps-per-image,--nbextrastep", o.steps, "Steps between images")
+      ->capture_default_str();
+}
+
+void add_output_options(CLI::App& app, OutputCliOptions& o) {
+  app.add_option("-o,--output", o.output, "HDF5 output file")->capture_default_str();
+  app.add_option("--fields", o.fields, "Fields to write: v, u or u,v")->capture_default_str();
+  app.add_flag("--force", o.force, "Overwrite an existing output file");
+  app.add_flag("--quiet", o.quiet, "No progress bar and no summary");
+}
+
 void add_engine_options(CLI::App& app, EngineCliOptions& o) {
   app.add_option("--backend", o.backend, "auto, cpu or cuda")->capture_default_str();
   app.add_option("--threads", o.threads, "CPU threads (0: all)")->capture_default_str();

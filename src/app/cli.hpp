@@ -32,13 +32,36 @@ struct InitialCliOptions {
   InitialState to_initial_state() const;
 };
 
+// "--fields u,v": which fields to write.
+FieldSet parse_fields(const std::string& text);
+
+// The images a command writes and where they go: shared by run and sweep.
+struct OutputCliOptions {
+  std::int64_t images = 1000, steps = 32;
+  std::string output, fields = "v";
+  bool force = false, quiet = false;
+
+  // Copies the options into a RunRequest or a SweepRequest (their members share these names).
+  template <class Request>
+  void apply_to(Request& request) const {
+    request.images = images;
+    request.steps_per_image = steps;
+    request.fields = parse_fields(fields);
+    request.output = output;
+    request.overwrite = force;
+    request.quiet = quiet;
+  }
+};
+
 void add_problem_options(CLI::App& app, ProblemOptions& o);
+// --images and --steps-per-image (with the course's aliases).
+void add_image_options(CLI::App& app, OutputCliOptions& o, const std::string& images_help);
+// -o/--output, --fields, --force, --quiet.
+void add_output_options(CLI::App& app, OutputCliOptions& o);
 void add_initial_options(CLI::App& app, InitialCliOptions& o);
 // A noise seed: a whole number from 0 to 2^63-1 (files store it as int64). Throws InvalidInput.
 std::uint64_t parse_seed(std::string_view text);
 void add_engine_options(CLI::App& app, EngineCliOptions& o);
-// "--fields u,v": which fields to write.
-FieldSet parse_fields(const std::string& text);
 
 // Adds --config FILE to `app`. Call apply_config() after parsing: each TOML key names a long
 // option of `app`; options given on the command line win. Throws InvalidInput naming the file,

@@ -19,9 +19,8 @@ struct RunCliState {
   ProblemOptions problem;
   EngineCliOptions engine;
   InitialCliOptions initial;
-  std::int64_t images = 1000, steps = 32;
-  std::string output = "output.h5", fields = "v", config, render_dir;
-  bool force = false, quiet = false;
+  OutputCliOptions out{.output = "output.h5"};
+  std::string config, render_dir;
 #if GRAYSCOTT_WITH_MPI
   DistributedRunOptions distributed;
 #endif
@@ -100,14 +99,9 @@ void add_run_command(CLI::App& root) {
   CLI::App* run = root.add_subcommand("run", "Run a simulation and write every image to HDF5");
   add_problem_options(*run, state->problem);
   add_initial_options(*run, state->initial);
-  run->add_option("--images,--nbimage", state->images, "Images to write")->capture_default_str();
-  run->add_option("--steps-per-image,--nbextrastep", state->steps, "Steps between images")
-      ->capture_default_str();
+  add_image_options(*run, state->out, "Images to write");
   add_engine_options(*run, state->engine);
-  run->add_option("-o,--output", state->output, "HDF5 output file")->capture_default_str();
-  run->add_option("--fields", state->fields, "Fields to write: v, u or u,v")->capture_default_str();
-  run->add_flag("--force", state->force, "Overwrite an existing output file");
-  run->add_flag("--quiet", state->quiet, "No progress bar and no summary");
+  add_output_options(*run, state->out);
   run->add_option("--render", state->render_dir, "Also write PNG pictures of v into this folder");
   add_config_option(*run, state->config);
 #if GRAYSCOTT_WITH_MPI
@@ -124,13 +118,8 @@ void add_run_command(CLI::App& root) {
       RunRequest request;
       request.problem = state->problem.to_problem();
       request.initial = state->initial.to_initial_state();
-      request.images = state->images;
-      request.steps_per_image = state->steps;
-      request.fields = parse_fields(state->fields);
+      state->out.apply_to(request);
       request.engine = state->engine.to_engine_options();
-      request.output = state->output;
-      request.overwrite = state->force;
-      request.quiet = state->quiet;
       if (!state->render_dir.empty()) request.render_dir = state->render_dir;
       return request;
     };

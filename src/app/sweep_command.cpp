@@ -14,9 +14,8 @@ struct SweepCliState {
   EngineCliOptions engine;
   InitialCliOptions initial;
   std::string feeds = "0.014", kills = "0.054", seeds, max_batch_memory;
-  std::int64_t images = 1000, steps = 32;
-  std::string output = "sweep.h5", fields = "v", config;
-  bool force = false, quiet = false;
+  OutputCliOptions out{.output = "sweep.h5"};
+  std::string config;
 };
 }  // namespace
 
@@ -37,17 +36,12 @@ void add_sweep_command(CLI::App& root) {
   add_initial_options(*sweep, state->initial);
   sweep->add_option("--seeds", state->seeds,
                     "Noise seeds, a list such as 1,2,3, crossed with the rates (with --init noise)");
-  sweep->add_option("--images,--nbimage", state->images, "Images per member")->capture_default_str();
-  sweep->add_option("--steps-per-image,--nbextrastep", state->steps, "Steps between images")
-      ->capture_default_str();
+  add_image_options(*sweep, state->out, "Images per member");
   add_engine_options(*sweep, state->engine);
   sweep->add_option("--max-batch-memory", state->max_batch_memory,
                     "Memory for members advanced together, e.g. 8G; larger sweeps run in "
                     "successive batches (default: half the machine's memory)");
-  sweep->add_option("-o,--output", state->output, "HDF5 output file")->capture_default_str();
-  sweep->add_option("--fields", state->fields, "Fields to write: v, u or u,v")->capture_default_str();
-  sweep->add_flag("--force", state->force, "Overwrite an existing output file");
-  sweep->add_flag("--quiet", state->quiet, "No progress bar and no summary");
+  add_output_options(*sweep, state->out);
   add_config_option(*sweep, state->config);
 
   sweep->callback([sweep, state] {
@@ -64,20 +58,15 @@ void add_sweep_command(CLI::App& root) {
     }
     request.members = cross_members(parse_value_set(state->feeds, "feed"),
                                     parse_value_set(state->kills, "kill"), seeds);
-    request.images = state->images;
-    request.steps_per_image = state->steps;
-    request.fields = parse_fields(state->fields);
+    state->out.apply_to(request);
     request.engine = state->engine.to_engine_options();
-    request.output = state->output;
-    request.overwrite = state->force;
-    request.quiet = state->quiet;
     if (!state->max_batch_memory.empty()) {
       request.max_batch_bytes = parse_bytes(state->max_batch_memory, "max-batch-memory");
     }
 
     const SweepSummary summary = execute_sweep(request);
     const Grid& g = request.problem.grid;
-    if (!state->quiet) {
+    if (!state->out.quiet) {
       std::fprintf(stderr,
                    "%s %lld members x %lld images of %lldx%lld (%s, %s, %lld batch%s of up to "
                    "%lld) to %s in %s: %s\n",
