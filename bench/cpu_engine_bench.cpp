@@ -10,8 +10,8 @@
 //
 // Counters: bytes_per_second (effective traffic), cell_updates/s, copy_bytes_per_s (the copy
 // measured just before and just after the engine, median of 3 each), fraction_of_copy (effective
-// traffic over that copy bandwidth); for BM_Copy itself, bytes_per_second counts the bytes read plus
-// the bytes written, as STREAM does.
+// traffic over that copy bandwidth); for BM_Copy itself, bytes_per_second counts the bytes read
+// plus the bytes written, as STREAM does.
 #include <benchmark/benchmark.h>
 #include <omp.h>
 #include <sys/mman.h>
@@ -88,14 +88,17 @@ void BM_Copy(benchmark::State& state) {
     arrays.copy();
     benchmark::ClobberMemory();
   }
-  state.SetBytesProcessed(static_cast<std::int64_t>(static_cast<double>(state.iterations()) * CopyArrays::bytes()));
+  state.SetBytesProcessed(
+      static_cast<std::int64_t>(static_cast<double>(state.iterations()) * CopyArrays::bytes()));
 }
 
 // One image of the course's workload per iteration: advance(32).
 template <class Real>
 void BM_Advance(benchmark::State& state) {
-  grayscott::Problem problem;  // the defaults are the seed preset: 1080 x 1920, Oono-Puri, zero-flux
-  problem.precision = sizeof(Real) == 4 ? grayscott::Precision::Single : grayscott::Precision::Double;
+  grayscott::Problem
+      problem;  // the defaults are the seed preset: 1080 x 1920, Oono-Puri, zero-flux
+  problem.precision =
+      sizeof(Real) == 4 ? grayscott::Precision::Single : grayscott::Precision::Double;
   problem.validate();
   grayscott::EngineOptions options;
   options.backend = grayscott::BackendKind::Cpu;
@@ -116,8 +119,8 @@ void BM_Advance(benchmark::State& state) {
   const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - t0;
   const double copy_bytes_per_s = 0.5 * (copy_before + median_copy_bandwidth(copy_arrays(), 3));
 
-  const double updates = static_cast<double>(state.iterations()) * steps_per_image *
-                         static_cast<double>(cells);
+  const double updates =
+      static_cast<double>(state.iterations()) * steps_per_image * static_cast<double>(cells);
   const double bytes = updates * 4.0 * sizeof(Real);
   state.SetBytesProcessed(static_cast<std::int64_t>(bytes));
   state.counters["cell_updates"] = benchmark::Counter(updates, benchmark::Counter::kIsRate);
@@ -131,13 +134,31 @@ void BM_Advance(benchmark::State& state) {
 BENCHMARK(BM_Copy)->UseRealTime()->Unit(benchmark::kMillisecond);
 // 0 = the engine's automatic choice (reported in the fuse_steps counter).
 BENCHMARK_TEMPLATE(BM_Advance, float)
-    ->ArgName("fuse")->Arg(1)->Arg(0)->UseRealTime()->Unit(benchmark::kMillisecond);
+    ->ArgName("fuse")
+    ->Arg(1)
+    ->Arg(0)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_Advance, double)
-    ->ArgName("fuse")->Arg(1)->Arg(0)->UseRealTime()->Unit(benchmark::kMillisecond);
+    ->ArgName("fuse")
+    ->Arg(1)
+    ->Arg(0)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 // The depths the automatic choice picks from, for tuning it: --benchmark_filter=FuseDepth
 void BM_FuseDepth(benchmark::State& state) { BM_Advance<float>(state); }
-BENCHMARK(BM_FuseDepth)->ArgName("fuse")->Arg(1)->Arg(2)->Arg(3)->Arg(4)->Arg(6)->Arg(8)->Arg(12)
-    ->Arg(16)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FuseDepth)
+    ->ArgName("fuse")
+    ->Arg(1)
+    ->Arg(2)
+    ->Arg(3)
+    ->Arg(4)
+    ->Arg(6)
+    ->Arg(8)
+    ->Arg(12)
+    ->Arg(16)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);

@@ -80,14 +80,15 @@ TEST(BenchVerification, TooFewStepsFail) {
 }
 
 TEST(BenchVerification, EveryStencilBoundaryAndPrecisionOfTheCpuEnginePasses) {
-  for (const char* stencil : {"oono-puri", "pretty", "five-point", "0.1,0.7,0.2,0.4,0,0.6,0.3,0.5,0.15"}) {
+  for (const char* stencil :
+       {"oono-puri", "pretty", "five-point", "0.1,0.7,0.2,0.4,0,0.6,0.3,0.5,0.15"}) {
     for (Boundary boundary : {Boundary::ZeroFlux, Boundary::Periodic, Boundary::Fixed}) {
       for (Precision precision : {Precision::Single, Precision::Double}) {
         Problem problem;
         problem.stencil = Stencil::parse(stencil);
         problem.boundary = boundary;
         problem.precision = precision;
-        problem.params.dt = 0.5;  // stable for every stencil above
+        problem.params.dt = 0.5;             // stable for every stencil above
         Workload workload{50, 70, 2, 7, 3};  // a batch, and steps in chunks of 7
         const auto v = verify_engine(problem, workload, {BackendKind::Cpu, 0, 0, 0});
         EXPECT_TRUE(v.passed) << stencil << " " << to_string(boundary) << " "
@@ -121,7 +122,8 @@ TEST(BenchPresets, UnknownPresetIsRejected) {
     find_preset("fastest");
     FAIL() << "no error";
   } catch (const InvalidInput& e) {
-    EXPECT_NE(std::string(e.what()).find("seed, quick, batch-vs-large"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("seed, quick, batch-vs-large"), std::string::npos)
+        << e.what();
   }
 }
 
@@ -205,7 +207,8 @@ TEST(BenchRun, ReportsPositiveConsistentFigures) {
   EXPECT_EQ(m.seconds.size(), 3u);
   EXPECT_EQ(m.median_seconds, median(m.seconds));
   EXPECT_GT(report.copy_bytes_per_s, 0);
-  EXPECT_NEAR(m.cell_updates_per_s, 16.0 * 24 * 2 * 4 * 2 / m.median_seconds, 1e-6 * m.cell_updates_per_s);
+  EXPECT_NEAR(m.cell_updates_per_s, 16.0 * 24 * 2 * 4 * 2 / m.median_seconds,
+              1e-6 * m.cell_updates_per_s);
   EXPECT_DOUBLE_EQ(m.bytes_per_s, 16 * m.cell_updates_per_s);
   EXPECT_DOUBLE_EQ(m.fraction_of_copy, m.bytes_per_s / report.copy_bytes_per_s);
   ASSERT_EQ(report.verifications.size(), 1u);

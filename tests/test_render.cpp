@@ -33,7 +33,8 @@ TEST(Colorize, MapsTheRangeOntoInferno) {
   const std::vector<double> values = {0.0, 0.25, 0.5, -1.0, 9.0};
   const auto image = io::colorize(values, 1, 5, 0.0, 0.5);
   auto pixel = [&](int i) {
-    return std::array<std::uint8_t, 3>{image.pixels[3 * i], image.pixels[3 * i + 1], image.pixels[3 * i + 2]};
+    return std::array<std::uint8_t, 3>{image.pixels[3 * i], image.pixels[3 * i + 1],
+                                       image.pixels[3 * i + 2]};
   };
   EXPECT_EQ(pixel(0), inferno_colormap[0]);
   EXPECT_EQ(pixel(1), inferno_colormap[128]);
@@ -43,7 +44,8 @@ TEST(Colorize, MapsTheRangeOntoInferno) {
 }
 
 TEST(Render, OnePngPerImageWithTheGridSize) {
-  const fs::path dir = fs::temp_directory_path() / ("grayscott_render_" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("grayscott_render_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   app::RunRequest r;

@@ -1,6 +1,5 @@
 // The run file contract (docs/file-format.md), read back after real runs of the run driver.
 #include <gtest/gtest.h>
-
 #include <hdf5.h>
 
 #include <cmath>
@@ -98,7 +97,8 @@ TEST_F(RunFileTest, LayoutAttributesAndValues) {
   const auto expected_v = engine_images<float>(r, false);
   const auto expected_u = engine_images<float>(r, true);
   for (std::int64_t i = 0; i < 5; ++i) {
-    const auto v = file.read_image("v", i), m = file.read_image("matrix", i), u = file.read_image("u", i);
+    const auto v = file.read_image("v", i), m = file.read_image("matrix", i),
+               u = file.read_image("u", i);
     ASSERT_EQ(v, m) << "/matrix must be /v";
     for (std::size_t c = 0; c < v.size(); ++c) {
       ASSERT_EQ(static_cast<float>(v[c]), expected_v[i][c]) << "image " << i << " cell " << c;
@@ -145,7 +145,8 @@ TEST_F(RunFileTest, XdmfDescribesEveryImage) {
   const std::string xmf = text.str();
   auto count = [&](const std::string& needle) {
     std::size_t n = 0;
-    for (auto pos = xmf.find(needle); pos != std::string::npos; pos = xmf.find(needle, pos + 1)) ++n;
+    for (auto pos = xmf.find(needle); pos != std::string::npos; pos = xmf.find(needle, pos + 1))
+      ++n;
     return n;
   };
   EXPECT_EQ(count("GridType=\"Uniform\""), 5u);

@@ -93,7 +93,8 @@ TEST(SweepParsing, RangesIncludeBothEnds) {
   ASSERT_EQ(v.size(), 6u);
   EXPECT_EQ(v.front(), 0.010);
   EXPECT_EQ(v.back(), 0.060);
-  for (std::size_t i = 0; i < v.size(); ++i) EXPECT_NEAR(v[i], 0.010 + 0.01 * static_cast<double>(i), 1e-15);
+  for (std::size_t i = 0; i < v.size(); ++i)
+    EXPECT_NEAR(v[i], 0.010 + 0.01 * static_cast<double>(i), 1e-15);
   EXPECT_EQ(parse_value_set("0.05:0.05:1", "kill"), std::vector<double>{0.05});
   EXPECT_EQ(parse_value_set(" 1 : 2 : 2 ", "kill"), (std::vector<double>{1, 2}));
 }
@@ -129,8 +130,7 @@ TEST(SweepParsing, BadInputGivesOneLineErrors) {
   EXPECT_NE(error_of([] { parse_value_set("0.014,0.014", "kill"); }).find("twice"),
             std::string::npos);
   EXPECT_NE(error_of([] { parse_value_set("", "kill"); }).find("no value"), std::string::npos);
-  EXPECT_NE(error_of([] { parse_value_set("nan,0.1", "kill"); }).find("finite"),
-            std::string::npos);
+  EXPECT_NE(error_of([] { parse_value_set("nan,0.1", "kill"); }).find("finite"), std::string::npos);
   EXPECT_NE(error_of([] { parse_value_set("0:1:2000000", "kill"); }).find("exceeds"),
             std::string::npos);
   // Each message names the option and fits one line.
@@ -230,11 +230,10 @@ TEST_P(SweepEqualsRuns, EveryImageIsBitwiseTheRunsImage) {
   EXPECT_NE(swept.read_image("v", 2, 0), swept.read_image("v", 2, 1));
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    InitAndPrecision, SweepEqualsRuns,
-    ::testing::Values(std::tuple{InitialKind::Rectangle, Precision::Single},
-                      std::tuple{InitialKind::Noise, Precision::Single},
-                      std::tuple{InitialKind::Noise, Precision::Double}));
+INSTANTIATE_TEST_SUITE_P(InitAndPrecision, SweepEqualsRuns,
+                         ::testing::Values(std::tuple{InitialKind::Rectangle, Precision::Single},
+                                           std::tuple{InitialKind::Noise, Precision::Single},
+                                           std::tuple{InitialKind::Noise, Precision::Double}));
 
 // ---------------------------------------------------------------------------------------------
 // The file
@@ -314,8 +313,8 @@ TEST(SweepFile, ThreadCountsGiveTheSameFile) {
   TempDir dir;
   std::vector<std::vector<double>> files;
   for (int threads : {1, 2}) {
-    SweepRequest r = small_sweep(dir / ("t" + std::to_string(threads) + ".h5"), InitialKind::Noise,
-                                 {3});
+    SweepRequest r =
+        small_sweep(dir / ("t" + std::to_string(threads) + ".h5"), InitialKind::Noise, {3});
     r.engine.threads = threads;
     ASSERT_TRUE(execute_sweep(r).completed);
     files.push_back(read_all(r.output, "v"));
@@ -413,11 +412,13 @@ void expect_tiles(const fs::path& sweep_file, const io::Rgb8Image& atlas, std::i
     if (seeds[m] != seed) continue;
     const auto f = std::find(feeds.begin(), feeds.end(), feed[m]) - feeds.begin();
     const auto k = std::find(kills.begin(), kills.end(), kill[m]) - kills.begin();
-    const io::Rgb8Image tile = io::colorize(file.read_image("v", image, m), dims[2], dims[3], 0, 0.5);
+    const io::Rgb8Image tile =
+        io::colorize(file.read_image("v", image, m), dims[2], dims[3], 0, 0.5);
     for (std::int64_t r = 0; r < layout.tile_rows; ++r) {
       for (std::int64_t c = 0; c < layout.tile_cols; ++c) {
         for (int ch = 0; ch < 3; ++ch) {
-          const auto want = tile.pixels[3 * (r * layout.subsample * dims[3] + c * layout.subsample) + ch];
+          const auto want =
+              tile.pixels[3 * (r * layout.subsample * dims[3] + c * layout.subsample) + ch];
           const auto got =
               atlas.pixels[3 * ((layout.tile_y(f) + r) * atlas.width + layout.tile_x(k) + c) + ch];
           ASSERT_EQ(got, want) << "member " << m << " pixel " << r << "," << c;

@@ -3,8 +3,8 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <chrono>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -50,13 +50,18 @@ std::string Workload::describe() const {
 
 const std::vector<Preset>& presets() {
   static const std::vector<Preset> all = {
-      {"seed", "the course's workload: 1080x1920 float32, 1000 images x 32 steps",
-       {{1080, 1920, 1000, 32, 1}}, 1},
-      {"quick", "the seed's grid for 10 images x 32 steps (seconds on a 2-core machine)",
-       {{1080, 1920, 10, 32, 1}}, 3},
+      {"seed",
+       "the course's workload: 1080x1920 float32, 1000 images x 32 steps",
+       {{1080, 1920, 1000, 32, 1}},
+       1},
+      {"quick",
+       "the seed's grid for 10 images x 32 steps (seconds on a 2-core machine)",
+       {{1080, 1920, 10, 32, 1}},
+       3},
       {"batch-vs-large",
        "a batch of 1024 simulations of 128x128 against one 4096x4096 (the same cells per step)",
-       {{128, 128, 4, 32, 1024}, {4096, 4096, 4, 32, 1}}, 3},
+       {{128, 128, 4, 32, 1024}, {4096, 4096, 4, 32, 1}},
+       3},
   };
   return all;
 }
@@ -95,12 +100,14 @@ void BenchRequest::validate() const {
     if (w.steps_per_image <= 0) throw InvalidInput("steps-per-image must be a positive integer");
     if (w.batch <= 0) throw InvalidInput("batch must be a positive integer");
     if (io == OutputMode::Hdf5 && w.batch > 1) {
-      throw InvalidInput("--io hdf5 measures the run command's output of one simulation; "
-                         "--batch needs --io none");
+      throw InvalidInput(
+          "--io hdf5 measures the run command's output of one simulation; "
+          "--batch needs --io none");
     }
   }
   if (repeat <= 0) throw InvalidInput("repeat must be a positive integer");
-  if (warmup_images && *warmup_images < 0) throw InvalidInput("warmup must be a non-negative integer");
+  if (warmup_images && *warmup_images < 0)
+    throw InvalidInput("warmup must be a non-negative integer");
   if (io == OutputMode::Hdf5 && output.empty()) {
     throw InvalidInput("--io hdf5 needs --output FILE (the file each repeat writes)");
   }
@@ -166,9 +173,12 @@ reference::State varied_state(std::int64_t rows, std::int64_t cols, std::uint32_
 
 reference::Boundary to_reference(Boundary b) {
   switch (b) {
-    case Boundary::ZeroFlux: return reference::Boundary::ZeroFlux;
-    case Boundary::Periodic: return reference::Boundary::Periodic;
-    case Boundary::Fixed: return reference::Boundary::Fixed;
+    case Boundary::ZeroFlux:
+      return reference::Boundary::ZeroFlux;
+    case Boundary::Periodic:
+      return reference::Boundary::Periodic;
+    case Boundary::Fixed:
+      return reference::Boundary::Fixed;
   }
   return reference::Boundary::ZeroFlux;
 }
@@ -181,7 +191,8 @@ Verification verify_with(const Problem& problem, const Workload& workload,
   // the workload's chunks so that fused blocks split as they do when measured.
   constexpr std::int64_t steps = 40;
   Problem small = problem;
-  small.grid = {std::min<std::int64_t>(workload.rows, 40), std::min<std::int64_t>(workload.cols, 300)};
+  small.grid = {std::min<std::int64_t>(workload.rows, 40),
+                std::min<std::int64_t>(workload.cols, 300)};
   const std::int64_t members = std::min<std::int64_t>(workload.batch, 3);
   std::vector<Parameters> params;
   for (std::int64_t m = 0; m < members; ++m) {  // distinct rates: a member mix-up cannot pass
@@ -195,7 +206,8 @@ Verification verify_with(const Problem& problem, const Workload& workload,
   auto engine = make_engine<Real>(small, params, options);
   std::vector<reference::State> expected;
   for (std::int64_t m = 0; m < members; ++m) {
-    expected.push_back(varied_state(small.grid.rows, small.grid.cols, static_cast<std::uint32_t>(m + 1)));
+    expected.push_back(
+        varied_state(small.grid.rows, small.grid.cols, static_cast<std::uint32_t>(m + 1)));
     const std::vector<Real> u(expected.back().u.begin(), expected.back().u.end());
     const std::vector<Real> v(expected.back().v.begin(), expected.back().v.end());
     engine->load(static_cast<std::size_t>(m), u, v);
@@ -213,7 +225,9 @@ Verification verify_with(const Problem& problem, const Workload& workload,
   const auto cells = static_cast<std::size_t>(small.grid.cells());
   for (std::int64_t m = 0; m < members; ++m) {
     reference::Model model{small.stencil.weights, to_reference(small.boundary),
-                           params[m].feed, params[m].kill, params[m].du, params[m].dv, params[m].dt};
+                           params[m].feed,        params[m].kill,
+                           params[m].du,          params[m].dv,
+                           params[m].dt};
     for (std::int64_t s = 0; s < steps; ++s) reference::step(model, expected[m]);
     std::vector<Real> u(cells), v(cells);
     engine->read_captured(static_cast<std::size_t>(m), u.data(), v.data());
@@ -255,7 +269,8 @@ Verification compare_with_reference(std::span<const Real> u, std::span<const Rea
     return result;
   }
   // The engine tests' pair of checks: the overall difference, and no single cell far off.
-  const double worst_cell = std::max(max_abs_difference(u, expected.u), max_abs_difference(v, expected.v));
+  const double worst_cell =
+      std::max(max_abs_difference(u, expected.u), max_abs_difference(v, expected.v));
   if (result.u_error > tolerance || result.v_error > tolerance) {
     result.detail = "relative L2 difference from the reference u " + scientific(result.u_error) +
                     ", v " + scientific(result.v_error) + " exceeds " + scientific(tolerance);
@@ -384,8 +399,10 @@ Measurement measure(const BenchRequest& request, const Workload& w, double copy_
       request.warmup_images.value_or(std::max<std::int64_t>(1, w.images / 10));
   std::vector<Real> first_v, final_v;
   if (warmup > 0) {
-    if (request.io == OutputMode::Hdf5) time_run_with_output(request, w, warmup);
-    else time_stepping<Real>(request.problem, w, warmup, request.engine, final_v);
+    if (request.io == OutputMode::Hdf5)
+      time_run_with_output(request, w, warmup);
+    else
+      time_stepping<Real>(request.problem, w, warmup, request.engine, final_v);
   }
   Measurement m;
   m.workload = w;
@@ -396,8 +413,10 @@ Measurement measure(const BenchRequest& request, const Workload& w, double copy_
     }
     m.seconds.push_back(time_stepping<Real>(request.problem, w, w.images, request.engine, final_v));
     // Every repeat computes the same numbers: a backend must be bitwise reproducible.
-    if (r == 0) first_v = final_v;
-    else if (final_v != first_v) throw VerificationFailed("repeats of the same run gave different results");
+    if (r == 0)
+      first_v = final_v;
+    else if (final_v != first_v)
+      throw VerificationFailed("repeats of the same run gave different results");
   }
   m.median_seconds = median(m.seconds);
   m.cell_updates_per_s = w.cell_updates() / m.median_seconds;
@@ -421,8 +440,8 @@ BenchReport run_benchmark(const BenchRequest& request) {
   for (const Workload& w : request.workloads) {
     Verification v = verify_engine(request.problem, w, request.engine);
     if (!v.passed) {
-      throw VerificationFailed("verification failed: " + w.describe() + " on this backend: " +
-                               v.detail + "; no figures reported");
+      throw VerificationFailed("verification failed: " + w.describe() +
+                               " on this backend: " + v.detail + "; no figures reported");
     }
     report.verifications.push_back(v);
   }
@@ -430,7 +449,8 @@ BenchReport run_benchmark(const BenchRequest& request) {
   if (report.backend == "cuda") {
     report.threads = 0;
     report.copy_bytes_per_s = cuda::copy_bandwidth(request.engine.device);
-    report.copy_method = "device-to-device copy on CUDA device " + std::to_string(request.engine.device);
+    report.copy_method =
+        "device-to-device copy on CUDA device " + std::to_string(request.engine.device);
   } else {
     report.threads = request.engine.threads > 0 ? request.engine.threads : omp_get_max_threads();
     report.copy_bytes_per_s = cpu_copy_bandwidth(report.threads);
@@ -462,8 +482,10 @@ std::string format_table(const BenchReport& r) {
   std::ostringstream out;
   out << "grayscott bench" << (r.preset_name.empty() ? "" : " --preset " + r.preset_name) << ": "
       << r.backend;
-  if (r.backend == "cpu") out << " (" << r.threads << " threads, fuse " << fuse_text(r.engine.fuse_steps) << ")";
-  else out << " (device " << r.engine.device << ", fuse " << fuse_text(r.engine.fuse_steps) << ")";
+  if (r.backend == "cpu")
+    out << " (" << r.threads << " threads, fuse " << fuse_text(r.engine.fuse_steps) << ")";
+  else
+    out << " (device " << r.engine.device << ", fuse " << fuse_text(r.engine.fuse_steps) << ")";
   out << ", " << to_string(r.problem.precision) << ", " << r.problem.stencil.name() << ", "
       << to_string(r.problem.boundary) << ", io " << to_string(r.io) << "\n";
   for (const Verification& v : r.verifications) {
@@ -492,7 +514,8 @@ std::string format_table(const BenchReport& r) {
   }
   out << "(" << bytes_per_cell_update(r.problem.precision)
       << " bytes per cell update: u and v read and written once; "
-      << (r.io == OutputMode::None ? "stepping only, images not copied out" : "every image of v written to HDF5")
+      << (r.io == OutputMode::None ? "stepping only, images not copied out"
+                                   : "every image of v written to HDF5")
       << ")\n";
   return out.str();
 }
@@ -529,8 +552,12 @@ class JsonObject {
     return *this;
   }
   JsonObject& number(std::string_view key, double x) { return field(key, json_number(x)); }
-  JsonObject& integer(std::string_view key, std::int64_t x) { return field(key, std::to_string(x)); }
-  JsonObject& string(std::string_view key, std::string_view s) { return field(key, json_string(s)); }
+  JsonObject& integer(std::string_view key, std::int64_t x) {
+    return field(key, std::to_string(x));
+  }
+  JsonObject& string(std::string_view key, std::string_view s) {
+    return field(key, json_string(s));
+  }
   std::string str() const { return "{" + text_ + "}"; }
 
  private:
@@ -540,32 +567,50 @@ class JsonObject {
 void add_run_fields(JsonObject& o, const Measurement& m, Precision precision) {
   const Workload& w = m.workload;
   std::string all = "[";
-  for (std::size_t i = 0; i < m.seconds.size(); ++i) all += (i ? ", " : "") + json_number(m.seconds[i]);
-  o.integer("rows", w.rows).integer("cols", w.cols).integer("batch", w.batch)
-      .integer("images", w.images).integer("steps_per_image", w.steps_per_image)
-      .integer("steps", w.steps()).number("cell_updates", w.cell_updates())
-      .number("seconds", m.median_seconds).field("seconds_each", all + "]")
+  for (std::size_t i = 0; i < m.seconds.size(); ++i)
+    all += (i ? ", " : "") + json_number(m.seconds[i]);
+  o.integer("rows", w.rows)
+      .integer("cols", w.cols)
+      .integer("batch", w.batch)
+      .integer("images", w.images)
+      .integer("steps_per_image", w.steps_per_image)
+      .integer("steps", w.steps())
+      .number("cell_updates", w.cell_updates())
+      .number("seconds", m.median_seconds)
+      .field("seconds_each", all + "]")
       .number("cell_updates_per_s", m.cell_updates_per_s)
       .integer("bytes_per_cell_update", bytes_per_cell_update(precision))
-      .number("bytes_per_s", m.bytes_per_s).number("fraction_of_copy", m.fraction_of_copy);
+      .number("bytes_per_s", m.bytes_per_s)
+      .number("fraction_of_copy", m.fraction_of_copy);
 }
 
 }  // namespace
 
 std::string format_json(const BenchReport& r) {
   JsonObject o;
-  o.string("preset", r.preset_name).string("backend", r.backend)
-      .string("precision", to_string(r.problem.precision)).string("stencil", r.problem.stencil.name())
-      .string("boundary", to_string(r.problem.boundary)).string("io", to_string(r.io))
-      .integer("threads", r.threads).integer("fuse", r.engine.fuse_steps).integer("repeat", r.repeat)
-      .number("copy_bytes_per_s", r.copy_bytes_per_s).string("copy_method", r.copy_method);
+  o.string("preset", r.preset_name)
+      .string("backend", r.backend)
+      .string("precision", to_string(r.problem.precision))
+      .string("stencil", r.problem.stencil.name())
+      .string("boundary", to_string(r.problem.boundary))
+      .string("io", to_string(r.io))
+      .integer("threads", r.threads)
+      .integer("fuse", r.engine.fuse_steps)
+      .integer("repeat", r.repeat)
+      .number("copy_bytes_per_s", r.copy_bytes_per_s)
+      .string("copy_method", r.copy_method);
   std::string verifications = "[";
   for (std::size_t i = 0; i < r.verifications.size(); ++i) {
     const Verification& v = r.verifications[i];
     JsonObject j;
-    j.field("passed", v.passed ? "true" : "false").integer("rows", v.rows).integer("cols", v.cols)
-        .integer("members", v.members).integer("steps", v.steps).number("u_error", v.u_error)
-        .number("v_error", v.v_error).number("tolerance", v.tolerance);
+    j.field("passed", v.passed ? "true" : "false")
+        .integer("rows", v.rows)
+        .integer("cols", v.cols)
+        .integer("members", v.members)
+        .integer("steps", v.steps)
+        .number("u_error", v.u_error)
+        .number("v_error", v.v_error)
+        .number("tolerance", v.tolerance);
     verifications += (i ? ", " : "") + j.str();
   }
   o.field("verification", verifications + "]");

@@ -80,7 +80,7 @@ struct Verification {
   double tolerance = 0;
   std::int64_t rows = 0, cols = 0, members = 0, steps = 0;
   std::string backend;  // what ran the check
-  std::string detail;  // what failed, empty when passed
+  std::string detail;   // what failed, empty when passed
 };
 
 // Thrown when a backend's result disagrees with the reference: no figure may be reported.

@@ -30,10 +30,11 @@ void add_bench_command(CLI::App& root) {
   auto state = std::make_shared<BenchCliState>();
   CLI::App* bench = root.add_subcommand(
       "bench", "Measure a backend on a workload, against the memory bandwidth, after verifying it");
-  bench->add_option("--preset", state->preset,
-                    "seed (1080x1920, 1000 images x 32 steps), quick (10 images), or "
-                    "batch-vs-large (1024 x 128x128 against one 4096x4096); the options below "
-                    "override its values")
+  bench
+      ->add_option("--preset", state->preset,
+                   "seed (1080x1920, 1000 images x 32 steps), quick (10 images), or "
+                   "batch-vs-large (1024 x 128x128 against one 4096x4096); the options below "
+                   "override its values")
       ->capture_default_str();
   add_problem_options(*bench, state->problem);
   bench->add_option("--images,--nbimage", state->images, "Images (the preset's by default)");
@@ -42,13 +43,16 @@ void add_bench_command(CLI::App& root) {
   bench->add_option("--batch", state->batch,
                     "Simulations of the given size advanced together by one engine");
   add_engine_options(*bench, state->engine);
-  bench->add_option("--io", state->io,
-                    "none (stepping only) or hdf5 (the run command's output of every image of v)")
+  bench
+      ->add_option("--io", state->io,
+                   "none (stepping only) or hdf5 (the run command's output of every image of v)")
       ->capture_default_str();
   bench->add_option("-o,--output", state->output, "The HDF5 file --io hdf5 writes (overwritten)");
-  bench->add_option("--repeat", state->repeat, "Timed repeats, the median is reported (the preset's by default)");
-  bench->add_option("--warmup", state->warmup,
-                    "Images of the untimed warm-up run (default: a tenth of the images, at least 1)");
+  bench->add_option("--repeat", state->repeat,
+                    "Timed repeats, the median is reported (the preset's by default)");
+  bench->add_option(
+      "--warmup", state->warmup,
+      "Images of the untimed warm-up run (default: a tenth of the images, at least 1)");
   bench->add_flag("--json", state->json, "Print one JSON object instead of the table");
   add_config_option(*bench, state->config);
 

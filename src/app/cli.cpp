@@ -97,9 +97,12 @@ FieldSet parse_fields(const std::string& text) {
   std::stringstream in(text);
   std::string item;
   while (std::getline(in, item, ',')) {
-    if (item == "u") f.u = true;
-    else if (item == "v") f.v = true;
-    else throw InvalidInput("fields: expected v, u or u,v, got '" + text + "'");
+    if (item == "u")
+      f.u = true;
+    else if (item == "v")
+      f.v = true;
+    else
+      throw InvalidInput("fields: expected v, u or u,v, got '" + text + "'");
   }
   if (!f.u && !f.v) throw InvalidInput("fields: expected v, u or u,v, got '" + text + "'");
   return f;

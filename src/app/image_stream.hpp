@@ -27,9 +27,9 @@ struct StreamOutcome {
 //  after_image(i): on this thread, after image i was handed over (progress).
 // `slot_values`: values per field in one slot (cells for a run, members*cells for a sweep).
 template <class Real, class Gather, class Consume, class AfterImage>
-StreamOutcome stream_images(Engine<Real>& engine, std::int64_t images,
-                            std::int64_t steps_per_image, FieldSet fields, std::size_t slot_values,
-                            Gather&& gather, Consume&& consume, AfterImage&& after_image) {
+StreamOutcome stream_images(Engine<Real>& engine, std::int64_t images, std::int64_t steps_per_image,
+                            FieldSet fields, std::size_t slot_values, Gather&& gather,
+                            Consume&& consume, AfterImage&& after_image) {
   // Three buffers: one being filled, one being written, one spare so neither side waits on a
   // single hand-over.
   ImageQueue<Real> queue(3, slot_values, fields.u, fields.v);

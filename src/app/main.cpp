@@ -1,7 +1,6 @@
 // grayscott: the command-line front end. Thin by design: each subcommand parses its options and
 // calls the engine and I/O libraries.
 #include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <exception>
 

@@ -30,8 +30,10 @@ void Progress::update(std::int64_t done) {
   const int filled = static_cast<int>(fraction * width);
   std::string bar(static_cast<std::size_t>(filled), '#');
   bar.resize(width, '.');
-  const double rate = seconds > 0 ? static_cast<double>(done) * cell_updates_per_image_ / seconds : 0;
-  const double left = done > 0 ? seconds * static_cast<double>(total_ - done) / static_cast<double>(done) : 0;
+  const double rate =
+      seconds > 0 ? static_cast<double>(done) * cell_updates_per_image_ / seconds : 0;
+  const double left =
+      done > 0 ? seconds * static_cast<double>(total_ - done) / static_cast<double>(done) : 0;
   std::fprintf(stderr, "\r[%s] image %lld/%lld  %s  %s left   ", bar.c_str(),
                static_cast<long long>(done), static_cast<long long>(total_),
                format_rate(rate).c_str(), done > 0 ? format_duration(left).c_str() : "?");
@@ -48,16 +50,23 @@ void Progress::clear() {
 
 std::string format_rate(double r) {
   char text[64];
-  if (r >= 1e9) std::snprintf(text, sizeof text, "%.2f Gcell-updates/s", r / 1e9);
-  else std::snprintf(text, sizeof text, "%.1f Mcell-updates/s", r / 1e6);
+  if (r >= 1e9)
+    std::snprintf(text, sizeof text, "%.2f Gcell-updates/s", r / 1e9);
+  else
+    std::snprintf(text, sizeof text, "%.1f Mcell-updates/s", r / 1e6);
   return text;
 }
 
 std::string format_duration(double s) {
   char text[64];
-  if (s < 60) std::snprintf(text, sizeof text, "%.1f s", s);
-  else if (s < 3600) std::snprintf(text, sizeof text, "%d m %02d s", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
-  else std::snprintf(text, sizeof text, "%d h %02d m", static_cast<int>(s) / 3600, (static_cast<int>(s) / 60) % 60);
+  if (s < 60)
+    std::snprintf(text, sizeof text, "%.1f s", s);
+  else if (s < 3600)
+    std::snprintf(text, sizeof text, "%d m %02d s", static_cast<int>(s) / 60,
+                  static_cast<int>(s) % 60);
+  else
+    std::snprintf(text, sizeof text, "%d h %02d m", static_cast<int>(s) / 3600,
+                  (static_cast<int>(s) / 60) % 60);
   return text;
 }
 

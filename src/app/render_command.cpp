@@ -13,7 +13,10 @@ void add_render_command(CLI::App& root) {
   };
   auto state = std::make_shared<State>();
   CLI::App* render = root.add_subcommand("render", "Write PNG pictures of a run file's images");
-  render->add_option("file", state->file, "HDF5 file written by grayscott run, or by grayscott sweep (writes an atlas)")->required();
+  render
+      ->add_option("file", state->file,
+                   "HDF5 file written by grayscott run, or by grayscott sweep (writes an atlas)")
+      ->required();
   render->add_option("--out", state->out, "Folder for the pictures")->capture_default_str();
   render->add_option("--range", state->range, "Values mapped to the colormap's ends, LO:HI")
       ->capture_default_str();

@@ -62,16 +62,15 @@ RunSummary run_with(const RunRequest& request, io::RunMetadata meta) {
   summary.seconds = progress.elapsed_seconds();
   summary.images_written = file.images_written();
   summary.completed = !outcome.stopped() && summary.images_written == request.images;
-  summary.status = summary.completed ? "complete"
+  summary.status = summary.completed              ? "complete"
                    : !outcome.stop_reason.empty() ? outcome.stop_reason
                                                   : "stopped: an error ended the run";
   file.finish(summary.status);
   if (outcome.stepping_error) std::rethrow_exception(outcome.stepping_error);
   if (outcome.writer_error) std::rethrow_exception(outcome.writer_error);
-  summary.cell_updates_per_s =
-      summary.seconds > 0
-          ? static_cast<double>(summary.images_written) * cell_updates_per_image / summary.seconds
-          : 0;
+  summary.cell_updates_per_s = summary.seconds > 0 ? static_cast<double>(summary.images_written) *
+                                                         cell_updates_per_image / summary.seconds
+                                                   : 0;
   return summary;
 }
 
@@ -80,14 +79,16 @@ RunSummary run_with(const RunRequest& request, io::RunMetadata meta) {
 void validate_run_request(const RunRequest& request) {
   request.problem.validate();
   if (request.images <= 0) throw InvalidInput("images must be a positive integer");
-  if (request.steps_per_image <= 0) throw InvalidInput("steps-per-image must be a positive integer");
+  if (request.steps_per_image <= 0)
+    throw InvalidInput("steps-per-image must be a positive integer");
   if (!request.fields.u && !request.fields.v) throw InvalidInput("fields: name u, v or both");
 }
 
 RunSummary execute_run(const RunRequest& request) {
   validate_run_request(request);
-  io::RunMetadata meta{request.problem, request.images, request.steps_per_image, request.fields,
-                       "", std::string(version), request.initial};
+  io::RunMetadata meta{
+      request.problem,      request.images, request.steps_per_image, request.fields, "",
+      std::string(version), request.initial};
   io::check_output_path(request.output, request.overwrite, io::run_output_bytes(meta));
   return request.problem.precision == Precision::Single ? run_with<float>(request, meta)
                                                         : run_with<double>(request, meta);

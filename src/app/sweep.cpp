@@ -69,8 +69,8 @@ std::vector<double> parse_value_set(std::string_view text, std::string_view what
   const std::string whole(text);
   text = trim(text);
   if (text.empty()) throw InvalidInput(std::string(what) + ": no value given");
-  const std::string form = " (expected START:STOP:COUNT or a comma-separated list, got " +
-                           in_quotes(whole) + ")";
+  const std::string form =
+      " (expected START:STOP:COUNT or a comma-separated list, got " + in_quotes(whole) + ")";
   if (text.find(':') != std::string_view::npos) {
     const auto parts = split(text, ':');
     if (parts.size() != 3 || text.find(',') != std::string_view::npos) {
@@ -90,8 +90,8 @@ std::vector<double> parse_value_set(std::string_view text, std::string_view what
                          std::to_string(count) + " in " + in_quotes(whole));
     }
     if (count > max_values) {
-      throw InvalidInput(std::string(what) + ": the count " + std::to_string(count) +
-                         " exceeds " + std::to_string(max_values));
+      throw InvalidInput(std::string(what) + ": the count " + std::to_string(count) + " exceeds " +
+                         std::to_string(max_values));
     }
     if (stop < start) {
       throw InvalidInput(std::string(what) + ": the range " + in_quotes(whole) +
@@ -109,9 +109,9 @@ std::vector<double> parse_value_set(std::string_view text, std::string_view what
     std::vector<double> values(static_cast<std::size_t>(count));
     for (std::int64_t i = 0; i < count; ++i) {
       values[static_cast<std::size_t>(i)] =
-          i == count - 1 ? stop
-                         : start + (stop - start) * (static_cast<double>(i) /
-                                                     static_cast<double>(count - 1));
+          i == count - 1
+              ? stop
+              : start + (stop - start) * (static_cast<double>(i) / static_cast<double>(count - 1));
     }
     return values;
   }
@@ -156,8 +156,12 @@ std::uint64_t parse_bytes(std::string_view text, std::string_view what) {
     const char letter = static_cast<char>(unit.front() & ~0x20);  // upper case
     const std::string_view rest = unit.substr(1);
     const bool known_suffix = rest.empty() || rest == "B" || rest == "iB" || rest == "b";
-    scale = letter == 'K' ? 0x1p10 : letter == 'M' ? 0x1p20 : letter == 'G' ? 0x1p30
-          : letter == 'T' ? 0x1p40 : letter == 'B' && rest.empty() ? 1 : 0;
+    scale = letter == 'K'                   ? 0x1p10
+            : letter == 'M'                 ? 0x1p20
+            : letter == 'G'                 ? 0x1p30
+            : letter == 'T'                 ? 0x1p40
+            : letter == 'B' && rest.empty() ? 1
+                                            : 0;
     if (!known_suffix) scale = 0;
   }
   const double bytes = number * scale;
@@ -167,7 +171,6 @@ std::uint64_t parse_bytes(std::string_view text, std::string_view what) {
   }
   return static_cast<std::uint64_t>(bytes);
 }
-
 
 std::vector<SweepMember> cross_members(const std::vector<double>& feeds,
                                        const std::vector<double>& kills,
@@ -199,9 +202,9 @@ std::uint64_t sweep_bytes_per_member(const Problem& problem, FieldSet fields) {
 
 std::uint64_t default_batch_memory(BackendKind backend) {
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
-  std::uint64_t limit = pages > 0 && page > 0
-                            ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) / 2
-                            : std::uint64_t{4} << 30;
+  std::uint64_t limit = pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) *
+                                                    static_cast<std::uint64_t>(page) / 2
+                                              : std::uint64_t{4} << 30;
   const bool cuda_runs =
       backend == BackendKind::Cuda || (backend == BackendKind::Auto && cuda::available(nullptr));
   if (cuda_runs) {
@@ -316,16 +319,16 @@ SweepSummary sweep_with(const SweepRequest& request, io::SweepMetadata meta,
   summary.nonfinite_members =
       std::count_if(nonfinite.begin(), nonfinite.end(), [](std::int64_t i) { return i >= 0; });
   summary.completed = !outcome.stopped() && member_images_done == members * request.images;
-  summary.status = summary.completed ? "complete"
+  summary.status = summary.completed              ? "complete"
                    : !outcome.stop_reason.empty() ? outcome.stop_reason
                                                   : "stopped: an error ended the sweep";
   if (file) file->finish(summary.status, nonfinite);
   if (outcome.stepping_error) std::rethrow_exception(outcome.stepping_error);
   if (outcome.writer_error) std::rethrow_exception(outcome.writer_error);
-  summary.cell_updates_per_s =
-      summary.seconds > 0 ? static_cast<double>(member_images_done) *
-                                cell_updates_per_member_image / summary.seconds
-                          : 0;
+  summary.cell_updates_per_s = summary.seconds > 0
+                                   ? static_cast<double>(member_images_done) *
+                                         cell_updates_per_member_image / summary.seconds
+                                   : 0;
   return summary;
 }
 
@@ -335,7 +338,8 @@ SweepSummary execute_sweep(const SweepRequest& request) {
   request.problem.validate();
   if (request.members.empty()) throw InvalidInput("the sweep has no members");
   if (request.images <= 0) throw InvalidInput("images must be a positive integer");
-  if (request.steps_per_image <= 0) throw InvalidInput("steps-per-image must be a positive integer");
+  if (request.steps_per_image <= 0)
+    throw InvalidInput("steps-per-image must be a positive integer");
   if (!request.fields.u && !request.fields.v) throw InvalidInput("fields: name u, v or both");
   io::SweepMetadata meta;
   meta.problem = request.problem;
@@ -354,8 +358,9 @@ SweepSummary execute_sweep(const SweepRequest& request) {
   meta.fields = request.fields;
   meta.version = version;
 
-  const std::uint64_t limit = request.max_batch_bytes > 0 ? request.max_batch_bytes
-                                                          : default_batch_memory(request.engine.backend);
+  const std::uint64_t limit = request.max_batch_bytes > 0
+                                  ? request.max_batch_bytes
+                                  : default_batch_memory(request.engine.backend);
   const std::int64_t batch_size =
       batch_members(static_cast<std::int64_t>(request.members.size()),
                     sweep_bytes_per_member(request.problem, request.fields), limit);

@@ -72,5 +72,4 @@ struct SweepSummary {
 // Validates the request and the output path before any computing (throws InvalidInput), runs.
 SweepSummary execute_sweep(const SweepRequest& request);
 
-
 }  // namespace grayscott::app

@@ -27,15 +27,18 @@ void add_sweep_command(CLI::App& root) {
   // A sweep takes sets of rates: replace run's single-valued --feed and --kill.
   sweep->remove_option(sweep->get_option("--feed"));
   sweep->remove_option(sweep->get_option("--kill"));
-  sweep->add_option("--feed,--feedrate", state->feeds,
-                    "Feed rates: START:STOP:COUNT (both ends included) or a list 0.014,0.022")
+  sweep
+      ->add_option("--feed,--feedrate", state->feeds,
+                   "Feed rates: START:STOP:COUNT (both ends included) or a list 0.014,0.022")
       ->capture_default_str();
-  sweep->add_option("--kill,--killrate", state->kills,
-                    "Kill rates: START:STOP:COUNT (both ends included) or a list 0.045,0.06")
+  sweep
+      ->add_option("--kill,--killrate", state->kills,
+                   "Kill rates: START:STOP:COUNT (both ends included) or a list 0.045,0.06")
       ->capture_default_str();
   add_initial_options(*sweep, state->initial);
-  sweep->add_option("--seeds", state->seeds,
-                    "Noise seeds, a list such as 1,2,3, crossed with the rates (with --init noise)");
+  sweep->add_option(
+      "--seeds", state->seeds,
+      "Noise seeds, a list such as 1,2,3, crossed with the rates (with --init noise)");
   add_image_options(*sweep, state->out, "Images per member");
   add_engine_options(*sweep, state->engine);
   sweep->add_option("--max-batch-memory", state->max_batch_memory,
@@ -52,8 +55,10 @@ void add_sweep_command(CLI::App& root) {
     request.init = initial.kind;
     std::vector<std::uint64_t> seeds{initial.seed};
     if (!state->seeds.empty()) {
-      if (!state->initial.seed.empty()) throw InvalidInput("seeds: give --seed or --seeds, not both");
-      if (initial.kind != InitialKind::Noise) throw InvalidInput("seeds: --seeds needs --init noise");
+      if (!state->initial.seed.empty())
+        throw InvalidInput("seeds: give --seed or --seeds, not both");
+      if (initial.kind != InitialKind::Noise)
+        throw InvalidInput("seeds: --seeds needs --init noise");
       seeds = parse_seed_list(state->seeds);
     }
     request.members = cross_members(parse_value_set(state->feeds, "feed"),
@@ -80,11 +85,11 @@ void add_sweep_command(CLI::App& root) {
                    format_rate(summary.cell_updates_per_s).c_str());
     }
     if (summary.nonfinite_members > 0) {
-      std::fprintf(stderr,
-                   "warning: %lld members became non-finite (see /nonfinite_image in %s)\n",
+      std::fprintf(stderr, "warning: %lld members became non-finite (see /nonfinite_image in %s)\n",
                    static_cast<long long>(summary.nonfinite_members), request.output.c_str());
     }
-    if (!summary.completed) throw std::runtime_error(request.output.string() + ": " + summary.status);
+    if (!summary.completed)
+      throw std::runtime_error(request.output.string() + ": " + summary.status);
   });
 }
 

@@ -17,9 +17,12 @@ BackendKind parse_backend(std::string_view text) {
 
 std::string_view to_string(BackendKind b) {
   switch (b) {
-    case BackendKind::Auto: return "auto";
-    case BackendKind::Cpu: return "cpu";
-    case BackendKind::Cuda: return "cuda";
+    case BackendKind::Auto:
+      return "auto";
+    case BackendKind::Cpu:
+      return "cpu";
+    case BackendKind::Cuda:
+      return "cuda";
   }
   return "auto";
 }

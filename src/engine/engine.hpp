@@ -20,9 +20,9 @@ std::string_view to_string(BackendKind b);
 
 struct EngineOptions {
   BackendKind backend = BackendKind::Auto;
-  int threads = 0;      // CPU: 0 = OpenMP's default
-  int fuse_steps = 0;   // steps fused per pass over the grid; 0 = the backend's best
-  int device = 0;       // CUDA device ordinal
+  int threads = 0;     // CPU: 0 = OpenMP's default
+  int fuse_steps = 0;  // steps fused per pass over the grid; 0 = the backend's best
+  int device = 0;      // CUDA device ordinal
 };
 
 template <class Real>

@@ -46,9 +46,7 @@ class TextRenderer {
     if (FT_Set_Pixel_Sizes(face_.get(), 0, static_cast<FT_UInt>(label_px)) != 0) face_.reset();
   }
   bool usable() const { return face_ != nullptr; }
-  std::int64_t line_height() const {
-    return usable() ? (face_->size->metrics.height >> 6) : 0;
-  }
+  std::int64_t line_height() const { return usable() ? (face_->size->metrics.height >> 6) : 0; }
 
   TextMask render(const std::string& text) const {
     TextMask mask;
@@ -158,8 +156,8 @@ AtlasLayout plan_atlas(std::int64_t rows, std::int64_t cols, std::int64_t feeds,
 
 fs::path atlas_font() {
   if (const char* env = std::getenv("GRAYSCOTT_FONT"); env && *env) return env;
-  for (const char* candidate : {"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-                                "/usr/share/fonts/TTF/DejaVuSans.ttf"}) {
+  for (const char* candidate :
+       {"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "/usr/share/fonts/TTF/DejaVuSans.ttf"}) {
     std::error_code ec;
     if (fs::exists(candidate, ec)) return candidate;
   }
@@ -202,9 +200,9 @@ std::vector<fs::path> render_atlas(const fs::path& file, const RenderOptions& op
     throw InvalidInput("image " + std::to_string(image) + " is out of range (the file holds " +
                        std::to_string(images) + ")");
   }
-  const std::int64_t step =
-      reader.has_field("step") ? reader.read_int64("step").at(static_cast<std::size_t>(image))
-                               : image;
+  const std::int64_t step = reader.has_field("step")
+                                ? reader.read_int64("step").at(static_cast<std::size_t>(image))
+                                : image;
 
   const auto feed_index = axis(feed), kill_index = axis(kill);
   std::vector<std::int64_t> seeds;  // in order of first appearance
@@ -230,8 +228,8 @@ std::vector<fs::path> render_atlas(const fs::path& file, const RenderOptions& op
   std::vector<fs::path> written;
   for (std::int64_t s : seeds) {
     Rgb8Image atlas{layout.width, layout.height,
-                    std::vector<std::uint8_t>(static_cast<std::size_t>(3 * layout.width * layout.height),
-                                              background)};
+                    std::vector<std::uint8_t>(
+                        static_cast<std::size_t>(3 * layout.width * layout.height), background)};
     for (std::int64_t m = 0; m < members; ++m) {
       if (seed[static_cast<std::size_t>(m)] != s) continue;
       const auto values = reader.read_image(options.field, image, m);
@@ -251,22 +249,23 @@ std::vector<fs::path> render_atlas(const fs::path& file, const RenderOptions& op
       // crowded axes label every n-th value so that labels never overlap.
       const std::int64_t line = text.line_height();
       const std::int64_t label_right = layout.left - pad;
-      const std::int64_t row_stride = (line + layout.tile_rows + layout.gap - 1) /
-                                      (layout.tile_rows + layout.gap);
+      const std::int64_t row_stride =
+          (line + layout.tile_rows + layout.gap - 1) / (layout.tile_rows + layout.gap);
       for (const auto& [value, f] : feed_index) {
         if (f % row_stride != 0) continue;
         const TextMask mask = text.render(label(value));
         draw(atlas, mask, label_right - mask.width,
              layout.tile_y(f) + (layout.tile_rows - mask.height) / 2);
       }
-      const std::int64_t col_stride = (line + layout.tile_cols + layout.gap - 1) /
-                                      (layout.tile_cols + layout.gap);
+      const std::int64_t col_stride =
+          (line + layout.tile_cols + layout.gap - 1) / (layout.tile_cols + layout.gap);
       const std::int64_t grid_bottom =
           layout.top + layout.feeds * layout.tile_rows + (layout.feeds - 1) * layout.gap;
       for (const auto& [value, k] : kill_index) {
         if (k % col_stride != 0) continue;
         const TextMask mask = rotated(text.render(label(value)));
-        draw(atlas, mask, layout.tile_x(k) + (layout.tile_cols - mask.width) / 2, grid_bottom + pad);
+        draw(atlas, mask, layout.tile_x(k) + (layout.tile_cols - mask.width) / 2,
+             grid_bottom + pad);
       }
       const TextMask feed_title = rotated(text.render("feed F"));
       const std::int64_t grid_height = grid_bottom - layout.top;
@@ -277,16 +276,15 @@ std::vector<fs::path> render_atlas(const fs::path& file, const RenderOptions& op
       draw(atlas, kill_title, layout.left + (grid_width - kill_title.width) / 2,
            layout.height - pad - kill_title.height);
       std::string title = options.field + " at step " + std::to_string(step);
-      const bool noise =
-          reader.has_attribute("init") && reader.attribute_string("init") == "noise";
+      const bool noise = reader.has_attribute("init") && reader.attribute_string("init") == "noise";
       if (seeds.size() > 1 || noise) {
         title += ", seed " + std::to_string(s);
       }
       draw(atlas, text.render(title), layout.left, pad);
     }
     const fs::path path =
-        options.out_dir / (seeds.size() == 1 ? std::string("atlas.png")
-                                             : "atlas_seed" + std::to_string(s) + ".png");
+        options.out_dir /
+        (seeds.size() == 1 ? std::string("atlas.png") : "atlas_seed" + std::to_string(s) + ".png");
     write_png(path, atlas);
     written.push_back(path);
   }

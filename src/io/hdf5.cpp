@@ -13,8 +13,8 @@ Id simple_space(std::span<const hsize_t> dims, std::span<const hsize_t> max_dims
 namespace {
 void write_numeric(hid_t obj, const std::string& name, hid_t type, std::span<const hsize_t> dims,
                    const void* data) {
-  Id space = dims.empty() ? Id(H5Screate(H5S_SCALAR), H5Sclose, "create a dataspace")
-                          : simple_space(dims);
+  Id space =
+      dims.empty() ? Id(H5Screate(H5S_SCALAR), H5Sclose, "create a dataspace") : simple_space(dims);
   if (H5Aexists(obj, name.c_str()) > 0) check(H5Adelete(obj, name.c_str()), "replace " + name);
   Id attr(H5Acreate2(obj, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
           "create attribute " + name);

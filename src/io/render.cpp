@@ -39,13 +39,14 @@ std::vector<fs::path> render_run(const fs::path& file, const RenderOptions& opti
   }
   const auto dims = reader.shape(options.field);
   if (dims.size() == 4) return render_atlas(file, options);  // a sweep file
-  if (dims.size() != 3) throw InvalidInput(file.string() + ": /" + options.field + " is not [images, rows, cols]");
+  if (dims.size() != 3)
+    throw InvalidInput(file.string() + ": /" + options.field + " is not [images, rows, cols]");
   const std::int64_t images = dims[0], rows = dims[1], cols = dims[2];
   std::int64_t first = 0, last = images;
   if (options.image) {
     if (*options.image < 0 || *options.image >= images) {
-      throw InvalidInput("image " + std::to_string(*options.image) + " is out of range (the file holds " +
-                         std::to_string(images) + ")");
+      throw InvalidInput("image " + std::to_string(*options.image) +
+                         " is out of range (the file holds " + std::to_string(images) + ")");
     }
     first = *options.image, last = first + 1;
   }
@@ -59,7 +60,8 @@ std::vector<fs::path> render_run(const fs::path& file, const RenderOptions& opti
   for (std::int64_t i = first; i < last; ++i) {
     const auto values = reader.read_image(options.field, i);
     std::string number = std::to_string(i);
-    number.insert(0, static_cast<std::size_t>(std::max(0, digits - static_cast<int>(number.size()))), '0');
+    number.insert(
+        0, static_cast<std::size_t>(std::max(0, digits - static_cast<int>(number.size()))), '0');
     const std::string name = options.field + "_" + number + ".png";
     const fs::path path = options.out_dir / name;
     write_png(path, colorize(values, rows, cols, options.lo, options.hi));

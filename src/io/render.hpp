@@ -12,7 +12,7 @@ namespace grayscott::io {
 struct RenderOptions {
   std::filesystem::path out_dir = "images";
   std::string field = "v";
-  double lo = 0.0, hi = 0.5;        // the colour range
+  double lo = 0.0, hi = 0.5;          // the colour range
   std::optional<std::int64_t> image;  // one image only
 };
 

@@ -58,7 +58,8 @@ void check_output_path(const fs::path& path, bool overwrite, std::uint64_t bytes
   const fs::space_info space = fs::space(folder, ec);
   // Replacing a file frees its bytes first.
   const std::uint64_t reclaimable = fs::exists(path, ec) ? fs::file_size(path, ec) : 0;
-  if (!ec && static_cast<double>(space.available + reclaimable) < 1.01 * static_cast<double>(bytes)) {
+  if (!ec &&
+      static_cast<double>(space.available + reclaimable) < 1.01 * static_cast<double>(bytes)) {
     throw InvalidInput("output needs " + format_bytes(bytes) + " but " + folder.string() +
                        " has only " + format_bytes(space.available) + " free");
   }
@@ -125,9 +126,9 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta,
     h5::Id space = h5::simple_space(sdims, smax);
     h5::Id props(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "create dataset properties");
     h5::check(H5Pset_chunk(props, 1, schunk), "set chunking");
-    h_->step = h5::Id(H5Dcreate2(h_->file, "step", H5T_STD_I64LE, space, H5P_DEFAULT, props,
-                                 H5P_DEFAULT),
-                      H5Dclose, "create dataset step");
+    h_->step =
+        h5::Id(H5Dcreate2(h_->file, "step", H5T_STD_I64LE, space, H5P_DEFAULT, props, H5P_DEFAULT),
+               H5Dclose, "create dataset step");
   }
 
   const hid_t root = h_->file;
@@ -229,8 +230,8 @@ void write_xdmf(const fs::path& h5_path, const RunMetadata& meta, std::int64_t i
     << "    <Grid Name=\"grayscott\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
   for (std::int64_t i = 0; i < images_written; ++i) {
     x << "      <Grid Name=\"image " << i << "\" GridType=\"Uniform\">\n"
-      << "        <Time Value=\"" << static_cast<double>((i + 1) * meta.steps_per_image) * p.params.dt
-      << "\" />\n"
+      << "        <Time Value=\""
+      << static_cast<double>((i + 1) * meta.steps_per_image) * p.params.dt << "\" />\n"
       << "        <Topology TopologyType=\"2DCoRectMesh\" Dimensions=\"" << p.grid.rows << " "
       << p.grid.cols << "\" />\n"
       << "        <Geometry GeometryType=\"ORIGIN_DXDY\">\n"
@@ -265,14 +266,13 @@ struct RunFileReader::Handles {
   h5::Id file;
 };
 
-RunFileReader::RunFileReader(const fs::path& path)
-    : h_(std::make_unique<Handles>()), path_(path) {
+RunFileReader::RunFileReader(const fs::path& path) : h_(std::make_unique<Handles>()), path_(path) {
   h5::silence_library_errors();
   std::error_code ec;
   if (!fs::exists(path, ec)) throw InvalidInput(path.string() + ": no such file");
   if (H5Fis_hdf5(path.c_str()) <= 0) throw InvalidInput(path.string() + " is not an HDF5 file");
-  h_->file = h5::Id(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose,
-                    "open " + path.string());
+  h_->file =
+      h5::Id(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, "open " + path.string());
 }
 
 RunFileReader::~RunFileReader() = default;
@@ -311,12 +311,14 @@ std::vector<double> RunFileReader::read_image(const std::string& field, std::int
   h5::Id dataset(H5Dopen2(h_->file, field.c_str(), H5P_DEFAULT), H5Dclose, "open /" + field);
   h5::Id file_space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
   std::vector<hsize_t> start, count;
-  if (sweep) start = {static_cast<hsize_t>(member), static_cast<hsize_t>(image), 0, 0},
-             count = {1, 1, rows, cols};
-  else start = {static_cast<hsize_t>(image), 0, 0}, count = {1, rows, cols};
-  h5::check(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start.data(), nullptr, count.data(),
-                                nullptr),
-            "select an image");
+  if (sweep)
+    start = {static_cast<hsize_t>(member), static_cast<hsize_t>(image), 0, 0},
+    count = {1, 1, rows, cols};
+  else
+    start = {static_cast<hsize_t>(image), 0, 0}, count = {1, rows, cols};
+  h5::check(
+      H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
+      "select an image");
   const hsize_t mem_dims[2] = {rows, cols};
   h5::Id mem_space = h5::simple_space(mem_dims);
   std::vector<double> out(rows * cols);

@@ -49,7 +49,7 @@ struct RunFileAccess {
   hid_t transfer = H5P_DEFAULT;     // data transfer property list (e.g. collective MPI-IO)
   // This process's block of every image, in cells; empty (rows = 0): the whole image.
   std::int64_t row_begin = 0, rows = 0, col_begin = 0, cols = 0;
-  bool writes_companions = true;    // the XDMF file and the /step values
+  bool writes_companions = true;  // the XDMF file and the /step values
 };
 
 // Writes one run, image by image: the datasets grow as images arrive, so a run stopped early

@@ -1,12 +1,11 @@
 #include "io/sweep_file.hpp"
 
-#include "io/run_file.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "io/hdf5.hpp"
+#include "io/run_file.hpp"
 
 namespace grayscott::io {
 
@@ -16,8 +15,8 @@ namespace {
 
 std::size_t element_size(Precision p) { return p == Precision::Single ? 4 : 8; }
 
-void write_vector(hid_t file, const char* name, hid_t file_type, hid_t mem_type,
-                  std::size_t count, const void* data) {
+void write_vector(hid_t file, const char* name, hid_t file_type, hid_t mem_type, std::size_t count,
+                  const void* data) {
   const hsize_t dims[1] = {count};
   h5::Id space = h5::simple_space(dims);
   h5::Id dataset(H5Dcreate2(file, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
@@ -100,7 +99,8 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
   h5::write_attribute(root, "members", meta.members());
   write_problem_attributes(root, p, meta.images, meta.steps_per_image);
   h5::write_attribute(root, "init", std::string(to_string(meta.init)));
-  if (meta.init == InitialKind::Noise) h5::write_attribute(root, "noise_amplitude", noise_amplitude);
+  if (meta.init == InitialKind::Noise)
+    h5::write_attribute(root, "noise_amplitude", noise_amplitude);
   h5::write_attribute(root, "backend", meta.backend);
   h5::write_attribute(root, "version", meta.version);
   h5::write_attribute(root, "status", std::string("running"));

@@ -67,7 +67,8 @@ GRAYSCOTT_HD Real laplacian(const Real (&n)[9], const Real* w) {
       const Real corners =
           ((n[0] - centre) + (n[2] - centre)) + ((n[6] - centre) + (n[8] - centre));
       if constexpr (corner_weight == edge_weight) {
-        return corner_weight == 1.0 ? corners + edges : static_cast<Real>(edge_weight) * (corners + edges);
+        return corner_weight == 1.0 ? corners + edges
+                                    : static_cast<Real>(edge_weight) * (corners + edges);
       } else {
         return static_cast<Real>(corner_weight) * corners + static_cast<Real>(edge_weight) * edges;
       }

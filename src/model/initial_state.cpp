@@ -36,11 +36,11 @@ double uniform_hash(std::uint64_t seed, std::uint64_t counter) {
 
 template <class Real>
 void fill_initial_block(const Grid& grid, const InitialState& state, std::int64_t row0,
-                        std::int64_t col0, std::int64_t rows, std::int64_t cols,
-                        std::span<Real> u, std::span<Real> v) {
+                        std::int64_t col0, std::int64_t rows, std::int64_t cols, std::span<Real> u,
+                        std::span<Real> v) {
   const auto cells = static_cast<std::size_t>(rows * cols);
-  if (u.size() != cells || v.size() != cells || row0 < 0 || col0 < 0 ||
-      row0 + rows > grid.rows || col0 + cols > grid.cols) {
+  if (u.size() != cells || v.size() != cells || row0 < 0 || col0 < 0 || row0 + rows > grid.rows ||
+      col0 + cols > grid.cols) {
     throw InvalidInput("initial state: buffers do not match the grid");
   }
   const SeedRectangle rect = seed_rectangle(grid);
@@ -73,8 +73,7 @@ void fill_initial_state(const Grid& grid, const InitialState& state, std::span<R
 template void fill_initial_block(const Grid&, const InitialState&, std::int64_t, std::int64_t,
                                  std::int64_t, std::int64_t, std::span<float>, std::span<float>);
 template void fill_initial_block(const Grid&, const InitialState&, std::int64_t, std::int64_t,
-                                 std::int64_t, std::int64_t, std::span<double>,
-                                 std::span<double>);
+                                 std::int64_t, std::int64_t, std::span<double>, std::span<double>);
 template void fill_initial_state(const Grid&, const InitialState&, std::span<float>,
                                  std::span<float>);
 template void fill_initial_state(const Grid&, const InitialState&, std::span<double>,

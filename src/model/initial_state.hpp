@@ -43,7 +43,7 @@ void fill_initial_state(const Grid& grid, const InitialState& state, std::span<R
 // position, so blocks of any decomposition tile the whole state exactly.
 template <class Real>
 void fill_initial_block(const Grid& grid, const InitialState& state, std::int64_t row0,
-                        std::int64_t col0, std::int64_t rows, std::int64_t cols,
-                        std::span<Real> u, std::span<Real> v);
+                        std::int64_t col0, std::int64_t rows, std::int64_t cols, std::span<Real> u,
+                        std::span<Real> v);
 
 }  // namespace grayscott

@@ -60,8 +60,10 @@ Stencil Stencil::parse(std::string_view text) {
     start = comma + 1;
   }
   if (values.size() != 9) {
-    throw InvalidInput("stencil: expected oono-puri, pretty, five-point or 9 comma-separated "
-                       "weights, got " + std::to_string(values.size()) + " values");
+    throw InvalidInput(
+        "stencil: expected oono-puri, pretty, five-point or 9 comma-separated "
+        "weights, got " +
+        std::to_string(values.size()) + " values");
   }
   std::array<double, 9> weights{};
   for (std::size_t i = 0; i < 9; ++i) {
@@ -73,10 +75,14 @@ Stencil Stencil::parse(std::string_view text) {
 
 std::string Stencil::name() const {
   switch (kind) {
-    case StencilKind::OonoPuri: return "oono-puri";
-    case StencilKind::Pretty: return "pretty";
-    case StencilKind::FivePoint: return "five-point";
-    case StencilKind::Custom: return "custom";
+    case StencilKind::OonoPuri:
+      return "oono-puri";
+    case StencilKind::Pretty:
+      return "pretty";
+    case StencilKind::FivePoint:
+      return "five-point";
+    case StencilKind::Custom:
+      return "custom";
   }
   return "custom";
 }
@@ -116,13 +122,18 @@ void Problem::validate() const {
   if (grid.cols <= 0) throw InvalidInput("cols must be a positive integer");
   // Indices stay in 32 bits per axis on every backend; 2^31 x 2^31 cells is far past any machine.
   constexpr std::int64_t max_extent = (std::int64_t{1} << 31) - 1;
-  if (grid.rows > max_extent) throw InvalidInput("rows must be at most " + std::to_string(max_extent));
-  if (grid.cols > max_extent) throw InvalidInput("cols must be at most " + std::to_string(max_extent));
+  if (grid.rows > max_extent)
+    throw InvalidInput("rows must be at most " + std::to_string(max_extent));
+  if (grid.cols > max_extent)
+    throw InvalidInput("cols must be at most " + std::to_string(max_extent));
   const struct {
     const char* name;
     double value;
-  } rates[] = {{"feed", params.feed}, {"kill", params.kill}, {"du", params.du},
-               {"dv", params.dv},     {"dt", params.dt}};
+  } rates[] = {{"feed", params.feed},
+               {"kill", params.kill},
+               {"du", params.du},
+               {"dv", params.dv},
+               {"dt", params.dt}};
   for (const auto& r : rates) {
     if (!std::isfinite(r.value) || r.value < 0.0) {
       throw InvalidInput(std::string(r.name) + " must be a finite non-negative number, got " +
@@ -151,9 +162,12 @@ SeedRectangle seed_rectangle(const Grid& grid) {
 
 std::string_view to_string(Boundary b) {
   switch (b) {
-    case Boundary::ZeroFlux: return "zero-flux";
-    case Boundary::Periodic: return "periodic";
-    case Boundary::Fixed: return "fixed";
+    case Boundary::ZeroFlux:
+      return "zero-flux";
+    case Boundary::Periodic:
+      return "periodic";
+    case Boundary::Fixed:
+      return "fixed";
   }
   return "zero-flux";
 }

@@ -1,6 +1,5 @@
 #include "mpi/distributed_engine.hpp"
 
-
 #include <mpi.h>
 
 #include <algorithm>

@@ -38,7 +38,6 @@ constexpr Precision precision_of() {
   return sizeof(Real) == sizeof(float) ? Precision::Single : Precision::Double;
 }
 
-
 inline const Stencil& custom_stencil() {
   static const Stencil s = Stencil::custom({0.1, 0.7, 0.2, 0.4, 9.0, 0.6, 0.3, 0.5, 0.15});
   return s;

@@ -231,7 +231,8 @@ void CpuEngine<Real>::fused_band(const Band& band, int depth, int src, Real* scr
   auto scratch_row = [&](int level, std::int64_t row, int field) {
     const auto slot = static_cast<std::size_t>(((row % 3) + 3) % 3);
     return scratch + ((static_cast<std::size_t>(level - 1) * 3 + slot) * 2 +
-                      static_cast<std::size_t>(field)) * stride;
+                      static_cast<std::size_t>(field)) *
+                         stride;
   };
   // Row `row` of level `level`: the grid, a rolling row, or the boundary's row outside the grid.
   auto input_row = [&](int level, std::int64_t row, int d, RowNeighbourhood<Real>& in) {
@@ -311,8 +312,10 @@ void CpuEngine<Real>::capture(FieldSet fields) {
     for (std::int64_t r = 0; r < rows; ++r) {
       Member& member = members_[static_cast<std::size_t>(m)];
       const std::size_t offset = static_cast<std::size_t>(r * cols);
-      if (fields.u) std::copy_n(member.u[current_].data() + offset, cols, member.captured_u.data() + offset);
-      if (fields.v) std::copy_n(member.v[current_].data() + offset, cols, member.captured_v.data() + offset);
+      if (fields.u)
+        std::copy_n(member.u[current_].data() + offset, cols, member.captured_u.data() + offset);
+      if (fields.v)
+        std::copy_n(member.v[current_].data() + offset, cols, member.captured_v.data() + offset);
     }
   }
 }

@@ -70,7 +70,9 @@ class CpuEngine final : public Engine<Real> {
   int fuse_steps_;
   std::size_t scratch_row_stride_ = 0;  // one scratch row, padded to a cache line
   std::vector<HostBuffer<Real>> scratch_;
-  std::vector<std::vector<Band>> thread_bands_;  // per thread: its bands, for the fused path  // per thread: 3 rows of u and v per intermediate level
+  std::vector<std::vector<Band>>
+      thread_bands_;  // per thread: its bands, for the fused path  // per thread: 3 rows of u and v
+                      // per intermediate level
   int current_ = 0;
   FieldSet captured_{false, false};
 };

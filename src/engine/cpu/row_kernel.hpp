@@ -30,23 +30,31 @@ struct RowNeighbourhood {
 namespace detail {
 
 template <class Real>
-inline Real fetch(const Real* row, std::int64_t j, std::int64_t cols, EdgeRule left,
-                  EdgeRule right, Real centre, Real outside) {
+inline Real fetch(const Real* row, std::int64_t j, std::int64_t cols, EdgeRule left, EdgeRule right,
+                  Real centre, Real outside) {
   if (row == nullptr) return centre;
   if (j < 0) {
     switch (left) {
-      case EdgeRule::Absent: return centre;
-      case EdgeRule::Constant: return outside;
-      case EdgeRule::Wrap: return row[cols - 1];
-      case EdgeRule::Memory: return row[-1];
+      case EdgeRule::Absent:
+        return centre;
+      case EdgeRule::Constant:
+        return outside;
+      case EdgeRule::Wrap:
+        return row[cols - 1];
+      case EdgeRule::Memory:
+        return row[-1];
     }
   }
   if (j >= cols) {
     switch (right) {
-      case EdgeRule::Absent: return centre;
-      case EdgeRule::Constant: return outside;
-      case EdgeRule::Wrap: return row[0];
-      case EdgeRule::Memory: return row[cols];
+      case EdgeRule::Absent:
+        return centre;
+      case EdgeRule::Constant:
+        return outside;
+      case EdgeRule::Wrap:
+        return row[0];
+      case EdgeRule::Memory:
+        return row[cols];
     }
   }
   return row[j];
@@ -54,10 +62,9 @@ inline Real fetch(const Real* row, std::int64_t j, std::int64_t cols, EdgeRule l
 
 // Any cell, any edge: gathers the 3x3 neighbourhood value by value. Used for edge columns.
 template <StencilKind K, class Real>
-inline void update_cell_general(const RowNeighbourhood<Real>& in, std::int64_t j,
-                                std::int64_t cols, EdgeRule left, EdgeRule right,
-                                const Coefficients<Real>& c, const Real* w, Real* out_u,
-                                Real* out_v) {
+inline void update_cell_general(const RowNeighbourhood<Real>& in, std::int64_t j, std::int64_t cols,
+                                EdgeRule left, EdgeRule right, const Coefficients<Real>& c,
+                                const Real* w, Real* out_u, Real* out_v) {
   Real nu[9], nv[9];
   const Real cu = in.u[1][j], cv = in.v[1][j];
   for (int dr = 0; dr < 3; ++dr) {
@@ -73,9 +80,9 @@ inline void update_cell_general(const RowNeighbourhood<Real>& in, std::int64_t j
 template <StencilKind K, bool HasUp, bool HasDown, class Real>
 GRAYSCOTT_HD void update_cell(const Real* __restrict u0, const Real* __restrict u1,
                               const Real* __restrict u2, const Real* __restrict v0,
-                              const Real* __restrict v1, const Real* __restrict v2,
-                              std::int64_t j, const Coefficients<Real>& c, const Real* w,
-                              Real* __restrict out_u, Real* __restrict out_v) {
+                              const Real* __restrict v1, const Real* __restrict v2, std::int64_t j,
+                              const Coefficients<Real>& c, const Real* w, Real* __restrict out_u,
+                              Real* __restrict out_v) {
   const Real cu = u1[j], cv = v1[j];
   Real nu[9], nv[9];
   nu[3] = u1[j - 1], nu[4] = cu, nu[5] = u1[j + 1];
@@ -162,10 +169,14 @@ inline void update_row(const RowNeighbourhood<Real>& in, std::int64_t cols, Edge
 template <class F>
 decltype(auto) dispatch_stencil(StencilKind kind, F&& f) {
   switch (kind) {
-    case StencilKind::OonoPuri: return f.template operator()<StencilKind::OonoPuri>();
-    case StencilKind::Pretty: return f.template operator()<StencilKind::Pretty>();
-    case StencilKind::FivePoint: return f.template operator()<StencilKind::FivePoint>();
-    case StencilKind::Custom: break;
+    case StencilKind::OonoPuri:
+      return f.template operator()<StencilKind::OonoPuri>();
+    case StencilKind::Pretty:
+      return f.template operator()<StencilKind::Pretty>();
+    case StencilKind::FivePoint:
+      return f.template operator()<StencilKind::FivePoint>();
+    case StencilKind::Custom:
+      break;
   }
   return f.template operator()<StencilKind::Custom>();
 }

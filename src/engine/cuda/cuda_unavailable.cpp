@@ -6,7 +6,8 @@
 namespace grayscott::cuda {
 
 namespace {
-constexpr const char* reason = "this grayscott was built without CUDA (configure with -DGRAYSCOTT_CUDA=ON)";
+constexpr const char* reason =
+    "this grayscott was built without CUDA (configure with -DGRAYSCOTT_CUDA=ON)";
 }
 
 bool available(std::string* why) {
