@@ -14,7 +14,6 @@
 // plus the bytes written, as STREAM does.
 #include <benchmark/benchmark.h>
 #include <omp.h>
-#include <sys/mman.h>
 
 #include <algorithm>
 #include <chrono>
@@ -32,18 +31,11 @@ using grayscott::HostBuffer;
 // 64 MiB per array: far beyond the last-level cache, so the copy runs from memory.
 constexpr std::size_t copy_elements = std::size_t(16) << 20;
 
-// Aligned to 2 MiB and advised to use huge pages, as the engine's grids are: the reference for
-// the engine's traffic is the best copy this machine does, with the same kind of pages.
-HostBuffer<float> huge_page_buffer(std::size_t elements) {
-  constexpr std::size_t huge_page = std::size_t(2) << 20;
-  HostBuffer<float> buffer(elements, huge_page);
-  madvise(buffer.data(), (elements * sizeof(float) + huge_page - 1) / huge_page * huge_page,
-          MADV_HUGEPAGE);
-  return buffer;
-}
-
 struct CopyArrays {
-  HostBuffer<float> from = huge_page_buffer(copy_elements), to = huge_page_buffer(copy_elements);
+  // Huge pages, as the engine's grids have: the reference for the engine's traffic is the best
+  // copy this machine does with the same kind of pages.
+  HostBuffer<float> from = HostBuffer<float>::huge_pages(copy_elements),
+                    to = HostBuffer<float>::huge_pages(copy_elements);
   CopyArrays() {
     // First touch by the threads that copy, with the copy's own schedule.
     const auto n = static_cast<std::int64_t>(copy_elements);

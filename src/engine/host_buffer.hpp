@@ -2,6 +2,8 @@
 // compute on it can touch it first (first-touch NUMA placement).
 #pragma once
 
+#include <sys/mman.h>
+
 #include <cstddef>
 #include <cstdlib>
 #include <memory>
@@ -20,6 +22,22 @@ class HostBuffer {
     data_.reset(static_cast<T*>(std::aligned_alloc(alignment, bytes == 0 ? alignment : bytes)));
     if (!data_) throw std::bad_alloc();
   }
+  // A large array (several MiB) aligned to 2 MiB and advised to use transparent huge pages, which
+  // the kernel backs at first touch where it allows: a sweep streams through every grid field at
+  // each step, and with 4 KiB pages it would need a new TLB entry every 4 KiB of each stream.
+  // Arrays smaller than one huge page get ordinary pages.
+  static HostBuffer huge_pages(std::size_t size) {
+    constexpr std::size_t huge_page = std::size_t(2) << 20;
+    const std::size_t bytes = size * sizeof(T);
+    if (bytes < huge_page) return HostBuffer(size);
+    HostBuffer buffer(size, huge_page);
+#if defined(MADV_HUGEPAGE)
+    // Only a hint: where the kernel declines, the buffer works the same with small pages.
+    madvise(buffer.data(), (bytes + huge_page - 1) / huge_page * huge_page, MADV_HUGEPAGE);
+#endif
+    return buffer;
+  }
+
   T* data() { return data_.get(); }
   const T* data() const { return data_.get(); }
   std::size_t size() const { return size_; }

@@ -1,7 +1,6 @@
 #include "engine/cpu/cpu_engine.hpp"
 
 #include <omp.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,26 +8,6 @@
 #include <string>
 
 namespace grayscott::cpu {
-
-namespace {
-
-// A grid field of several MiB: aligned to 2 MiB and advised to use transparent huge pages (the
-// kernel backs it with them at first touch where it allows). A sweep streams through every field
-// at each step; with 4 KiB pages it would need a new TLB entry every 4 KiB of each stream.
-template <class Real>
-HostBuffer<Real> grid_buffer(std::size_t cells) {
-  constexpr std::size_t huge_page = std::size_t(2) << 20;
-  const std::size_t bytes = cells * sizeof(Real);
-  if (bytes < huge_page) return HostBuffer<Real>(cells);
-  HostBuffer<Real> buffer(cells, huge_page);
-#if defined(MADV_HUGEPAGE)
-  // Only a hint: where the kernel declines, the buffer works the same with small pages.
-  madvise(buffer.data(), (bytes + huge_page - 1) / huge_page * huge_page, MADV_HUGEPAGE);
-#endif
-  return buffer;
-}
-
-}  // namespace
 
 template <class Real>
 CpuEngine<Real>::CpuEngine(const Problem& problem, std::span<const Parameters> member_params,
@@ -56,11 +35,11 @@ CpuEngine<Real>::CpuEngine(const Problem& problem, std::span<const Parameters> m
     Member& member = members_[m];
     member.coefficients = Coefficients<Real>::from(member_params[m]);
     for (int b = 0; b < 2; ++b) {
-      member.u[b] = grid_buffer<Real>(cells);
-      member.v[b] = grid_buffer<Real>(cells);
+      member.u[b] = HostBuffer<Real>::huge_pages(cells);
+      member.v[b] = HostBuffer<Real>::huge_pages(cells);
     }
-    member.captured_u = grid_buffer<Real>(cells);
-    member.captured_v = grid_buffer<Real>(cells);
+    member.captured_u = HostBuffer<Real>::huge_pages(cells);
+    member.captured_v = HostBuffer<Real>::huge_pages(cells);
   }
   fixed_row_u_.assign(static_cast<std::size_t>(grid_.cols), fixed_u<Real>);
   fixed_row_v_.assign(static_cast<std::size_t>(grid_.cols), fixed_v<Real>);
