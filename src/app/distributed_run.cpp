@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include "app/image_stream.hpp"
 #include "app/progress.hpp"
 #include "app/version.hpp"
 #include "io/run_file.hpp"
@@ -45,13 +46,6 @@ struct InjectedFailure {
     }
   }
 };
-
-template <class Real>
-bool all_finite(const std::vector<Real>& values) {
-  bool finite = true;
-  for (Real x : values) finite &= std::isfinite(x);
-  return finite;
-}
 
 // Runs `f`; returns its error, if any, for agreement among ranks.
 template <class F>
@@ -122,7 +116,7 @@ RunSummary run_distributed(const RunRequest& request, const DistributedRunOption
       mpi::agree_on_errors(comm, capture_error([&] {
                              engine->read_owned(u.empty() ? nullptr : u.data(),
                                                 v.empty() ? nullptr : v.data());
-                             finite = all_finite(u) && all_finite(v);
+                             finite = all_finite<Real>(u) && all_finite<Real>(v);
                              injected.check(i, false);
                            }));
       const std::int64_t step = (i + 1) * request.steps_per_image;

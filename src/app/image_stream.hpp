@@ -4,8 +4,10 @@
 // error on either side.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <exception>
+#include <span>
 #include <string>
 #include <thread>
 
@@ -13,6 +15,15 @@
 #include "engine/engine.hpp"
 
 namespace grayscott::app {
+
+// True when no value is NaN or infinite: the check every image passes before it is written.
+// Branch-free, so the loop vectorises; an image is scanned whole either way.
+template <class Real>
+bool all_finite(std::span<const Real> values) {
+  bool finite = true;
+  for (Real x : values) finite &= std::isfinite(x);
+  return finite;
+}
 
 struct StreamOutcome {
   std::int64_t images_handed = 0;  // images given to the writer

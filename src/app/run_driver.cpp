@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <cmath>
 #include <cstdio>
 
 #include "app/image_stream.hpp"
@@ -14,13 +13,6 @@
 namespace grayscott::app {
 
 namespace {
-
-template <class Real>
-bool all_finite(const std::vector<Real>& values) {
-  bool finite = true;
-  for (Real x : values) finite &= std::isfinite(x);
-  return finite;
-}
 
 template <class Real>
 RunSummary run_with(const RunRequest& request, io::RunMetadata meta) {
@@ -47,7 +39,7 @@ RunSummary run_with(const RunRequest& request, io::RunMetadata meta) {
                               slot.v.empty() ? nullptr : slot.v.data());
       },
       [&](const ImageSlot<Real>& slot) -> std::string {
-        if (!all_finite(slot.u) || !all_finite(slot.v)) {
+        if (!all_finite<Real>(slot.u) || !all_finite<Real>(slot.v)) {
           return "stopped: values became non-finite at image " + std::to_string(slot.index) +
                  " (step " + std::to_string(slot.step) + ")";
         }

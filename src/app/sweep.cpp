@@ -235,13 +235,6 @@ std::int64_t batch_members(std::int64_t members, std::uint64_t bytes_per_member,
 namespace {
 
 template <class Real>
-bool all_finite(const Real* values, std::size_t count) {
-  bool finite = true;
-  for (std::size_t i = 0; i < count; ++i) finite &= std::isfinite(values[i]);
-  return finite;
-}
-
-template <class Real>
 SweepSummary sweep_with(const SweepRequest& request, io::SweepMetadata meta,
                         std::int64_t batch_size) {
   const Problem& problem = request.problem;
@@ -300,8 +293,9 @@ SweepSummary sweep_with(const SweepRequest& request, io::SweepMetadata meta,
             auto& first_bad = nonfinite[static_cast<std::size_t>(first + m)];
             if (first_bad >= 0) continue;
             const std::size_t offset = static_cast<std::size_t>(m) * cells;
-            const bool finite = (slot.u.empty() || all_finite(slot.u.data() + offset, cells)) &&
-                                (slot.v.empty() || all_finite(slot.v.data() + offset, cells));
+            const bool finite =
+                (slot.u.empty() || all_finite<Real>({slot.u.data() + offset, cells})) &&
+                (slot.v.empty() || all_finite<Real>({slot.v.data() + offset, cells}));
             if (!finite) first_bad = slot.index;
           }
           file->write_images(first, count, slot.index, slot.u.empty() ? nullptr : slot.u.data(),
