@@ -12,6 +12,8 @@
 #include "app/image_stream.hpp"
 #include "app/progress.hpp"
 #include "app/version.hpp"
+#include "engine/cpu/cpu_subdomain.hpp"
+#include "engine/cuda/cuda_backend.hpp"
 #include "io/run_file.hpp"
 #include "mpi/decomposition.hpp"
 #include "mpi/distributed_engine.hpp"
@@ -66,10 +68,36 @@ int threads_per_rank(const EngineOptions& engine, const mpi::Session& session) {
   return std::max(1, omp_get_num_procs() / std::max(1, session.local_size()));
 }
 
+// Where the blocks step, settled by execute_distributed_run for every rank alike.
+struct BlockPlacement {
+  bool gpu = false;
+  bool messages_in_device_memory = false;  // GPU with a CUDA-aware MPI
+};
+
+// This rank's block on the CPU, or on the device its node-local rank picks.
+template <class Real>
+mpi::SubdomainFactory<Real> block_factory(const RunRequest& request, const mpi::Session& session,
+                                          BlockPlacement placement, int* device) {
+  const Problem& problem = request.problem;
+  if (!placement.gpu) {
+    const int threads = threads_per_rank(request.engine, session);
+    return [problem, threads](const LocalLayout& layout, GlobalEdges edges) {
+      return std::make_unique<cpu::CpuSubdomain<Real>>(problem, problem.params, layout, edges,
+                                                       threads);
+    };
+  }
+  // With one device visible per rank (srun --gpus-per-task=1, CUDA_VISIBLE_DEVICES) this is 0.
+  *device = session.local_rank() % static_cast<int>(cuda::devices().size());
+  return [problem, ordinal = *device, placement](const LocalLayout& layout, GlobalEdges edges) {
+    return cuda::make_subdomain<Real>(problem, layout, edges, ordinal,
+                                      placement.messages_in_device_memory);
+  };
+}
+
 template <class Real>
 RunSummary run_distributed(const RunRequest& request, const DistributedRunOptions& options,
                            const mpi::Session& session, mpi::ProcessGrid process_grid,
-                           io::RunMetadata meta) {
+                           BlockPlacement placement, io::RunMetadata meta) {
   const Problem& problem = request.problem;
   const MPI_Comm world = session.world();
   const bool root = session.rank() == 0;
@@ -79,14 +107,14 @@ RunSummary run_distributed(const RunRequest& request, const DistributedRunOption
   std::optional<mpi::DistributedEngine<Real>> engine;
   std::optional<mpi::ParallelOutput> output;
   std::optional<io::RunFileWriter> file;
-  meta.backend = "cpu";
+  int device = -1;
   mpi::agree_on_errors(world, capture_error([&] {
                          decomposition.emplace(world, problem.grid, problem.boundary, process_grid);
-                         engine.emplace(*decomposition, problem,
-                                        threads_per_rank(request.engine, session),
-                                        options.halo_depth);
+                         engine.emplace(*decomposition, options.halo_depth,
+                                        block_factory<Real>(request, session, placement, &device));
                          engine->load_initial(request.initial);
                        }));
+  meta.backend = engine->backend();
   mpi::agree_on_errors(world, capture_error([&] {
                          output.emplace(*decomposition);
                          file.emplace(request.output, meta, output->access());
@@ -157,10 +185,15 @@ RunSummary run_distributed(const RunRequest& request, const DistributedRunOption
   if (root && !request.quiet) {
     const mpi::HaloStatistics halo = engine->statistics();
     const auto& g = decomposition->process_grid();
+    const std::string where =
+        !placement.gpu ? std::string("on the CPU")
+                       : "on GPUs (rank 0: device " + std::to_string(device) + "), halos through " +
+                             (placement.messages_in_device_memory ? "device memory (CUDA-aware MPI)"
+                                                                  : "pinned host memory");
     std::fprintf(stderr,
-                 "decomposition %dx%d over %d ranks, halo depth %d: %llu halo bytes per exchange "
-                 "from rank 0 (%d messages), %lld exchanges, %.3f s waiting on halos\n",
-                 g.rows, g.cols, session.size(), options.halo_depth,
+                 "decomposition %dx%d over %d ranks %s, halo depth %d: %llu halo bytes per "
+                 "exchange from rank 0 (%d messages), %lld exchanges, %.3f s waiting on halos\n",
+                 g.rows, g.cols, session.size(), where.c_str(), options.halo_depth,
                  static_cast<unsigned long long>(halo.bytes_sent_per_exchange),
                  halo.messages_per_exchange, static_cast<long long>(halo.exchanges),
                  halo.seconds_waiting);
@@ -174,23 +207,40 @@ RunSummary execute_distributed_run(const RunRequest& request, const DistributedR
                                    const mpi::Session& session) {
   const MPI_Comm world = session.world();
   mpi::ProcessGrid process_grid;
+  BlockPlacement placement;
   io::RunMetadata meta{
       request.problem,      request.images, request.steps_per_image, request.fields, "",
       std::string(version), request.initial};
   // Every rank checks the same request, so every rank reaches the same verdict; agreeing anyway
   // costs one allreduce and guards against a rank that sees something different.
-  mpi::agree_on_errors(
-      world, capture_error([&] {
-        validate_run_request(request);
-        if (request.engine.backend == BackendKind::Cuda) {
-          throw InvalidInput("backend cuda: a run over several MPI ranks steps on the CPU so far");
-        }
-        if (options.halo_depth < 1) throw InvalidInput("halo-depth must be a positive integer");
-        std::optional<mpi::ProcessGrid> forced;
-        if (!options.decomposition.empty()) forced = mpi::parse_process_grid(options.decomposition);
-        process_grid = mpi::choose_process_grid(session.size(), request.problem.grid, forced,
-                                                options.halo_depth);
-      }));
+  mpi::agree_on_errors(world, capture_error([&] {
+                         validate_run_request(request);
+                         if (options.halo_depth < 1)
+                           throw InvalidInput("halo-depth must be a positive integer");
+                         if (options.cuda_aware_mpi != "auto" && options.cuda_aware_mpi != "on" &&
+                             options.cuda_aware_mpi != "off") {
+                           throw InvalidInput("cuda-aware-mpi: expected auto, on or off, got '" +
+                                              options.cuda_aware_mpi + "'");
+                         }
+                         std::optional<mpi::ProcessGrid> forced;
+                         if (!options.decomposition.empty())
+                           forced = mpi::parse_process_grid(options.decomposition);
+                         process_grid = mpi::choose_process_grid(
+                             session.size(), request.problem.grid, forced, options.halo_depth);
+                       }));
+  // GPUs when asked (every rank must have one), or with auto when every rank has one.
+  const BackendKind backend = request.engine.backend;
+  std::string why_not;
+  const bool device_here = backend != BackendKind::Cpu && cuda::available(&why_not);
+  mpi::agree_on_errors(world, capture_error([&] {
+                         if (backend == BackendKind::Cuda && !device_here) {
+                           throw std::runtime_error("backend cuda: " + why_not);
+                         }
+                       }));
+  placement.gpu = backend != BackendKind::Cpu && !mpi::any_rank(world, !device_here);
+  placement.messages_in_device_memory =
+      placement.gpu && (options.cuda_aware_mpi == "on" ||
+                        (options.cuda_aware_mpi == "auto" && mpi::library_is_cuda_aware()));
   // The output path is one file on a shared file system: one rank looks at it.
   mpi::agree_on_errors(world, capture_error([&] {
                          if (session.rank() == 0) {
@@ -199,8 +249,8 @@ RunSummary execute_distributed_run(const RunRequest& request, const DistributedR
                          }
                        }));
   return request.problem.precision == Precision::Single
-             ? run_distributed<float>(request, options, session, process_grid, meta)
-             : run_distributed<double>(request, options, session, process_grid, meta);
+             ? run_distributed<float>(request, options, session, process_grid, placement, meta)
+             : run_distributed<double>(request, options, session, process_grid, placement, meta);
 }
 
 }  // namespace grayscott::app

@@ -1,5 +1,7 @@
 // `grayscott run` over MPI ranks: one grid split into blocks (mpi::Decomposition), stepped by
 // mpi::DistributedEngine, written collectively into one HDF5 file with the single-process layout.
+// Blocks step on the CPU, or on GPUs (one device per rank, chosen by the rank's place on its
+// node) when the backend is cuda, or auto and every rank sees a device.
 //
 // Threads: every MPI and HDF5 call stays on the main thread (MPI_THREAD_FUNNELED); OpenMP threads
 // only compute. The serial driver's writer thread is not used here: parallel HDF5 is not
@@ -15,8 +17,9 @@
 namespace grayscott::app {
 
 struct DistributedRunOptions {
-  std::string decomposition;  // "RxC" ranks, or empty: MPI_Dims_create's choice
-  int halo_depth = 1;         // cells of halo = steps per exchange
+  std::string decomposition;            // "RxC" ranks, or empty: MPI_Dims_create's choice
+  int halo_depth = 1;                   // cells of halo = steps per exchange
+  std::string cuda_aware_mpi = "auto";  // on GPUs: halo messages from device memory? auto|on|off
 };
 
 // Collective over every rank of `session`. Every rank validates the same request; rank 0 checks

@@ -110,6 +110,11 @@ void add_run_command(CLI::App& root) {
   run->add_option("--halo-depth", state->distributed.halo_depth,
                   "Under mpirun/srun: halo cells = steps per halo exchange")
       ->capture_default_str();
+  run->add_option("--cuda-aware-mpi", state->distributed.cuda_aware_mpi,
+                  "Under mpirun/srun, on GPUs: pass halo messages to MPI in device memory "
+                  "(auto: when the MPI library says it can)")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->capture_default_str();
 #endif
 
   run->callback([run, state] {

@@ -5,14 +5,21 @@
 #include <algorithm>
 #include <vector>
 
-#include "mpi/cpu_subdomain.hpp"
+#include "engine/cpu/cpu_subdomain.hpp"
 
 namespace grayscott::mpi {
 
 namespace {
 
 LocalLayout layout_of(const Decomposition& d, int depth) {
-  return {d.rows().size, d.cols().size, depth};
+  if (depth < 1) throw InvalidInput("halo depth must be a positive integer");
+  const LocalLayout layout{d.rows().size, d.cols().size, depth};
+  if (layout.rows < depth || layout.cols < depth) {
+    throw InvalidInput("a block of " + std::to_string(layout.rows) + "x" +
+                       std::to_string(layout.cols) + " cells is thinner than the halo depth " +
+                       std::to_string(depth));
+  }
+  return layout;
 }
 
 GlobalEdges edges_of(const Decomposition& d) {
@@ -24,21 +31,22 @@ GlobalEdges edges_of(const Decomposition& d) {
 }  // namespace
 
 template <class Real>
-DistributedEngine<Real>::DistributedEngine(const Decomposition& decomposition,
-                                           const Problem& problem, int threads, int halo_depth)
+DistributedEngine<Real>::DistributedEngine(const Decomposition& decomposition, int halo_depth,
+                                           const SubdomainFactory<Real>& make_block)
     : decomposition_(decomposition),
       layout_(layout_of(decomposition, halo_depth)),
       edges_(edges_of(decomposition)),
-      block_(
-          std::make_unique<CpuSubdomain<Real>>(problem, problem.params, layout_, edges_, threads)),
-      halo_(decomposition, layout_) {
-  if (halo_depth < 1) throw InvalidInput("halo depth must be a positive integer");
-  if (layout_.rows < halo_depth || layout_.cols < halo_depth) {
-    throw InvalidInput("a block of " + std::to_string(layout_.rows) + "x" +
-                       std::to_string(layout_.cols) + " cells is thinner than the halo depth " +
-                       std::to_string(halo_depth));
-  }
-}
+      block_(make_block(layout_, edges_)),
+      halo_(decomposition, layout_, *block_) {}
+
+template <class Real>
+DistributedEngine<Real>::DistributedEngine(const Decomposition& decomposition,
+                                           const Problem& problem, int threads, int halo_depth)
+    : DistributedEngine(decomposition, halo_depth,
+                        [&](const LocalLayout& layout, GlobalEdges edges) {
+                          return std::make_unique<cpu::CpuSubdomain<Real>>(problem, problem.params,
+                                                                           layout, edges, threads);
+                        }) {}
 
 template <class Real>
 void DistributedEngine<Real>::load_initial(const InitialState& initial) {
@@ -66,14 +74,14 @@ void DistributedEngine<Real>::advance(std::int64_t steps) {
   const std::int64_t rows = layout_.rows, cols = layout_.cols;
   while (steps > 0) {
     const int k = static_cast<int>(std::min<std::int64_t>(layout_.depth, steps));
-    halo_.start(*block_);
+    halo_.start();
     // Step 1 of k: the interior needs no ghost cell, so it runs while the halo travels.
     const Region first = region_for(0, k);
     const Region interior{1, rows - 1, 1, cols - 1};
     const bool overlap = !interior.empty();
     if (overlap) block_->step(interior);
     const double waiting_since = MPI_Wtime();
-    halo_.finish(*block_);
+    halo_.finish();
     seconds_waiting_ += MPI_Wtime() - waiting_since;
     if (overlap) {
       // The rest of the first region: four strips around the interior.
@@ -98,8 +106,7 @@ void DistributedEngine<Real>::advance(std::int64_t steps) {
 
 template <class Real>
 void DistributedEngine<Real>::read_owned(Real* u, Real* v) {
-  block_->synchronize();
-  block_->read_owned(u, v);
+  block_->read({0, layout_.rows, 0, layout_.cols}, u, v);
 }
 
 template <class Real>

@@ -6,13 +6,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 
+#include "engine/subdomain.hpp"
 #include "model/initial_state.hpp"
 #include "mpi/decomposition.hpp"
 #include "mpi/halo_exchange.hpp"
-#include "mpi/subdomain.hpp"
 
 namespace grayscott::mpi {
 
@@ -23,15 +24,22 @@ struct HaloStatistics {
   double seconds_waiting = 0;                 // in finish(): the part of the exchange not hidden
 };
 
+// Makes this rank's block for its layout and edges: the backend's SubdomainStepper.
+template <class Real>
+using SubdomainFactory =
+    std::function<std::unique_ptr<SubdomainStepper<Real>>(const LocalLayout&, GlobalEdges)>;
+
 template <class Real>
 class DistributedEngine {
  public:
-  // The CPU block (CpuSubdomain) with `threads` OpenMP threads; `halo_depth` >= 1.
+  // The block made by `make_block`; `halo_depth` >= 1 and no thicker than the block.
+  DistributedEngine(const Decomposition& decomposition, int halo_depth,
+                    const SubdomainFactory<Real>& make_block);
+  // The CPU block (cpu::CpuSubdomain) with `threads` OpenMP threads.
   DistributedEngine(const Decomposition& decomposition, const Problem& problem, int threads,
                     int halo_depth);
 
   const LocalLayout& layout() const { return layout_; }
-  // The model's initial seed on the owned cells.
   // This rank's block of the run's initial state (rectangle or noise), as a serial run starts.
   void load_initial(const InitialState& initial);
   // Owned cells (rows*cols of the block each, row-major).
@@ -39,6 +47,9 @@ class DistributedEngine {
   void advance(std::int64_t steps);
   void read_owned(Real* u, Real* v);
   HaloStatistics statistics() const;
+  // What steps the block ("cpu", "cuda"), and whether halo messages stay in device memory.
+  const char* backend() const { return block_->backend(); }
+  bool messages_in_device_memory() const { return block_->messages_in_device_memory(); }
 
   // The cells that step `step_in_exchange` (0-based) of an exchange of `steps` steps computes:
   // the owned block widened by the steps still to come, never past a non-periodic edge.

@@ -53,8 +53,10 @@ Region HaloExchange<Real>::receive_region(const LocalLayout& l, int drow, int dc
 }
 
 template <class Real>
-HaloExchange<Real>::HaloExchange(const Decomposition& decomposition, const LocalLayout& layout)
-    : comm_(decomposition.comm()) {
+HaloExchange<Real>::HaloExchange(const Decomposition& decomposition, const LocalLayout& layout,
+                                 SubdomainStepper<Real>& block)
+    : comm_(decomposition.comm()), block_(block) {
+  HaloPlan plan;
   for (int dr = -1; dr <= 1; ++dr) {
     for (int dc = -1; dc <= 1; ++dc) {
       if (dr == 0 && dc == 0) continue;
@@ -62,14 +64,19 @@ HaloExchange<Real>::HaloExchange(const Decomposition& decomposition, const Local
       if (neighbour == MPI_PROC_NULL) continue;
       Link link;
       link.drow = dr, link.dcol = dc, link.neighbour = neighbour;
-      link.send = send_region(layout, dr, dc);
-      link.receive = receive_region(layout, dr, dc);
-      link.send_buffer.resize(static_cast<std::size_t>(2 * link.send.cells()));
-      link.receive_buffer.resize(static_cast<std::size_t>(2 * link.receive.cells()));
-      bytes_per_exchange_ += link.send_buffer.size() * sizeof(Real);
-      links_.push_back(std::move(link));
+      plan.send.push_back(send_region(layout, dr, dc));
+      plan.receive.push_back(receive_region(layout, dr, dc));
+      link.send_count = static_cast<std::size_t>(2 * plan.send.back().cells());
+      link.receive_count = static_cast<std::size_t>(2 * plan.receive.back().cells());
+      links_.push_back(link);
     }
   }
+  for (std::size_t i = 0; i < links_.size(); ++i) {
+    links_[i].send_offset = message_offset(plan.send, i);
+    links_[i].receive_offset = message_offset(plan.receive, i);
+  }
+  bytes_per_exchange_ = message_offset(plan.send, plan.send.size()) * sizeof(Real);
+  block_.plan_halos(plan);
   messages_per_exchange_ = static_cast<int>(links_.size());
   requests_.assign(2 * links_.size(), MPI_REQUEST_NULL);
 }
@@ -82,31 +89,35 @@ HaloExchange<Real>::~HaloExchange() {
 }
 
 template <class Real>
-void HaloExchange<Real>::start(SubdomainStepper<Real>& block) {
+void HaloExchange<Real>::start() {
   const MPI_Datatype type = mpi_type<Real>();
+  Real* const receive_area = block_.receive_area();
+  Real* const send_area = block_.send_area();
+  // Pack first: it returns when the block's previous unpack (possibly still queued on a GPU
+  // stream) has also finished reading the receive area, which the receives below may overwrite.
+  block_.pack_halos();
   in_flight_ = true;
   for (std::size_t i = 0; i < links_.size(); ++i) {
-    Link& l = links_[i];
+    const Link& l = links_[i];
     // The neighbour in direction (dr, dc) sends towards (-dr, -dc).
-    check(MPI_Irecv(l.receive_buffer.data(), static_cast<int>(l.receive_buffer.size()), type,
+    check(MPI_Irecv(receive_area + l.receive_offset, static_cast<int>(l.receive_count), type,
                     l.neighbour, direction_tag(-l.drow, -l.dcol), comm_, &requests_[2 * i]),
           "post a receive");
   }
   for (std::size_t i = 0; i < links_.size(); ++i) {
-    Link& l = links_[i];
-    block.pack(l.send, l.send_buffer.data());
-    check(MPI_Isend(l.send_buffer.data(), static_cast<int>(l.send_buffer.size()), type, l.neighbour,
+    const Link& l = links_[i];
+    check(MPI_Isend(send_area + l.send_offset, static_cast<int>(l.send_count), type, l.neighbour,
                     direction_tag(l.drow, l.dcol), comm_, &requests_[2 * i + 1]),
           "post a send");
   }
 }
 
 template <class Real>
-void HaloExchange<Real>::finish(SubdomainStepper<Real>& block) {
+void HaloExchange<Real>::finish() {
   in_flight_ = false;
   check(MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE),
         "wait for the neighbours");
-  for (Link& l : links_) block.unpack(l.receive, l.receive_buffer.data());
+  block_.unpack_halos();
 }
 
 template class HaloExchange<float>;

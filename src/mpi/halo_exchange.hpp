@@ -1,7 +1,9 @@
 // Non-blocking halo exchange with the eight neighbours of a 2D decomposition. Edges and corners
 // travel in one round (diagonal messages for the corners), so the exchange is a single
 // start()/finish() pair that the interior update can overlap. Only halo cells move: each message
-// is the `depth`-deep strip (or corner) of u and v, packed into a contiguous buffer.
+// is the `depth`-deep strip (or corner) of u and v, packed by the block into its send area (host
+// memory, or device memory that a CUDA-aware MPI reads directly) and unpacked from its receive
+// area.
 #pragma once
 
 #include <mpi.h>
@@ -10,23 +12,25 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/subdomain.hpp"
 #include "mpi/decomposition.hpp"
-#include "mpi/subdomain.hpp"
 
 namespace grayscott::mpi {
 
 template <class Real>
 class HaloExchange {
  public:
-  HaloExchange(const Decomposition& decomposition, const LocalLayout& layout);
+  // Plans the messages of `block` (whose layout is `layout`); the block must outlive the exchange.
+  HaloExchange(const Decomposition& decomposition, const LocalLayout& layout,
+               SubdomainStepper<Real>& block);
   HaloExchange(const HaloExchange&) = delete;
   HaloExchange& operator=(const HaloExchange&) = delete;
   ~HaloExchange();
 
-  // Posts the receives, packs the owned strips of the current state and posts the sends.
-  void start(SubdomainStepper<Real>& block);
-  // Waits for every message and unpacks the ghost strips into the current state.
-  void finish(SubdomainStepper<Real>& block);
+  // Posts the receives, packs the owned strips of the block's current state and posts the sends.
+  void start();
+  // Waits for every message and unpacks the ghost strips into the block's current state.
+  void finish();
 
   // Bytes this rank sends per exchange (u and v, every neighbour that exists).
   std::uint64_t bytes_sent_per_exchange() const { return bytes_per_exchange_; }
@@ -40,10 +44,10 @@ class HaloExchange {
  private:
   struct Link {
     int drow = 0, dcol = 0, neighbour = MPI_PROC_NULL;
-    Region send, receive;
-    std::vector<Real> send_buffer, receive_buffer;
+    std::size_t send_offset = 0, send_count = 0, receive_offset = 0, receive_count = 0;
   };
   MPI_Comm comm_;
+  SubdomainStepper<Real>& block_;
   std::vector<Link> links_;  // only directions with a neighbour
   std::vector<MPI_Request> requests_;
   std::uint64_t bytes_per_exchange_ = 0;

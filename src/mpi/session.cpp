@@ -11,7 +11,23 @@
 
 #include "model/model.hpp"
 
+#if defined(OPEN_MPI) && OPEN_MPI && __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>  // MPIX_CUDA_AWARE_SUPPORT, MPIX_Query_cuda_support
+#endif
+
 namespace grayscott::mpi {
+
+bool library_is_cuda_aware() {
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  // Built with CUDA support; the runtime check says whether it is usable in this job.
+  return MPIX_Query_cuda_support() == 1;
+#elif defined(MPICH_NUMVERSION) && MPICH_NUMVERSION >= 40000000
+  int supported = 0;
+  return MPIX_GPU_query_support(MPIX_GPU_SUPPORT_CUDA, &supported) == MPI_SUCCESS && supported;
+#else
+  return false;
+#endif
+}
 
 bool launched_by_mpi_launcher() {
   // Open MPI's mpirun, PMIx (Open MPI 5, srun --mpi=pmix), PMI-1/2 (MPICH, Intel MPI,

@@ -36,6 +36,11 @@ class Session {
   int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
 };
 
+// Whether this MPI library says that its point-to-point calls read and write CUDA device memory:
+// Open MPI's MPIX_Query_cuda_support, MPICH 4's MPIX_GPU_query_support. False where the library
+// has no way to say (a user who knows better passes --cuda-aware-mpi on). After MPI_Init.
+bool library_is_cuda_aware();
+
 // Collective: every rank passes its own error (or null). If any rank failed, every rank throws the
 // lowest failing rank's error: InvalidInput if it was one, std::runtime_error otherwise, with the
 // same one-line message everywhere (prefixed with the rank when more than one runs).

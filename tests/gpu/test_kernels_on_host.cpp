@@ -1,40 +1,13 @@
-// The CUDA kernels' source run on the host, where no GPU is: each CUDA block becomes 256 host
-// threads that meet at a std::barrier for every __syncthreads(), and block-shared arrays become
-// function-local statics (blocks run one after another). This checks what is GPU-only in the
-// kernels (indexing, the fused kernel's tiles, halos, shrinking regions, boundaries, members)
-// against the CPU engine, bitwise, on any machine. It says nothing about the GPU itself (memory
-// model, the compiler's device code): the tests in test_gpu do that on a device.
+// The CUDA kernels' source run on the host, where no GPU is (gpu/kernel_emulation.hpp), checked
+// bitwise against the CPU engine.
 #include <gtest/gtest.h>
 
-#include <barrier>
 #include <cmath>
 #include <cstring>
-#include <functional>
-#include <thread>
 #include <vector>
 
-namespace {
-struct Index3 {
-  unsigned x = 0, y = 0, z = 0;
-};
-thread_local Index3 threadIdx, blockIdx;
-Index3 blockDim;
-thread_local std::barrier<>* block_barrier = nullptr;
-void __syncthreads() { block_barrier->arrive_and_wait(); }
-}  // namespace
-
-#define __global__
-#define __device__
-#define __forceinline__ inline
-#define __launch_bounds__(threads)
-#define __shared__ static
-#include "engine/cuda/kernels.cuh"
-#undef __shared__
-#undef __launch_bounds__
-#undef __forceinline__
-#undef __device__
-#undef __global__
-
+#include "gpu/kernel_emulation.hpp"
+// (the kernels first: the emulation's macros must not reach other headers)
 #include "engine/cpu/cpu_engine.hpp"
 #include "engine_test_support.hpp"
 
@@ -43,29 +16,7 @@ namespace kernels = grayscott::cuda::detail;
 
 namespace {
 
-// Runs `body` as a grid of blocks of block.x * block.y threads, one block at a time.
-void launch(Index3 grid, Index3 block, const std::function<void()>& body) {
-  blockDim = block;
-  const unsigned threads = block.x * block.y;
-  std::barrier<> barrier(threads);
-  std::vector<std::thread> workers;
-  for (unsigned t = 0; t < threads; ++t) {
-    workers.emplace_back([&, t] {
-      block_barrier = &barrier;
-      threadIdx = {t % block.x, t / block.x, 0};
-      for (unsigned z = 0; z < grid.z; ++z) {
-        for (unsigned y = 0; y < grid.y; ++y) {
-          for (unsigned x = 0; x < grid.x; ++x) {
-            blockIdx = {x, y, z};
-            body();
-            barrier.arrive_and_wait();  // the next block reuses the shared arrays
-          }
-        }
-      }
-    });
-  }
-  for (auto& w : workers) w.join();
-}
+using kernel_emulation::launch;
 
 struct Batch {
   std::vector<float> u, v;  // members * cells

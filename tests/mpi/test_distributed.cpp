@@ -1,20 +1,25 @@
 // The MPI pieces, run under mpiexec with 1 to 4 ranks: the decomposition's arithmetic, the halo
 // exchange (every ghost cell holds its neighbour's value, corners included), and the distributed
 // engine against the single-process CPU engine, bitwise, for every boundary, stencil, halo depth
-// and process grid of the run's rank count.
+// and process grid of the run's rank count. Each with the CPU blocks, with the CUDA blocks'
+// kernels run on the host (gpu/kernel_emulation.hpp), and with CUDA blocks where a device is.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <cctype>
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <numeric>
 #include <sstream>
 #include <vector>
 
+#include "gpu/kernel_emulation.hpp"
+// (the kernels first: the emulation's macros must not reach other headers)
+#include "engine/cpu/cpu_subdomain.hpp"
+#include "engine/cuda/cuda_backend.hpp"
 #include "engine/engine.hpp"
 #include "engine_test_support.hpp"
-#include "mpi/cpu_subdomain.hpp"
 #include "mpi/decomposition.hpp"
 #include "mpi/distributed_engine.hpp"
 #include "mpi/halo_exchange.hpp"
@@ -80,6 +85,170 @@ TEST(Decomposition, ParsesAndChecksProcessGrids) {
   EXPECT_EQ(tall.cols, 1);
 }
 
+// The CUDA block's kernels (region steps, halo packing and unpacking) run on the host, with the
+// launch geometry and arguments of engine/cuda/cuda_subdomain.cu. Every buffer starts as NaN, so a
+// ghost cell read before it was received (or beyond a non-periodic edge) poisons the result.
+template <class Real>
+class KernelsOnHostSubdomain final : public SubdomainStepper<Real> {
+ public:
+  KernelsOnHostSubdomain(const Problem& problem, const LocalLayout& layout, GlobalEdges edges)
+      : layout_(layout),
+        edges_(edges),
+        boundary_(problem.boundary),
+        kind_(problem.stencil.kind),
+        coefficients_(Coefficients<Real>::from(problem.params)) {
+    for (int k = 0; k < 9; ++k) weights_.w[k] = static_cast<Real>(problem.stencil.weights[k]);
+    for (int b = 0; b < 2; ++b) {
+      u_[b].assign(layout.padded_cells(), Real(NAN));
+      v_[b].assign(layout.padded_cells(), Real(NAN));
+    }
+  }
+  const char* backend() const override { return "cuda kernels on the host"; }
+  void load(std::span<const Real> u, std::span<const Real> v) override {
+    for (std::int64_t r = 0; r < layout_.rows; ++r) {
+      std::copy_n(u.data() + r * layout_.cols, layout_.cols, &u_[current_][layout_.offset(r, 0)]);
+      std::copy_n(v.data() + r * layout_.cols, layout_.cols, &v_[current_][layout_.offset(r, 0)]);
+    }
+  }
+  void read(const Region& region, Real* u, Real* v) override {
+    for (std::int64_t r = region.row_begin; r < region.row_end; ++r) {
+      const auto to = (r - region.row_begin) * region.cols();
+      const auto from = layout_.offset(r, region.col_begin);
+      if (u) std::copy_n(&u_[current_][from], region.cols(), u + to);
+      if (v) std::copy_n(&v_[current_][from], region.cols(), v + to);
+    }
+  }
+  void plan_halos(const HaloPlan& plan) override {
+    send_table_ = cuda::detail::message_table(plan.send);
+    receive_table_ = cuda::detail::message_table(plan.receive);
+    send_.assign(message_offset(plan.send, plan.send.size()), Real(NAN));
+    receive_.assign(message_offset(plan.receive, plan.receive.size()), Real(NAN));
+  }
+  Real* send_area() override { return send_.data(); }
+  Real* receive_area() override { return receive_.data(); }
+  void pack_halos() override { launch_messages<true>(send_table_, send_.data()); }
+  void unpack_halos() override { launch_messages<false>(receive_table_, receive_.data()); }
+  void step(const Region& region) override {
+    namespace k = cuda::detail;
+    if (region.empty()) return;
+    const auto args = k::block_args<Real>(u_[current_].data(), v_[current_].data(),
+                                          u_[1 - current_].data(), v_[1 - current_].data(),
+                                          coefficients_, weights_, layout_, edges_, region);
+    k::dispatch(kind_, boundary_, [&]<StencilKind K, Boundary B>() {
+      kernel_emulation::launch_sequential({k::blocks(region.cols(), k::region_block_x),
+                                           k::blocks(region.rows(), k::region_block_y), 1},
+                                          {k::region_block_x, k::region_block_y, 1},
+                                          [&] { k::region_step_kernel<K, B, Real>(args); });
+    });
+  }
+  void swap() override { current_ = 1 - current_; }
+
+ private:
+  template <bool Pack>
+  void launch_messages(const cuda::detail::MessageTable& table, Real* packed) {
+    if (table.count == 0) return;
+    kernel_emulation::launch_sequential(
+        {cuda::detail::message_blocks(table), static_cast<unsigned>(table.count), 1},
+        {cuda::detail::message_block, 1, 1}, [&] {
+          cuda::detail::message_kernel<Pack, Real>(u_[current_].data(), v_[current_].data(),
+                                                   layout_.stride(),
+                                                   static_cast<int>(layout_.depth), table, packed);
+        });
+  }
+
+  LocalLayout layout_;
+  GlobalEdges edges_;
+  Boundary boundary_;
+  StencilKind kind_;
+  Coefficients<Real> coefficients_;
+  cuda::detail::StencilWeights<Real> weights_{};
+  std::vector<Real> u_[2], v_[2], send_, receive_;
+  cuda::detail::MessageTable send_table_, receive_table_;
+  int current_ = 0;
+};
+
+// The blocks a distributed engine can step on.
+enum class BlockKind { Cpu, KernelsOnHost, Cuda };
+
+const char* to_string(BlockKind kind) {
+  return kind == BlockKind::Cpu             ? "cpu"
+         : kind == BlockKind::KernelsOnHost ? "kernels_on_host"
+                                            : "cuda";
+}
+
+// Skips the test (on every rank alike) when `kind` is Cuda and no device is usable.
+bool skip_without_device(BlockKind kind) {
+  std::string why;
+  if (kind != BlockKind::Cuda || cuda::available(&why)) return false;
+  std::printf("skipped: no usable CUDA device: %s\n", why.c_str());
+  return true;
+}
+
+template <class Real>
+SubdomainFactory<Real> block_factory(BlockKind kind, const Problem& problem) {
+  return [kind, problem](const LocalLayout& layout,
+                         GlobalEdges edges) -> std::unique_ptr<SubdomainStepper<Real>> {
+    switch (kind) {
+      case BlockKind::Cpu:
+        return std::make_unique<cpu::CpuSubdomain<Real>>(problem, problem.params, layout, edges, 2);
+      case BlockKind::KernelsOnHost:
+        return std::make_unique<KernelsOnHostSubdomain<Real>>(problem, layout, edges);
+      case BlockKind::Cuda:
+        break;
+    }
+    return cuda::make_subdomain<Real>(problem, layout, edges, 0, false);
+  };
+}
+
+GlobalEdges edges_of(const Decomposition& d, Boundary boundary) {
+  const Grid& grid = d.grid();
+  return boundary == Boundary::Periodic
+             ? GlobalEdges{}
+             : GlobalEdges{d.rows().begin == 0, d.rows().end() == grid.rows, d.cols().begin == 0,
+                           d.cols().end() == grid.cols};
+}
+
+// Every block packs a message as the interface says (u's cells, then v's, row-major, messages back
+// to back), so blocks of different backends can trade halos; and unpacking is the inverse.
+TEST(SubdomainMessages, EveryBlockPacksTheSameBytes) {
+  Problem problem;
+  problem.grid = {9, 11};
+  const LocalLayout layout{9, 11, 2};
+  const GlobalEdges edges{};
+  const HaloPlan plan{{{0, 2, 0, 11}, {7, 9, 9, 11}, {3, 6, 0, 2}},
+                      {{-2, 0, 0, 11}, {9, 11, 11, 13}, {3, 6, -2, 0}}};
+  std::vector<double> u(99), v(99);
+  std::iota(u.begin(), u.end(), 1.0);
+  std::iota(v.begin(), v.end(), -200.0);
+  std::vector<std::vector<double>> packed, ghosts;
+  for (BlockKind kind : {BlockKind::Cpu, BlockKind::KernelsOnHost, BlockKind::Cuda}) {
+    if (kind == BlockKind::Cuda && !cuda::available(nullptr)) continue;
+    const auto block = block_factory<double>(kind, problem)(layout, edges);
+    block->load(u, v);
+    block->plan_halos(plan);
+    block->pack_halos();
+    const std::size_t values = message_offset(plan.send, plan.send.size());
+    packed.emplace_back(values);
+    if (block->messages_in_device_memory()) continue;
+    std::copy_n(block->send_area(), values, packed.back().data());
+    // Received messages: the sent ones, so each ghost region must read back as its message.
+    std::copy_n(block->send_area(), values, block->receive_area());
+    block->unpack_halos();
+    ghosts.emplace_back();
+    for (const Region& r : plan.receive) {
+      std::vector<double> gu(r.cells()), gv(r.cells());
+      block->read(r, gu.data(), gv.data());
+      ghosts.back().insert(ghosts.back().end(), gu.begin(), gu.end());
+      ghosts.back().insert(ghosts.back().end(), gv.begin(), gv.end());
+    }
+  }
+  ASSERT_GE(packed.size(), 2u);
+  EXPECT_EQ(packed[0][0], u[0]);
+  EXPECT_EQ(packed[0][22], v[0]);  // message 0: 2 x 11 cells of u, then of v
+  for (std::size_t k = 1; k < packed.size(); ++k) EXPECT_EQ(packed[k], packed[0]) << k;
+  for (const auto& g : ghosts) EXPECT_EQ(g, packed[0]);
+}
+
 // The value a cell of the whole grid holds in the halo test: its global index (+1, so that 0
 // means "not written"); v holds its negative.
 double tag_of(std::int64_t r, std::int64_t c, std::int64_t cols) {
@@ -89,12 +258,14 @@ double tag_of(std::int64_t r, std::int64_t c, std::int64_t cols) {
 struct HaloCase {
   Boundary boundary;
   int depth;
+  BlockKind block;
 };
 
 class HaloExchangeTest : public ::testing::TestWithParam<HaloCase> {};
 
 TEST_P(HaloExchangeTest, GhostsHoldTheNeighboursCells) {
-  const auto [boundary, depth] = GetParam();
+  const auto [boundary, depth, kind] = GetParam();
+  if (skip_without_device(kind)) GTEST_SKIP() << "no usable CUDA device";
   const Grid grid{13, 17};
   Problem problem;
   problem.grid = grid;
@@ -103,11 +274,8 @@ TEST_P(HaloExchangeTest, GhostsHoldTheNeighboursCells) {
     if (grid.rows / pg.rows < depth || grid.cols / pg.cols < depth) continue;
     Decomposition d(MPI_COMM_WORLD, grid, boundary, pg);
     const LocalLayout layout{d.rows().size, d.cols().size, depth};
-    const GlobalEdges edges = boundary == Boundary::Periodic
-                                  ? GlobalEdges{}
-                                  : GlobalEdges{d.rows().begin == 0, d.rows().end() == grid.rows,
-                                                d.cols().begin == 0, d.cols().end() == grid.cols};
-    CpuSubdomain<double> block(problem, problem.params, layout, edges, 1);
+    const auto block_owner = block_factory<double>(kind, problem)(layout, edges_of(d, boundary));
+    SubdomainStepper<double>& block = *block_owner;
     std::vector<double> u(layout.rows * layout.cols), v(u.size());
     for (std::int64_t r = 0; r < layout.rows; ++r) {
       for (std::int64_t c = 0; c < layout.cols; ++c) {
@@ -117,27 +285,32 @@ TEST_P(HaloExchangeTest, GhostsHoldTheNeighboursCells) {
       }
     }
     block.load(u, v);
-    HaloExchange<double> halo(d, layout);
-    halo.start(block);
-    halo.finish(block);
+    HaloExchange<double> halo(d, layout, block);
+    halo.start();
+    halo.finish();
 
-    // Read the whole padded block back through pack().
+    // Read the whole padded block back.
     const Region padded{-depth, layout.rows + depth, -depth, layout.cols + depth};
     std::vector<double> all(2 * padded.cells());
-    block.pack(padded, all.data());
+    block.read(padded, all.data(), all.data() + padded.cells());
     const std::int64_t width = padded.col_end - padded.col_begin;
     std::ostringstream wrong;
     for (std::int64_t r = padded.row_begin; r < padded.row_end; ++r) {
       for (std::int64_t c = padded.col_begin; c < padded.col_end; ++c) {
         std::int64_t gr = d.rows().begin + r, gc = d.cols().begin + c;
         const bool outside = gr < 0 || gr >= grid.rows || gc < 0 || gc >= grid.cols;
-        double expected = 0;  // beyond a non-periodic edge nothing is received
+        // Beyond a non-periodic edge nothing is received: the ghost keeps its initial value (zero,
+        // or the NaN the host-run kernels' blocks start from).
+        double expected_u = kind == BlockKind::KernelsOnHost ? NAN : 0.0;
+        double expected_v = expected_u;
         if (!outside || boundary == Boundary::Periodic) {
           gr = (gr + grid.rows) % grid.rows, gc = (gc + grid.cols) % grid.cols;
-          expected = tag_of(gr, gc, grid.cols);
+          expected_u = tag_of(gr, gc, grid.cols);
+          expected_v = -expected_u;
         }
         const auto i = (r - padded.row_begin) * width + (c - padded.col_begin);
-        if (all[i] != expected || all[padded.cells() + i] != -expected) {
+        if (std::memcmp(&all[i], &expected_u, sizeof(double)) != 0 ||
+            std::memcmp(&all[padded.cells() + i], &expected_v, sizeof(double)) != 0) {
           wrong << " (" << r << "," << c << ")=" << all[i];
         }
       }
@@ -156,14 +329,25 @@ TEST_P(HaloExchangeTest, GhostsHoldTheNeighboursCells) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Boundaries, HaloExchangeTest,
-                         ::testing::Values(HaloCase{Boundary::ZeroFlux, 1},
-                                           HaloCase{Boundary::Periodic, 1},
-                                           HaloCase{Boundary::Fixed, 1},
-                                           HaloCase{Boundary::Periodic, 2},
-                                           HaloCase{Boundary::ZeroFlux, 3}),
+std::vector<HaloCase> halo_cases() {
+  std::vector<HaloCase> cases;
+  for (BlockKind kind : {BlockKind::Cpu, BlockKind::KernelsOnHost, BlockKind::Cuda}) {
+    for (const auto& [boundary, depth] :
+         std::vector<std::pair<Boundary, int>>{{Boundary::ZeroFlux, 1},
+                                               {Boundary::Periodic, 1},
+                                               {Boundary::Fixed, 1},
+                                               {Boundary::Periodic, 2},
+                                               {Boundary::ZeroFlux, 3}}) {
+      cases.push_back({boundary, depth, kind});
+    }
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Boundaries, HaloExchangeTest, ::testing::ValuesIn(halo_cases()),
                          [](const ::testing::TestParamInfo<HaloCase>& param_info) {
-                           std::string name = std::string(to_string(param_info.param.boundary)) +
+                           std::string name = std::string(to_string(param_info.param.block)) + "_" +
+                                              std::string(to_string(param_info.param.boundary)) +
                                               "_depth" + std::to_string(param_info.param.depth);
                            for (char& ch : name) {
                              if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
@@ -178,6 +362,7 @@ struct EngineCase {
   Stencil stencil;
   int depth;
   Precision precision;
+  BlockKind block;
 };
 
 class DistributedEngineTest : public ::testing::TestWithParam<EngineCase> {};
@@ -210,7 +395,7 @@ void expect_bitwise_equal_to_serial(const EngineCase& ec) {
   for (const ProcessGrid pg : process_grids(world_size())) {
     if (problem.grid.rows / pg.rows < ec.depth || problem.grid.cols / pg.cols < ec.depth) continue;
     Decomposition d(MPI_COMM_WORLD, problem.grid, problem.boundary, pg);
-    DistributedEngine<Real> engine(d, problem, 2, ec.depth);
+    DistributedEngine<Real> engine(d, ec.depth, block_factory<Real>(ec.block, problem));
     const LocalLayout& l = engine.layout();
     std::vector<Real> bu(l.rows * l.cols), bv(bu.size());
     for (std::int64_t r = 0; r < l.rows; ++r) {
@@ -243,6 +428,7 @@ void expect_bitwise_equal_to_serial(const EngineCase& ec) {
 
 TEST_P(DistributedEngineTest, BitwiseEqualToTheSerialEngine) {
   const EngineCase ec = GetParam();
+  if (skip_without_device(ec.block)) GTEST_SKIP() << "no usable CUDA device";
   if (ec.precision == Precision::Single)
     expect_bitwise_equal_to_serial<float>(ec);
   else
@@ -251,19 +437,22 @@ TEST_P(DistributedEngineTest, BitwiseEqualToTheSerialEngine) {
 
 std::vector<EngineCase> engine_cases() {
   std::vector<EngineCase> cases;
-  for (Boundary b : {Boundary::ZeroFlux, Boundary::Periodic, Boundary::Fixed}) {
-    for (int depth : {1, 2, 3}) {
-      cases.push_back({b, Stencil::oono_puri(), depth, Precision::Single});
+  for (BlockKind kind : {BlockKind::Cpu, BlockKind::KernelsOnHost, BlockKind::Cuda}) {
+    for (Boundary b : {Boundary::ZeroFlux, Boundary::Periodic, Boundary::Fixed}) {
+      for (int depth : {1, 2, 3}) {
+        cases.push_back({b, Stencil::oono_puri(), depth, Precision::Single, kind});
+      }
+      cases.push_back({b, Stencil::five_point(), 1, Precision::Double, kind});
+      cases.push_back({b, Stencil::custom({0.1, 0.7, 0.2, 0.4, 9.0, 0.6, 0.3, 0.5, 0.15}), 2,
+                       Precision::Single, kind});
     }
-    cases.push_back({b, Stencil::five_point(), 1, Precision::Double});
-    cases.push_back(
-        {b, Stencil::custom({0.1, 0.7, 0.2, 0.4, 9.0, 0.6, 0.3, 0.5, 0.15}), 2, Precision::Single});
   }
   return cases;
 }
 
 std::string engine_case_name(const ::testing::TestParamInfo<EngineCase>& info) {
-  std::string name = std::string(to_string(info.param.boundary)) + "_" + info.param.stencil.name() +
+  std::string name = std::string(to_string(info.param.block)) + "_" +
+                     std::string(to_string(info.param.boundary)) + "_" + info.param.stencil.name() +
                      "_depth" + std::to_string(info.param.depth) + "_" +
                      std::string(to_string(info.param.precision));
   for (char& ch : name) {

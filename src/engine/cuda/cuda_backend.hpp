@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/engine.hpp"
+#include "engine/subdomain.hpp"
 
 namespace grayscott::cuda {
 
@@ -31,5 +32,13 @@ template <class Real>
 std::unique_ptr<Engine<Real>> make_engine(const Problem& problem,
                                           std::span<const Parameters> member_params,
                                           const EngineOptions& options);
+
+// One block of a grid split over processes (engine/subdomain.hpp), on device `ordinal`: the
+// block stays in device memory and only halo messages leave it, through pinned host memory, or
+// not at all with `messages_in_device_memory` (for an MPI library that reads device memory).
+template <class Real>
+std::unique_ptr<SubdomainStepper<Real>> make_subdomain(const Problem& problem,
+                                                       const LocalLayout& layout, GlobalEdges edges,
+                                                       int ordinal, bool messages_in_device_memory);
 
 }  // namespace grayscott::cuda

@@ -30,4 +30,16 @@ template std::unique_ptr<Engine<float>> make_engine(const Problem&, std::span<co
 template std::unique_ptr<Engine<double>> make_engine(const Problem&, std::span<const Parameters>,
                                                      const EngineOptions&);
 
+template <class Real>
+std::unique_ptr<SubdomainStepper<Real>> make_subdomain(const Problem&, const LocalLayout&,
+                                                       GlobalEdges, int, bool) {
+  throw std::runtime_error(std::string("--backend cuda: ") + reason);
+}
+
+template std::unique_ptr<SubdomainStepper<float>> make_subdomain(const Problem&, const LocalLayout&,
+                                                                 GlobalEdges, int, bool);
+template std::unique_ptr<SubdomainStepper<double>> make_subdomain(const Problem&,
+                                                                  const LocalLayout&, GlobalEdges,
+                                                                  int, bool);
+
 }  // namespace grayscott::cuda

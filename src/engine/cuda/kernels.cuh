@@ -229,4 +229,29 @@ __global__ void __launch_bounds__(fused_block_x* fused_block_y)
   }
 }
 
+// Calls f.template operator()<K, B>() with the stencil and the boundary as compile-time constants.
+template <class F>
+void dispatch(StencilKind kind, Boundary boundary, F&& f) {
+  auto with_kind = [&]<Boundary B>() {
+    switch (kind) {
+      case StencilKind::OonoPuri:
+        return f.template operator()<StencilKind::OonoPuri, B>();
+      case StencilKind::Pretty:
+        return f.template operator()<StencilKind::Pretty, B>();
+      case StencilKind::FivePoint:
+        return f.template operator()<StencilKind::FivePoint, B>();
+      case StencilKind::Custom:
+        return f.template operator()<StencilKind::Custom, B>();
+    }
+  };
+  switch (boundary) {
+    case Boundary::ZeroFlux:
+      return with_kind.template operator()<Boundary::ZeroFlux>();
+    case Boundary::Periodic:
+      return with_kind.template operator()<Boundary::Periodic>();
+    case Boundary::Fixed:
+      return with_kind.template operator()<Boundary::Fixed>();
+  }
+}
+
 }  // namespace grayscott::cuda::detail

@@ -1,14 +1,15 @@
-// The CPU implementation of a rank's block: the serial engine's row kernel (update_row) applied to
-// the block with its ghost frame, so every cell rounds exactly as in a single-process run.
+// The CPU implementation of a block of a distributed grid: the serial engine's row kernel
+// (update_row) applied to the block with its ghost frame, so every cell rounds exactly as in a
+// single-process run. Halo messages live in host memory.
 #pragma once
 
 #include <vector>
 
 #include "engine/cpu/row_kernel.hpp"
 #include "engine/host_buffer.hpp"
-#include "mpi/subdomain.hpp"
+#include "engine/subdomain.hpp"
 
-namespace grayscott::mpi {
+namespace grayscott::cpu {
 
 template <class Real>
 class CpuSubdomain final : public SubdomainStepper<Real> {
@@ -18,10 +19,14 @@ class CpuSubdomain final : public SubdomainStepper<Real> {
   CpuSubdomain(const Problem& problem, const Parameters& params, const LocalLayout& layout,
                GlobalEdges edges, int threads);
 
+  const char* backend() const override { return "cpu"; }
   void load(std::span<const Real> u, std::span<const Real> v) override;
-  void read_owned(Real* u, Real* v) override;
-  void pack(const Region& region, Real* buffer) override;
-  void unpack(const Region& region, const Real* buffer) override;
+  void read(const Region& region, Real* u, Real* v) override;
+  void plan_halos(const HaloPlan& plan) override;
+  Real* send_area() override { return send_area_.data(); }
+  Real* receive_area() override { return receive_area_.data(); }
+  void pack_halos() override;
+  void unpack_halos() override;
   void step(const Region& region) override;
   void swap() override { current_ = 1 - current_; }
 
@@ -38,7 +43,9 @@ class CpuSubdomain final : public SubdomainStepper<Real> {
   int threads_;
   HostBuffer<Real> u_[2], v_[2];                 // ping-pong, each padded with the ghost frame
   std::vector<Real> fixed_row_u_, fixed_row_v_;  // the Fixed boundary's rows beyond an edge
+  HaloPlan plan_;
+  std::vector<Real> send_area_, receive_area_;
   int current_ = 0;
 };
 
-}  // namespace grayscott::mpi
+}  // namespace grayscott::cpu

@@ -1,8 +1,8 @@
-#include "mpi/cpu_subdomain.hpp"
+#include "engine/cpu/cpu_subdomain.hpp"
 
 #include <algorithm>
 
-namespace grayscott::mpi {
+namespace grayscott::cpu {
 
 template <class Real>
 CpuSubdomain<Real>::CpuSubdomain(const Problem& problem, const Parameters& params,
@@ -37,32 +37,43 @@ void CpuSubdomain<Real>::load(std::span<const Real> u, std::span<const Real> v) 
 }
 
 template <class Real>
-void CpuSubdomain<Real>::read_owned(Real* u, Real* v) {
-  for (std::int64_t r = 0; r < layout_.rows; ++r) {
-    const auto to = static_cast<std::size_t>(r * layout_.cols);
-    const auto from = layout_.offset(r, 0);
-    if (u) std::copy_n(u_[current_].data() + from, layout_.cols, u + to);
-    if (v) std::copy_n(v_[current_].data() + from, layout_.cols, v + to);
+void CpuSubdomain<Real>::read(const Region& region, Real* u, Real* v) {
+  const std::int64_t width = region.cols();
+  for (std::int64_t r = region.row_begin; r < region.row_end; ++r) {
+    const auto to = static_cast<std::size_t>((r - region.row_begin) * width);
+    const auto from = layout_.offset(r, region.col_begin);
+    if (u) std::copy_n(u_[current_].data() + from, width, u + to);
+    if (v) std::copy_n(v_[current_].data() + from, width, v + to);
   }
 }
 
 template <class Real>
-void CpuSubdomain<Real>::pack(const Region& region, Real* buffer) {
-  const std::int64_t width = region.col_end - region.col_begin;
-  for (const HostBuffer<Real>* field : {&u_[current_], &v_[current_]}) {
-    for (std::int64_t r = region.row_begin; r < region.row_end; ++r) {
-      buffer = std::copy_n(field->data() + layout_.offset(r, region.col_begin), width, buffer);
-    }
+void CpuSubdomain<Real>::plan_halos(const HaloPlan& plan) {
+  plan_ = plan;
+  send_area_.assign(message_offset(plan_.send, plan_.send.size()), Real(0));
+  receive_area_.assign(message_offset(plan_.receive, plan_.receive.size()), Real(0));
+}
+
+template <class Real>
+void CpuSubdomain<Real>::pack_halos() {
+  for (std::size_t i = 0; i < plan_.send.size(); ++i) {
+    const Region& region = plan_.send[i];
+    Real* message = send_area_.data() + message_offset(plan_.send, i);
+    read(region, message, message + region.cells());
   }
 }
 
 template <class Real>
-void CpuSubdomain<Real>::unpack(const Region& region, const Real* buffer) {
-  const std::int64_t width = region.col_end - region.col_begin;
-  for (HostBuffer<Real>* field : {&u_[current_], &v_[current_]}) {
-    for (std::int64_t r = region.row_begin; r < region.row_end; ++r) {
-      std::copy_n(buffer, width, field->data() + layout_.offset(r, region.col_begin));
-      buffer += width;
+void CpuSubdomain<Real>::unpack_halos() {
+  for (std::size_t i = 0; i < plan_.receive.size(); ++i) {
+    const Region& region = plan_.receive[i];
+    const Real* buffer = receive_area_.data() + message_offset(plan_.receive, i);
+    const std::int64_t width = region.cols();
+    for (HostBuffer<Real>* field : {&u_[current_], &v_[current_]}) {
+      for (std::int64_t r = region.row_begin; r < region.row_end; ++r) {
+        std::copy_n(buffer, width, field->data() + layout_.offset(r, region.col_begin));
+        buffer += width;
+      }
     }
   }
 }
@@ -116,4 +127,4 @@ void CpuSubdomain<Real>::step(const Region& region) {
 template class CpuSubdomain<float>;
 template class CpuSubdomain<double>;
 
-}  // namespace grayscott::mpi
+}  // namespace grayscott::cpu

@@ -1,0 +1,174 @@
+// The kernels of a block of a distributed grid on one device (cuda_subdomain.cu): a step over a
+// region of the block, and the gathering and scattering of halo messages.
+//
+// A block is stored padded: its owned cells with a ghost frame `depth` cells wide, row-major with
+// `stride` = cols + 2 depth. A neighbour beyond the grid's non-periodic edge follows the serial
+// kernels' rules (ZeroFlux: the centre stands in; Fixed: the outside constants); every other
+// neighbour, ghost or owned, is read from memory. laplacian<K> and react come from
+// model/cell_update.hpp, so a cell rounds exactly as in the CPU engine (--fmad=false).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <span>
+#include <stdexcept>
+
+#include "engine/cuda/kernels.cuh"
+#include "engine/subdomain.hpp"
+#include "model/cell_update.hpp"
+
+namespace grayscott::cuda::detail {
+
+// A rectangle of local cells, half-open (local coordinates: owned cells from 0, ghosts negative or
+// past the end).
+struct CellRange {
+  int row_begin = 0, row_end = 0, col_begin = 0, col_end = 0;
+};
+
+template <class Real>
+struct BlockArgs {
+  const Real* __restrict__ u_in;  // the padded block: element 0 is local cell (-depth, -depth)
+  const Real* __restrict__ v_in;
+  Real* __restrict__ u_out;
+  Real* __restrict__ v_out;
+  Coefficients<Real> coefficients;
+  StencilWeights<Real> weights;
+  long long stride;
+  int depth, rows, cols;                              // owned rows and cols
+  bool edge_top, edge_bottom, edge_left, edge_right;  // the block meets a non-periodic edge there
+  CellRange region;                                   // the cells this launch computes
+};
+
+inline constexpr int region_block_x = 32, region_block_y = 8;
+
+inline CellRange cell_range(const Region& r) {
+  return {static_cast<int>(r.row_begin), static_cast<int>(r.row_end), static_cast<int>(r.col_begin),
+          static_cast<int>(r.col_end)};
+}
+
+// The arguments of a step of `region` from (u_in, v_in) to (u_out, v_out), padded as `layout`.
+template <class Real>
+BlockArgs<Real> block_args(const Real* u_in, const Real* v_in, Real* u_out, Real* v_out,
+                           const Coefficients<Real>& coefficients,
+                           const StencilWeights<Real>& weights, const LocalLayout& layout,
+                           GlobalEdges edges, const Region& region) {
+  return {u_in,
+          v_in,
+          u_out,
+          v_out,
+          coefficients,
+          weights,
+          static_cast<long long>(layout.stride()),
+          static_cast<int>(layout.depth),
+          static_cast<int>(layout.rows),
+          static_cast<int>(layout.cols),
+          edges.top,
+          edges.bottom,
+          edges.left,
+          edges.right,
+          cell_range(region)};
+}
+
+__device__ __forceinline__ long long padded_index(long long stride, int depth, int r, int c) {
+  return static_cast<long long>(r + depth) * stride + (c + depth);
+}
+
+// One step of the cells in a.region, one thread per cell; grid (blocks(width), blocks(height)).
+template <StencilKind K, Boundary B, class Real>
+__global__ void __launch_bounds__(region_block_x* region_block_y)
+    region_step_kernel(BlockArgs<Real> a) {
+  const int c = a.region.col_begin + static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int r = a.region.row_begin + static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  if (r >= a.region.row_end || c >= a.region.col_end) return;
+  const long long i = padded_index(a.stride, a.depth, r, c);
+  const Real cu = a.u_in[i], cv = a.v_in[i];
+  Real nu[9], nv[9];
+  GRAYSCOTT_UNROLL
+  for (int k = 0; k < 9; ++k) {
+    const int dr = k / 3 - 1, dc = k % 3 - 1;
+    const bool beyond_edge =
+        (dr < 0 && r == 0 && a.edge_top) || (dr > 0 && r == a.rows - 1 && a.edge_bottom) ||
+        (dc < 0 && c == 0 && a.edge_left) || (dc > 0 && c == a.cols - 1 && a.edge_right);
+    if (!beyond_edge) {
+      const long long n = i + static_cast<long long>(dr) * a.stride + dc;
+      nu[k] = a.u_in[n];
+      nv[k] = a.v_in[n];
+    } else if constexpr (B == Boundary::Fixed) {
+      nu[k] = fixed_u<Real>;
+      nv[k] = fixed_v<Real>;
+    } else {  // ZeroFlux (a periodic grid has no edge)
+      nu[k] = cu;
+      nv[k] = cv;
+    }
+  }
+  nu[4] = cu;
+  nv[4] = cv;
+  Real un, vn;
+  react(cu, cv, laplacian<K>(nu, a.weights.w), laplacian<K>(nv, a.weights.w), a.coefficients, un,
+        vn);
+  a.u_out[i] = un;
+  a.v_out[i] = vn;
+}
+
+// The halo messages of one exchange (at most one per neighbour): message m holds range[m]'s cells
+// of u, then of v, row-major, from offset[m] of the packed area.
+inline constexpr int max_messages = 8;
+struct MessageTable {
+  int count = 0;
+  CellRange range[max_messages];
+  long long offset[max_messages];
+};
+
+inline constexpr int message_block = 256;
+
+// The table of a halo plan's send or receive regions, packed as message_offset() says.
+inline MessageTable message_table(std::span<const Region> regions) {
+  if (regions.size() > max_messages) throw std::logic_error("a block has at most 8 halo messages");
+  MessageTable table;
+  table.count = static_cast<int>(regions.size());
+  for (std::size_t m = 0; m < regions.size(); ++m) {
+    table.range[m] = cell_range(regions[m]);
+    table.offset[m] = static_cast<long long>(message_offset(regions, m));
+  }
+  return table;
+}
+
+// Gathers every message of the table from the block into `packed` (Pack) or scatters `packed`
+// into the block (unpack). Grid (x, table.count): blockIdx.y is the message, x blocks stride over
+// its 2 * cells values.
+template <bool Pack, class Real>
+__global__ void __launch_bounds__(message_block)
+    message_kernel(Real* __restrict__ u, Real* __restrict__ v, long long stride, int depth,
+                   MessageTable table, Real* __restrict__ packed) {
+  const CellRange range = table.range[blockIdx.y];
+  const int width = range.col_end - range.col_begin;
+  const long long cells = static_cast<long long>(width) * (range.row_end - range.row_begin);
+  Real* __restrict__ message = packed + table.offset[blockIdx.y];
+  for (long long j = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; j < 2 * cells;
+       j += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const bool is_v = j >= cells;
+    const long long cell = is_v ? j - cells : j;
+    const int r = range.row_begin + static_cast<int>(cell / width);
+    const int c = range.col_begin + static_cast<int>(cell % width);
+    Real* __restrict__ field = is_v ? v : u;
+    const long long i = padded_index(stride, depth, r, c);
+    if constexpr (Pack)
+      message[j] = field[i];
+    else
+      field[i] = message[j];
+  }
+}
+
+// Blocks along x for the message kernel: enough for the largest message, at most 1024 (each
+// thread then loops).
+inline unsigned message_blocks(const MessageTable& table) {
+  long long largest = 1;
+  for (int m = 0; m < table.count; ++m) {
+    const CellRange& r = table.range[m];
+    largest =
+        std::max<long long>(largest, 2LL * (r.row_end - r.row_begin) * (r.col_end - r.col_begin));
+  }
+  return std::min(blocks(largest, message_block), 1024u);
+}
+
+}  // namespace grayscott::cuda::detail

@@ -1,0 +1,96 @@
+// One block of a grid that is split over many processes, with a ghost frame `depth` cells wide,
+// and the operations the distributed engine (src/mpi) needs from the backend that computes on it.
+// Each backend implements it where it keeps its state: cpu::CpuSubdomain in host memory,
+// cuda::make_subdomain on a device, where only the halo messages leave device memory. The
+// decomposition, the halo exchange and the parallel output know nothing of either.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "model/model.hpp"
+
+namespace grayscott {
+
+// Local cell coordinates: owned cells are rows [0, rows) x cols [0, cols); ghosts extend them by
+// `depth` on every side (index -depth .. rows + depth - 1).
+struct LocalLayout {
+  std::int64_t rows = 0, cols = 0, depth = 1;
+  std::int64_t stride() const { return cols + 2 * depth; }
+  std::int64_t padded_rows() const { return rows + 2 * depth; }
+  std::size_t padded_cells() const { return static_cast<std::size_t>(padded_rows() * stride()); }
+  std::int64_t offset(std::int64_t r, std::int64_t c) const {
+    return (r + depth) * stride() + (c + depth);
+  }
+};
+
+// A rectangle of local cells, half-open; may reach into the ghost frame.
+struct Region {
+  std::int64_t row_begin = 0, row_end = 0, col_begin = 0, col_end = 0;
+  bool empty() const { return row_end <= row_begin || col_end <= col_begin; }
+  std::int64_t rows() const { return empty() ? 0 : row_end - row_begin; }
+  std::int64_t cols() const { return empty() ? 0 : col_end - col_begin; }
+  std::int64_t cells() const { return rows() * cols(); }
+};
+
+// Where this block touches the grid's edge (non-periodic boundaries only: a periodic grid has no
+// edge, its ghosts hold the wrapped-around cells).
+struct GlobalEdges {
+  bool top = false, bottom = false, left = false, right = false;
+};
+
+// The halo messages of one exchange. Message i carries `send[i]`'s cells of u then of v,
+// row-major, at offset message_offset(send, i) of the send area; `receive[i]` likewise fills
+// ghost cells from the receive area.
+struct HaloPlan {
+  std::vector<Region> send, receive;
+};
+
+// Where message i of `regions` starts in its area (values, not bytes), and the area's size at i ==
+// regions.size().
+inline std::size_t message_offset(std::span<const Region> regions, std::size_t i) {
+  std::size_t offset = 0;
+  for (std::size_t j = 0; j < i; ++j) offset += static_cast<std::size_t>(2 * regions[j].cells());
+  return offset;
+}
+
+template <class Real>
+class SubdomainStepper {
+ public:
+  virtual ~SubdomainStepper() = default;
+
+  // "cpu", "cuda": what computes, for messages and attributes.
+  virtual const char* backend() const = 0;
+
+  // Sets the owned cells (rows*cols each, row-major) of the current state.
+  virtual void load(std::span<const Real> u, std::span<const Real> v) = 0;
+  // Copies `region` of the current state (region.cells() values per field, row-major) to the host;
+  // a null pointer skips that field. Waits for any computation in flight.
+  virtual void read(const Region& region, Real* u, Real* v) = 0;
+
+  // Allocates the send and receive areas for `plan` (called once, before the first exchange).
+  virtual void plan_halos(const HaloPlan& plan) = 0;
+  // The areas the messages travel from and to: host memory, or device memory that a CUDA-aware
+  // MPI reads and writes directly (messages_in_device_memory()).
+  virtual Real* send_area() = 0;
+  virtual Real* receive_area() = 0;
+  virtual bool messages_in_device_memory() const { return false; }
+  // Gathers every send region of the current state into the send area; done when it returns, so
+  // the messages can be sent, and so is the previous unpack_halos(), so the receive area may be
+  // overwritten.
+  virtual void pack_halos() = 0;
+  // Scatters the receive area into the ghost cells of the current state; steps issued afterwards
+  // see them.
+  virtual void unpack_halos() = 0;
+
+  // Computes the next state of every cell in `region` from the current state. May run
+  // asynchronously (a GPU stream); regions of one step do not overlap.
+  virtual void step(const Region& region) = 0;
+  // Makes the next state current (after every region of one step was computed).
+  virtual void swap() = 0;
+  // Waits for asynchronous work (none on the CPU).
+  virtual void synchronize() {}
+};
+
+}  // namespace grayscott
