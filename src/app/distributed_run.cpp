@@ -1,6 +1,5 @@
 #include "app/distributed_run.hpp"
 
-#include <omp.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -11,6 +10,7 @@
 
 #include "app/image_stream.hpp"
 #include "app/progress.hpp"
+#include "app/under_mpi.hpp"
 #include "app/version.hpp"
 #include "engine/cpu/cpu_subdomain.hpp"
 #include "engine/cuda/cuda_backend.hpp"
@@ -49,25 +49,6 @@ struct InjectedFailure {
   }
 };
 
-// Runs `f`; returns its error, if any, for agreement among ranks.
-template <class F>
-std::exception_ptr capture_error(F&& f) {
-  try {
-    f();
-  } catch (...) {
-    return std::current_exception();
-  }
-  return nullptr;
-}
-
-// OpenMP threads per rank: as asked, else OMP_NUM_THREADS, else this rank's share of the cores it
-// may run on.
-int threads_per_rank(const EngineOptions& engine, const mpi::Session& session) {
-  if (engine.threads > 0) return engine.threads;
-  if (std::getenv("OMP_NUM_THREADS") != nullptr) return omp_get_max_threads();
-  return std::max(1, omp_get_num_procs() / std::max(1, session.local_size()));
-}
-
 // Where the blocks step, settled by execute_distributed_run for every rank alike.
 struct BlockPlacement {
   bool gpu = false;
@@ -86,8 +67,7 @@ mpi::SubdomainFactory<Real> block_factory(const RunRequest& request, const mpi::
                                                        threads);
     };
   }
-  // With one device visible per rank (srun --gpus-per-task=1, CUDA_VISIBLE_DEVICES) this is 0.
-  *device = session.local_rank() % static_cast<int>(cuda::devices().size());
+  *device = device_for_rank(session);
   return [problem, ordinal = *device, placement](const LocalLayout& layout, GlobalEdges edges) {
     return cuda::make_subdomain<Real>(problem, layout, edges, ordinal,
                                       placement.messages_in_device_memory);
@@ -228,16 +208,7 @@ RunSummary execute_distributed_run(const RunRequest& request, const DistributedR
                          process_grid = mpi::choose_process_grid(
                              session.size(), request.problem.grid, forced, options.halo_depth);
                        }));
-  // GPUs when asked (every rank must have one), or with auto when every rank has one.
-  const BackendKind backend = request.engine.backend;
-  std::string why_not;
-  const bool device_here = backend != BackendKind::Cpu && cuda::available(&why_not);
-  mpi::agree_on_errors(world, capture_error([&] {
-                         if (backend == BackendKind::Cuda && !device_here) {
-                           throw std::runtime_error("backend cuda: " + why_not);
-                         }
-                       }));
-  placement.gpu = backend != BackendKind::Cpu && !mpi::any_rank(world, !device_here);
+  placement.gpu = every_rank_uses_a_gpu(request.engine.backend, session);
   placement.messages_in_device_memory =
       placement.gpu && (options.cuda_aware_mpi == "on" ||
                         (options.cuda_aware_mpi == "auto" && mpi::library_is_cuda_aware()));

@@ -3,10 +3,11 @@
 // Blocks step on the CPU, or on GPUs (one device per rank, chosen by the rank's place on its
 // node) when the backend is cuda, or auto and every rank sees a device.
 //
-// Threads: every MPI and HDF5 call stays on the main thread (MPI_THREAD_FUNNELED); OpenMP threads
-// only compute. The serial driver's writer thread is not used here: parallel HDF5 is not
-// thread-safe, collective writes need every rank in step anyway, and MPI_THREAD_MULTIPLE costs
-// latency in many MPI libraries. Each rank writes only its block, so the write is divided by P.
+// Threads: every MPI and HDF5 call stays on the main thread; OpenMP threads only compute. The
+// serial driver's writer thread is not used here: the halo exchange calls MPI from the main thread
+// while stepping, parallel HDF5 is not thread-safe, collective writes need every rank in step
+// anyway, and MPI_THREAD_MULTIPLE costs latency in many MPI libraries. Each rank writes only its
+// block, so the write is divided by P.
 #pragma once
 
 #include <string>

@@ -10,6 +10,7 @@
 #include "io/render.hpp"
 #if GRAYSCOTT_WITH_MPI
 #include "app/distributed_run.hpp"
+#include "app/under_mpi.hpp"
 #endif
 
 namespace grayscott::app {
@@ -51,14 +52,11 @@ void report(const RunRequest& request, const RunSummary& summary) {
 }
 
 #if GRAYSCOTT_WITH_MPI
-// Under an MPI launcher. One rank: exactly the serial program. Several: the distributed run; every
-// rank gets the same outcome, rank 0 reports it, and every rank waits for that before leaving
-// (a launcher ends the whole job when the first process exits with an error).
+// Under an MPI launcher. One rank: exactly the serial program. Several: the distributed run;
+// every rank gets the same outcome and rank 0 reports it.
 void run_under_mpi(const std::function<RunRequest()>& make_request,
                    const DistributedRunOptions& options) {
-  const mpi::Session session;
-  int exit_code = 0;
-  try {
+  run_on_every_rank([&](const mpi::Session& session) {
     const RunRequest request = make_request();
     if (session.size() == 1) {
       if (!options.decomposition.empty() && options.decomposition != "1x1") {
@@ -72,14 +70,7 @@ void run_under_mpi(const std::function<RunRequest()>& make_request,
       report(request, summary);
     else if (!summary.completed)
       throw std::runtime_error(summary.status);
-  } catch (const std::exception& e) {
-    if (session.size() == 1) throw;
-    exit_code = dynamic_cast<const InvalidInput*>(&e) ? 2 : 1;
-    if (session.rank() == 0) std::fprintf(stderr, "grayscott: error: %s\n", e.what());
-    std::fflush(stderr);
-  }
-  MPI_Barrier(session.world());
-  if (exit_code != 0) throw ErrorAlreadyReported{exit_code};
+  });
 }
 #endif
 }  // namespace

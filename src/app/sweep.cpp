@@ -200,17 +200,22 @@ std::uint64_t sweep_bytes_per_member(const Problem& problem, FieldSet fields) {
   return value * cells * (6 + 3 * written);
 }
 
-std::uint64_t default_batch_memory(BackendKind backend) {
+std::uint64_t default_batch_memory(BackendKind backend, int processes_per_node) {
+  const auto sharing = static_cast<std::uint64_t>(std::max(processes_per_node, 1));
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
   std::uint64_t limit = pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) *
                                                     static_cast<std::uint64_t>(page) / 2
                                               : std::uint64_t{4} << 30;
+  limit /= sharing;
   const bool cuda_runs =
       backend == BackendKind::Cuda || (backend == BackendKind::Auto && cuda::available(nullptr));
   if (cuda_runs) {
     try {
-      for (const auto& device : cuda::devices()) {
-        limit = std::min<std::uint64_t>(limit, device.memory_bytes / 4 * 3);
+      const auto devices = cuda::devices();
+      // The processes of a node take the devices in turn: this many share each.
+      const std::uint64_t per_device = (sharing + devices.size() - 1) / devices.size();
+      for (const auto& device : devices) {
+        limit = std::min<std::uint64_t>(limit, device.memory_bytes / 4 * 3 / per_device);
       }
     } catch (const std::exception&) {
       // No device after all: the engine reports it when the sweep starts.
@@ -232,29 +237,17 @@ std::int64_t batch_members(std::int64_t members, std::uint64_t bytes_per_member,
   return (members + batches - 1) / batches;
 }
 
-namespace {
-
 template <class Real>
-SweepSummary sweep_with(const SweepRequest& request, io::SweepMetadata meta,
-                        std::int64_t batch_size) {
+SweepPart run_sweep_members(
+    const SweepRequest& request, std::int64_t begin, std::int64_t end, std::int64_t batch_size,
+    const std::function<io::SweepFileWriter&(const std::string&)>& open_file,
+    std::vector<std::int64_t>& nonfinite, Progress& progress) {
   const Problem& problem = request.problem;
-  const auto members = static_cast<std::int64_t>(request.members.size());
   const auto cells = static_cast<std::size_t>(problem.grid.cells());
-  const double cell_updates_per_member_image =
-      static_cast<double>(cells) * static_cast<double>(request.steps_per_image);
-
-  SweepSummary summary;
-  summary.members = members;
-  summary.batch_size = batch_size;
-  std::vector<std::int64_t> nonfinite(static_cast<std::size_t>(members), -1);
-  std::optional<io::SweepFileWriter> file;
-  Progress progress(members * request.images, cell_updates_per_member_image,
-                    !request.quiet && ::isatty(2));
-  std::int64_t member_images_done = 0;
-  StreamOutcome outcome;
-
-  for (std::int64_t first = 0; first < members && !outcome.stopped(); first += batch_size) {
-    const std::int64_t count = std::min(batch_size, members - first);
+  SweepPart part;
+  part.images_written.assign(static_cast<std::size_t>(std::max<std::int64_t>(end - begin, 0)), 0);
+  for (std::int64_t first = begin; first < end && !part.outcome.stopped(); first += batch_size) {
+    const std::int64_t count = std::min(batch_size, end - first);
     std::vector<Parameters> params(static_cast<std::size_t>(count), problem.params);
     for (std::int64_t m = 0; m < count; ++m) {
       const SweepMember& member = request.members[static_cast<std::size_t>(first + m)];
@@ -262,10 +255,8 @@ SweepSummary sweep_with(const SweepRequest& request, io::SweepMetadata meta,
       params[static_cast<std::size_t>(m)].kill = member.kill;
     }
     auto engine = make_engine<Real>(problem, params, request.engine);
-    if (!file) {
-      meta.backend = summary.backend = engine->backend();
-      file.emplace(request.output, meta);
-    }
+    part.backend = engine->backend();
+    io::SweepFileWriter& file = open_file(part.backend);
     {
       std::vector<Real> u(cells), v(cells);
       for (std::int64_t m = 0; m < count; ++m) {
@@ -274,8 +265,8 @@ SweepSummary sweep_with(const SweepRequest& request, io::SweepMetadata meta,
         engine->load(static_cast<std::size_t>(m), u, v);
       }
     }
-    ++summary.batches;
-    outcome = stream_images<Real>(
+    ++part.batches;
+    part.outcome = stream_images<Real>(
         *engine, request.images, request.steps_per_image, request.fields,
         static_cast<std::size_t>(count) * cells,
         [&](ImageSlot<Real>& slot) {
@@ -298,29 +289,73 @@ SweepSummary sweep_with(const SweepRequest& request, io::SweepMetadata meta,
                 (slot.v.empty() || all_finite<Real>({slot.v.data() + offset, cells}));
             if (!finite) first_bad = slot.index;
           }
-          file->write_images(first, count, slot.index, slot.u.empty() ? nullptr : slot.u.data(),
-                             slot.v.empty() ? nullptr : slot.v.data());
+          file.write_images(first, count, slot.index, slot.u.empty() ? nullptr : slot.u.data(),
+                            slot.v.empty() ? nullptr : slot.v.data());
+          for (std::int64_t m = 0; m < count; ++m) {
+            part.images_written[static_cast<std::size_t>(first - begin + m)] = slot.index + 1;
+          }
           return {};
         },
         [&](std::int64_t) {
-          member_images_done += count;
-          progress.update(member_images_done);
+          part.member_images_done += count;
+          progress.update(part.member_images_done);
         });
   }
+  return part;
+}
+
+template SweepPart run_sweep_members<float>(
+    const SweepRequest&, std::int64_t, std::int64_t, std::int64_t,
+    const std::function<io::SweepFileWriter&(const std::string&)>&, std::vector<std::int64_t>&,
+    Progress&);
+template SweepPart run_sweep_members<double>(
+    const SweepRequest&, std::int64_t, std::int64_t, std::int64_t,
+    const std::function<io::SweepFileWriter&(const std::string&)>&, std::vector<std::int64_t>&,
+    Progress&);
+
+namespace {
+
+template <class Real>
+SweepSummary sweep_with(const SweepRequest& request, io::SweepMetadata meta,
+                        std::int64_t batch_size) {
+  const auto members = static_cast<std::int64_t>(request.members.size());
+  const double cell_updates_per_member_image = static_cast<double>(request.problem.grid.cells()) *
+                                               static_cast<double>(request.steps_per_image);
+  std::vector<std::int64_t> nonfinite(static_cast<std::size_t>(members), -1);
+  std::optional<io::SweepFileWriter> file;
+  Progress progress(members * request.images, cell_updates_per_member_image,
+                    !request.quiet && ::isatty(2));
+  // The file is created once the first engine says what it runs on.
+  const SweepPart part = run_sweep_members<Real>(
+      request, 0, members, batch_size,
+      [&](const std::string& backend) -> io::SweepFileWriter& {
+        if (!file) {
+          meta.backend = backend;
+          file.emplace(request.output, meta);
+        }
+        return *file;
+      },
+      nonfinite, progress);
   progress.clear();
 
+  SweepSummary summary;
+  summary.backend = part.backend;
+  summary.members = members;
+  summary.batch_size = batch_size;
+  summary.batches = part.batches;
   summary.seconds = progress.elapsed_seconds();
   summary.nonfinite_members =
       std::count_if(nonfinite.begin(), nonfinite.end(), [](std::int64_t i) { return i >= 0; });
-  summary.completed = !outcome.stopped() && member_images_done == members * request.images;
-  summary.status = summary.completed              ? "complete"
-                   : !outcome.stop_reason.empty() ? outcome.stop_reason
-                                                  : "stopped: an error ended the sweep";
+  summary.completed =
+      !part.outcome.stopped() && part.member_images_done == members * request.images;
+  summary.status = summary.completed                   ? "complete"
+                   : !part.outcome.stop_reason.empty() ? part.outcome.stop_reason
+                                                       : "stopped: an error ended the sweep";
   if (file) file->finish(summary.status, nonfinite);
-  if (outcome.stepping_error) std::rethrow_exception(outcome.stepping_error);
-  if (outcome.writer_error) std::rethrow_exception(outcome.writer_error);
+  if (part.outcome.stepping_error) std::rethrow_exception(part.outcome.stepping_error);
+  if (part.outcome.writer_error) std::rethrow_exception(part.outcome.writer_error);
   summary.cell_updates_per_s = summary.seconds > 0
-                                   ? static_cast<double>(member_images_done) *
+                                   ? static_cast<double>(part.member_images_done) *
                                          cell_updates_per_member_image / summary.seconds
                                    : 0;
   return summary;
@@ -328,7 +363,7 @@ SweepSummary sweep_with(const SweepRequest& request, io::SweepMetadata meta,
 
 }  // namespace
 
-SweepSummary execute_sweep(const SweepRequest& request) {
+io::SweepMetadata sweep_metadata(const SweepRequest& request) {
   request.problem.validate();
   if (request.members.empty()) throw InvalidInput("the sweep has no members");
   if (request.images <= 0) throw InvalidInput("images must be a positive integer");
@@ -351,7 +386,11 @@ SweepSummary execute_sweep(const SweepRequest& request) {
   meta.steps_per_image = request.steps_per_image;
   meta.fields = request.fields;
   meta.version = version;
+  return meta;
+}
 
+SweepSummary execute_sweep(const SweepRequest& request) {
+  io::SweepMetadata meta = sweep_metadata(request);
   const std::uint64_t limit = request.max_batch_bytes > 0
                                   ? request.max_batch_bytes
                                   : default_batch_memory(request.engine.backend);

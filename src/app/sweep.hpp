@@ -6,11 +6,15 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "app/image_stream.hpp"
+#include "app/progress.hpp"
 #include "engine/engine.hpp"
+#include "io/sweep_file.hpp"
 #include "model/initial_state.hpp"
 #include "model/model.hpp"
 
@@ -48,12 +52,16 @@ struct SweepRequest {
   std::uint64_t max_batch_bytes = 0;  // 0: default_batch_memory()
 };
 
+// Half the machine's memory, and at most three quarters of the CUDA device's when the CUDA
+// backend would run; shared by `processes_per_node` processes (a sweep over MPI ranks).
+std::uint64_t default_batch_memory(BackendKind backend, int processes_per_node);
+
 // Memory one member needs while the sweep runs: the engine's state, capture buffers and the
 // writer queue's share (an estimate used to size batches).
 std::uint64_t sweep_bytes_per_member(const Problem& problem, FieldSet fields);
-// Half the machine's memory, and at most three quarters of the CUDA device's when the CUDA
-// backend would run.
-std::uint64_t default_batch_memory(BackendKind backend);
+inline std::uint64_t default_batch_memory(BackendKind backend) {
+  return default_batch_memory(backend, 1);
+}
 // Members advanced together: all of them if they fit `max_bytes`, otherwise the sweep is cut
 // into the fewest batches that fit, of equal size (the last possibly smaller).
 std::int64_t batch_members(std::int64_t members, std::uint64_t bytes_per_member,
@@ -71,5 +79,28 @@ struct SweepSummary {
 
 // Validates the request and the output path before any computing (throws InvalidInput), runs.
 SweepSummary execute_sweep(const SweepRequest& request);
+
+// Checks the request (throws InvalidInput naming the problem) and returns the file's metadata,
+// its backend left empty.
+io::SweepMetadata sweep_metadata(const SweepRequest& request);
+
+// What running some of a sweep's members did.
+struct SweepPart {
+  std::string backend;  // empty when no engine was made (no members)
+  std::int64_t batches = 0;
+  std::int64_t member_images_done = 0;
+  std::vector<std::int64_t> images_written;  // per member of [begin, end): images written
+  StreamOutcome outcome;
+};
+
+// Runs members [begin, end) of the request in batches of at most `batch_size`, each batch one
+// engine made with request.engine, and writes their images through the file `open_file` gives
+// (called with the engine's backend before the first image is written). A member's first
+// non-finite image goes into nonfinite[member]; `progress` counts member-images.
+template <class Real>
+SweepPart run_sweep_members(
+    const SweepRequest& request, std::int64_t begin, std::int64_t end, std::int64_t batch_size,
+    const std::function<io::SweepFileWriter&(const std::string&)>& open_file,
+    std::vector<std::int64_t>& nonfinite, Progress& progress);
 
 }  // namespace grayscott::app

@@ -5,10 +5,38 @@
 #include "app/commands.hpp"
 #include "app/progress.hpp"
 #include "app/sweep.hpp"
+#if GRAYSCOTT_WITH_MPI
+#include "app/distributed_sweep.hpp"
+#include "app/under_mpi.hpp"
+#endif
 
 namespace grayscott::app {
 
 namespace {
+
+// The closing summary on stderr; an incomplete sweep is an error.
+void report(const SweepRequest& request, const SweepSummary& summary) {
+  const Grid& g = request.problem.grid;
+  if (!request.quiet) {
+    std::fprintf(stderr,
+                 "%s %lld members x %lld images of %lldx%lld (%s, %s, %lld batch%s of up to "
+                 "%lld) to %s in %s: %s\n",
+                 summary.completed ? "wrote" : "wrote only part of",
+                 static_cast<long long>(summary.members), static_cast<long long>(request.images),
+                 static_cast<long long>(g.rows), static_cast<long long>(g.cols),
+                 std::string(to_string(request.problem.precision)).c_str(), summary.backend.c_str(),
+                 static_cast<long long>(summary.batches), summary.batches == 1 ? "" : "es",
+                 static_cast<long long>(summary.batch_size), request.output.c_str(),
+                 format_duration(summary.seconds).c_str(),
+                 format_rate(summary.cell_updates_per_s).c_str());
+  }
+  if (summary.nonfinite_members > 0) {
+    std::fprintf(stderr, "warning: %lld members became non-finite (see /nonfinite_image in %s)\n",
+                 static_cast<long long>(summary.nonfinite_members), request.output.c_str());
+  }
+  if (!summary.completed) throw std::runtime_error(request.output.string() + ": " + summary.status);
+}
+
 struct SweepCliState {
   ProblemOptions problem;
   EngineCliOptions engine;
@@ -48,48 +76,45 @@ void add_sweep_command(CLI::App& root) {
   add_config_option(*sweep, state->config);
 
   sweep->callback([sweep, state] {
-    apply_config(*sweep, state->config);
-    SweepRequest request;
-    request.problem = state->problem.to_problem();
-    const InitialState initial = state->initial.to_initial_state();
-    request.init = initial.kind;
-    std::vector<std::uint64_t> seeds{initial.seed};
-    if (!state->seeds.empty()) {
-      if (!state->initial.seed.empty())
-        throw InvalidInput("seeds: give --seed or --seeds, not both");
-      if (initial.kind != InitialKind::Noise)
-        throw InvalidInput("seeds: --seeds needs --init noise");
-      seeds = parse_seed_list(state->seeds);
+    const auto make_request = [sweep, state] {
+      apply_config(*sweep, state->config);
+      SweepRequest request;
+      request.problem = state->problem.to_problem();
+      const InitialState initial = state->initial.to_initial_state();
+      request.init = initial.kind;
+      std::vector<std::uint64_t> seeds{initial.seed};
+      if (!state->seeds.empty()) {
+        if (!state->initial.seed.empty())
+          throw InvalidInput("seeds: give --seed or --seeds, not both");
+        if (initial.kind != InitialKind::Noise)
+          throw InvalidInput("seeds: --seeds needs --init noise");
+        seeds = parse_seed_list(state->seeds);
+      }
+      request.members = cross_members(parse_value_set(state->feeds, "feed"),
+                                      parse_value_set(state->kills, "kill"), seeds);
+      state->out.apply_to(request);
+      request.engine = state->engine.to_engine_options();
+      if (!state->max_batch_memory.empty()) {
+        request.max_batch_bytes = parse_bytes(state->max_batch_memory, "max-batch-memory");
+      }
+      return request;
+    };
+#if GRAYSCOTT_WITH_MPI
+    // Under mpirun/srun: the members are split over the ranks; rank 0 reports.
+    if (mpi::launched_by_mpi_launcher()) {
+      return run_on_every_rank([&](const mpi::Session& session) {
+        const SweepRequest request = make_request();
+        if (session.size() == 1) return report(request, execute_sweep(request));
+        const SweepSummary summary = execute_distributed_sweep(request, session);
+        if (session.rank() == 0)
+          report(request, summary);
+        else if (!summary.completed)
+          throw std::runtime_error(summary.status);
+      });
     }
-    request.members = cross_members(parse_value_set(state->feeds, "feed"),
-                                    parse_value_set(state->kills, "kill"), seeds);
-    state->out.apply_to(request);
-    request.engine = state->engine.to_engine_options();
-    if (!state->max_batch_memory.empty()) {
-      request.max_batch_bytes = parse_bytes(state->max_batch_memory, "max-batch-memory");
-    }
-
-    const SweepSummary summary = execute_sweep(request);
-    const Grid& g = request.problem.grid;
-    if (!state->out.quiet) {
-      std::fprintf(stderr,
-                   "%s %lld members x %lld images of %lldx%lld (%s, %s, %lld batch%s of up to "
-                   "%lld) to %s in %s: %s\n",
-                   summary.completed ? "wrote" : "wrote only part of",
-                   static_cast<long long>(summary.members), static_cast<long long>(request.images),
-                   static_cast<long long>(g.rows), static_cast<long long>(g.cols),
-                   std::string(to_string(request.problem.precision)).c_str(),
-                   summary.backend.c_str(), static_cast<long long>(summary.batches),
-                   summary.batches == 1 ? "" : "es", static_cast<long long>(summary.batch_size),
-                   request.output.c_str(), format_duration(summary.seconds).c_str(),
-                   format_rate(summary.cell_updates_per_s).c_str());
-    }
-    if (summary.nonfinite_members > 0) {
-      std::fprintf(stderr, "warning: %lld members became non-finite (see /nonfinite_image in %s)\n",
-                   static_cast<long long>(summary.nonfinite_members), request.output.c_str());
-    }
-    if (!summary.completed)
-      throw std::runtime_error(request.output.string() + ": " + summary.status);
+#endif
+    const SweepRequest request = make_request();
+    report(request, execute_sweep(request));
   });
 }
 

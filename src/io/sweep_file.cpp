@@ -15,13 +15,15 @@ namespace {
 
 std::size_t element_size(Precision p) { return p == Precision::Single ? 4 : 8; }
 
+// Creates a one-dimensional dataset and, when `write_data`, fills it (with MPI every rank creates
+// it, one writes it).
 void write_vector(hid_t file, const char* name, hid_t file_type, hid_t mem_type, std::size_t count,
-                  const void* data) {
+                  const void* data, bool write_data) {
   const hsize_t dims[1] = {count};
   h5::Id space = h5::simple_space(dims);
   h5::Id dataset(H5Dcreate2(file, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                  H5Dclose, std::string("create dataset ") + name);
-  if (count > 0) {
+  if (count > 0 && write_data) {
     h5::check(H5Dwrite(dataset, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data),
               std::string("write dataset ") + name);
   }
@@ -41,8 +43,9 @@ struct SweepFileWriter::Handles {
   h5::Id file, u, v;
 };
 
-SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta)
-    : h_(std::make_unique<Handles>()), path_(path), meta_(meta) {
+SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta,
+                                 const SweepFileAccess& access)
+    : h_(std::make_unique<Handles>()), path_(path), meta_(meta), access_(access) {
   if (meta.kill.size() != meta.feed.size() || meta.seed.size() != meta.feed.size()) {
     throw std::logic_error("sweep metadata: feed, kill and seed differ in length");
   }
@@ -53,8 +56,9 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
   }
   h5::silence_library_errors();
   const Problem& p = meta.problem;
-  h_->file = h5::Id(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
-                    "create " + path.string());
+  h_->file = h5::Id(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.file_access),
+                    H5Fclose, "create " + path.string());
+  const bool shared = access.file_access != H5P_DEFAULT;
 
   const auto members = static_cast<hsize_t>(meta.members());
   const auto images = static_cast<hsize_t>(meta.images);
@@ -76,23 +80,34 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
     h5::check(H5Pset_fill_value(props, single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE,
                                 single ? static_cast<const void*>(&nan_single) : &nan_double),
               "set the fill value");
+    // Processes sharing the file write their images independently, which needs every chunk in
+    // place beforehand (allocating is a collective metadata operation). Filling those chunks would
+    // write the whole file twice: each process writes NaN over what it leaves unwritten instead
+    // (write_missing_images).
+    if (shared) {
+      h5::check(H5Pset_alloc_time(props, H5D_ALLOC_TIME_EARLY), "set early allocation");
+      h5::check(H5Pset_fill_time(props, H5D_FILL_TIME_NEVER), "set no fill at allocation");
+    }
     return h5::Id(H5Dcreate2(h_->file, name, type, space, H5P_DEFAULT, props, H5P_DEFAULT),
                   H5Dclose, std::string("create dataset ") + name);
   };
   if (meta.fields.v) h_->v = make_field("v");
   if (meta.fields.u) h_->u = make_field("u");
 
+  const bool writes = access.writes_shared_data;
   write_vector(h_->file, "feed", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, meta.feed.size(),
-               meta.feed.data());
+               meta.feed.data(), writes);
   write_vector(h_->file, "kill", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, meta.kill.size(),
-               meta.kill.data());
+               meta.kill.data(), writes);
   std::vector<std::int64_t> seeds(meta.seed.begin(), meta.seed.end());
-  write_vector(h_->file, "seed", H5T_STD_I64LE, H5T_NATIVE_INT64, seeds.size(), seeds.data());
+  write_vector(h_->file, "seed", H5T_STD_I64LE, H5T_NATIVE_INT64, seeds.size(), seeds.data(),
+               writes);
   std::vector<std::int64_t> steps(images);
   for (std::size_t i = 0; i < steps.size(); ++i) {
     steps[i] = static_cast<std::int64_t>(i + 1) * meta.steps_per_image;
   }
-  write_vector(h_->file, "step", H5T_STD_I64LE, H5T_NATIVE_INT64, steps.size(), steps.data());
+  write_vector(h_->file, "step", H5T_STD_I64LE, H5T_NATIVE_INT64, steps.size(), steps.data(),
+               writes);
 
   const hid_t root = h_->file;
   h5::write_attribute(root, "kind", std::string("sweep"));
@@ -140,6 +155,17 @@ void SweepFileWriter::write_images(std::int64_t member_begin, std::int64_t membe
   if (meta_.fields.u) write(h_->u, u, "u");
 }
 
+void SweepFileWriter::write_missing_images(std::int64_t member, std::int64_t first_image) {
+  const std::size_t cells = static_cast<std::size_t>(meta_.problem.grid.cells());
+  const bool single = meta_.problem.precision == Precision::Single;
+  std::vector<float> nan_single(single ? cells : 0, std::numeric_limits<float>::quiet_NaN());
+  std::vector<double> nan_double(single ? 0 : cells, std::numeric_limits<double>::quiet_NaN());
+  const void* nan = single ? static_cast<const void*>(nan_single.data()) : nan_double.data();
+  for (std::int64_t image = std::max<std::int64_t>(first_image, 0); image < meta_.images; ++image) {
+    write_images(member, 1, image, nan, nan);
+  }
+}
+
 void SweepFileWriter::finish(const std::string& status,
                              const std::vector<std::int64_t>& nonfinite_image) {
   if (h_->file.get() < 0) return;
@@ -147,7 +173,7 @@ void SweepFileWriter::finish(const std::string& status,
   std::copy_n(nonfinite_image.begin(), std::min(nonfinite_image.size(), first.size()),
               first.begin());
   write_vector(h_->file, "nonfinite_image", H5T_STD_I64LE, H5T_NATIVE_INT64, first.size(),
-               first.data());
+               first.data(), access_.writes_shared_data);
   h5::write_attribute(h_->file, "status", status);
   h_->u.reset();
   h_->v.reset();

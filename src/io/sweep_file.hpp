@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "io/hdf5.hpp"
 #include "model/initial_state.hpp"
 #include "model/model.hpp"
 
@@ -35,11 +36,21 @@ struct SweepMetadata {
 // Bytes of image data the sweep writes, for the free-space check.
 std::uint64_t sweep_output_bytes(const SweepMetadata& meta);
 
+// How a process opens the sweep file: alone (the default), or as one of the MPI ranks that share
+// the members (file_access from H5Pset_fapl_mpio). With MPI every rank creates the file and calls
+// finish() together (HDF5's metadata operations are collective), each writes its own members'
+// images independently, and one rank writes the small shared datasets.
+struct SweepFileAccess {
+  hid_t file_access = H5P_DEFAULT;
+  bool writes_shared_data = true;  // /feed, /kill, /seed, /step, /nonfinite_image
+};
+
 // Creates the whole file up front (the member and image counts are known); images arrive in
 // blocks of consecutive members, in any order.
 class SweepFileWriter {
  public:
-  SweepFileWriter(const std::filesystem::path& path, const SweepMetadata& meta);
+  SweepFileWriter(const std::filesystem::path& path, const SweepMetadata& meta,
+                  const SweepFileAccess& access = {});
   ~SweepFileWriter();
   SweepFileWriter(const SweepFileWriter&) = delete;
   SweepFileWriter& operator=(const SweepFileWriter&) = delete;
@@ -49,6 +60,9 @@ class SweepFileWriter {
   // written may be null).
   void write_images(std::int64_t member_begin, std::int64_t member_count, std::int64_t image,
                     const void* u, const void* v);
+  // Writes NaN into images [first_image, images) of `member`, as a file opened by one process
+  // holds there when they were never written (with shared access nothing is filled in advance).
+  void write_missing_images(std::int64_t member, std::int64_t first_image);
   // Records each member's first non-finite image (-1: none) and how the sweep ended, and closes
   // the file. The destructor records an interruption if not called.
   void finish(const std::string& status, const std::vector<std::int64_t>& nonfinite_image);
@@ -58,6 +72,7 @@ class SweepFileWriter {
   std::unique_ptr<Handles> h_;
   std::filesystem::path path_;
   SweepMetadata meta_;
+  SweepFileAccess access_;
 };
 
 }  // namespace grayscott::io

@@ -49,11 +49,12 @@ Session::Session() {
     // MPI libraries ignore this variable.
     ::setenv("OMPI_MCA_io", "^ompio", 0);
     int provided = 0;
-    if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+    if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) {
       throw std::runtime_error("MPI: cannot initialise");
     }
     owns_mpi_ = true;
   }
+  MPI_Query_thread(&thread_level_);
   // Errors come back as codes (and become exceptions or an abort here), never a silent exit.
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);

@@ -15,7 +15,9 @@ namespace grayscott::mpi {
 bool launched_by_mpi_launcher();
 
 // Initialises MPI (unless something else already did) and finalises it on destruction.
-// MPI_THREAD_FUNNELED: only the main thread calls MPI and HDF5; OpenMP threads only compute.
+// MPI_THREAD_SERIALIZED: one thread at a time calls MPI (and parallel HDF5): the main thread in a
+// run; in a sweep, the writer thread while the main thread only computes. OpenMP threads only
+// compute.
 class Session {
  public:
   Session();
@@ -30,10 +32,13 @@ class Session {
   // `local_rank() % devices`, and the CPU path divides the node's cores among local ranks.
   int local_rank() const { return local_rank_; }
   int local_size() const { return local_size_; }
+  // The thread support the library provides (MPI_THREAD_SINGLE ... MPI_THREAD_MULTIPLE).
+  int thread_level() const { return thread_level_; }
 
  private:
   bool owns_mpi_ = false;
   int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1;
+  int thread_level_ = MPI_THREAD_SINGLE;
 };
 
 // Whether this MPI library says that its point-to-point calls read and write CUDA device memory:

@@ -64,6 +64,22 @@ done
 "${mpi[@]}" -n 4 "$grayscott" run "${common[@]}" --init noise --seed 11 -o "$work/noise.h5" &&
   "$python" "$here/compare_runs.py" "$work/serial.h5" "$work/noise.h5" || fail "noise initial state"
 
+# `grayscott sweep` splits the members over the ranks: the same file as one process, for more and
+# fewer ranks than members (7 ranks, 6 members: one rank has none), with noise and two seeds.
+sweep=(--feed 0.02:0.05:3 --kill 0.05,0.06 --rows 23 --cols 31 --images 3 --steps-per-image 20
+       --fields u,v --threads 1 --quiet --force)
+"$grayscott" sweep "${sweep[@]}" -o "$work/sweep.h5" || fail "serial sweep"
+"$grayscott" sweep "${sweep[@]}" --init noise --seeds 3,4 -o "$work/sweep_noise.h5" ||
+  fail "serial noise sweep"
+for ranks in 2 3 4 7; do
+  "${mpi[@]}" -n "$ranks" "$grayscott" sweep "${sweep[@]}" -o "$work/p.h5" &&
+    "$python" "$here/compare_runs.py" "$work/sweep.h5" "$work/p.h5" ||
+    fail "sweep over $ranks ranks differs from the serial sweep"
+done
+"${mpi[@]}" -n 4 "$grayscott" sweep "${sweep[@]}" --init noise --seeds 3,4 -o "$work/p.h5" &&
+  "$python" "$here/compare_runs.py" "$work/sweep_noise.h5" "$work/p.h5" ||
+  fail "noise sweep over 4 ranks differs from the serial sweep"
+
 # One GPU per rank (all ranks share the device where there is one): the same file as the CPU's
 # serial run, halos through pinned host memory and, where the MPI library is CUDA-aware, device
 # memory. Without a usable device, --backend cuda is refused on every rank with one line (below).
@@ -131,6 +147,20 @@ if [[ $gpu -eq 0 ]]; then
 fi
 expect_failure "cuda-aware-mpi takes auto, on or off" "cuda-aware-mpi" -- \
   "${mpi[@]}" -n 2 "$grayscott" run "${common[@]}" --cuda-aware-mpi maybe -o "$work/x.h5"
+expect_failure "sweep: injected failure on rank 1" "rank 1: injected failure" -- \
+  env GRAYSCOTT_TEST_FAIL_RANK=1 "${mpi[@]}" -n 3 "$grayscott" sweep "${sweep[@]}" \
+  -o "$work/fail.h5"
+# The other ranks' members are written; rank 1's (members 2 and 3) read back as NaN.
+"$python" - "$work/fail.h5" <<'PY' || fail "the failed sweep's file"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r") as f:
+    assert f.attrs["status"] == "stopped: an error ended the sweep on rank 1", f.attrs["status"]
+    v = f["v"][...]
+    written = [bool(np.isfinite(v[m]).all()) for m in range(6)]
+    assert written == [True, True, False, False, True, True], written
+PY
+expect_failure "sweep: bad input on every rank" "dt" -- \
+  "${mpi[@]}" -n 2 "$grayscott" sweep "${sweep[@]}" --dt 5 -o "$work/x.h5"
 expect_failure "bad input" "feed" -- \
   "${mpi[@]}" -n 2 "$grayscott" run "${common[@]}" --feed -1 -o "$work/x.h5"
 

@@ -1,0 +1,165 @@
+#include "app/distributed_sweep.hpp"
+
+#include <mpi.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/under_mpi.hpp"
+#include "io/hdf5.hpp"
+#include "io/run_file.hpp"
+#include "io/sweep_file.hpp"
+#include "mpi/decomposition.hpp"
+
+namespace grayscott::app {
+
+namespace {
+
+// The status of the lowest rank that did not complete, or "complete" on every rank.
+std::string agree_on_status(MPI_Comm comm, int rank, const std::string& local, bool complete) {
+  int mine = complete ? INT32_MAX : rank, first = INT32_MAX;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+  if (first == INT32_MAX) return "complete";
+  int length = rank == first ? static_cast<int>(local.size()) : 0;
+  MPI_Bcast(&length, 1, MPI_INT, first, comm);
+  std::string status = rank == first ? local : std::string(static_cast<std::size_t>(length), ' ');
+  MPI_Bcast(status.data(), length, MPI_CHAR, first, comm);
+  return status;
+}
+
+// Failure injection for the test suite only: GRAYSCOTT_TEST_FAIL_RANK=r makes rank r fail before
+// its first member. Never set in production.
+void injected_failure(int rank) {
+  const char* fail_rank = std::getenv("GRAYSCOTT_TEST_FAIL_RANK");
+  if (fail_rank && std::atoi(fail_rank) == rank) {
+    throw std::runtime_error("injected failure before the first member");
+  }
+}
+
+}  // namespace
+
+SweepSummary execute_distributed_sweep(const SweepRequest& original, const mpi::Session& session) {
+  const MPI_Comm world = session.world();
+  const int rank = session.rank();
+  const bool root = rank == 0;
+  SweepRequest request = original;
+  const auto members = static_cast<std::int64_t>(request.members.size());
+  io::SweepMetadata meta;
+  mpi::agree_on_errors(world, capture_error([&] { meta = sweep_metadata(request); }));
+
+  // This rank's members and where they run; the output path, checked once.
+  const bool gpu = every_rank_uses_a_gpu(request.engine.backend, session);
+  const mpi::Extent mine = mpi::block_extent(members, session.size(), rank);
+  std::int64_t batch_size = 1;
+  mpi::agree_on_errors(
+      world, capture_error([&] {
+        if (session.thread_level() < MPI_THREAD_SERIALIZED) {
+          throw std::runtime_error(
+              "this MPI library does not provide MPI_THREAD_SERIALIZED, which a sweep needs (its "
+              "writer thread calls MPI-IO)");
+        }
+        request.engine.backend = gpu ? BackendKind::Cuda : BackendKind::Cpu;
+        if (gpu)
+          request.engine.device = device_for_rank(session);
+        else
+          request.engine.threads = threads_per_rank(request.engine, session);
+        const std::uint64_t limit =
+            request.max_batch_bytes > 0
+                ? request.max_batch_bytes
+                : default_batch_memory(request.engine.backend, session.local_size());
+        batch_size = batch_members(std::max<std::int64_t>(mine.size, 1),
+                                   sweep_bytes_per_member(request.problem, request.fields), limit);
+        if (root) {
+          io::check_output_path(request.output, request.overwrite, io::sweep_output_bytes(meta));
+        }
+      }));
+  meta.backend = gpu ? "cuda" : "cpu";
+
+  // The file, created by every rank together.
+  namespace h5 = io::h5;
+  std::optional<h5::Id> file_access;
+  std::optional<io::SweepFileWriter> file;
+  mpi::agree_on_errors(
+      world, capture_error([&] {
+        file_access.emplace(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "create file access properties");
+        h5::check(H5Pset_fapl_mpio(*file_access, world, MPI_INFO_NULL),
+                  "use MPI-IO for the sweep file");
+        h5::check(H5Pset_all_coll_metadata_ops(*file_access, true),
+                  "set collective metadata reads");
+        h5::check(H5Pset_coll_metadata_write(*file_access, true), "set collective metadata writes");
+        file.emplace(request.output, meta, io::SweepFileAccess{file_access->get(), root});
+      }));
+
+  // Each rank its own members, without talking to the others.
+  const double cell_updates_per_member_image = static_cast<double>(request.problem.grid.cells()) *
+                                               static_cast<double>(request.steps_per_image);
+  std::vector<std::int64_t> nonfinite(static_cast<std::size_t>(members), -1);
+  MPI_Barrier(world);
+  Progress progress(mine.size * request.images, cell_updates_per_member_image,
+                    root && !request.quiet && ::isatty(2));
+  SweepPart part;
+  std::exception_ptr error = capture_error([&] {
+    injected_failure(rank);
+    const auto open_file = [&](const std::string&) -> io::SweepFileWriter& { return *file; };
+    part = request.problem.precision == Precision::Single
+               ? run_sweep_members<float>(request, mine.begin, mine.end(), batch_size, open_file,
+                                          nonfinite, progress)
+               : run_sweep_members<double>(request, mine.begin, mine.end(), batch_size, open_file,
+                                           nonfinite, progress);
+  });
+  if (!error)
+    error = part.outcome.stepping_error ? part.outcome.stepping_error : part.outcome.writer_error;
+  progress.clear();
+  // Nothing was filled in advance: what this rank's members lack reads as NaN, as in a serial
+  // sweep's file. (A rank that cannot write at all leaves it undefined; its error says so.)
+  std::exception_ptr fill_error = capture_error([&] {
+    for (std::int64_t m = 0; m < mine.size; ++m) {
+      const auto done = m < static_cast<std::int64_t>(part.images_written.size())
+                            ? part.images_written[static_cast<std::size_t>(m)]
+                            : 0;
+      if (done < request.images) file->write_missing_images(mine.begin + m, done);
+    }
+  });
+  if (!error) error = fill_error;
+
+  // Together again: how it ended, every member's first non-finite image, the file closed.
+  const bool complete =
+      !error && !part.outcome.stopped() && part.member_images_done == mine.size * request.images;
+  const std::string local_status =
+      complete ? "complete"
+      : !part.outcome.stop_reason.empty()
+          ? part.outcome.stop_reason
+          : "stopped: an error ended the sweep on rank " + std::to_string(rank);
+  SweepSummary summary;
+  summary.status = agree_on_status(world, rank, local_status, complete);
+  MPI_Allreduce(MPI_IN_PLACE, nonfinite.data(), static_cast<int>(members), MPI_INT64_T, MPI_MAX,
+                world);
+  const std::exception_ptr finish_error =
+      capture_error([&] { file->finish(summary.status, nonfinite); });
+  mpi::agree_on_errors(world, error);
+  mpi::agree_on_errors(world, finish_error);
+
+  std::int64_t images_done = part.member_images_done, batches = part.batches;
+  MPI_Allreduce(MPI_IN_PLACE, &images_done, 1, MPI_INT64_T, MPI_SUM, world);
+  MPI_Allreduce(MPI_IN_PLACE, &batches, 1, MPI_INT64_T, MPI_MAX, world);
+  summary.seconds = progress.elapsed_seconds();
+  MPI_Allreduce(MPI_IN_PLACE, &summary.seconds, 1, MPI_DOUBLE, MPI_MAX, world);
+  summary.backend = meta.backend;
+  summary.members = members;
+  summary.batches = batches;
+  summary.batch_size = batch_size;
+  summary.nonfinite_members =
+      std::count_if(nonfinite.begin(), nonfinite.end(), [](std::int64_t i) { return i >= 0; });
+  summary.completed = summary.status == "complete";
+  summary.cell_updates_per_s =
+      summary.seconds > 0
+          ? static_cast<double>(images_done) * cell_updates_per_member_image / summary.seconds
+          : 0;
+  return summary;
+}
+
+}  // namespace grayscott::app

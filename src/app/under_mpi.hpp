@@ -1,0 +1,42 @@
+// What `run` and `sweep` share when an MPI launcher (mpirun, srun) started them: agreeing on
+// errors, where each rank computes (CPU threads or one GPU), and reporting an error once.
+#pragma once
+
+#include <exception>
+#include <functional>
+
+#include "engine/engine.hpp"
+#include "mpi/session.hpp"
+
+namespace grayscott::app {
+
+// Runs `f`; returns its error, if any, for agreement among ranks (mpi::agree_on_errors).
+template <class F>
+std::exception_ptr capture_error(F&& f) {
+  try {
+    f();
+  } catch (...) {
+    return std::current_exception();
+  }
+  return nullptr;
+}
+
+// OpenMP threads per rank: as asked, else OMP_NUM_THREADS, else this rank's share of the cores it
+// may run on.
+int threads_per_rank(const EngineOptions& engine, const mpi::Session& session);
+
+// Collective: whether the ranks compute on GPUs. With `cuda` every rank must see a device (else
+// every rank throws the same one-line error); with `auto`, when every rank sees one.
+bool every_rank_uses_a_gpu(BackendKind backend, const mpi::Session& session);
+
+// The device this rank uses: its rank on its node modulo the devices it sees (0 when each rank
+// sees one, as with srun --gpus-per-task=1).
+int device_for_rank(const mpi::Session& session);
+
+// Starts MPI and runs `body` on every rank. One rank: errors propagate as in the serial program.
+// Several: an error is printed once, by rank 0 (the ranks agreed on it), every rank waits for
+// that before leaving (a launcher ends the whole job when the first process exits with an
+// error), and every rank throws ErrorAlreadyReported.
+void run_on_every_rank(const std::function<void(const mpi::Session&)>& body);
+
+}  // namespace grayscott::app
