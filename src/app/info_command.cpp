@@ -5,6 +5,9 @@
 #include "app/commands.hpp"
 #include "app/version.hpp"
 #include "engine/cuda/cuda_backend.hpp"
+#if GRAYSCOTT_WITH_MPI
+#include "mpi/session.hpp"
+#endif
 
 namespace grayscott::app {
 
@@ -13,6 +16,11 @@ void add_info_command(CLI::App& root) {
   info->callback([] {
     std::printf("grayscott %s\n", version);
     std::printf("cpu: %d OpenMP threads\n", omp_get_max_threads());
+#if GRAYSCOTT_WITH_MPI
+    std::printf("mpi: %s\n", mpi::library_description().c_str());
+#else
+    std::printf("mpi: not in this build (configure with -DGRAYSCOTT_MPI=ON)\n");
+#endif
     std::string why;
     if (!cuda::available(&why)) {
       std::printf("cuda: unavailable: %s\n", why.c_str());

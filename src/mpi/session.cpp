@@ -17,6 +17,21 @@
 
 namespace grayscott::mpi {
 
+std::string library_description() {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  MPI_Get_library_version(text, &length);
+  std::string version(text, static_cast<std::size_t>(std::max(length, 0)));
+  version = version.substr(0, version.find_first_of("\n,"));
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  return version + "; built with CUDA support (asked again when a run starts)";
+#elif defined(MPIX_CUDA_AWARE_SUPPORT)
+  return version + "; built without CUDA support (halos travel through pinned host memory)";
+#else
+  return version + "; CUDA support asked when a run starts";
+#endif
+}
+
 bool library_is_cuda_aware() {
 #if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
   // Built with CUDA support; the runtime check says whether it is usable in this job.

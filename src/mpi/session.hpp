@@ -46,6 +46,10 @@ class Session {
 // has no way to say (a user who knows better passes --cuda-aware-mpi on). After MPI_Init.
 bool library_is_cuda_aware();
 
+// The MPI library this build uses, in one line (its version string's first line), and what it
+// says at compile time about CUDA device memory. Callable without MPI_Init.
+std::string library_description();
+
 // Collective: every rank passes its own error (or null). If any rank failed, every rank throws the
 // lowest failing rank's error: InvalidInput if it was one, std::runtime_error otherwise, with the
 // same one-line message everywhere (prefixed with the rank when more than one runs).

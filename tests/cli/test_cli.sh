@@ -126,5 +126,9 @@ assert f["v"].shape == (1, 16, 16) and np.isfinite(f["v"][...]).all()' && pass |
 "$gs" run "${small[@]}" -o withpics.h5 --render pics2 --quiet && [[ -f pics2/v_0002.png ]] && pass ||
   fail "run --render"
 
+# What the build can use: one line per engine and one for MPI, whatever this machine has.
+"$gs" info >info.txt 2>&1 && grep -q '^cpu: [0-9]* OpenMP threads$' info.txt &&
+  grep -q '^mpi: ' info.txt && grep -q '^cuda: ' info.txt && pass || fail "info: $(cat info.txt)"
+
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]
