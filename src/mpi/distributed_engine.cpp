@@ -84,11 +84,7 @@ void DistributedEngine<Real>::advance(std::int64_t steps) {
     halo_.finish();
     seconds_waiting_ += MPI_Wtime() - waiting_since;
     if (overlap) {
-      // The rest of the first region: four strips around the interior.
-      block_->step({first.row_begin, 1, first.col_begin, first.col_end});
-      block_->step({rows - 1, first.row_end, first.col_begin, first.col_end});
-      block_->step({1, rows - 1, first.col_begin, 1});
-      block_->step({1, rows - 1, cols - 1, first.col_end});
+      block_->step_frame(first, interior);  // the rest of the first region, around the interior
     } else {
       block_->step(first);
     }

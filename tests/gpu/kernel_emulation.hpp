@@ -85,6 +85,7 @@ using kernel_emulation::threadIdx;
 
 #define __global__
 #define __device__
+#define __host__
 #define __forceinline__ inline
 #define __launch_bounds__(threads)
 #define __shared__ static
@@ -93,5 +94,6 @@ using kernel_emulation::threadIdx;
 #undef __shared__
 #undef __launch_bounds__
 #undef __forceinline__
+#undef __host__
 #undef __device__
 #undef __global__

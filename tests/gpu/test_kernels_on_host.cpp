@@ -151,3 +151,40 @@ TEST(CudaKernelsOnHost, MatchCpuEngineBitwise) {
     }
   }
 }
+
+// The frame kernel's cell numbering: every cell of the outer rectangle outside the inner one,
+// each exactly once, for rims of different widths on every side (zero included).
+TEST(CudaKernelsOnHost, FrameCoversTheRimOnce) {
+  using kernels::CellRange;
+  for (const auto& [outer, inner] : std::vector<std::pair<CellRange, CellRange>>{
+           {{-2, 9, -2, 12}, {1, 6, 1, 9}},  // a rim of 3 cells on every side
+           {{0, 7, 0, 10}, {1, 6, 1, 9}},    // one cell
+           {{0, 7, -1, 10}, {1, 6, 1, 10}},  // no right side
+           {{0, 7, 0, 10}, {0, 7, 3, 10}},   // only a left side
+           {{0, 3, 0, 4}, {1, 2, 1, 3}}}) {
+    const kernels::Frame frame{outer, inner};
+    std::vector<int> seen(static_cast<std::size_t>((outer.row_end - outer.row_begin) *
+                                                   (outer.col_end - outer.col_begin)),
+                          0);
+    for (long long j = 0; j < frame.cells(); ++j) {
+      int r = 0, c = 0;
+      frame.cell(j, r, c);
+      ASSERT_TRUE(r >= outer.row_begin && r < outer.row_end && c >= outer.col_begin &&
+                  c < outer.col_end)
+          << r << "," << c;
+      ++seen[static_cast<std::size_t>((r - outer.row_begin) * (outer.col_end - outer.col_begin) +
+                                      (c - outer.col_begin))];
+    }
+    for (int r = outer.row_begin; r < outer.row_end; ++r) {
+      for (int c = outer.col_begin; c < outer.col_end; ++c) {
+        const bool in_inner = r >= inner.row_begin && r < inner.row_end && c >= inner.col_begin &&
+                              c < inner.col_end;
+        EXPECT_EQ(seen[static_cast<std::size_t>((r - outer.row_begin) *
+                                                    (outer.col_end - outer.col_begin) +
+                                                (c - outer.col_begin))],
+                  in_inner ? 0 : 1)
+            << "cell " << r << "," << c;
+      }
+    }
+  }
+}

@@ -141,6 +141,19 @@ class KernelsOnHostSubdomain final : public SubdomainStepper<Real> {
                                           [&] { k::region_step_kernel<K, B, Real>(args); });
     });
   }
+  void step_frame(const Region& outer, const Region& inner) override {
+    namespace k = cuda::detail;
+    const k::Frame frame{k::cell_range(outer), k::cell_range(inner)};
+    if (frame.cells() == 0) return;
+    const auto args = k::block_args<Real>(u_[current_].data(), v_[current_].data(),
+                                          u_[1 - current_].data(), v_[1 - current_].data(),
+                                          coefficients_, weights_, layout_, edges_, outer);
+    k::dispatch(kind_, boundary_, [&]<StencilKind K, Boundary B>() {
+      kernel_emulation::launch_sequential({k::blocks(frame.cells(), k::frame_block), 1, 1},
+                                          {k::frame_block, 1, 1},
+                                          [&] { k::frame_step_kernel<K, B, Real>(args, frame); });
+    });
+  }
   void swap() override { current_ = 1 - current_; }
 
  private:

@@ -138,6 +138,21 @@ class CudaSubdomain final : public SubdomainStepper<Real> {
     check(cudaGetLastError(), "launching a step");
   }
 
+  void step_frame(const Region& outer, const Region& inner) override {
+    const detail::Frame frame{detail::cell_range(outer), detail::cell_range(inner)};
+    if (frame.cells() == 0) return;
+    use_device();
+    const detail::BlockArgs<Real> args = detail::block_args<Real>(
+        u_[current_].data(), v_[current_].data(), u_[1 - current_].data(), v_[1 - current_].data(),
+        coefficients_, weights_, layout_, edges_, outer);
+    const unsigned grid = detail::blocks(frame.cells(), detail::frame_block);
+    detail::dispatch(kind_, boundary_, [&]<StencilKind K, Boundary B>() {
+      detail::frame_step_kernel<K, B, Real>
+          <<<grid, detail::frame_block, 0, compute_.get()>>>(args, frame);
+    });
+    check(cudaGetLastError(), "launching a step of the rim");
+  }
+
   void swap() override { current_ = 1 - current_; }
 
   void synchronize() override {

@@ -73,13 +73,9 @@ __device__ __forceinline__ long long padded_index(long long stride, int depth, i
   return static_cast<long long>(r + depth) * stride + (c + depth);
 }
 
-// One step of the cells in a.region, one thread per cell; grid (blocks(width), blocks(height)).
+// One step of cell (r, c) of the block.
 template <StencilKind K, Boundary B, class Real>
-__global__ void __launch_bounds__(region_block_x* region_block_y)
-    region_step_kernel(BlockArgs<Real> a) {
-  const int c = a.region.col_begin + static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  const int r = a.region.row_begin + static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
-  if (r >= a.region.row_end || c >= a.region.col_end) return;
+__device__ __forceinline__ void step_cell(const BlockArgs<Real>& a, int r, int c) {
   const long long i = padded_index(a.stride, a.depth, r, c);
   const Real cu = a.u_in[i], cv = a.v_in[i];
   Real nu[9], nv[9];
@@ -108,6 +104,69 @@ __global__ void __launch_bounds__(region_block_x* region_block_y)
         vn);
   a.u_out[i] = un;
   a.v_out[i] = vn;
+}
+
+// One step of the cells in a.region, one thread per cell; grid (blocks(width), blocks(height)).
+template <StencilKind K, Boundary B, class Real>
+__global__ void __launch_bounds__(region_block_x* region_block_y)
+    region_step_kernel(BlockArgs<Real> a) {
+  const int c = a.region.col_begin + static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int r = a.region.row_begin + static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  if (r >= a.region.row_end || c >= a.region.col_end) return;
+  step_cell<K, B>(a, r, c);
+}
+
+// The cells of a.region outside `inner` (which lies within it): the top and bottom strips, full
+// width, then the left and right strips beside `inner`. Cell j of the frame, in that order.
+struct Frame {
+  CellRange outer, inner;
+  __host__ __device__ long long top() const {
+    return static_cast<long long>(inner.row_begin - outer.row_begin) *
+           (outer.col_end - outer.col_begin);
+  }
+  __host__ __device__ long long bottom() const {
+    return static_cast<long long>(outer.row_end - inner.row_end) *
+           (outer.col_end - outer.col_begin);
+  }
+  __host__ __device__ long long side(bool left) const {
+    return static_cast<long long>(inner.row_end - inner.row_begin) *
+           (left ? inner.col_begin - outer.col_begin : outer.col_end - inner.col_end);
+  }
+  __host__ __device__ long long cells() const {
+    return top() + bottom() + side(true) + side(false);
+  }
+  __host__ __device__ void cell(long long j, int& r, int& c) const {
+    const int width = outer.col_end - outer.col_begin;
+    if (j < top()) {
+      r = outer.row_begin + static_cast<int>(j / width),
+      c = outer.col_begin + static_cast<int>(j % width);
+      return;
+    }
+    j -= top();
+    if (j < bottom()) {
+      r = inner.row_end + static_cast<int>(j / width),
+      c = outer.col_begin + static_cast<int>(j % width);
+      return;
+    }
+    j -= bottom();
+    const bool left = j < side(true);
+    if (!left) j -= side(true);
+    const int side_width = left ? inner.col_begin - outer.col_begin : outer.col_end - inner.col_end;
+    r = inner.row_begin + static_cast<int>(j / side_width);
+    c = (left ? outer.col_begin : inner.col_end) + static_cast<int>(j % side_width);
+  }
+};
+
+inline constexpr int frame_block = 256;
+
+// One step of every cell of the frame, one thread per cell; grid blocks(frame.cells()).
+template <StencilKind K, Boundary B, class Real>
+__global__ void __launch_bounds__(frame_block) frame_step_kernel(BlockArgs<Real> a, Frame frame) {
+  const long long j = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j >= frame.cells()) return;
+  int r = 0, c = 0;
+  frame.cell(j, r, c);
+  step_cell<K, B>(a, r, c);
 }
 
 // The halo messages of one exchange (at most one per neighbour): message m holds range[m]'s cells
