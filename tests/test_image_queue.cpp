@@ -47,3 +47,29 @@ TEST(ImageQueue, CloseWakesAWaitingProducer) {
   closer.join();
   EXPECT_FALSE(queue.pop());
 }
+
+// drain() returns only once the writer has handed every buffer back: after it, the producer may
+// call what the writer was calling (MPI with MPI_THREAD_SERIALIZED).
+TEST(ImageQueue, DrainWaitsForTheWriterToFinish) {
+  ImageQueue<float> queue(3, 4, false, true);
+  std::atomic<int> writing{0}, written{0};
+  std::thread writer([&] {
+    while (auto slot = queue.pop()) {
+      ++writing;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      ++written;
+      --writing;
+      queue.release(std::move(*slot));
+    }
+  });
+  for (int i = 0; i < 10; ++i) {
+    auto slot = queue.acquire();
+    ASSERT_TRUE(slot);
+    queue.push(std::move(*slot));
+    queue.drain();
+    EXPECT_EQ(written.load(), i + 1);
+    EXPECT_EQ(writing.load(), 0);
+  }
+  queue.finish();
+  writer.join();
+}

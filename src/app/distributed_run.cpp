@@ -2,12 +2,15 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <thread>
 #include <vector>
 
+#include "app/image_queue.hpp"
 #include "app/image_stream.hpp"
 #include "app/progress.hpp"
 #include "app/under_mpi.hpp"
@@ -53,6 +56,7 @@ struct InjectedFailure {
 struct BlockPlacement {
   bool gpu = false;
   bool messages_in_device_memory = false;  // GPU with a CUDA-aware MPI
+  bool overlap_writes = false;             // images written while the next is computed
 };
 
 // This rank's block on the CPU, or on the device its node-local rank picks.
@@ -89,6 +93,11 @@ RunSummary run_distributed(const RunRequest& request, const DistributedRunOption
   std::optional<io::RunFileWriter> file;
   int device = -1;
   mpi::agree_on_errors(world, capture_error([&] {
+                         if (session.thread_level() < MPI_THREAD_SERIALIZED) {
+                           throw std::runtime_error(
+                               "this MPI library does not provide MPI_THREAD_SERIALIZED, which "
+                               "the writer thread needs");
+                         }
                          decomposition.emplace(world, problem.grid, problem.boundary, process_grid);
                          engine.emplace(*decomposition, options.halo_depth,
                                         block_factory<Real>(request, session, placement, &device));
@@ -102,12 +111,34 @@ RunSummary run_distributed(const RunRequest& request, const DistributedRunOption
   const MPI_Comm comm = decomposition->comm();
 
   const auto block_cells = static_cast<std::size_t>(engine->layout().rows * engine->layout().cols);
-  std::vector<Real> u(request.fields.u ? block_cells : 0), v(request.fields.v ? block_cells : 0);
   const double cell_updates_per_image =
       static_cast<double>(problem.grid.cells()) * static_cast<double>(request.steps_per_image);
+
+  // Each image goes to a writer thread, which writes it collectively; with `overlap` while this
+  // thread steps the next (MPI on two threads at once: MPI_THREAD_MULTIPLE; the file's
+  // communicator is HDF5's own duplicate of the decomposition's), otherwise this thread waits for
+  // each write, so that one thread at a time is inside MPI. Every rank hands over the same
+  // images, as agreed after each one, so the collective writes always match.
+  const bool overlap = placement.overlap_writes;
+  ImageQueue<Real> queue(3, block_cells, request.fields.u, request.fields.v);
+  std::exception_ptr writer_error;
+  std::atomic<bool> writer_stopped = false;
+  std::thread writer([&] {
+    try {
+      while (auto slot = queue.pop()) {
+        file->append(slot->step, slot->u.empty() ? nullptr : slot->u.data(),
+                     slot->v.empty() ? nullptr : slot->v.data());
+        queue.release(std::move(*slot));
+      }
+    } catch (...) {
+      writer_error = std::current_exception();
+      writer_stopped = true;
+      queue.close();
+    }
+  });
+
   MPI_Barrier(comm);
   Progress progress(request.images, cell_updates_per_image, root && !request.quiet && ::isatty(2));
-
   std::string stop_reason;
   std::exception_ptr run_error;
   for (std::int64_t i = 0; i < request.images; ++i) {
@@ -119,30 +150,43 @@ RunSummary run_distributed(const RunRequest& request, const DistributedRunOption
     } catch (const std::exception& e) {
       mpi::abort_all(comm, e.what());
     }
+    std::optional<ImageSlot<Real>> slot = queue.acquire();  // none once the writer stopped
     bool finite = true;
     try {
       mpi::agree_on_errors(comm, capture_error([&] {
-                             engine->read_owned(u.empty() ? nullptr : u.data(),
-                                                v.empty() ? nullptr : v.data());
-                             finite = all_finite<Real>(u) && all_finite<Real>(v);
+                             if (slot) {
+                               engine->read_owned(slot->u.empty() ? nullptr : slot->u.data(),
+                                                  slot->v.empty() ? nullptr : slot->v.data());
+                               finite = all_finite<Real>(slot->u) && all_finite<Real>(slot->v);
+                             }
                              injected.check(i, false);
-                           }));
-      const std::int64_t step = (i + 1) * request.steps_per_image;
-      if (mpi::any_rank(comm, !finite)) {
-        stop_reason = "stopped: values became non-finite at image " + std::to_string(i) +
-                      " (step " + std::to_string(step) + ")";
-        break;
-      }
-      mpi::agree_on_errors(comm, capture_error([&] {
-                             file->append(step, u.empty() ? nullptr : u.data(),
-                                          v.empty() ? nullptr : v.data());
                            }));
     } catch (...) {
       run_error = std::current_exception();
       break;
     }
+    // Whether to go on, agreed: values non-finite on some rank, or a writer that stopped.
+    const int mine = (finite ? 0 : 1) | (slot && !writer_stopped ? 0 : 2);
+    int any = 0;
+    MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_BOR, comm);
+    const std::int64_t step = (i + 1) * request.steps_per_image;
+    if (any != 0) {
+      if (any & 1) {
+        stop_reason = "stopped: values became non-finite at image " + std::to_string(i) +
+                      " (step " + std::to_string(step) + ")";
+      }
+      break;
+    }
+    slot->index = i;
+    slot->step = step;
+    queue.push(std::move(*slot));
+    if (!overlap) queue.drain();
     progress.update(i + 1);
   }
+  queue.finish();
+  writer.join();
+  // A write that failed (collectively, so on every rank) is reported the same way everywhere.
+  if (!run_error) run_error = capture_error([&] { mpi::agree_on_errors(comm, writer_error); });
   MPI_Barrier(comm);
   progress.clear();
 
@@ -172,11 +216,13 @@ RunSummary run_distributed(const RunRequest& request, const DistributedRunOption
                                                                   : "pinned host memory");
     std::fprintf(stderr,
                  "decomposition %dx%d over %d ranks %s, halo depth %d: %llu halo bytes per "
-                 "exchange from rank 0 (%d messages), %lld exchanges, %.3f s waiting on halos\n",
+                 "exchange from rank 0 (%d messages), %lld exchanges, %.3f s waiting on halos; "
+                 "images written %s\n",
                  g.rows, g.cols, session.size(), where.c_str(), options.halo_depth,
                  static_cast<unsigned long long>(halo.bytes_sent_per_exchange),
                  halo.messages_per_exchange, static_cast<long long>(halo.exchanges),
-                 halo.seconds_waiting);
+                 halo.seconds_waiting,
+                 placement.overlap_writes ? "while stepping" : "between steps");
   }
   return summary;
 }
@@ -193,25 +239,34 @@ RunSummary execute_distributed_run(const RunRequest& request, const DistributedR
       std::string(version), request.initial};
   // Every rank checks the same request, so every rank reaches the same verdict; agreeing anyway
   // costs one allreduce and guards against a rank that sees something different.
-  mpi::agree_on_errors(world, capture_error([&] {
-                         validate_run_request(request);
-                         if (options.halo_depth < 1)
-                           throw InvalidInput("halo-depth must be a positive integer");
-                         if (options.cuda_aware_mpi != "auto" && options.cuda_aware_mpi != "on" &&
-                             options.cuda_aware_mpi != "off") {
-                           throw InvalidInput("cuda-aware-mpi: expected auto, on or off, got '" +
-                                              options.cuda_aware_mpi + "'");
-                         }
-                         std::optional<mpi::ProcessGrid> forced;
-                         if (!options.decomposition.empty())
-                           forced = mpi::parse_process_grid(options.decomposition);
-                         process_grid = mpi::choose_process_grid(
-                             session.size(), request.problem.grid, forced, options.halo_depth);
-                       }));
+  mpi::agree_on_errors(
+      world, capture_error([&] {
+        validate_run_request(request);
+        if (options.halo_depth < 1) throw InvalidInput("halo-depth must be a positive integer");
+        for (const auto& [name, value] :
+             {std::pair<const char*, const std::string&>{"cuda-aware-mpi", options.cuda_aware_mpi},
+              {"overlap-writes", options.overlap_writes}}) {
+          if (value != "auto" && value != "on" && value != "off") {
+            throw InvalidInput(std::string(name) + ": expected auto, on or off, got '" + value +
+                               "'");
+          }
+        }
+        std::optional<mpi::ProcessGrid> forced;
+        if (!options.decomposition.empty()) forced = mpi::parse_process_grid(options.decomposition);
+        process_grid = mpi::choose_process_grid(session.size(), request.problem.grid, forced,
+                                                options.halo_depth);
+      }));
   placement.gpu = every_rank_uses_a_gpu(request.engine.backend, session);
   placement.messages_in_device_memory =
       placement.gpu && (options.cuda_aware_mpi == "on" ||
                         (options.cuda_aware_mpi == "auto" && mpi::library_is_cuda_aware()));
+  // Every rank decides alike: the writes are collective, but whether a rank waits for them is its
+  // own affair; agreeing keeps the summary true for all.
+  placement.overlap_writes =
+      session.thread_level() >= MPI_THREAD_MULTIPLE &&
+      (options.overlap_writes == "on" ||
+       (options.overlap_writes == "auto" &&
+        !mpi::any_rank(world, !writer_has_a_core(placement.gpu, request.engine, session))));
   // The output path is one file on a shared file system: one rank looks at it.
   mpi::agree_on_errors(world, capture_error([&] {
                          if (session.rank() == 0) {

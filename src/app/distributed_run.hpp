@@ -3,11 +3,13 @@
 // Blocks step on the CPU, or on GPUs (one device per rank, chosen by the rank's place on its
 // node) when the backend is cuda, or auto and every rank sees a device.
 //
-// Threads: every MPI and HDF5 call stays on the main thread; OpenMP threads only compute. The
-// serial driver's writer thread is not used here: the halo exchange calls MPI from the main thread
-// while stepping, parallel HDF5 is not thread-safe, collective writes need every rank in step
-// anyway, and MPI_THREAD_MULTIPLE costs latency in many MPI libraries. Each rank writes only its
-// block, so the write is divided by P.
+// Threads: the main thread steps and exchanges halos; a writer thread writes each image
+// collectively (parallel HDF5, only ever from that thread). With overlap_writes it does so while
+// the next image is computed, as in a single-process run (MPI_THREAD_MULTIPLE); otherwise the
+// main thread waits for each write. Overlap pays only where the writer has a core of its own:
+// its collective waits spin, and on cores that also compute they cost more than the write
+// (2.8x slower on a 2-core machine with 2 ranks), so `auto` overlaps only when each rank leaves a
+// core free. OpenMP threads only compute. Each rank writes only its block.
 #pragma once
 
 #include <string>
@@ -21,6 +23,7 @@ struct DistributedRunOptions {
   std::string decomposition;            // "RxC" ranks, or empty: MPI_Dims_create's choice
   int halo_depth = 1;                   // cells of halo = steps per exchange
   std::string cuda_aware_mpi = "auto";  // on GPUs: halo messages from device memory? auto|on|off
+  std::string overlap_writes = "auto";  // write from a thread while stepping? auto|on|off
 };
 
 // Collective over every rank of `session`. Every rank validates the same request; rank 0 checks

@@ -22,7 +22,8 @@ struct ImageSlot {
 template <class Real>
 class ImageQueue {
  public:
-  ImageQueue(std::size_t capacity, std::size_t cells, bool with_u, bool with_v) {
+  ImageQueue(std::size_t capacity, std::size_t cells, bool with_u, bool with_v)
+      : capacity_(capacity) {
     for (std::size_t i = 0; i < capacity; ++i) {
       ImageSlot<Real> slot;
       if (with_u) slot.u.resize(cells);
@@ -79,6 +80,11 @@ class ImageQueue {
     }
     changed_.notify_all();
   }
+  // Producer: waits until the consumer has handed every buffer back (or the queue was closed).
+  void drain() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return free_.size() == capacity_ || closed_; });
+  }
   std::size_t in_flight() {
     std::lock_guard lock(mutex_);
     return full_.size();
@@ -88,6 +94,7 @@ class ImageQueue {
   std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<ImageSlot<Real>> free_, full_;
+  std::size_t capacity_ = 0;
   bool done_ = false, closed_ = false;
 };
 

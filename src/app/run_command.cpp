@@ -106,6 +106,11 @@ void add_run_command(CLI::App& root) {
                   "(auto: when the MPI library says it can)")
       ->check(CLI::IsMember({"auto", "on", "off"}))
       ->capture_default_str();
+  run->add_option("--overlap-writes", state->distributed.overlap_writes,
+                  "Under mpirun/srun: write each image while the next is computed (auto: when "
+                  "each rank leaves a core free for its writer thread)")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->capture_default_str();
 #endif
 
   run->callback([run, state] {

@@ -18,6 +18,11 @@ int threads_per_rank(const EngineOptions& engine, const mpi::Session& session) {
   return std::max(1, omp_get_num_procs() / std::max(1, session.local_size()));
 }
 
+bool writer_has_a_core(bool gpu, const EngineOptions& engine, const mpi::Session& session) {
+  const int busy = gpu ? 1 : threads_per_rank(engine, session);
+  return (busy + 1) * std::max(1, session.local_size()) <= omp_get_num_procs();
+}
+
 bool every_rank_uses_a_gpu(BackendKind backend, const mpi::Session& session) {
   std::string why_not;
   const bool device_here = backend != BackendKind::Cpu && cuda::available(&why_not);

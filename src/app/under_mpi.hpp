@@ -25,6 +25,11 @@ std::exception_ptr capture_error(F&& f) {
 // may run on.
 int threads_per_rank(const EngineOptions& engine, const mpi::Session& session);
 
+// Whether this rank leaves a core free for a writer thread: its main thread (stepping on the CPU
+// with its OpenMP threads, or driving a GPU) plus a writer, times the ranks on this node, fit the
+// cores the rank may use.
+bool writer_has_a_core(bool gpu, const EngineOptions& engine, const mpi::Session& session);
+
 // Collective: whether the ranks compute on GPUs. With `cuda` every rank must see a device (else
 // every rank throws the same one-line error); with `auto`, when every rank sees one.
 bool every_rank_uses_a_gpu(BackendKind backend, const mpi::Session& session);

@@ -64,7 +64,7 @@ Session::Session() {
     // MPI libraries ignore this variable.
     ::setenv("OMPI_MCA_io", "^ompio", 0);
     int provided = 0;
-    if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) {
+    if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
       throw std::runtime_error("MPI: cannot initialise");
     }
     owns_mpi_ = true;

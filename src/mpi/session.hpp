@@ -15,8 +15,10 @@ namespace grayscott::mpi {
 bool launched_by_mpi_launcher();
 
 // Initialises MPI (unless something else already did) and finalises it on destruction.
-// MPI_THREAD_SERIALIZED: one thread at a time calls MPI (and parallel HDF5): the main thread in a
-// run; in a sweep, the writer thread while the main thread only computes. OpenMP threads only
+// Asks for MPI_THREAD_MULTIPLE: in a run, a writer thread writes an image collectively while the
+// main thread exchanges halos for the next (with MPI_THREAD_SERIALIZED only, the main thread waits
+// for each write instead); in a sweep, only the writer thread calls MPI while the main thread
+// computes. Parallel HDF5 is only ever called from one thread at a time. OpenMP threads only
 // compute.
 class Session {
  public:

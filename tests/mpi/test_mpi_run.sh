@@ -53,6 +53,18 @@ for depth in 2 3; do
     fail "halo depth $depth"
 done
 
+# Images written from the writer thread while the next is computed (MPI_THREAD_MULTIPLE): the
+# same file. (On this machine's few cores `auto` writes between steps.)
+for boundary in zero-flux periodic; do
+  "$grayscott" run "${common[@]}" --boundary "$boundary" -o "$work/serial.h5"
+  for ranks in 2 4; do
+    "${mpi[@]}" -n "$ranks" "$grayscott" run "${common[@]}" --boundary "$boundary" \
+        --overlap-writes on -o "$work/overlap.h5" &&
+      "$python" "$here/compare_runs.py" "$work/serial.h5" "$work/overlap.h5" ||
+      fail "writes overlapped with stepping, P=$ranks ($boundary)"
+  done
+done
+
 # Double precision, the five-point stencil.
 "$grayscott" run "${common[@]}" --precision double --stencil five-point -o "$work/serial.h5"
 "${mpi[@]}" -n 3 "$grayscott" run "${common[@]}" --precision double --stencil five-point \
@@ -131,6 +143,28 @@ with h5py.File(sys.argv[1], "r") as f:
     assert f["v"].shape[0] == 1, f["v"].shape
     assert f.attrs["status"].startswith("stopped"), f.attrs["status"]
 PY
+expect_failure "injected failure on rank 1, writes overlapped" "rank 1: injected failure at image 2" -- \
+  env GRAYSCOTT_TEST_FAIL_RANK=1 GRAYSCOTT_TEST_FAIL_IMAGE=2 \
+  "${mpi[@]}" -n 3 "$grayscott" run "${common[@]}" --overlap-writes on -o "$work/fail.h5"
+"$python" - "$work/fail.h5" <<'PY' || fail "the failed overlapped run's file"
+import sys, h5py
+with h5py.File(sys.argv[1], "r") as f:
+    assert f["v"].shape[0] == 2, f["v"].shape
+    assert f.attrs["status"].startswith("stopped"), f.attrs["status"]
+PY
+# Values that blow up stop the run at the first non-finite image on any rank, keeping the ones
+# before, with the writes in step and overlapped.
+for overlap in off on; do
+  expect_failure "non-finite values, overlap-writes $overlap" "non-finite at image 1" -- \
+    "${mpi[@]}" -n 3 "$grayscott" run --rows 16 --cols 16 --images 5 --steps-per-image 1 \
+    --feed 1e30 --threads 1 --quiet --force --overlap-writes "$overlap" -o "$work/blow.h5"
+  "$python" - "$work/blow.h5" <<'PY' || fail "the blown-up run's file (overlap-writes $overlap)"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r") as f:
+    assert f["v"].shape == (1, 16, 16) and np.isfinite(f["v"][...]).all(), f["v"].shape
+    assert "non-finite" in f.attrs["status"], f.attrs["status"]
+PY
+done
 expect_failure "injected failure while stepping on rank 1" "rank 1: injected failure" -- \
   env GRAYSCOTT_TEST_FAIL_RANK=1 GRAYSCOTT_TEST_FAIL_STAGE=step \
   "${mpi[@]}" -n 3 "$grayscott" run "${common[@]}" -o "$work/fail.h5"
@@ -145,6 +179,8 @@ if [[ $gpu -eq 0 ]]; then
   expect_failure "the GPU over several ranks without a device" "backend cuda: " -- \
     "${mpi[@]}" -n 2 "$grayscott" run "${common[@]}" --backend cuda -o "$work/x.h5"
 fi
+expect_failure "overlap-writes takes auto, on or off" "overlap-writes" -- \
+  "${mpi[@]}" -n 2 "$grayscott" run "${common[@]}" --overlap-writes sometimes -o "$work/x.h5"
 expect_failure "cuda-aware-mpi takes auto, on or off" "cuda-aware-mpi" -- \
   "${mpi[@]}" -n 2 "$grayscott" run "${common[@]}" --cuda-aware-mpi maybe -o "$work/x.h5"
 expect_failure "sweep: injected failure on rank 1" "rank 1: injected failure" -- \
