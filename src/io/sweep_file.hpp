@@ -6,6 +6,7 @@
 //   /nonfinite_image [members] int64, the first image holding a non-finite value, or -1
 //   root attributes: the shared parameters (rows, cols, du, dv, dt, stencil, boundary, ...),
 //   init, members, kind = "sweep", status.
+// and NAME.xmf beside it (write_sweep_xdmf).
 #pragma once
 
 #include <cstdint>
@@ -32,6 +33,10 @@ struct SweepMetadata {
   std::string version;
   std::int64_t members() const { return static_cast<std::int64_t>(feed.size()); }
 };
+
+// The XDMF companion (NAME.xmf, written by finish()): a temporal collection of volumes, one per
+// image, member m the slice at z = m, so that ParaView and VisIt open the whole sweep.
+void write_sweep_xdmf(const std::filesystem::path& h5_path, const SweepMetadata& meta);
 
 // Bytes of image data the sweep writes, for the free-space check.
 std::uint64_t sweep_output_bytes(const SweepMetadata& meta);

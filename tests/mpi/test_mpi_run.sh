@@ -87,6 +87,8 @@ for ranks in 2 3 4 7; do
   "${mpi[@]}" -n "$ranks" "$grayscott" sweep "${sweep[@]}" -o "$work/p.h5" &&
     "$python" "$here/compare_runs.py" "$work/sweep.h5" "$work/p.h5" ||
     fail "sweep over $ranks ranks differs from the serial sweep"
+  sed "s/p\.h5/sweep.h5/" "$work/p.xmf" | cmp -s - "$work/sweep.xmf" ||
+    fail "sweep over $ranks ranks: XDMF differs"
 done
 "${mpi[@]}" -n 4 "$grayscott" sweep "${sweep[@]}" --init noise --seeds 3,4 -o "$work/p.h5" &&
   "$python" "$here/compare_runs.py" "$work/sweep_noise.h5" "$work/p.h5" ||
