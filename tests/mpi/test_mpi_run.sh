@@ -90,6 +90,10 @@ for ranks in 2 3 4 7; do
   sed "s/p\.h5/sweep.h5/" "$work/p.xmf" | cmp -s - "$work/sweep.xmf" ||
     fail "sweep over $ranks ranks: XDMF differs"
 done
+# Several batches per rank (3 members each, 2 per batch).
+"${mpi[@]}" -n 2 "$grayscott" sweep "${sweep[@]}" --max-batch-memory 70K -o "$work/p.h5" &&
+  "$python" "$here/compare_runs.py" "$work/sweep.h5" "$work/p.h5" ||
+  fail "sweep over 2 ranks in batches of 2 differs from the serial sweep"
 "${mpi[@]}" -n 4 "$grayscott" sweep "${sweep[@]}" --init noise --seeds 3,4 -o "$work/p.h5" &&
   "$python" "$here/compare_runs.py" "$work/sweep_noise.h5" "$work/p.h5" ||
   fail "noise sweep over 4 ranks differs from the serial sweep"
