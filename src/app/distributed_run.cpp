@@ -15,6 +15,7 @@
 #include "app/progress.hpp"
 #include "app/under_mpi.hpp"
 #include "app/version.hpp"
+#include "engine/cpu/cpu_engine.hpp"
 #include "engine/cpu/cpu_subdomain.hpp"
 #include "engine/cuda/cuda_backend.hpp"
 #include "io/run_file.hpp"
@@ -51,6 +52,25 @@ struct InjectedFailure {
     }
   }
 };
+
+// Collective: the halo depth when none is asked for. GPU blocks: 1, one exchange per step (deeper
+// halos are not measured there yet). CPU blocks fuse the steps after each exchange, so the depth
+// is the serial engine's automatic fuse depth for the smallest block, as deep as the block allows;
+// every rank must use the same, hence the minimum over ranks.
+int automatic_halo_depth(const RunRequest& request, const mpi::Session& session,
+                         mpi::ProcessGrid process_grid, bool gpu) {
+  if (gpu) return 1;
+  const Grid& grid = request.problem.grid;
+  const Grid block{grid.rows / process_grid.rows, grid.cols / process_grid.cols};
+  const int threads = threads_per_rank(request.engine, session);
+  const int fuse = request.problem.precision == Precision::Single
+                       ? cpu::CpuEngine<float>::automatic_fuse_steps(block, 1, threads)
+                       : cpu::CpuEngine<double>::automatic_fuse_steps(block, 1, threads);
+  int depth = static_cast<int>(
+      std::max<std::int64_t>(1, std::min<std::int64_t>({fuse, block.rows, block.cols})));
+  MPI_Allreduce(MPI_IN_PLACE, &depth, 1, MPI_INT, MPI_MIN, session.world());
+  return depth;
+}
 
 // Where the blocks step, settled by execute_distributed_run for every rank alike.
 struct BlockPlacement {
@@ -242,7 +262,9 @@ RunSummary execute_distributed_run(const RunRequest& request, const DistributedR
   mpi::agree_on_errors(
       world, capture_error([&] {
         validate_run_request(request);
-        if (options.halo_depth < 1) throw InvalidInput("halo-depth must be a positive integer");
+        if (options.halo_depth < 0) {
+          throw InvalidInput("halo-depth must be a positive integer, or 0 for automatic");
+        }
         for (const auto& [name, value] :
              {std::pair<const char*, const std::string&>{"cuda-aware-mpi", options.cuda_aware_mpi},
               {"overlap-writes", options.overlap_writes}}) {
@@ -254,9 +276,13 @@ RunSummary execute_distributed_run(const RunRequest& request, const DistributedR
         std::optional<mpi::ProcessGrid> forced;
         if (!options.decomposition.empty()) forced = mpi::parse_process_grid(options.decomposition);
         process_grid = mpi::choose_process_grid(session.size(), request.problem.grid, forced,
-                                                options.halo_depth);
+                                                std::max(options.halo_depth, 1));
       }));
   placement.gpu = every_rank_uses_a_gpu(request.engine.backend, session);
+  DistributedRunOptions resolved = options;
+  if (options.halo_depth == 0) {
+    resolved.halo_depth = automatic_halo_depth(request, session, process_grid, placement.gpu);
+  }
   placement.messages_in_device_memory =
       placement.gpu && (options.cuda_aware_mpi == "on" ||
                         (options.cuda_aware_mpi == "auto" && mpi::library_is_cuda_aware()));
@@ -275,8 +301,8 @@ RunSummary execute_distributed_run(const RunRequest& request, const DistributedR
                          }
                        }));
   return request.problem.precision == Precision::Single
-             ? run_distributed<float>(request, options, session, process_grid, placement, meta)
-             : run_distributed<double>(request, options, session, process_grid, placement, meta);
+             ? run_distributed<float>(request, resolved, session, process_grid, placement, meta)
+             : run_distributed<double>(request, resolved, session, process_grid, placement, meta);
 }
 
 }  // namespace grayscott::app

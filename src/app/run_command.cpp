@@ -99,7 +99,8 @@ void add_run_command(CLI::App& root) {
   run->add_option("--decomposition", state->distributed.decomposition,
                   "Under mpirun/srun: ROWSxCOLS ranks (default: MPI_Dims_create's choice)");
   run->add_option("--halo-depth", state->distributed.halo_depth,
-                  "Under mpirun/srun: halo cells = steps per halo exchange")
+                  "Under mpirun/srun: halo cells = steps per halo exchange (0: automatic; the CPU "
+                  "fuses the steps between exchanges)")
       ->capture_default_str();
   run->add_option("--cuda-aware-mpi", state->distributed.cuda_aware_mpi,
                   "Under mpirun/srun, on GPUs: pass halo messages to MPI in device memory "

@@ -376,15 +376,15 @@ struct EngineCase {
   int depth;
   Precision precision;
   BlockKind block;
+  Grid grid{19, 23};  // uneven for every rank count up to 4 (19 = 4*4+3, 23 = 4*5+3)
 };
 
 class DistributedEngineTest : public ::testing::TestWithParam<EngineCase> {};
 
 template <class Real>
 void expect_bitwise_equal_to_serial(const EngineCase& ec) {
-  // Uneven for every rank count up to 4 (19 = 4*4+3, 23 = 4*5+3).
   Problem problem;
-  problem.grid = {19, 23};
+  problem.grid = ec.grid;
   problem.boundary = ec.boundary;
   problem.stencil = ec.stencil;
   problem.precision = ec.precision;
@@ -460,6 +460,14 @@ std::vector<EngineCase> engine_cases() {
                        Precision::Single, kind});
     }
   }
+  // Deep halos: the CPU block fuses the steps after an exchange (4 levels), in one band on small
+  // blocks and in two bands (two threads) on taller ones.
+  for (Boundary b : {Boundary::ZeroFlux, Boundary::Periodic, Boundary::Fixed}) {
+    cases.push_back({b, Stencil::oono_puri(), 5, Precision::Single, BlockKind::Cpu});
+    cases.push_back({b, Stencil::pretty(), 4, Precision::Double, BlockKind::Cpu, {83, 41}});
+    cases.push_back({b, Stencil::oono_puri(), 4, Precision::Single, BlockKind::KernelsOnHost,
+                     {83, 41}});
+  }
   return cases;
 }
 
@@ -467,7 +475,9 @@ std::string engine_case_name(const ::testing::TestParamInfo<EngineCase>& info) {
   std::string name = std::string(to_string(info.param.block)) + "_" +
                      std::string(to_string(info.param.boundary)) + "_" + info.param.stencil.name() +
                      "_depth" + std::to_string(info.param.depth) + "_" +
-                     std::string(to_string(info.param.precision));
+                     std::string(to_string(info.param.precision)) + "_" +
+                     std::to_string(info.param.grid.rows) + "x" +
+                     std::to_string(info.param.grid.cols);
   for (char& ch : name) {
     if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
   }

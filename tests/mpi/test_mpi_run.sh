@@ -65,6 +65,21 @@ for boundary in zero-flux periodic; do
   done
 done
 
+# The automatic halo depth on a grid large enough for it: blocks of 128x200 fuse 8 steps between
+# exchanges (chains of 7 levels, then of 3), and the file is still the serial one.
+tall=(--rows 256 --cols 200 --images 3 --steps-per-image 20 --fields u,v --threads 1 --force)
+for boundary in zero-flux periodic fixed; do
+  "$grayscott" run "${tall[@]}" --quiet --boundary "$boundary" -o "$work/serial.h5"
+  for ranks in 2 4; do
+    "${mpi[@]}" -n "$ranks" "$grayscott" run "${tall[@]}" --boundary "$boundary" \
+        -o "$work/tall.h5" 2> "$work/tall.txt" &&
+      "$python" "$here/compare_runs.py" "$work/serial.h5" "$work/tall.h5" ||
+      fail "automatic halo depth, P=$ranks ($boundary): differs from the serial run"
+    grep -q "halo depth 8:" "$work/tall.txt" ||
+      fail "automatic halo depth, P=$ranks ($boundary): $(grep decomposition "$work/tall.txt")"
+  done
+done
+
 # Double precision, the five-point stencil.
 "$grayscott" run "${common[@]}" --precision double --stencil five-point -o "$work/serial.h5"
 "${mpi[@]}" -n 3 "$grayscott" run "${common[@]}" --precision double --stencil five-point \

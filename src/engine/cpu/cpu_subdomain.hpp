@@ -3,6 +3,7 @@
 // single-process run. Halo messages live in host memory.
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "engine/cpu/row_kernel.hpp"
@@ -29,10 +30,20 @@ class CpuSubdomain final : public SubdomainStepper<Real> {
   void unpack_halos() override;
   void step(const Region& region) override;
   void swap() override { current_ = 1 - current_; }
+  // Temporal blocking, as in the serial engine: see cpu_subdomain.cpp.
+  void step_chain(std::span<const Region> regions) override;
 
  private:
   template <StencilKind K>
   void step_with(const Region& region);
+  template <StencilKind K>
+  void chain_band(std::span<const Region> regions, std::int64_t band_begin, std::int64_t band_end,
+                  Real* scratch);
+  // The rows around row `row` of a level's input (`rows_of` gives a row's u and v at column
+  // `col_begin`), with the Fixed boundary's rows or nothing beyond the grid's edge.
+  template <class RowsOf>
+  RowNeighbourhood<Real> neighbourhood(std::int64_t row, std::int64_t col_begin,
+                                       const RowsOf& rows_of) const;
 
   LocalLayout layout_;
   GlobalEdges edges_;
@@ -45,6 +56,7 @@ class CpuSubdomain final : public SubdomainStepper<Real> {
   std::vector<Real> fixed_row_u_, fixed_row_v_;  // the Fixed boundary's rows beyond an edge
   HaloPlan plan_;
   std::vector<Real> send_area_, receive_area_;
+  std::vector<Real> chain_scratch_;  // step_chain's rolling rows, per thread
   int current_ = 0;
 };
 
