@@ -1,7 +1,8 @@
 // One grid stepped by many ranks: each rank steps its block (a SubdomainStepper) and trades halos
 // with its neighbours (HaloExchange). With a halo `depth` cells deep, one exchange serves `depth`
 // steps: each step computes a region one cell narrower, the redundant work trading for fewer,
-// larger messages. The first step of each exchange computes the interior while the halo travels.
+// larger messages. The first step of each exchange computes the interior while the halo travels;
+// the block may fuse the steps after it (step_chain: the CPU does, in one pass over the block).
 // Results are bitwise identical to the single-process CPU engine for any decomposition.
 #pragma once
 
