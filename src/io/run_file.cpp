@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <system_error>
 
 #include "io/hdf5.hpp"
@@ -212,51 +210,16 @@ void RunFileWriter::finish(const std::string& status) {
 // ---------------------------------------------------------------------------------------------
 // XDMF
 
-fs::path xdmf_path_for(const fs::path& h5_path) {
-  fs::path xmf = h5_path;
-  xmf.replace_extension(".xmf");
-  return xmf;
-}
-
 void write_xdmf(const fs::path& h5_path, const RunMetadata& meta, std::int64_t images_written) {
   const Problem& p = meta.problem;
-  const std::string file = h5_path.filename().string();  // relative: the pair can be moved together
-  const char* number_type = "Float";
-  const int precision = p.precision == Precision::Single ? 4 : 8;
-  std::ostringstream x;
-  x << "<?xml version=\"1.0\" ?>\n"
-    << "<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
-    << "<Xdmf Version=\"3.0\">\n  <Domain>\n"
-    << "    <Grid Name=\"grayscott\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
-  for (std::int64_t i = 0; i < images_written; ++i) {
-    x << "      <Grid Name=\"image " << i << "\" GridType=\"Uniform\">\n"
-      << "        <Time Value=\""
-      << static_cast<double>((i + 1) * meta.steps_per_image) * p.params.dt << "\" />\n"
-      << "        <Topology TopologyType=\"2DCoRectMesh\" Dimensions=\"" << p.grid.rows << " "
-      << p.grid.cols << "\" />\n"
-      << "        <Geometry GeometryType=\"ORIGIN_DXDY\">\n"
-      << "          <DataItem Dimensions=\"2\" Format=\"XML\">0 0</DataItem>\n"
-      << "          <DataItem Dimensions=\"2\" Format=\"XML\">1 1</DataItem>\n"
-      << "        </Geometry>\n";
-    for (const char* field : {"u", "v"}) {
-      if ((field[0] == 'u' && !meta.fields.u) || (field[0] == 'v' && !meta.fields.v)) continue;
-      x << "        <Attribute Name=\"" << field << "\" AttributeType=\"Scalar\" Center=\"Node\">\n"
-        << "          <DataItem ItemType=\"HyperSlab\" Dimensions=\"" << p.grid.rows << " "
-        << p.grid.cols << "\" Type=\"HyperSlab\">\n"
-        << "            <DataItem Dimensions=\"3 3\" Format=\"XML\">" << i << " 0 0 1 1 1 1 "
-        << p.grid.rows << " " << p.grid.cols << "</DataItem>\n"
-        << "            <DataItem Dimensions=\"" << images_written << " " << p.grid.rows << " "
-        << p.grid.cols << "\" NumberType=\"" << number_type << "\" Precision=\"" << precision
-        << "\" Format=\"HDF\">" << file << ":/" << field << "</DataItem>\n"
-        << "          </DataItem>\n        </Attribute>\n";
-    }
-    x << "      </Grid>\n";
-  }
-  x << "    </Grid>\n  </Domain>\n</Xdmf>\n";
-  const fs::path xmf = xdmf_path_for(h5_path);
-  std::ofstream out(xmf);
-  out << x.str();
-  if (!out) throw std::runtime_error("cannot write " + xmf.string());
+  write_xdmf_series(h5_path, {"grayscott",
+                              {images_written, p.grid.rows, p.grid.cols},
+                              0,
+                              images_written,
+                              meta.steps_per_image,
+                              p.params.dt,
+                              meta.fields,
+                              p.precision});
 }
 
 // ---------------------------------------------------------------------------------------------

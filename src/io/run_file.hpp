@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "io/xdmf.hpp"  // xdmf_path_for, for the run's companion
 #include "model/initial_state.hpp"
 #include "model/model.hpp"
 
@@ -81,7 +82,6 @@ class RunFileWriter {
 };
 
 // The XDMF companion (NAME.xmf) that lets ParaView and VisIt open the run as a time series.
-std::filesystem::path xdmf_path_for(const std::filesystem::path& h5_path);
 void write_xdmf(const std::filesystem::path& h5_path, const RunMetadata& meta,
                 std::int64_t images_written);
 

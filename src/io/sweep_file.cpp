@@ -2,12 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <limits>
-#include <sstream>
 
 #include "io/hdf5.hpp"
 #include "io/run_file.hpp"
+#include "io/xdmf.hpp"
 
 namespace grayscott::io {
 
@@ -34,45 +33,16 @@ void write_vector(hid_t file, const char* name, hid_t file_type, hid_t mem_type,
 }  // namespace
 
 void write_sweep_xdmf(const fs::path& h5_path, const SweepMetadata& meta) {
+  // One volume per image: member m is the slice at z = m.
   const Problem& p = meta.problem;
-  const std::string file = h5_path.filename().string();  // relative: the pair can be moved together
-  const int precision = p.precision == Precision::Single ? 4 : 8;
-  const std::int64_t members = meta.members(), rows = p.grid.rows, cols = p.grid.cols;
-  std::ostringstream x;
-  x << "<?xml version=\"1.0\" ?>\n"
-    << "<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
-    << "<Xdmf Version=\"3.0\">\n  <Domain>\n"
-    << "    <Grid Name=\"grayscott sweep\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
-  for (std::int64_t i = 0; i < meta.images; ++i) {
-    // One volume per image: member m is the slice at z = m.
-    x << "      <Grid Name=\"image " << i << "\" GridType=\"Uniform\">\n"
-      << "        <Time Value=\"" << static_cast<double>((i + 1) * meta.steps_per_image) * p.params.dt
-      << "\" />\n"
-      << "        <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"" << members << " " << rows
-      << " " << cols << "\" />\n"
-      << "        <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n"
-      << "          <DataItem Dimensions=\"3\" Format=\"XML\">0 0 0</DataItem>\n"
-      << "          <DataItem Dimensions=\"3\" Format=\"XML\">1 1 1</DataItem>\n"
-      << "        </Geometry>\n";
-    for (const char* field : {"u", "v"}) {
-      if ((field[0] == 'u' && !meta.fields.u) || (field[0] == 'v' && !meta.fields.v)) continue;
-      x << "        <Attribute Name=\"" << field << "\" AttributeType=\"Scalar\" Center=\"Node\">\n"
-        << "          <DataItem ItemType=\"HyperSlab\" Dimensions=\"" << members << " " << rows
-        << " " << cols << "\" Type=\"HyperSlab\">\n"
-        << "            <DataItem Dimensions=\"3 4\" Format=\"XML\">0 " << i << " 0 0 1 1 1 1 "
-        << members << " 1 " << rows << " " << cols << "</DataItem>\n"
-        << "            <DataItem Dimensions=\"" << members << " " << meta.images << " " << rows
-        << " " << cols << "\" NumberType=\"Float\" Precision=\"" << precision
-        << "\" Format=\"HDF\">" << file << ":/" << field << "</DataItem>\n"
-        << "          </DataItem>\n        </Attribute>\n";
-    }
-    x << "      </Grid>\n";
-  }
-  x << "    </Grid>\n  </Domain>\n</Xdmf>\n";
-  const fs::path xmf = xdmf_path_for(h5_path);
-  std::ofstream out(xmf);
-  out << x.str();
-  if (!out) throw std::runtime_error("cannot write " + xmf.string());
+  write_xdmf_series(h5_path, {"grayscott sweep",
+                              {meta.members(), meta.images, p.grid.rows, p.grid.cols},
+                              1,
+                              meta.images,
+                              meta.steps_per_image,
+                              p.params.dt,
+                              meta.fields,
+                              p.precision});
 }
 
 std::uint64_t sweep_output_bytes(const SweepMetadata& meta) {
