@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "model/model.hpp"
+#include "reference/from_model.hpp"
 #include "reference/reference.hpp"
 
 namespace grayscott {
@@ -50,41 +51,8 @@ inline std::string engine_case_name(const ::testing::TestParamInfo<EngineCase>& 
   return name;
 }
 
-// A reproducible state with every cell different, so that a wrong neighbour, edge or boundary
-// cannot hide in a uniform region. u in [0.3, 1], v in [0, 0.5].
-inline reference::State varied_state(std::int64_t rows, std::int64_t cols, std::uint32_t seed = 1) {
-  reference::State s{rows, cols, std::vector<double>(rows * cols),
-                     std::vector<double>(rows * cols)};
-  std::uint32_t x = seed * 2654435761u + 12345u;
-  auto next = [&] {
-    x ^= x << 13, x ^= x >> 17, x ^= x << 5;
-    return static_cast<double>(x % 1000003u) / 1000003.0;
-  };
-  for (std::int64_t i = 0; i < rows * cols; ++i) {
-    s.u[i] = 0.3 + 0.7 * next();
-    s.v[i] = 0.5 * next();
-  }
-  return s;
-}
-
-inline reference::Boundary to_reference(Boundary b) {
-  switch (b) {
-    case Boundary::ZeroFlux:
-      return reference::Boundary::ZeroFlux;
-    case Boundary::Periodic:
-      return reference::Boundary::Periodic;
-    case Boundary::Fixed:
-      return reference::Boundary::Fixed;
-  }
-  return reference::Boundary::ZeroFlux;
-}
-
-inline reference::Model to_reference(const Problem& p) {
-  return {p.stencil.weights, to_reference(p.boundary),
-          p.params.feed,     p.params.kill,
-          p.params.du,       p.params.dv,
-          p.params.dt};
-}
+using grayscott::to_reference;
+using grayscott::varied_state;
 
 // Relative L2 difference ||a - b|| / ||b||.
 template <class Real>

@@ -14,6 +14,7 @@
 #include "app/run_driver.hpp"
 #include "engine/cuda/cuda_backend.hpp"
 #include "engine/host_buffer.hpp"
+#include "reference/from_model.hpp"
 
 namespace grayscott::app::bench {
 
@@ -154,35 +155,6 @@ std::string scientific(double x) {
   return text;
 }
 
-// A reproducible state where every cell differs (u in [0.3, 1], v in [0, 0.5]), so that a wrong
-// neighbour, edge or boundary cannot hide in a uniform region.
-reference::State varied_state(std::int64_t rows, std::int64_t cols, std::uint32_t seed) {
-  const auto cells = static_cast<std::size_t>(rows * cols);
-  reference::State s{rows, cols, std::vector<double>(cells), std::vector<double>(cells)};
-  std::uint32_t x = seed * 2654435761u + 977u;
-  auto next = [&] {
-    x ^= x << 13, x ^= x >> 17, x ^= x << 5;
-    return static_cast<double>(x % 1000003u) / 1000003.0;
-  };
-  for (std::size_t i = 0; i < cells; ++i) {
-    s.u[i] = 0.3 + 0.7 * next();
-    s.v[i] = 0.5 * next();
-  }
-  return s;
-}
-
-reference::Boundary to_reference(Boundary b) {
-  switch (b) {
-    case Boundary::ZeroFlux:
-      return reference::Boundary::ZeroFlux;
-    case Boundary::Periodic:
-      return reference::Boundary::Periodic;
-    case Boundary::Fixed:
-      return reference::Boundary::Fixed;
-  }
-  return reference::Boundary::ZeroFlux;
-}
-
 template <class Real>
 Verification verify_with(const Problem& problem, const Workload& workload,
                          const EngineOptions& options) {
@@ -224,10 +196,7 @@ Verification verify_with(const Problem& problem, const Workload& workload,
   const double tolerance = verification_tolerance(problem.precision);
   const auto cells = static_cast<std::size_t>(small.grid.cells());
   for (std::int64_t m = 0; m < members; ++m) {
-    reference::Model model{small.stencil.weights, to_reference(small.boundary),
-                           params[m].feed,        params[m].kill,
-                           params[m].du,          params[m].dv,
-                           params[m].dt};
+    const reference::Model model = to_reference(small, params[m]);
     for (std::int64_t s = 0; s < steps; ++s) reference::step(model, expected[m]);
     std::vector<Real> u(cells), v(cells);
     engine->read_captured(static_cast<std::size_t>(m), u.data(), v.data());
