@@ -19,20 +19,27 @@ std::filesystem::path temporary_path(const std::string& name) {
          ("grayscott_gpu_" + std::to_string(::getpid()) + "_" + name);
 }
 
+// A quiet run on the CUDA backend into a temporary file `name`.
+app::RunRequest cuda_run(std::int64_t rows, std::int64_t cols, std::int64_t images,
+                         std::int64_t steps_per_image, const std::string& name) {
+  app::RunRequest request;
+  request.problem =
+      stable_problem(rows, cols, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
+  request.images = images;
+  request.steps_per_image = steps_per_image;
+  request.engine.backend = BackendKind::Cuda;
+  request.output = temporary_path(name);
+  request.overwrite = true;
+  request.quiet = true;
+  return request;
+}
+
 }  // namespace
 
 TEST(GpuRunDriver, ImagesWrittenEqualImagesComputedWithoutOutput) {
   GRAYSCOTT_REQUIRE_GPU();
-  app::RunRequest request;
-  request.problem =
-      stable_problem(72, 120, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
-  request.images = 7;
-  request.steps_per_image = 16;
+  app::RunRequest request = cuda_run(72, 120, 7, 16, "run.h5");
   request.fields = {true, true};
-  request.engine.backend = BackendKind::Cuda;
-  request.output = temporary_path("run.h5");
-  request.overwrite = true;
-  request.quiet = true;
   const auto summary = app::execute_run(request);
   EXPECT_TRUE(summary.completed) << summary.status;
   EXPECT_EQ(summary.backend, "cuda");
@@ -62,16 +69,8 @@ TEST(GpuRunDriver, ImagesWrittenEqualImagesComputedWithoutOutput) {
 
 TEST(GpuRunDriver, BadDeviceOrdinalStopsBeforeAnyOutput) {
   GRAYSCOTT_REQUIRE_GPU();
-  app::RunRequest request;
-  request.problem =
-      stable_problem(16, 16, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
-  request.images = 2;
-  request.steps_per_image = 4;
-  request.engine.backend = BackendKind::Cuda;
+  app::RunRequest request = cuda_run(16, 16, 2, 4, "bad_device.h5");
   request.engine.device = static_cast<int>(cuda::devices().size()) + 3;
-  request.output = temporary_path("bad_device.h5");
-  request.overwrite = true;
-  request.quiet = true;
   EXPECT_THROW(app::execute_run(request), InvalidInput);
   EXPECT_FALSE(std::filesystem::exists(request.output));
 }
