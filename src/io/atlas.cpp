@@ -173,15 +173,8 @@ bool is_sweep_file(const fs::path& file) {
 }
 
 std::vector<fs::path> render_atlas(const fs::path& file, const RenderOptions& options) {
-  if (options.field != "u" && options.field != "v") {
-    throw InvalidInput("field: expected u or v, got '" + options.field + "'");
-  }
   RunFileReader reader(file);
-  if (!reader.has_field(options.field)) {
-    throw InvalidInput(file.string() + " has no field " + options.field +
-                       (options.field == "u" ? " (sweep with --fields u,v to write it)" : ""));
-  }
-  const auto dims = reader.shape(options.field);
+  const auto dims = field_shape(reader, file, options.field, "sweep");
   if (dims.size() != 4) {
     throw InvalidInput(file.string() + ": /" + options.field +
                        " is not [members, images, rows, cols]");

@@ -28,16 +28,21 @@ std::pair<double, double> parse_range(const std::string& text) {
   }
 }
 
+std::vector<std::int64_t> field_shape(const RunFileReader& reader, const fs::path& file,
+                                      const std::string& field, const std::string& writer) {
+  if (field != "u" && field != "v") {
+    throw InvalidInput("field: expected u or v, got '" + field + "'");
+  }
+  if (!reader.has_field(field)) {
+    throw InvalidInput(file.string() + " has no field " + field +
+                       (field == "u" ? " (" + writer + " with --fields u,v to write it)" : ""));
+  }
+  return reader.shape(field);
+}
+
 std::vector<fs::path> render_run(const fs::path& file, const RenderOptions& options) {
-  if (options.field != "u" && options.field != "v") {
-    throw InvalidInput("field: expected u or v, got '" + options.field + "'");
-  }
   RunFileReader reader(file);
-  if (!reader.has_field(options.field)) {
-    throw InvalidInput(file.string() + " has no field " + options.field +
-                       (options.field == "u" ? " (run with --fields u,v to write it)" : ""));
-  }
-  const auto dims = reader.shape(options.field);
+  const auto dims = field_shape(reader, file, options.field, "run");
   if (dims.size() == 4) return render_atlas(file, options);  // a sweep file
   if (dims.size() != 3)
     throw InvalidInput(file.string() + ": /" + options.field + " is not [images, rows, cols]");

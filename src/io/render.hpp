@@ -9,6 +9,8 @@
 
 namespace grayscott::io {
 
+class RunFileReader;
+
 struct RenderOptions {
   std::filesystem::path out_dir = "images";
   std::string field = "v";
@@ -18,6 +20,13 @@ struct RenderOptions {
 
 // Parses "LO:HI"; throws InvalidInput.
 std::pair<double, double> parse_range(const std::string& text);
+
+// The dimensions of `field` in the file `reader` reads (named `file` in errors). Throws
+// InvalidInput when the field is neither u nor v, or when the file lacks it (`writer`, "run" or
+// "sweep", names the command whose --fields u,v writes u).
+std::vector<std::int64_t> field_shape(const RunFileReader& reader,
+                                      const std::filesystem::path& file, const std::string& field,
+                                      const std::string& writer);
 
 // Writes DIR/<field>_<image>.png for each image (or the one asked); returns the paths written.
 std::vector<std::filesystem::path> render_run(const std::filesystem::path& file,
