@@ -91,4 +91,21 @@ inline constexpr Real fixed_u = Real(1);
 template <class Real>
 inline constexpr Real fixed_v = Real(0);
 
+// Calls f.template operator()<K>() with the stencil kind as a compile-time constant (host code:
+// every backend picks its specialised kernels with it).
+template <class F>
+decltype(auto) dispatch_stencil(StencilKind kind, F&& f) {
+  switch (kind) {
+    case StencilKind::OonoPuri:
+      return f.template operator()<StencilKind::OonoPuri>();
+    case StencilKind::Pretty:
+      return f.template operator()<StencilKind::Pretty>();
+    case StencilKind::FivePoint:
+      return f.template operator()<StencilKind::FivePoint>();
+    case StencilKind::Custom:
+      break;
+  }
+  return f.template operator()<StencilKind::Custom>();
+}
+
 }  // namespace grayscott

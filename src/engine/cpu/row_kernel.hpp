@@ -165,20 +165,4 @@ inline void update_row(const RowNeighbourhood<Real>& in, std::int64_t cols, Edge
   }
 }
 
-// Calls f.template operator()<K>() with the stencil kind as a compile-time constant.
-template <class F>
-decltype(auto) dispatch_stencil(StencilKind kind, F&& f) {
-  switch (kind) {
-    case StencilKind::OonoPuri:
-      return f.template operator()<StencilKind::OonoPuri>();
-    case StencilKind::Pretty:
-      return f.template operator()<StencilKind::Pretty>();
-    case StencilKind::FivePoint:
-      return f.template operator()<StencilKind::FivePoint>();
-    case StencilKind::Custom:
-      break;
-  }
-  return f.template operator()<StencilKind::Custom>();
-}
-
 }  // namespace grayscott::cpu

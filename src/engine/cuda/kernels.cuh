@@ -233,16 +233,7 @@ __global__ void __launch_bounds__(fused_block_x* fused_block_y)
 template <class F>
 void dispatch(StencilKind kind, Boundary boundary, F&& f) {
   auto with_kind = [&]<Boundary B>() {
-    switch (kind) {
-      case StencilKind::OonoPuri:
-        return f.template operator()<StencilKind::OonoPuri, B>();
-      case StencilKind::Pretty:
-        return f.template operator()<StencilKind::Pretty, B>();
-      case StencilKind::FivePoint:
-        return f.template operator()<StencilKind::FivePoint, B>();
-      case StencilKind::Custom:
-        return f.template operator()<StencilKind::Custom, B>();
-    }
+    dispatch_stencil(kind, [&]<StencilKind K>() { f.template operator()<K, B>(); });
   };
   switch (boundary) {
     case Boundary::ZeroFlux:
