@@ -87,22 +87,6 @@ Batch run_cpu(const Problem& problem, const std::vector<Parameters>& members,
   return out;
 }
 
-template <Boundary B>
-Batch run_kernels_for(const Problem& p, const std::vector<Parameters>& members,
-                      const std::vector<reference::State>& starts, int steps, int fuse) {
-  switch (p.stencil.kind) {
-    case StencilKind::OonoPuri:
-      return run_kernels<StencilKind::OonoPuri, B>(p, members, starts, steps, fuse);
-    case StencilKind::Pretty:
-      return run_kernels<StencilKind::Pretty, B>(p, members, starts, steps, fuse);
-    case StencilKind::FivePoint:
-      return run_kernels<StencilKind::FivePoint, B>(p, members, starts, steps, fuse);
-    case StencilKind::Custom:
-      break;
-  }
-  return run_kernels<StencilKind::Custom, B>(p, members, starts, steps, fuse);
-}
-
 std::int64_t first_difference(const std::vector<float>& a, const std::vector<float>& b) {
   for (std::size_t i = 0; i < a.size(); ++i) {
     if (std::memcmp(&a[i], &b[i], sizeof(float)) != 0) return static_cast<std::int64_t>(i);
@@ -138,12 +122,10 @@ TEST(CudaKernelsOnHost, MatchCpuEngineBitwise) {
           SCOPED_TRACE(stencil.name() + " " + std::string(to_string(boundary)) + " " +
                        std::to_string(rows) + "x" + std::to_string(cols) + " fuse " +
                        std::to_string(fuse));
-          const Batch got =
-              boundary == Boundary::ZeroFlux
-                  ? run_kernels_for<Boundary::ZeroFlux>(problem, members, starts, steps, fuse)
-              : boundary == Boundary::Periodic
-                  ? run_kernels_for<Boundary::Periodic>(problem, members, starts, steps, fuse)
-                  : run_kernels_for<Boundary::Fixed>(problem, members, starts, steps, fuse);
+          Batch got;
+          kernels::dispatch(stencil.kind, boundary, [&]<StencilKind K, Boundary B>() {
+            got = run_kernels<K, B>(problem, members, starts, steps, fuse);
+          });
           EXPECT_EQ(first_difference(got.u, expected.u), -1);
           EXPECT_EQ(first_difference(got.v, expected.v), -1);
         }
@@ -177,12 +159,12 @@ TEST(CudaKernelsOnHost, FrameCoversTheRimOnce) {
     }
     for (int r = outer.row_begin; r < outer.row_end; ++r) {
       for (int c = outer.col_begin; c < outer.col_end; ++c) {
-        const bool in_inner = r >= inner.row_begin && r < inner.row_end && c >= inner.col_begin &&
-                              c < inner.col_end;
-        EXPECT_EQ(seen[static_cast<std::size_t>((r - outer.row_begin) *
-                                                    (outer.col_end - outer.col_begin) +
-                                                (c - outer.col_begin))],
-                  in_inner ? 0 : 1)
+        const bool in_inner =
+            r >= inner.row_begin && r < inner.row_end && c >= inner.col_begin && c < inner.col_end;
+        EXPECT_EQ(
+            seen[static_cast<std::size_t>(
+                (r - outer.row_begin) * (outer.col_end - outer.col_begin) + (c - outer.col_begin))],
+            in_inner ? 0 : 1)
             << "cell " << r << "," << c;
       }
     }
