@@ -9,6 +9,7 @@
 #include <optional>
 #include <string_view>
 
+#include "engine/subdomain.hpp"
 #include "model/model.hpp"
 
 namespace grayscott::mpi {
@@ -57,6 +58,12 @@ class Decomposition {
   Extent cols() const { return cols_; }
   // The rank in direction (drow, dcol), each in {-1, 0, 1}.
   int neighbour(int drow, int dcol) const { return neighbours_[drow + 1][dcol + 1]; }
+  // Where this rank's block meets a non-periodic edge of the grid (none when periodic).
+  GlobalEdges edges() const {
+    if (periodic_) return {};
+    return {rows_.begin == 0, rows_.end() == grid_.rows, cols_.begin == 0,
+            cols_.end() == grid_.cols};
+  }
 
  private:
   MPI_Comm cart_ = MPI_COMM_NULL;

@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <vector>
 
-#include "engine/cpu/cpu_subdomain.hpp"
-
 namespace grayscott::mpi {
 
 namespace {
@@ -22,12 +20,6 @@ LocalLayout layout_of(const Decomposition& d, int depth) {
   return layout;
 }
 
-GlobalEdges edges_of(const Decomposition& d) {
-  if (d.periodic()) return {};
-  return {d.rows().begin == 0, d.rows().end() == d.grid().rows, d.cols().begin == 0,
-          d.cols().end() == d.grid().cols};
-}
-
 }  // namespace
 
 template <class Real>
@@ -35,18 +27,9 @@ DistributedEngine<Real>::DistributedEngine(const Decomposition& decomposition, i
                                            const SubdomainFactory<Real>& make_block)
     : decomposition_(decomposition),
       layout_(layout_of(decomposition, halo_depth)),
-      edges_(edges_of(decomposition)),
+      edges_(decomposition.edges()),
       block_(make_block(layout_, edges_)),
       halo_(decomposition, layout_, *block_) {}
-
-template <class Real>
-DistributedEngine<Real>::DistributedEngine(const Decomposition& decomposition,
-                                           const Problem& problem, int threads, int halo_depth)
-    : DistributedEngine(decomposition, halo_depth,
-                        [&](const LocalLayout& layout, GlobalEdges edges) {
-                          return std::make_unique<cpu::CpuSubdomain<Real>>(problem, problem.params,
-                                                                           layout, edges, threads);
-                        }) {}
 
 template <class Real>
 void DistributedEngine<Real>::load_initial(const InitialState& initial) {

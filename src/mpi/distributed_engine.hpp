@@ -36,9 +36,6 @@ class DistributedEngine {
   // The block made by `make_block`; `halo_depth` >= 1 and no thicker than the block.
   DistributedEngine(const Decomposition& decomposition, int halo_depth,
                     const SubdomainFactory<Real>& make_block);
-  // The CPU block (cpu::CpuSubdomain) with `threads` OpenMP threads.
-  DistributedEngine(const Decomposition& decomposition, const Problem& problem, int threads,
-                    int halo_depth);
 
   const LocalLayout& layout() const { return layout_; }
   // This rank's block of the run's initial state (rectangle or noise), as a serial run starts.

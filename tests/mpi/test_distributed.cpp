@@ -213,14 +213,6 @@ SubdomainFactory<Real> block_factory(BlockKind kind, const Problem& problem) {
   };
 }
 
-GlobalEdges edges_of(const Decomposition& d, Boundary boundary) {
-  const Grid& grid = d.grid();
-  return boundary == Boundary::Periodic
-             ? GlobalEdges{}
-             : GlobalEdges{d.rows().begin == 0, d.rows().end() == grid.rows, d.cols().begin == 0,
-                           d.cols().end() == grid.cols};
-}
-
 // Every block packs a message as the interface says (u's cells, then v's, row-major, messages back
 // to back), so blocks of different backends can trade halos; and unpacking is the inverse.
 TEST(SubdomainMessages, EveryBlockPacksTheSameBytes) {
@@ -287,7 +279,7 @@ TEST_P(HaloExchangeTest, GhostsHoldTheNeighboursCells) {
     if (grid.rows / pg.rows < depth || grid.cols / pg.cols < depth) continue;
     Decomposition d(MPI_COMM_WORLD, grid, boundary, pg);
     const LocalLayout layout{d.rows().size, d.cols().size, depth};
-    const auto block_owner = block_factory<double>(kind, problem)(layout, edges_of(d, boundary));
+    const auto block_owner = block_factory<double>(kind, problem)(layout, d.edges());
     SubdomainStepper<double>& block = *block_owner;
     std::vector<double> u(layout.rows * layout.cols), v(u.size());
     for (std::int64_t r = 0; r < layout.rows; ++r) {
@@ -465,19 +457,18 @@ std::vector<EngineCase> engine_cases() {
   for (Boundary b : {Boundary::ZeroFlux, Boundary::Periodic, Boundary::Fixed}) {
     cases.push_back({b, Stencil::oono_puri(), 5, Precision::Single, BlockKind::Cpu});
     cases.push_back({b, Stencil::pretty(), 4, Precision::Double, BlockKind::Cpu, {83, 41}});
-    cases.push_back({b, Stencil::oono_puri(), 4, Precision::Single, BlockKind::KernelsOnHost,
-                     {83, 41}});
+    cases.push_back(
+        {b, Stencil::oono_puri(), 4, Precision::Single, BlockKind::KernelsOnHost, {83, 41}});
   }
   return cases;
 }
 
 std::string engine_case_name(const ::testing::TestParamInfo<EngineCase>& info) {
-  std::string name = std::string(to_string(info.param.block)) + "_" +
-                     std::string(to_string(info.param.boundary)) + "_" + info.param.stencil.name() +
-                     "_depth" + std::to_string(info.param.depth) + "_" +
-                     std::string(to_string(info.param.precision)) + "_" +
-                     std::to_string(info.param.grid.rows) + "x" +
-                     std::to_string(info.param.grid.cols);
+  std::string name =
+      std::string(to_string(info.param.block)) + "_" + std::string(to_string(info.param.boundary)) +
+      "_" + info.param.stencil.name() + "_depth" + std::to_string(info.param.depth) + "_" +
+      std::string(to_string(info.param.precision)) + "_" + std::to_string(info.param.grid.rows) +
+      "x" + std::to_string(info.param.grid.cols);
   for (char& ch : name) {
     if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
   }
