@@ -14,6 +14,7 @@
 #include "io/run_file.hpp"
 #include "io/sweep_file.hpp"
 #include "mpi/decomposition.hpp"
+#include "mpi/parallel_output.hpp"
 
 namespace grayscott::app {
 
@@ -85,12 +86,7 @@ SweepSummary execute_distributed_sweep(const SweepRequest& original, const mpi::
   std::optional<io::SweepFileWriter> file;
   mpi::agree_on_errors(
       world, capture_error([&] {
-        file_access.emplace(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "create file access properties");
-        h5::check(H5Pset_fapl_mpio(*file_access, world, MPI_INFO_NULL),
-                  "use MPI-IO for the sweep file");
-        h5::check(H5Pset_all_coll_metadata_ops(*file_access, true),
-                  "set collective metadata reads");
-        h5::check(H5Pset_coll_metadata_write(*file_access, true), "set collective metadata writes");
+        file_access.emplace(mpi::collective_file_access(world));
         file.emplace(request.output, meta, io::SweepFileAccess{file_access->get(), root});
       }));
 

@@ -2,15 +2,18 @@
 
 namespace grayscott::mpi {
 
+io::h5::Id collective_file_access(MPI_Comm comm) {
+  namespace h5 = io::h5;
+  h5::Id file_access(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "create file access properties");
+  h5::check(H5Pset_fapl_mpio(file_access, comm, MPI_INFO_NULL), "use MPI-IO for the file");
+  h5::check(H5Pset_all_coll_metadata_ops(file_access, true), "set collective metadata reads");
+  h5::check(H5Pset_coll_metadata_write(file_access, true), "set collective metadata writes");
+  return file_access;
+}
+
 ParallelOutput::ParallelOutput(const Decomposition& decomposition) {
   namespace h5 = io::h5;
-  file_access_ = h5::Id(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "create file access properties");
-  h5::check(H5Pset_fapl_mpio(file_access_, decomposition.comm(), MPI_INFO_NULL),
-            "use MPI-IO for the run file");
-  // Every rank's metadata cache sees the same operations in the same order; collective metadata
-  // I/O lets one rank read for all.
-  h5::check(H5Pset_all_coll_metadata_ops(file_access_, true), "set collective metadata reads");
-  h5::check(H5Pset_coll_metadata_write(file_access_, true), "set collective metadata writes");
+  file_access_ = collective_file_access(decomposition.comm());
   transfer_ = h5::Id(H5Pcreate(H5P_DATASET_XFER), H5Pclose, "create transfer properties");
   h5::check(H5Pset_dxpl_mpio(transfer_, H5FD_MPIO_COLLECTIVE), "set collective transfers");
 

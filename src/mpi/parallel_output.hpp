@@ -8,6 +8,11 @@
 
 namespace grayscott::mpi {
 
+// File access properties for a file every rank of `comm` opens together: MPI-IO, with HDF5's
+// metadata reads and writes collective (every rank's metadata cache sees the same operations in
+// the same order; one rank reads for all).
+io::h5::Id collective_file_access(MPI_Comm comm);
+
 class ParallelOutput {
  public:
   explicit ParallelOutput(const Decomposition& decomposition);
