@@ -4,9 +4,9 @@
 #include <chrono>
 #include <thread>
 
-#include "app/image_queue.hpp"
+#include "pipeline/image_queue.hpp"
 
-using grayscott::app::ImageQueue;
+using grayscott::pipeline::ImageQueue;
 
 TEST(ImageQueue, SlowWriterMakesTheProducerWaitAndDropsNothing) {
   ImageQueue<float> queue(3, 16, false, true);

@@ -3,7 +3,7 @@
 
 #include <filesystem>
 
-#include "app/run_driver.hpp"
+#include "pipeline/run.hpp"
 #include "io/inferno.hpp"
 #include "io/png.hpp"
 #include "io/render.hpp"
@@ -48,14 +48,14 @@ TEST(Render, OnePngPerImageWithTheGridSize) {
       fs::temp_directory_path() / ("grayscott_render_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
-  app::RunRequest r;
+  pipeline::RunRequest r;
   r.problem.grid = {30, 50};
   r.images = 3;
   r.steps_per_image = 20;
   r.output = dir / "run.h5";
   r.quiet = true;
   r.engine.backend = BackendKind::Cpu;
-  app::execute_run(r);
+  pipeline::execute_run(r);
 
   io::RenderOptions options;
   options.out_dir = dir / "pics";

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "app/run_driver.hpp"
+#include "pipeline/run.hpp"
 #include "engine/cpu/cpu_engine.hpp"
 #include "io/run_file.hpp"
 
@@ -27,8 +27,8 @@ class RunFileTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  app::RunRequest small_request(const std::string& name) const {
-    app::RunRequest r;
+  pipeline::RunRequest small_request(const std::string& name) const {
+    pipeline::RunRequest r;
     r.problem.grid = {24, 40};
     r.images = 5;
     r.steps_per_image = 7;
@@ -43,7 +43,7 @@ class RunFileTest : public ::testing::Test {
 
 // The images the engine itself produces, independently of the driver and the file.
 template <class Real>
-std::vector<std::vector<Real>> engine_images(const app::RunRequest& r, bool want_u) {
+std::vector<std::vector<Real>> engine_images(const pipeline::RunRequest& r, bool want_u) {
   const Parameters params[1] = {r.problem.params};
   cpu::CpuEngine<Real> engine(r.problem, params, r.engine);
   const auto cells = static_cast<std::size_t>(r.problem.grid.cells());
@@ -67,7 +67,7 @@ TEST_F(RunFileTest, LayoutAttributesAndValues) {
   r.problem.params.feed = 0.03;
   r.problem.boundary = Boundary::Periodic;
   r.fields = {true, true};
-  const auto summary = app::execute_run(r);
+  const auto summary = pipeline::execute_run(r);
   EXPECT_TRUE(summary.completed);
   EXPECT_EQ(summary.images_written, 5);
   EXPECT_EQ(summary.backend, "cpu");
@@ -110,7 +110,7 @@ TEST_F(RunFileTest, LayoutAttributesAndValues) {
 TEST_F(RunFileTest, MatrixIsAHardLinkAndTypesFollowPrecision) {
   auto r = small_request("double.h5");
   r.problem.precision = Precision::Double;
-  app::execute_run(r);
+  pipeline::execute_run(r);
   const hid_t file = H5Fopen(r.output.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   ASSERT_GE(file, 0);
   H5O_info_t v_info, m_info;  // HDF5 1.10 API (Debian 12)
@@ -137,7 +137,7 @@ TEST_F(RunFileTest, MatrixIsAHardLinkAndTypesFollowPrecision) {
 TEST_F(RunFileTest, XdmfDescribesEveryImage) {
   auto r = small_request("series.h5");
   r.fields = {true, true};
-  app::execute_run(r);
+  pipeline::execute_run(r);
   std::ifstream in(dir_ / "series.xmf");
   ASSERT_TRUE(in.good());
   std::stringstream text;
@@ -161,7 +161,7 @@ TEST_F(RunFileTest, NonFiniteValuesStopTheRunAndKeepEarlierImages) {
   auto r = small_request("blowup.h5");
   r.problem.params.feed = 1e30;  // finite and allowed, but overflows float32 on the second step
   r.steps_per_image = 1;
-  const auto summary = app::execute_run(r);
+  const auto summary = pipeline::execute_run(r);
   EXPECT_FALSE(summary.completed);
   EXPECT_EQ(summary.images_written, 1);
   EXPECT_NE(summary.status.find("non-finite at image 1"), std::string::npos) << summary.status;
@@ -175,25 +175,25 @@ TEST_F(RunFileTest, NonFiniteValuesStopTheRunAndKeepEarlierImages) {
 TEST_F(RunFileTest, ExistingOutputIsNeverOverwrittenWithoutForce) {
   auto r = small_request("keep.h5");
   { std::ofstream(r.output) << "precious"; }
-  EXPECT_THROW(app::execute_run(r), InvalidInput);
+  EXPECT_THROW(pipeline::execute_run(r), InvalidInput);
   std::ifstream in(r.output);
   std::string content;
   in >> content;
   EXPECT_EQ(content, "precious");
   r.overwrite = true;
-  EXPECT_TRUE(app::execute_run(r).completed);
+  EXPECT_TRUE(pipeline::execute_run(r).completed);
 }
 
 TEST_F(RunFileTest, OutputProblemsAreFoundBeforeComputing) {
   auto r = small_request("missing/run.h5");
-  EXPECT_THROW(app::execute_run(r), InvalidInput);
+  EXPECT_THROW(pipeline::execute_run(r), InvalidInput);
   r.output = dir_;  // a directory
-  EXPECT_THROW(app::execute_run(r), InvalidInput);
+  EXPECT_THROW(pipeline::execute_run(r), InvalidInput);
   r = small_request("huge.h5");
   r.problem.grid = {1 << 20, 1 << 20};
   r.images = 1 << 20;
   try {
-    app::execute_run(r);  // would need petabytes: refused before any allocation
+    pipeline::execute_run(r);  // would need petabytes: refused before any allocation
     FAIL() << "accepted an output larger than the disk";
   } catch (const InvalidInput& e) {
     EXPECT_NE(std::string(e.what()).find("output needs"), std::string::npos) << e.what();
@@ -206,7 +206,7 @@ TEST_F(RunFileTest, ImagesAreBoundedInMemoryWhateverTheirNumber) {
   auto r = small_request("many.h5");
   r.images = 400;
   r.steps_per_image = 1;
-  const auto summary = app::execute_run(r);
+  const auto summary = pipeline::execute_run(r);
   EXPECT_EQ(summary.images_written, 400);
   io::RunFileReader file(r.output);
   EXPECT_EQ(file.shape("v")[0], 400);

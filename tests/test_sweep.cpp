@@ -12,14 +12,16 @@
 #include <vector>
 
 #include "app/cli.hpp"
-#include "app/run_driver.hpp"
-#include "app/sweep.hpp"
+#include "pipeline/run.hpp"
+#include "app/sweep_values.hpp"
+#include "pipeline/sweep.hpp"
 #include "io/atlas.hpp"
 #include "io/png.hpp"
 #include "io/run_file.hpp"
 
 using namespace grayscott;
 using namespace grayscott::app;
+using namespace grayscott::pipeline;
 namespace fs = std::filesystem;
 
 namespace {

@@ -11,7 +11,7 @@
 #include <limits>
 #include <sstream>
 
-#include "app/run_driver.hpp"
+#include "pipeline/run.hpp"
 #include "engine/cuda/cuda_backend.hpp"
 #include "engine/host_buffer.hpp"
 #include "reference/from_model.hpp"
@@ -345,7 +345,7 @@ double time_stepping(const Problem& base, const Workload& w, std::int64_t images
 // One timed run through the run command's driver, writing every image of v to HDF5: the time a
 // user waits for the file, from engine construction to the file's close.
 double time_run_with_output(const BenchRequest& request, const Workload& w, std::int64_t images) {
-  RunRequest run;
+  pipeline::RunRequest run;
   run.problem = request.problem;
   run.problem.grid = {w.rows, w.cols};
   run.images = images;
@@ -356,7 +356,7 @@ double time_run_with_output(const BenchRequest& request, const Workload& w, std:
   run.overwrite = true;
   run.quiet = true;
   const auto start = Clock::now();
-  const RunSummary summary = execute_run(run);
+  const pipeline::RunSummary summary = pipeline::execute_run(run);
   const double seconds = seconds_since(start);
   if (!summary.completed) throw VerificationFailed(request.output.string() + ": " + summary.status);
   return seconds;

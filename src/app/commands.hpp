@@ -15,9 +15,4 @@ void add_bench_command(CLI::App& root);
 // ranks of one run share one error message, printed by rank 0; the others exit quietly.
 bool secondary_mpi_process();
 
-// Thrown once an error has been printed (by rank 0 of an MPI run): main exits with this status.
-struct ErrorAlreadyReported {
-  int exit_code = 1;
-};
-
 }  // namespace grayscott::app

@@ -6,6 +6,8 @@
 
 #include "app/commands.hpp"
 #include "app/version.hpp"
+#include "pipeline/run.hpp"
+#include "pipeline/under_mpi_errors.hpp"
 #include "model/model.hpp"
 
 int main(int argc, char** argv) {
@@ -26,8 +28,13 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
-  } catch (const app::ErrorAlreadyReported& e) {
+  } catch (const pipeline::ErrorAlreadyReported& e) {
     return e.exit_code;
+  } catch (const pipeline::RunInterrupted& e) {
+    // Not an error: the run stopped where it was asked to, and can be continued.
+    if (app::secondary_mpi_process()) return 128 + e.signal;
+    std::fprintf(stderr, "grayscott: %s\n", e.what());
+    return 128 + e.signal;
   } catch (const CLI::ParseError& e) {
     if (app::secondary_mpi_process()) return 2;
     std::fprintf(stderr, "grayscott: error: %s (see grayscott --help)\n", e.what());

@@ -1,31 +1,100 @@
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <memory>
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
-#include "app/progress.hpp"
-#include "app/run_driver.hpp"
+#include "app/save_options.hpp"
 #include "io/render.hpp"
+#include "pipeline/progress.hpp"
+#include "pipeline/run.hpp"
+#include "pipeline/stop_signal.hpp"
 #if GRAYSCOTT_WITH_MPI
-#include "app/distributed_run.hpp"
-#include "app/under_mpi.hpp"
+#include "pipeline/distributed_run.hpp"
+#include "pipeline/under_mpi.hpp"
 #endif
 
 namespace grayscott::app {
 
 namespace {
+
+using pipeline::RunRequest;
+using pipeline::RunSummary;
+using pipeline::format_duration;
+using pipeline::format_rate;
+#if GRAYSCOTT_WITH_MPI
+using pipeline::DistributedRunOptions;
+#endif
+
 struct RunCliState {
   ProblemOptions problem;
   EngineCliOptions engine;
   InitialCliOptions initial;
   OutputCliOptions out{.output = "output.h5"};
-  std::string config, render_dir;
+  std::string config, render_dir, checkpoint_every, resume;
 #if GRAYSCOTT_WITH_MPI
   DistributedRunOptions distributed;
 #endif
 };
+
+std::string shortest(double x) {
+  char text[64];
+  const auto [end, ec] = std::to_chars(text, text + sizeof text, x);
+  return std::string(text, end);
+}
+
+std::string fields_text(FieldSet f) { return f.u && f.v ? "u,v" : f.u ? "u" : "v"; }
+
+// The parameters of a continued run come from its file: an option given on the command line (or
+// in --config) must say the same, or the request is refused.
+void refuse_contradictions(const CLI::App& run, const RunRequest& given, const RunRequest& file) {
+  struct Setting {
+    const char* option;
+    std::string (*value)(const RunRequest&);
+  };
+  static const Setting settings[] = {
+      {"--rows", [](const RunRequest& r) { return std::to_string(r.problem.grid.rows); }},
+      {"--cols", [](const RunRequest& r) { return std::to_string(r.problem.grid.cols); }},
+      {"--feed", [](const RunRequest& r) { return shortest(r.problem.params.feed); }},
+      {"--kill", [](const RunRequest& r) { return shortest(r.problem.params.kill); }},
+      {"--du", [](const RunRequest& r) { return shortest(r.problem.params.du); }},
+      {"--dv", [](const RunRequest& r) { return shortest(r.problem.params.dv); }},
+      {"--dt", [](const RunRequest& r) { return shortest(r.problem.params.dt); }},
+      {"--stencil",
+       [](const RunRequest& r) {
+         std::string text;
+         for (double w : r.problem.stencil.weights) text += shortest(w) + ",";
+         return text;
+       }},
+      {"--boundary", [](const RunRequest& r) { return std::string(to_string(r.problem.boundary)); }},
+      {"--precision",
+       [](const RunRequest& r) { return std::string(to_string(r.problem.precision)); }},
+      {"--images", [](const RunRequest& r) { return std::to_string(r.images); }},
+      {"--steps-per-image", [](const RunRequest& r) { return std::to_string(r.steps_per_image); }},
+      {"--fields", [](const RunRequest& r) { return fields_text(r.fields); }},
+      {"--init", [](const RunRequest& r) { return std::string(to_string(r.initial.kind)); }},
+      {"--seed", [](const RunRequest& r) { return std::to_string(r.initial.seed); }},
+  };
+  for (const Setting& s : settings) {
+    const CLI::Option* option = run.get_option_no_throw(s.option);
+    if (option == nullptr || option->count() == 0) continue;
+    if (s.value(given) != s.value(file)) {
+      throw InvalidInput(std::string(s.option) + " " + s.value(given) + " contradicts " +
+                         file.output.string() + ", whose run has " + s.value(file) +
+                         " (a continued run keeps its parameters)");
+    }
+  }
+  const CLI::Option* output = run.get_option_no_throw("--output");
+  if (output != nullptr && output->count() > 0 &&
+      std::filesystem::path(given.output) != file.output) {
+    throw InvalidInput("--output " + given.output.string() + " contradicts --resume " +
+                       file.output.string() + " (a continued run writes into its own file)");
+  }
+  if (given.overwrite) throw InvalidInput("--force and --resume exclude each other");
+}
 
 // The summary line and the optional pictures, from the one process that reports.
 void report(const RunRequest& request, const RunSummary& summary) {
@@ -39,7 +108,7 @@ void report(const RunRequest& request, const RunSummary& summary) {
                  request.output.c_str(), format_duration(summary.seconds).c_str(),
                  format_rate(summary.cell_updates_per_s).c_str());
   }
-  if (request.render_dir && summary.images_written > 0) {
+  if (request.render_dir && summary.images_written > 0 && summary.signal == 0) {
     io::RenderOptions render;
     render.out_dir = *request.render_dir;
     const auto pictures = io::render_run(request.output, render);
@@ -47,6 +116,10 @@ void report(const RunRequest& request, const RunSummary& summary) {
       std::fprintf(stderr, "rendered %zu pictures into %s\n", pictures.size(),
                    request.render_dir->c_str());
     }
+  }
+  if (summary.signal != 0 && !summary.completed) {
+    throw pipeline::RunInterrupted(pipeline::interruption_message(request, summary),
+                                   summary.signal);
   }
   if (!summary.completed) throw std::runtime_error(request.output.string() + ": " + summary.status);
 }
@@ -56,18 +129,20 @@ void report(const RunRequest& request, const RunSummary& summary) {
 // every rank gets the same outcome and rank 0 reports it.
 void run_under_mpi(const std::function<RunRequest()>& make_request,
                    const DistributedRunOptions& options) {
-  run_on_every_rank([&](const mpi::Session& session) {
+  pipeline::run_on_every_rank([&](const mpi::Session& session) {
     const RunRequest request = make_request();
     if (session.size() == 1) {
       if (!options.decomposition.empty() && options.decomposition != "1x1") {
         throw InvalidInput("decomposition " + options.decomposition + " needs more than one rank");
       }
-      report(request, execute_run(request));
+      report(request, pipeline::execute_run(request));
       return;
     }
-    const RunSummary summary = execute_distributed_run(request, options, session);
+    const RunSummary summary = pipeline::execute_distributed_run(request, options, session);
     if (session.rank() == 0)
       report(request, summary);
+    else if (summary.signal != 0 && !summary.completed)
+      throw pipeline::RunInterrupted(summary.status, summary.signal);
     else if (!summary.completed)
       throw std::runtime_error(summary.status);
   });
@@ -94,6 +169,11 @@ void add_run_command(CLI::App& root) {
   add_engine_options(*run, state->engine);
   add_output_options(*run, state->out);
   run->add_option("--render", state->render_dir, "Also write PNG pictures of v into this folder");
+  add_checkpoint_option(*run, state->checkpoint_every);
+  run->add_option("--resume", state->resume,
+                  "Continue the run in this file from its last checkpoint (its parameters come "
+                  "from the file)")
+      ->type_name("FILE");
   add_config_option(*run, state->config);
 #if GRAYSCOTT_WITH_MPI
   run->add_option("--decomposition", state->distributed.decomposition,
@@ -123,8 +203,22 @@ void add_run_command(CLI::App& root) {
       state->out.apply_to(request);
       request.engine = state->engine.to_engine_options();
       if (!state->render_dir.empty()) request.render_dir = state->render_dir;
+      if (!state->checkpoint_every.empty()) {
+        parse_checkpoint_every(state->checkpoint_every, request.save);
+      }
+      if (!state->resume.empty()) {
+        RunRequest continued = pipeline::resume_request(state->resume);
+        refuse_contradictions(*run, request, continued);
+        continued.engine = request.engine;
+        continued.quiet = request.quiet;
+        continued.save = request.save;
+        continued.render_dir = request.render_dir;
+        request = std::move(continued);
+      }
       return request;
     };
+    // From here to the end of the run a stop signal ends it at the next image, consistently.
+    const pipeline::StopSignals stop_signals;
 #if GRAYSCOTT_WITH_MPI
     if (mpi::launched_by_mpi_launcher()) return run_under_mpi(make_request, state->distributed);
     if (!state->distributed.decomposition.empty() && state->distributed.decomposition != "1x1") {
@@ -133,7 +227,7 @@ void add_run_command(CLI::App& root) {
     }
 #endif
     const RunRequest request = make_request();
-    report(request, execute_run(request));
+    report(request, pipeline::execute_run(request));
   });
 }
 

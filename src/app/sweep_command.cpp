@@ -3,16 +3,24 @@
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
-#include "app/progress.hpp"
-#include "app/sweep.hpp"
+#include "app/sweep_values.hpp"
+#include "pipeline/progress.hpp"
+#include "pipeline/run.hpp"
+#include "pipeline/stop_signal.hpp"
+#include "pipeline/sweep.hpp"
 #if GRAYSCOTT_WITH_MPI
-#include "app/distributed_sweep.hpp"
-#include "app/under_mpi.hpp"
+#include "pipeline/distributed_sweep.hpp"
+#include "pipeline/under_mpi.hpp"
 #endif
 
 namespace grayscott::app {
 
 namespace {
+
+using pipeline::SweepRequest;
+using pipeline::SweepSummary;
+using pipeline::format_duration;
+using pipeline::format_rate;
 
 // The closing summary on stderr; an incomplete sweep is an error.
 void report(const SweepRequest& request, const SweepSummary& summary) {
@@ -33,6 +41,10 @@ void report(const SweepRequest& request, const SweepSummary& summary) {
   if (summary.nonfinite_members > 0) {
     std::fprintf(stderr, "warning: %lld members became non-finite (see /nonfinite_image in %s)\n",
                  static_cast<long long>(summary.nonfinite_members), request.output.c_str());
+  }
+  if (summary.signal != 0 && !summary.completed) {
+    throw pipeline::RunInterrupted(summary.status + " (" + request.output.string() + ")",
+                                   summary.signal);
   }
   if (!summary.completed) throw std::runtime_error(request.output.string() + ": " + summary.status);
 }
@@ -90,7 +102,7 @@ void add_sweep_command(CLI::App& root) {
           throw InvalidInput("seeds: --seeds needs --init noise");
         seeds = parse_seed_list(state->seeds);
       }
-      request.members = cross_members(parse_value_set(state->feeds, "feed"),
+      request.members = pipeline::cross_members(parse_value_set(state->feeds, "feed"),
                                       parse_value_set(state->kills, "kill"), seeds);
       state->out.apply_to(request);
       request.engine = state->engine.to_engine_options();
@@ -102,19 +114,23 @@ void add_sweep_command(CLI::App& root) {
 #if GRAYSCOTT_WITH_MPI
     // Under mpirun/srun: the members are split over the ranks; rank 0 reports.
     if (mpi::launched_by_mpi_launcher()) {
-      return run_on_every_rank([&](const mpi::Session& session) {
+      const pipeline::StopSignals stop_signals;
+      return pipeline::run_on_every_rank([&](const mpi::Session& session) {
         const SweepRequest request = make_request();
-        if (session.size() == 1) return report(request, execute_sweep(request));
-        const SweepSummary summary = execute_distributed_sweep(request, session);
+        if (session.size() == 1) return report(request, pipeline::execute_sweep(request));
+        const SweepSummary summary = pipeline::execute_distributed_sweep(request, session);
         if (session.rank() == 0)
           report(request, summary);
+        else if (summary.signal != 0 && !summary.completed)
+          throw pipeline::RunInterrupted(summary.status, summary.signal);
         else if (!summary.completed)
           throw std::runtime_error(summary.status);
       });
     }
 #endif
+    const pipeline::StopSignals stop_signals;
     const SweepRequest request = make_request();
-    report(request, execute_sweep(request));
+    report(request, pipeline::execute_sweep(request));
   });
 }
 

@@ -4,6 +4,34 @@ namespace grayscott::io::h5 {
 
 void silence_library_errors() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
 
+namespace {
+// The file drivers describe a failed system call as "..., errno = 28, error message = 'No space
+// left on device', ...": the part after "error message = '" is the reason a user needs.
+herr_t find_system_reason(unsigned, const H5E_error2_t* error, void* found) {
+  auto& reason = *static_cast<std::string*>(found);
+  if (!reason.empty() || error->desc == nullptr) return 0;
+  const std::string desc = error->desc;
+  const std::string marker = "error message = '";
+  const auto at = desc.find(marker);
+  if (at == std::string::npos) return 0;
+  const auto start = at + marker.size();
+  const auto end = desc.find('\'', start);
+  reason = desc.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  return 0;
+}
+}  // namespace
+
+std::string system_reason() {
+  std::string reason;
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, find_system_reason, &reason);
+  return reason;
+}
+
+void fail(const std::string& what) {
+  const std::string reason = system_reason();
+  throw std::runtime_error("HDF5: cannot " + what + (reason.empty() ? "" : ": " + reason));
+}
+
 Id simple_space(std::span<const hsize_t> dims, std::span<const hsize_t> max_dims) {
   return Id(H5Screate_simple(static_cast<int>(dims.size()), dims.data(),
                              max_dims.empty() ? nullptr : max_dims.data()),
@@ -44,6 +72,14 @@ void write_attribute(hid_t obj, const std::string& name, const std::string& valu
   if (H5Aexists(obj, name.c_str()) > 0) check(H5Adelete(obj, name.c_str()), "replace " + name);
   Id attr(H5Acreate2(obj, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
           "create attribute " + name);
+  const char* text = value.c_str();
+  check(H5Awrite(attr, type, &text), "write attribute " + name);
+}
+
+void rewrite_string_attribute(hid_t obj, const std::string& name, const std::string& value) {
+  Id attr(H5Aopen(obj, name.c_str(), H5P_DEFAULT), H5Aclose, "open attribute " + name);
+  Id type(H5Aget_type(attr), H5Tclose, "get a type");
+  if (H5Tis_variable_str(type) <= 0) throw std::logic_error(name + " is not a variable string");
   const char* text = value.c_str();
   check(H5Awrite(attr, type, &text), "write attribute " + name);
 }

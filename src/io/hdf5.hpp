@@ -16,13 +16,22 @@ namespace grayscott::io::h5 {
 void silence_library_errors();
 
 // Owns one HDF5 identifier and closes it with the matching H5?close.
+// The operating system's reason for the library's last failure ("No space left on device"), read
+// from HDF5's error stack, or "" when the failure was not the system's.
+std::string system_reason();
+
+// Throws std::runtime_error("HDF5: cannot WHAT"), ending with the system's reason where there is one.
+[[noreturn]] void fail(const std::string& what);
+
 class Id {
  public:
   using Closer = herr_t (*)(hid_t);
   Id() = default;
   Id(hid_t id, Closer close, const std::string& what) : id_(id), close_(close) {
-    if (id_ < 0) throw std::runtime_error("HDF5: cannot " + what);
+    if (id_ < 0) fail(what);
   }
+  // Gives up ownership (for an identifier closed by hand).
+  hid_t release() { return std::exchange(id_, H5I_INVALID_HID); }
   Id(Id&& o) noexcept : id_(std::exchange(o.id_, H5I_INVALID_HID)), close_(o.close_) {}
   Id& operator=(Id&& o) noexcept {
     if (this != &o) {
@@ -48,7 +57,7 @@ class Id {
 };
 
 inline void check(herr_t status, const std::string& what) {
-  if (status < 0) throw std::runtime_error("HDF5: cannot " + what);
+  if (status < 0) fail(what);
 }
 
 Id simple_space(std::span<const hsize_t> dims, std::span<const hsize_t> max_dims = {});
@@ -57,6 +66,9 @@ void write_attribute(hid_t obj, const std::string& name, std::int64_t value);
 void write_attribute(hid_t obj, const std::string& name, double value);
 void write_attribute(hid_t obj, const std::string& name, std::span<const double> values);
 void write_attribute(hid_t obj, const std::string& name, const std::string& value);
+// Writes a new value into an existing variable-length string attribute, in place: allowed while
+// the file is written in SWMR mode, where attributes cannot be created or deleted.
+void rewrite_string_attribute(hid_t obj, const std::string& name, const std::string& value);
 
 // Native type of float or double.
 template <class Real>

@@ -3,7 +3,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <system_error>
 
 #include "io/hdf5.hpp"
@@ -30,21 +33,39 @@ std::size_t element_size(Precision p) { return p == Precision::Single ? 4 : 8; }
 
 std::uint64_t run_output_bytes(const RunMetadata& meta) {
   const double fields = (meta.fields.u ? 1 : 0) + (meta.fields.v ? 1 : 0);
-  // In floating point: the product of absurd requests must not wrap around to a small number.
-  const double bytes = fields * static_cast<double>(meta.images) *
-                       static_cast<double>(meta.problem.grid.rows) *
+  const double image = static_cast<double>(meta.problem.grid.rows) *
                        static_cast<double>(meta.problem.grid.cols) *
                        static_cast<double>(element_size(meta.problem.precision));
+  // In floating point: the product of absurd requests must not wrap around to a small number.
+  // Images, the two checkpoint slots of u and v, and per image its /step value and about 700
+  // bytes of XDMF; plus the file's own metadata.
+  const double images = static_cast<double>(meta.images);
+  const double bytes = fields * images * image + 4 * image + images * (8 + 700) + 65536;
   return bytes >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
 }
 
 void check_output_path(const fs::path& path, bool overwrite, std::uint64_t bytes) {
   std::error_code ec;
-  if (fs::exists(path, ec) && !overwrite) {
+  if (path.empty()) throw InvalidInput("output: the file name is empty");
+  if (fs::is_directory(path, ec)) {
+    throw InvalidInput("output " + path.string() + " is a directory, not a file");
+  }
+  if (path.extension() == ".xmf" || path.extension() == ".xdmf") {
+    throw InvalidInput("output " + path.string() +
+                       " names an XDMF file: name the HDF5 file (e.g. run.h5); its .xmf "
+                       "companion is written beside it");
+  }
+  // symlink_status: a link there (even a dangling one) is somebody's file too.
+  if (fs::exists(fs::symlink_status(path, ec)) && !overwrite) {
     throw InvalidInput("output " + path.string() + " already exists (use --force to overwrite)");
   }
-  if (fs::is_directory(path, ec)) {
-    throw InvalidInput("output " + path.string() + " is a directory");
+  const fs::path xmf = xdmf_path_for(path);
+  if (fs::exists(fs::symlink_status(xmf, ec)) && !overwrite) {
+    throw InvalidInput("output companion " + xmf.string() +
+                       " already exists (use --force to overwrite it with the run's)");
+  }
+  if (fs::is_directory(xmf, ec)) {
+    throw InvalidInput("output companion " + xmf.string() + " is a directory");
   }
   const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
   if (!fs::is_directory(folder, ec)) {
@@ -54,13 +75,35 @@ void check_output_path(const fs::path& path, bool overwrite, std::uint64_t bytes
     throw InvalidInput("output folder " + folder.string() + " is not writable");
   }
   const fs::space_info space = fs::space(folder, ec);
-  // Replacing a file frees its bytes first.
-  const std::uint64_t reclaimable = fs::exists(path, ec) ? fs::file_size(path, ec) : 0;
-  if (!ec &&
-      static_cast<double>(space.available + reclaimable) < 1.01 * static_cast<double>(bytes)) {
+  // The new file is created beside the old one before it replaces it: nothing is reclaimed.
+  if (!ec && static_cast<double>(space.available) < 1.01 * static_cast<double>(bytes)) {
     throw InvalidInput("output needs " + format_bytes(bytes) + " but " + folder.string() +
                        " has only " + format_bytes(space.available) + " free");
   }
+}
+
+fs::path partial_name(const fs::path& path, const std::string& tag) {
+  return path.string() + ".partial-" + tag;
+}
+
+void move_into_place(const fs::path& partial, const fs::path& path, bool overwrite) {
+  if (overwrite) {
+    if (std::rename(partial.c_str(), path.c_str()) != 0) {
+      throw std::runtime_error("cannot move " + partial.string() + " to " + path.string() + ": " +
+                               std::strerror(errno));
+    }
+    return;
+  }
+  // A hard link fails if anything appeared at `path` since the check: never replaced unasked.
+  if (::link(partial.c_str(), path.c_str()) != 0) {
+    const int error = errno;
+    if (error == EEXIST) {
+      throw std::runtime_error("output " + path.string() +
+                               " appeared while the run was starting (use --force to overwrite)");
+    }
+    throw std::runtime_error("cannot create " + path.string() + ": " + std::strerror(error));
+  }
+  ::unlink(partial.c_str());
 }
 
 void write_problem_attributes(hid_t root, const Problem& p, std::int64_t images,
@@ -81,11 +124,76 @@ void write_problem_attributes(hid_t root, const Problem& p, std::int64_t images,
 // ---------------------------------------------------------------------------------------------
 // Writer
 
+namespace {
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// File access for one process writing alone: the newest file format, which SWMR needs.
+h5::Id single_writer_access() {
+  h5::Id fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "create file access properties");
+  h5::check(H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST),
+            "choose the file format");
+  return fapl;
+}
+
+h5::Id copy_access(hid_t fapl) {
+  return h5::Id(H5Pcopy(fapl), H5Pclose, "copy file access properties");
+}
+
+// A writer that was killed leaves the file marked as open for writing, and HDF5 then refuses to
+// open it again; h5clear's way of clearing the mark is this property of the file access list.
+void clear_writer_marks_on_open(hid_t fapl) {
+  hbool_t clear = 1;
+  if (H5Pexist(fapl, "clear_status_flags") > 0) {
+    h5::check(H5Pset(fapl, "clear_status_flags", &clear), "ask to clear the file's write marks");
+  }
+}
+
+// Opens a file for reading: as a finished file, or, when a writer has it open in SWMR mode (or
+// was killed while it had), as an SWMR reader, which sees every image flushed so far.
+hid_t open_for_reading(const fs::path& path) {
+  hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (file >= 0) return file;
+  H5Eclear2(H5E_DEFAULT);
+  return H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, H5P_DEFAULT);
+}
+
+// Writes the raw bytes out of the operating system's cache (a node that loses power keeps the
+// checkpoint). Only for a file this process writes alone through the POSIX driver.
+void sync_to_disk(hid_t file) {
+  void* handle = nullptr;
+  if (H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) >= 0 && handle != nullptr) {
+    ::fsync(*static_cast<int*>(handle));
+  }
+}
+
+// Dataset access without a chunk cache: each write goes to the file at once, so that a write the
+// disk has no room for fails in that call (and is not counted), instead of at a later flush that
+// may already have recorded the larger extent.
+h5::Id uncached_access() {
+  h5::Id dapl(H5Pcreate(H5P_DATASET_ACCESS), H5Pclose, "create dataset access properties");
+  h5::check(H5Pset_chunk_cache(dapl, 0, 0, 1.0), "turn the chunk cache off");
+  return dapl;
+}
+
+hsize_t chunk_rows_for(std::int64_t rows, std::int64_t cols, Precision precision) {
+  // One image per chunk, split by rows only where an image exceeds HDF5's 4 GiB chunk limit.
+  const hsize_t max_chunk_rows = std::max<hsize_t>(
+      1, (hsize_t{1} << 31) / (static_cast<hsize_t>(cols) * element_size(precision)));
+  return std::min(static_cast<hsize_t>(rows), max_chunk_rows);
+}
+
+}  // namespace
+
 struct RunFileWriter::Handles {
-  h5::Id file, u, v, step;
+  h5::Id file, u, v, step, checkpoint_u, checkpoint_v, checkpoint_images;
+  std::int64_t slot_images[2] = {0, 0};  // images done at each checkpoint slot; 0: empty
 };
 
-RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta,
+RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool overwrite,
                              const RunFileAccess& access)
     : h_(std::make_unique<Handles>()), path_(path), meta_(meta), access_(access) {
   h5::silence_library_errors();
@@ -94,54 +202,136 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta,
     access_.row_begin = access_.col_begin = 0;
     access_.rows = p.grid.rows, access_.cols = p.grid.cols;
   }
-  h_->file = h5::Id(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access_.file_access),
-                    H5Fclose, "create " + path.string());
+  const fs::path partial = partial_name(
+      path, access_.partial_tag.empty() ? std::to_string(::getpid()) : access_.partial_tag);
+  try {
+    h5::Id fapl = access_.shared() ? copy_access(access_.file_access) : single_writer_access();
+    h_->file = h5::Id(H5Fcreate(partial.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl), H5Fclose,
+                      "create " + partial.string());
 
-  const auto rows = static_cast<hsize_t>(p.grid.rows), cols = static_cast<hsize_t>(p.grid.cols);
-  const hsize_t dims[3] = {0, rows, cols};
-  const hsize_t max_dims[3] = {H5S_UNLIMITED, rows, cols};
-  // One image per chunk, split by rows only where an image exceeds HDF5's 4 GiB chunk limit.
-  const hsize_t max_chunk_rows =
-      std::max<hsize_t>(1, (hsize_t{1} << 31) / (cols * element_size(p.precision)));
-  const hsize_t chunk[3] = {1, std::min(rows, max_chunk_rows), cols};
-  const hid_t type = p.precision == Precision::Single ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
-  auto make_field = [&](const char* name) {
-    h5::Id space = h5::simple_space(dims, max_dims);
-    h5::Id props(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "create dataset properties");
-    h5::check(H5Pset_chunk(props, 3, chunk), "set chunking");
-    return h5::Id(H5Dcreate2(h_->file, name, type, space, H5P_DEFAULT, props, H5P_DEFAULT),
-                  H5Dclose, std::string("create dataset ") + name);
-  };
-  if (meta.fields.v) {
-    h_->v = make_field("v");
-    // The course's tools read the dataset "matrix".
-    h5::check(H5Lcreate_hard(h_->file, "v", h_->file, "matrix", H5P_DEFAULT, H5P_DEFAULT),
-              "link /matrix to /v");
-  }
-  if (meta.fields.u) h_->u = make_field("u");
-  {
-    const hsize_t sdims[1] = {0}, smax[1] = {H5S_UNLIMITED}, schunk[1] = {1024};
-    h5::Id space = h5::simple_space(sdims, smax);
-    h5::Id props(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "create dataset properties");
-    h5::check(H5Pset_chunk(props, 1, schunk), "set chunking");
-    h_->step =
-        h5::Id(H5Dcreate2(h_->file, "step", H5T_STD_I64LE, space, H5P_DEFAULT, props, H5P_DEFAULT),
-               H5Dclose, "create dataset step");
-  }
+    const auto rows = static_cast<hsize_t>(p.grid.rows), cols = static_cast<hsize_t>(p.grid.cols);
+    const hsize_t chunk_rows = chunk_rows_for(p.grid.rows, p.grid.cols, p.precision);
+    const hid_t type = p.precision == Precision::Single ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
+    const h5::Id uncached = uncached_access();
+    auto make_field = [&](hid_t where, const char* name, hsize_t first, hsize_t first_max) {
+      const hsize_t dims[3] = {first, rows, cols};
+      const hsize_t max_dims[3] = {first_max, rows, cols};
+      const hsize_t chunk[3] = {1, chunk_rows, cols};
+      h5::Id space = h5::simple_space(dims, max_dims);
+      h5::Id props(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "create dataset properties");
+      h5::check(H5Pset_chunk(props, 3, chunk), "set chunking");
+      return h5::Id(H5Dcreate2(where, name, type, space, H5P_DEFAULT, props, uncached),
+                    H5Dclose, std::string("create dataset ") + name);
+    };
+    if (meta.fields.v) {
+      h_->v = make_field(h_->file, "v", 0, H5S_UNLIMITED);
+      // The course's tools read the dataset "matrix".
+      h5::check(H5Lcreate_hard(h_->file, "v", h_->file, "matrix", H5P_DEFAULT, H5P_DEFAULT),
+                "link /matrix to /v");
+    }
+    if (meta.fields.u) h_->u = make_field(h_->file, "u", 0, H5S_UNLIMITED);
+    {
+      const hsize_t sdims[1] = {0}, smax[1] = {H5S_UNLIMITED}, schunk[1] = {1024};
+      h5::Id space = h5::simple_space(sdims, smax);
+      h5::Id props(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "create dataset properties");
+      h5::check(H5Pset_chunk(props, 1, schunk), "set chunking");
+      h_->step = h5::Id(
+          H5Dcreate2(h_->file, "step", H5T_STD_I64LE, space, H5P_DEFAULT, props, uncached),
+          H5Dclose, "create dataset step");
+    }
+    {
+      // Two slots of the whole state: the newer valid one is the checkpoint.
+      h5::Id group(H5Gcreate2(h_->file, "checkpoint", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                   H5Gclose, "create group checkpoint");
+      h_->checkpoint_u = make_field(group, "u", 2, 2);
+      h_->checkpoint_v = make_field(group, "v", 2, 2);
+      const hsize_t dims[1] = {2};
+      h5::Id space = h5::simple_space(dims);
+      h_->checkpoint_images = h5::Id(H5Dcreate2(group, "images", H5T_STD_I64LE, space,
+                                                H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                                     H5Dclose, "create dataset checkpoint/images");
+      h5::Id file_space(H5Dget_space(h_->checkpoint_images), H5Sclose, "get a dataspace");
+      h5::Id mem_space = h5::simple_space(dims);
+      if (!access_.writes_companions) {
+        h5::check(H5Sselect_none(file_space), "select nothing");
+        h5::check(H5Sselect_none(mem_space), "select nothing");
+      }
+      h5::check(H5Dwrite(h_->checkpoint_images, H5T_NATIVE_INT64, mem_space, file_space,
+                         access_.transfer, h_->slot_images),
+                "write checkpoint/images");
+    }
 
-  const hid_t root = h_->file;
-  write_problem_attributes(root, p, meta.images, meta.steps_per_image);
-  h5::write_attribute(root, "feed", p.params.feed);
-  h5::write_attribute(root, "kill", p.params.kill);
-  h5::write_attribute(root, "init", std::string(to_string(meta.initial.kind)));
-  if (meta.initial.kind == InitialKind::Noise) {
-    h5::write_attribute(root, "seed", static_cast<std::int64_t>(meta.initial.seed));
-    h5::write_attribute(root, "noise_amplitude", noise_amplitude);
+    const hid_t root = h_->file;
+    write_problem_attributes(root, p, meta.images, meta.steps_per_image);
+    h5::write_attribute(root, "feed", p.params.feed);
+    h5::write_attribute(root, "kill", p.params.kill);
+    h5::write_attribute(root, "init", std::string(to_string(meta.initial.kind)));
+    if (meta.initial.kind == InitialKind::Noise) {
+      h5::write_attribute(root, "seed", static_cast<std::int64_t>(meta.initial.seed));
+      h5::write_attribute(root, "noise_amplitude", noise_amplitude);
+    }
+    h5::write_attribute(root, "backend", meta.backend);
+    h5::write_attribute(root, "version", meta.version);
+    h5::write_attribute(root, "status", std::string("running"));
+    h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + partial.string());
+    // From here on readers may open the file while it grows; no new object may be created. The
+    // file takes its name only then, so that a reader never finds it in another state.
+    if (!access_.shared()) swmr_ = H5Fstart_swmr_write(h_->file) >= 0;
+    if (access_.writes_companions) {
+      move_into_place(partial, path, overwrite);
+      write_companion();  // no image yet: replaces any stale companion
+    }
+  } catch (...) {
+    h_->u.reset(), h_->v.reset(), h_->step.reset(), h_->checkpoint_u.reset(),
+        h_->checkpoint_v.reset(), h_->checkpoint_images.reset(), h_->file.reset();
+    std::error_code ignored;
+    if (access_.writes_companions) fs::remove(partial, ignored);
+    throw;
   }
-  h5::write_attribute(root, "backend", meta.backend);
-  h5::write_attribute(root, "version", meta.version);
-  h5::write_attribute(root, "status", std::string("running"));
+}
+
+RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, Continue from,
+                             const RunFileAccess& access)
+    : h_(std::make_unique<Handles>()), path_(path), meta_(meta), access_(access) {
+  h5::silence_library_errors();
+  const Problem& p = meta.problem;
+  if (access_.rows <= 0 || access_.cols <= 0) {
+    access_.row_begin = access_.col_begin = 0;
+    access_.rows = p.grid.rows, access_.cols = p.grid.cols;
+  }
+  h5::Id fapl = access_.shared() ? copy_access(access_.file_access) : single_writer_access();
+  clear_writer_marks_on_open(fapl);
+  h_->file = h5::Id(H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl), H5Fclose,
+                    "open " + path.string() + " to continue it");
+  // A killed writer may leave the superblock's end of file behind what it flushed.
+  if (!access_.shared()) H5Fincrement_filesize(h_->file, 0);
+  open_datasets();
+  written_ = durable_ = from.images_done;
+  h5::rewrite_string_attribute(h_->file, "status", "running");
   h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + path.string());
+  // Files written over MPI use the older format, which SWMR cannot use: flushes still make the
+  // images durable, readers just cannot open the file while it is written.
+  if (!access_.shared()) {
+    swmr_ = H5Fstart_swmr_write(h_->file) >= 0;
+    if (!swmr_) H5Eclear2(H5E_DEFAULT);
+  }
+}
+
+void RunFileWriter::open_datasets() {
+  const h5::Id uncached = uncached_access();
+  auto open = [&](const char* name) {
+    return h5::Id(H5Dopen2(h_->file, name, uncached), H5Dclose,
+                  std::string("open /") + name + " in " + path_.string());
+  };
+  if (meta_.fields.v) h_->v = open("v");
+  if (meta_.fields.u) h_->u = open("u");
+  h_->step = open("step");
+  h_->checkpoint_u = open("checkpoint/u");
+  h_->checkpoint_v = open("checkpoint/v");
+  h_->checkpoint_images = open("checkpoint/images");
+  h5::check(H5Dread(h_->checkpoint_images, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, access_.transfer,
+                    h_->slot_images),
+            "read checkpoint/images");
 }
 
 RunFileWriter::~RunFileWriter() {
@@ -154,29 +344,89 @@ RunFileWriter::~RunFileWriter() {
   }
 }
 
+namespace {
+
+// Writes this process's block into [index, block] of a 3-D dataset of images.
+void write_block(hid_t dataset, hsize_t index, const RunFileAccess& access, hid_t mem_type,
+                 const void* data, const std::string& what) {
+  h5::Id file_space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
+  const hsize_t start[3] = {index, static_cast<hsize_t>(access.row_begin),
+                            static_cast<hsize_t>(access.col_begin)};
+  const hsize_t count[3] = {1, static_cast<hsize_t>(access.rows),
+                            static_cast<hsize_t>(access.cols)};
+  h5::check(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, count, nullptr),
+            "select an image");
+  h5::Id mem_space = h5::simple_space(std::span<const hsize_t>(count, 3));
+  h5::check(H5Dwrite(dataset, mem_type, mem_space, file_space, access.transfer, data), what);
+}
+
+hsize_t first_extent(hid_t dataset) {
+  h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
+  hsize_t dims[3] = {0, 0, 0};
+  H5Sget_simple_extent_dims(space, dims, nullptr);
+  return dims[0];
+}
+
+}  // namespace
+
+namespace {
+bool out_of_space(const std::exception& e) {
+  const std::string what = e.what();
+  return what.find("No space left on device") != std::string::npos ||
+         what.find("Disk quota exceeded") != std::string::npos;
+}
+}  // namespace
+
 void RunFileWriter::append(std::int64_t step, const void* u, const void* v) {
+  try {
+    append_image(step, u, v);
+  } catch (const std::exception& e) {
+    after_write_error(e);
+    throw;
+  }
+}
+
+void RunFileWriter::after_write_error(const std::exception& e) {
+  disk_full_ = disk_full_ || out_of_space(e);
+  // Shrinking is collective under MPI, and a failure need not reach every rank alike.
+  if (access_.shared()) return;
+  // What was written since the last flush that succeeded may not all be in the file: count only
+  // the images up to it. Shrinking changes metadata in place, which needs no new room.
+  written_ = durable_;
+  const auto n = static_cast<hsize_t>(durable_);
+  const auto rows = static_cast<hsize_t>(meta_.problem.grid.rows);
+  const auto cols = static_cast<hsize_t>(meta_.problem.grid.cols);
+  const hsize_t images[3] = {n, rows, cols}, steps[1] = {n};
+  if (meta_.fields.v && first_extent(h_->v) > n) H5Dset_extent(h_->v, images);
+  if (meta_.fields.u && first_extent(h_->u) > n) H5Dset_extent(h_->u, images);
+  if (first_extent(h_->step) > n) H5Dset_extent(h_->step, steps);
+  H5Fflush(h_->file, H5F_SCOPE_GLOBAL);
+}
+
+void RunFileWriter::append_image(std::int64_t step, const void* u, const void* v) {
   const Problem& p = meta_.problem;
   const auto n = static_cast<hsize_t>(written_);
   const hid_t mem_type = p.precision == Precision::Single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
   auto append_image = [&](const h5::Id& dataset, const void* data, const char* name) {
-    const hsize_t extent[3] = {n + 1, static_cast<hsize_t>(p.grid.rows),
+    // A continued run writes over the images it recomputes: the dataset never shrinks.
+    const hsize_t before = first_extent(dataset);
+    const hsize_t extent[3] = {std::max(before, n + 1), static_cast<hsize_t>(p.grid.rows),
                                static_cast<hsize_t>(p.grid.cols)};
     h5::check(H5Dset_extent(dataset, extent), std::string("grow dataset ") + name);
-    h5::Id file_space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
-    const hsize_t start[3] = {n, static_cast<hsize_t>(access_.row_begin),
-                              static_cast<hsize_t>(access_.col_begin)};
-    const hsize_t count[3] = {1, static_cast<hsize_t>(access_.rows),
-                              static_cast<hsize_t>(access_.cols)};
-    h5::check(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, count, nullptr),
-              "select an image");
-    h5::Id mem_space = h5::simple_space(std::span<const hsize_t>(count, 3));
-    h5::check(H5Dwrite(dataset, mem_type, mem_space, file_space, access_.transfer, data),
-              "write image " + std::to_string(n) + " of " + name + " to " + path_.string());
+    try {
+      write_block(dataset, n, access_, mem_type, data,
+                  "write image " + std::to_string(n) + " of " + name + " to " + path_.string());
+    } catch (...) {
+      // Count no image that is not in the file.
+      const hsize_t back[3] = {before, extent[1], extent[2]};
+      H5Dset_extent(dataset, back);
+      throw;
+    }
   };
   if (meta_.fields.v) append_image(h_->v, v, "v");
   if (meta_.fields.u) append_image(h_->u, u, "u");
   {
-    const hsize_t extent[1] = {n + 1};
+    const hsize_t extent[1] = {std::max(first_extent(h_->step), n + 1)};
     h5::check(H5Dset_extent(h_->step, extent), "grow dataset step");
     h5::Id file_space(H5Dget_space(h_->step), H5Sclose, "get a dataspace");
     const hsize_t start[1] = {n}, count[1] = {1};
@@ -189,23 +439,183 @@ void RunFileWriter::append(std::int64_t step, const void* u, const void* v) {
       h5::check(H5Sselect_none(mem_space), "select no step");
     }
     h5::check(H5Dwrite(h_->step, H5T_NATIVE_INT64, mem_space, file_space, access_.transfer, &step),
-              "write step");
+              "write step to " + path_.string());
   }
   ++written_;
 }
 
+void RunFileWriter::save_checkpoint(std::int64_t images_done, const void* u, const void* v) {
+  try {
+    save_into_older_slot(images_done, u, v);
+    // The final state goes into both slots, so that a complete file's checkpoint does not depend
+    // on when the run saved the ones before it (a continued run's file is the uninterrupted one's).
+    if (images_done == meta_.images && h_->slot_images[0] != h_->slot_images[1]) {
+      save_into_older_slot(images_done, u, v);
+    }
+  } catch (const std::exception& e) {
+    after_write_error(e);
+    throw;
+  }
+}
+
+void RunFileWriter::save_into_older_slot(std::int64_t images_done, const void* u, const void* v) {
+  const hid_t mem_type =
+      meta_.problem.precision == Precision::Single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+  const int slot = h_->slot_images[0] <= h_->slot_images[1] ? 0 : 1;
+  const std::string what = "write the checkpoint to " + path_.string();
+  write_block(h_->checkpoint_u, static_cast<hsize_t>(slot), access_, mem_type, u, what);
+  write_block(h_->checkpoint_v, static_cast<hsize_t>(slot), access_, mem_type, v, what);
+  // The state reaches the disk before the slot says it is valid.
+  h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + path_.string());
+  if (!access_.shared()) sync_to_disk(h_->file);
+  h_->slot_images[slot] = images_done;
+  {
+    h5::Id file_space(H5Dget_space(h_->checkpoint_images), H5Sclose, "get a dataspace");
+    const hsize_t start[1] = {static_cast<hsize_t>(slot)}, count[1] = {1};
+    h5::check(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, count, nullptr),
+              "select a checkpoint slot");
+    h5::Id mem_space = h5::simple_space(std::span<const hsize_t>(count, 1));
+    if (!access_.writes_companions) {
+      h5::check(H5Sselect_none(file_space), "select nothing");
+      h5::check(H5Sselect_none(mem_space), "select nothing");
+    }
+    h5::check(H5Dwrite(h_->checkpoint_images, H5T_NATIVE_INT64, mem_space, file_space,
+                       access_.transfer, &images_done),
+              what);
+  }
+  flush();
+  if (!access_.shared()) sync_to_disk(h_->file);
+}
+
+void RunFileWriter::flush() {
+  try {
+    h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + path_.string());
+  } catch (const std::exception& e) {
+    after_write_error(e);
+    throw;
+  }
+  durable_ = written_;
+  // The companion lists the images: refreshed every few seconds, not at every flush, since it
+  // grows with them.
+  if (access_.writes_companions && now_seconds() - companion_written_at_ >= 2.0) {
+    write_companion();
+  }
+}
+
+void RunFileWriter::write_companion() {
+  write_xdmf(path_, meta_, written_);
+  companion_written_at_ = now_seconds();
+}
+
 void RunFileWriter::finish(const std::string& status) {
   if (h_->file.get() < 0) return;
-  h5::write_attribute(h_->file, "status", status);
-  h_->u.reset();
-  h_->v.reset();
-  h_->step.reset();
-  if (H5Fclose(h_->file.get()) < 0) {
-    throw std::runtime_error("HDF5: cannot close " + path_.string());
+  if (disk_full_) {
+    // Recording the status needs room the disk does not have, and a half-written attribute would
+    // make the file unreadable: it keeps "running", and the images that reached the disk.
+    h_->u.reset(), h_->v.reset(), h_->step.reset(), h_->checkpoint_u.reset(),
+        h_->checkpoint_v.reset(), h_->checkpoint_images.reset();
+    H5Fclose(h_->file.release());
+    return;
   }
-  h_->file = h5::Id();  // already closed
-  if (access_.writes_companions) write_xdmf(path_, meta_, written_);
+  // In place: a reader never finds the file in any other state than open for SWMR or closed.
+  h5::rewrite_string_attribute(h_->file, "status", status);
+  h_->u.reset(), h_->v.reset(), h_->step.reset(), h_->checkpoint_u.reset(),
+      h_->checkpoint_v.reset(), h_->checkpoint_images.reset();
+  if (H5Fclose(h_->file.release()) < 0) h5::fail("close " + path_.string());
+  swmr_ = false;
+  if (access_.writes_companions) write_companion();
 }
+
+// ---------------------------------------------------------------------------------------------
+// Continuing a run
+
+RunFileState read_run_state(const fs::path& path) {
+  RunFileReader file(path);
+  if (file.has_attribute("kind") && file.attribute_string("kind") == "sweep") {
+    throw InvalidInput(path.string() + " is a sweep file: continue it with grayscott sweep --resume");
+  }
+  for (const char* name : {"rows", "cols", "images", "steps_per_image", "status", "precision"}) {
+    if (!file.has_attribute(name)) {
+      throw InvalidInput(path.string() + " is not a grayscott run file (no attribute " + name +
+                         ")");
+    }
+  }
+  RunFileState state;
+  RunMetadata& m = state.meta;
+  Problem& p = m.problem;
+  p.grid = {file.attribute_int64("rows"), file.attribute_int64("cols")};
+  p.params = {file.attribute_double("feed"), file.attribute_double("kill"),
+              file.attribute_double("du"), file.attribute_double("dv"),
+              file.attribute_double("dt")};
+  const std::string stencil_name = file.attribute_string("stencil_name");
+  if (stencil_name == "custom") {
+    const auto w = file.attribute_doubles("stencil");
+    if (w.size() != 9) throw InvalidInput(path.string() + ": the stencil does not have 9 weights");
+    std::array<double, 9> weights{};
+    std::copy(w.begin(), w.end(), weights.begin());
+    p.stencil = Stencil::custom(weights);
+  } else {
+    p.stencil = Stencil::parse(stencil_name);
+  }
+  p.boundary = parse_boundary(file.attribute_string("boundary"));
+  p.precision = parse_precision(file.attribute_string("precision"));
+  m.images = file.attribute_int64("images");
+  m.steps_per_image = file.attribute_int64("steps_per_image");
+  m.fields = {file.has_field("u"), file.has_field("v")};
+  m.initial.kind = parse_initial_kind(file.attribute_string("init"));
+  if (m.initial.kind == InitialKind::Noise) {
+    m.initial.seed = static_cast<std::uint64_t>(file.attribute_int64("seed"));
+  }
+  m.backend = file.attribute_string("backend");
+  m.version = file.attribute_string("version");
+  state.status = file.attribute_string("status");
+  state.images_in_file = static_cast<std::int64_t>(file.read_int64("step").size());
+  if (file.has_field("checkpoint/images")) {
+    for (std::int64_t n : file.read_int64("checkpoint/images")) {
+      // A checkpoint never runs ahead of the images durable before it.
+      if (n <= state.images_in_file) state.checkpoint_images = std::max(state.checkpoint_images, n);
+    }
+  }
+  return state;
+}
+
+template <class Real>
+void read_checkpoint(const fs::path& path, std::int64_t row_begin, std::int64_t rows,
+                     std::int64_t col_begin, std::int64_t cols, std::vector<Real>& u,
+                     std::vector<Real>& v) {
+  h5::silence_library_errors();
+  h5::Id file(open_for_reading(path), H5Fclose, "open " + path.string());
+  h5::Id images_set(H5Dopen2(file, "checkpoint/images", H5P_DEFAULT), H5Dclose,
+                    "open /checkpoint/images in " + path.string());
+  std::int64_t slots[2] = {0, 0};
+  h5::check(H5Dread(images_set, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, slots),
+            "read /checkpoint/images");
+  const int slot = slots[0] >= slots[1] ? 0 : 1;
+  if (slots[slot] <= 0) throw std::logic_error("read_checkpoint: the file has no checkpoint");
+  auto read = [&](const char* name, std::vector<Real>& out) {
+    h5::Id dataset(H5Dopen2(file, name, H5P_DEFAULT), H5Dclose, std::string("open /") + name);
+    h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
+    hsize_t dims[3] = {0, 0, 0};
+    H5Sget_simple_extent_dims(space, dims, nullptr);
+    const hsize_t start[3] = {static_cast<hsize_t>(slot), static_cast<hsize_t>(row_begin),
+                              static_cast<hsize_t>(col_begin)};
+    const hsize_t count[3] = {1, rows > 0 ? static_cast<hsize_t>(rows) : dims[1],
+                              rows > 0 ? static_cast<hsize_t>(cols) : dims[2]};
+    h5::check(H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr),
+              "select the checkpoint");
+    h5::Id mem_space = h5::simple_space(std::span<const hsize_t>(count, 3));
+    out.resize(count[1] * count[2]);
+    h5::check(H5Dread(dataset, h5::native_type<Real>(), mem_space, space, H5P_DEFAULT, out.data()),
+              std::string("read /") + name + " from " + path.string());
+  };
+  read("checkpoint/u", u);
+  read("checkpoint/v", v);
+}
+
+template void read_checkpoint<float>(const fs::path&, std::int64_t, std::int64_t, std::int64_t,
+                                     std::int64_t, std::vector<float>&, std::vector<float>&);
+template void read_checkpoint<double>(const fs::path&, std::int64_t, std::int64_t, std::int64_t,
+                                      std::int64_t, std::vector<double>&, std::vector<double>&);
 
 // ---------------------------------------------------------------------------------------------
 // XDMF
@@ -234,8 +644,7 @@ RunFileReader::RunFileReader(const fs::path& path) : h_(std::make_unique<Handles
   std::error_code ec;
   if (!fs::exists(path, ec)) throw InvalidInput(path.string() + ": no such file");
   if (H5Fis_hdf5(path.c_str()) <= 0) throw InvalidInput(path.string() + " is not an HDF5 file");
-  h_->file =
-      h5::Id(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, "open " + path.string());
+  h_->file = h5::Id(open_for_reading(path), H5Fclose, "open " + path.string());
 }
 
 RunFileReader::~RunFileReader() = default;

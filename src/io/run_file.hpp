@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -33,31 +34,62 @@ std::string format_bytes(std::uint64_t bytes);  // "1.5 GiB"
 void write_problem_attributes(hid_t root, const Problem& problem, std::int64_t images,
                               std::int64_t steps_per_image);
 
-// Bytes of image data a run writes (both fields when asked), for the free-space check.
+// Bytes a run writes: its images (both fields when asked), the two checkpoint slots, /step and
+// the XDMF companion, for the free-space check.
 std::uint64_t run_output_bytes(const RunMetadata& meta);
 
-// Checks, before any computing, that `path` may be written: it does not exist (unless
-// `overwrite`), its folder exists and is writable, and the disk has room for `bytes`.
-// Throws InvalidInput with a one-line reason.
+// Checks, before any computing, that `path` may be written: a file name that is not an XDMF
+// companion's, no file there (nor at its companion NAME.xmf) unless `overwrite`, its folder exists
+// and is writable, and the disk has room for `bytes`. Throws InvalidInput with a one-line reason.
 void check_output_path(const std::filesystem::path& path, bool overwrite, std::uint64_t bytes);
 
+// Creates an output file safely: `create(name)` makes it under a temporary name beside `path`
+// (`partial`), and only then is it moved into place, replacing what is there only when
+// `overwrite` (a symbolic link there is replaced, never followed). A file that another process
+// holds open at `path` keeps its contents until the new one exists. Throws std::runtime_error.
+void move_into_place(const std::filesystem::path& partial, const std::filesystem::path& path,
+                     bool overwrite);
+// The temporary name move_into_place expects: "NAME.partial-TAG" beside `path`.
+std::filesystem::path partial_name(const std::filesystem::path& path, const std::string& tag);
+
 // How one process takes part in writing a run file. The default is a single process writing whole
-// images. With MPI, every rank opens the same file through MPI-IO (`file_access`), writes its own
+// images, in HDF5's single-writer/multiple-reader (SWMR) mode, so that h5py (swmr=True), ParaView
+// and `grayscott render` read the file while it grows and a crash leaves every flushed image
+// readable. With MPI, every rank opens the same file through MPI-IO (`file_access`), writes its own
 // block of each image collectively (`transfer`), and one rank writes the XDMF companion: the file's
-// layout and attributes come from the same code either way.
+// layout and attributes come from the same code either way (parallel HDF5 has no SWMR: flushes
+// are collective instead).
 struct RunFileAccess {
   hid_t file_access = H5P_DEFAULT;  // file access property list (e.g. H5Pset_fapl_mpio)
   hid_t transfer = H5P_DEFAULT;     // data transfer property list (e.g. collective MPI-IO)
   // This process's block of every image, in cells; empty (rows = 0): the whole image.
   std::int64_t row_begin = 0, rows = 0, col_begin = 0, cols = 0;
-  bool writes_companions = true;  // the XDMF file and the /step values
+  bool writes_companions = true;  // the XDMF file, the /step values, the move into place
+  std::string partial_tag;        // temporary name's tag, the same on every rank; "": the pid
+  bool shared() const { return file_access != H5P_DEFAULT; }
+};
+
+// Where a run stood when it last saved its state: enough to continue it bitwise.
+struct RunCheckpoint {
+  std::int64_t images_done = 0;  // 0: no checkpoint; continue from the initial state
+  std::vector<double> u, v;      // unused when images_done = 0; see read_checkpoint
 };
 
 // Writes one run, image by image: the datasets grow as images arrive, so a run stopped early
-// leaves a valid file holding every image written so far.
+// leaves a valid file holding every image written so far. The state to continue from is kept in
+// /checkpoint (two slots, the newer one valid); a complete run's two slots both hold its final
+// state.
 class RunFileWriter {
  public:
-  RunFileWriter(const std::filesystem::path& path, const RunMetadata& meta,
+  // Creates the file (under a temporary name, moved into place once it holds its layout).
+  RunFileWriter(const std::filesystem::path& path, const RunMetadata& meta, bool overwrite,
+                const RunFileAccess& access = {});
+  // Reopens a run file to continue it after `images_done` images: the next append writes image
+  // `images_done`, over any image already there (the same values, recomputed).
+  struct Continue {
+    std::int64_t images_done = 0;
+  };
+  RunFileWriter(const std::filesystem::path& path, const RunMetadata& meta, Continue from,
                 const RunFileAccess& access = {});
   ~RunFileWriter();
   RunFileWriter(const RunFileWriter&) = delete;
@@ -68,24 +100,57 @@ class RunFileWriter {
   // when the access is.
   void append(std::int64_t step, const void* u, const void* v);
   std::int64_t images_written() const { return written_; }
+  // Saves the state after `images_done` images (this process's block of u and v) into the older
+  // checkpoint slot, flushes it to the disk, then marks the slot valid: a crash at any moment
+  // leaves one valid checkpoint. Collective when the access is.
+  void save_checkpoint(std::int64_t images_done, const void* u, const void* v);
+  // Makes every image appended so far survive a crash of this process (and refreshes the XDMF
+  // companion now and then). Collective when the access is.
+  void flush();
   // Records how the run ended ("complete", or why it stopped), writes the XDMF file beside it and
   // closes the file. Called by the destructor if not before.
   void finish(const std::string& status);
 
  private:
+  void open_datasets();
+  void append_image(std::int64_t step, const void* u, const void* v);
+  void after_write_error(const std::exception& e);
+  void save_into_older_slot(std::int64_t images_done, const void* u, const void* v);
+  void write_companion();
   struct Handles;
   std::unique_ptr<Handles> h_;
   std::filesystem::path path_;
   RunMetadata meta_;
   RunFileAccess access_;
   std::int64_t written_ = 0;
+  std::int64_t durable_ = 0;  // images written at the last flush that succeeded
+  bool swmr_ = false;
+  bool disk_full_ = false;  // a write failed for want of space
+  double companion_written_at_ = 0;  // seconds on a steady clock
 };
+
+// What a run file says about the run that wrote it, for `--resume`: its metadata, status and the
+// images it holds. Throws InvalidInput when the file is not a run file.
+struct RunFileState {
+  RunMetadata meta;
+  std::string status;
+  std::int64_t images_in_file = 0;
+  std::int64_t checkpoint_images = 0;  // images done at the newest valid checkpoint; 0: none
+};
+RunFileState read_run_state(const std::filesystem::path& path);
+// This process's block of the newest checkpoint, in the run's precision (Real = float or double),
+// rows*cols values each; block rows = 0: the whole grid.
+template <class Real>
+void read_checkpoint(const std::filesystem::path& path, std::int64_t row_begin, std::int64_t rows,
+                     std::int64_t col_begin, std::int64_t cols, std::vector<Real>& u,
+                     std::vector<Real>& v);
 
 // The XDMF companion (NAME.xmf) that lets ParaView and VisIt open the run as a time series.
 void write_xdmf(const std::filesystem::path& h5_path, const RunMetadata& meta,
                 std::int64_t images_written);
 
 // Reads a run file (or a sweep file's member) for rendering and for tests.
+// Opens files that are still being written (SWMR) and files whose writer was killed as well.
 class RunFileReader {
  public:
   explicit RunFileReader(const std::filesystem::path& path);

@@ -1,5 +1,7 @@
 #include "io/sweep_file.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -57,7 +59,7 @@ struct SweepFileWriter::Handles {
   h5::Id file, u, v;
 };
 
-SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta,
+SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta, bool overwrite,
                                  const SweepFileAccess& access)
     : h_(std::make_unique<Handles>()), path_(path), meta_(meta), access_(access) {
   if (meta.kill.size() != meta.feed.size() || meta.seed.size() != meta.feed.size()) {
@@ -70,9 +72,19 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
   }
   h5::silence_library_errors();
   const Problem& p = meta.problem;
-  h_->file = h5::Id(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.file_access),
-                    H5Fclose, "create " + path.string());
   const bool shared = access.file_access != H5P_DEFAULT;
+  const fs::path partial = partial_name(
+      path, access.partial_tag.empty() ? std::to_string(::getpid()) : access.partial_tag);
+  h5::Id fapl(shared ? H5Pcopy(access.file_access) : H5Pcreate(H5P_FILE_ACCESS), H5Pclose,
+              "create file access properties");
+  // Alone: the newest format, which SWMR needs.
+  if (!shared) {
+    h5::check(H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST),
+              "choose the file format");
+  }
+  h_->file = h5::Id(H5Fcreate(partial.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl), H5Fclose,
+                    "create " + partial.string());
+  try {
 
   const auto members = static_cast<hsize_t>(meta.members());
   const auto images = static_cast<hsize_t>(meta.images);
@@ -133,7 +145,25 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
   h5::write_attribute(root, "backend", meta.backend);
   h5::write_attribute(root, "version", meta.version);
   h5::write_attribute(root, "status", std::string("running"));
+  {
+    // Written at the end; created now, since no object can be created under SWMR.
+    std::vector<std::int64_t> none(members, -1);
+    write_vector(h_->file, "nonfinite_image", H5T_STD_I64LE, H5T_NATIVE_INT64, none.size(),
+                 none.data(), writes);
+  }
   h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + path.string());
+  if (!shared) swmr_ = H5Fstart_swmr_write(h_->file) >= 0;
+  if (access.writes_shared_data) move_into_place(partial, path, overwrite);
+  } catch (...) {
+    h_->u.reset(), h_->v.reset(), h_->file.reset();
+    std::error_code ignored;
+    if (access.writes_shared_data) fs::remove(partial, ignored);
+    throw;
+  }
+}
+
+void SweepFileWriter::flush() {
+  if (swmr_) h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + path_.string());
 }
 
 SweepFileWriter::~SweepFileWriter() {
@@ -186,16 +216,18 @@ void SweepFileWriter::finish(const std::string& status,
   std::vector<std::int64_t> first(static_cast<std::size_t>(meta_.members()), -1);
   std::copy_n(nonfinite_image.begin(), std::min(nonfinite_image.size(), first.size()),
               first.begin());
-  write_vector(h_->file, "nonfinite_image", H5T_STD_I64LE, H5T_NATIVE_INT64, first.size(),
-               first.data(), access_.writes_shared_data);
-  h5::write_attribute(h_->file, "status", status);
+  if (access_.writes_shared_data) {
+    h5::Id dataset(H5Dopen2(h_->file, "nonfinite_image", H5P_DEFAULT), H5Dclose,
+                   "open /nonfinite_image");
+    h5::check(
+        H5Dwrite(dataset, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, first.data()),
+        "write /nonfinite_image to " + path_.string());
+  }
+  h5::rewrite_string_attribute(h_->file, "status", status);
   if (access_.writes_shared_data) write_sweep_xdmf(path_, meta_);
   h_->u.reset();
   h_->v.reset();
-  if (H5Fclose(h_->file.get()) < 0) {
-    throw std::runtime_error("HDF5: cannot close " + path_.string());
-  }
-  h_->file = h5::Id();  // already closed
+  if (H5Fclose(h_->file.release()) < 0) h5::fail("close " + path_.string());
 }
 
 }  // namespace grayscott::io

@@ -47,14 +47,17 @@ std::uint64_t sweep_output_bytes(const SweepMetadata& meta);
 // images independently, and one rank writes the small shared datasets.
 struct SweepFileAccess {
   hid_t file_access = H5P_DEFAULT;
-  bool writes_shared_data = true;  // /feed, /kill, /seed, /step, /nonfinite_image
+  bool writes_shared_data = true;  // /feed, /kill, /seed, /step, /nonfinite_image, the move
+  std::string partial_tag;         // temporary name's tag, the same on every rank; "": the pid
 };
 
 // Creates the whole file up front (the member and image counts are known); images arrive in
 // blocks of consecutive members, in any order.
 class SweepFileWriter {
  public:
-  SweepFileWriter(const std::filesystem::path& path, const SweepMetadata& meta,
+  // Created under a temporary name and moved into place once it holds its layout (replacing a
+  // file there only when `overwrite`). Alone, written in SWMR mode: readers see it grow.
+  SweepFileWriter(const std::filesystem::path& path, const SweepMetadata& meta, bool overwrite,
                   const SweepFileAccess& access = {});
   ~SweepFileWriter();
   SweepFileWriter(const SweepFileWriter&) = delete;
@@ -68,6 +71,9 @@ class SweepFileWriter {
   // Writes NaN into images [first_image, images) of `member`, as a file opened by one process
   // holds there when they were never written (with shared access nothing is filled in advance).
   void write_missing_images(std::int64_t member, std::int64_t first_image);
+  // Makes the images written so far survive a crash of this process. With shared access each
+  // rank's images are raw writes into chunks allocated at creation, durable once written.
+  void flush();
   // Records each member's first non-finite image (-1: none) and how the sweep ended, and closes
   // the file. The destructor records an interruption if not called.
   void finish(const std::string& status, const std::vector<std::int64_t>& nonfinite_image);
@@ -78,6 +84,7 @@ class SweepFileWriter {
   std::filesystem::path path_;
   SweepMetadata meta_;
   SweepFileAccess access_;
+  bool swmr_ = false;
 };
 
 }  // namespace grayscott::io

@@ -1,8 +1,13 @@
 #include "io/xdmf.hpp"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
+#include <system_error>
 
 namespace grayscott::io {
 
@@ -20,6 +25,23 @@ std::string joined(const std::vector<std::int64_t>& values) {
   return text;
 }
 
+// `text` with XML's five special characters escaped, for an attribute value or element text.
+std::string xml_escaped(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 fs::path xdmf_path_for(const fs::path& h5_path) {
@@ -29,7 +51,8 @@ fs::path xdmf_path_for(const fs::path& h5_path) {
 }
 
 void write_xdmf_series(const fs::path& h5_path, const XdmfSeries& series) {
-  const std::string file = h5_path.filename().string();  // relative: the pair can be moved together
+  // Relative, so that the pair can be moved together; escaped, since any name is a valid file name.
+  const std::string file = xml_escaped(h5_path.filename().string());
   const int precision = series.precision == Precision::Single ? 4 : 8;
   const std::size_t rank = series.dataset.size();
   std::vector<std::int64_t> mesh;  // the dataset's dimensions but the image axis
@@ -43,7 +66,15 @@ void write_xdmf_series(const fs::path& h5_path, const XdmfSeries& series) {
   std::vector<std::int64_t> stride(rank, 1), count = dataset;
   count[series.image_axis] = 1;
 
-  std::ostringstream x;
+  // Written beside the final name and renamed over it: a reader (ParaView polling a running file)
+  // sees the old companion or the new one, never half of one, and a symbolic link at the final
+  // name is replaced, not followed. Streamed, so memory does not grow with the images.
+  const fs::path xmf = xdmf_path_for(h5_path);
+  const fs::path partial = xmf.string() + ".partial-" + std::to_string(::getpid());
+  std::ofstream x(partial, std::ios::trunc);
+  if (!x) {
+    throw std::runtime_error("cannot create " + partial.string() + ": " + std::strerror(errno));
+  }
   x << "<?xml version=\"1.0\" ?>\n"
     << "<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
     << "<Xdmf Version=\"3.0\">\n  <Domain>\n"
@@ -79,10 +110,21 @@ void write_xdmf_series(const fs::path& h5_path, const XdmfSeries& series) {
     x << "      </Grid>\n";
   }
   x << "    </Grid>\n  </Domain>\n</Xdmf>\n";
-  const fs::path xmf = xdmf_path_for(h5_path);
-  std::ofstream out(xmf);
-  out << x.str();
-  if (!out) throw std::runtime_error("cannot write " + xmf.string());
+  x.flush();
+  const int write_error = x ? 0 : errno;
+  x.close();
+  if (write_error != 0 || !x) {
+    std::error_code ignored;
+    fs::remove(partial, ignored);
+    throw std::runtime_error("cannot write " + xmf.string() + ": " +
+                             std::strerror(write_error != 0 ? write_error : EIO));
+  }
+  if (std::rename(partial.c_str(), xmf.c_str()) != 0) {
+    const int error = errno;
+    std::error_code ignored;
+    fs::remove(partial, ignored);
+    throw std::runtime_error("cannot replace " + xmf.string() + ": " + std::strerror(error));
+  }
 }
 
 }  // namespace grayscott::io

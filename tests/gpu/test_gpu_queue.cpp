@@ -6,7 +6,7 @@
 #include <chrono>
 #include <thread>
 
-#include "app/image_queue.hpp"
+#include "pipeline/image_queue.hpp"
 #include "gpu_test_support.hpp"
 
 using namespace grayscott;
@@ -39,7 +39,7 @@ TEST(GpuImageQueue, SlowWriterMakesTheGpuWaitAndLosesNothing) {
   const Parameters params[1] = {problem.params};
   auto engine = make_engine<float>(problem, params, {BackendKind::Cuda, 0, 0, 0});
   engine->load(0, to_real<float>(start.u), to_real<float>(start.v));
-  app::ImageQueue<float> queue(capacity, cells, false, true);
+  pipeline::ImageQueue<float> queue(capacity, cells, false, true);
 
   std::vector<std::vector<float>> written;
   std::vector<std::int64_t> order;

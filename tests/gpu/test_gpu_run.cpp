@@ -5,7 +5,7 @@
 
 #include <filesystem>
 
-#include "app/run_driver.hpp"
+#include "pipeline/run.hpp"
 #include "gpu_test_support.hpp"
 #include "io/run_file.hpp"
 
@@ -20,9 +20,9 @@ std::filesystem::path temporary_path(const std::string& name) {
 }
 
 // A quiet run on the CUDA backend into a temporary file `name`.
-app::RunRequest cuda_run(std::int64_t rows, std::int64_t cols, std::int64_t images,
+pipeline::RunRequest cuda_run(std::int64_t rows, std::int64_t cols, std::int64_t images,
                          std::int64_t steps_per_image, const std::string& name) {
-  app::RunRequest request;
+  pipeline::RunRequest request;
   request.problem =
       stable_problem(rows, cols, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
   request.images = images;
@@ -38,9 +38,9 @@ app::RunRequest cuda_run(std::int64_t rows, std::int64_t cols, std::int64_t imag
 
 TEST(GpuRunDriver, ImagesWrittenEqualImagesComputedWithoutOutput) {
   GRAYSCOTT_REQUIRE_GPU();
-  app::RunRequest request = cuda_run(72, 120, 7, 16, "run.h5");
+  pipeline::RunRequest request = cuda_run(72, 120, 7, 16, "run.h5");
   request.fields = {true, true};
-  const auto summary = app::execute_run(request);
+  const auto summary = pipeline::execute_run(request);
   EXPECT_TRUE(summary.completed) << summary.status;
   EXPECT_EQ(summary.backend, "cuda");
   EXPECT_EQ(summary.images_written, request.images);
@@ -69,8 +69,8 @@ TEST(GpuRunDriver, ImagesWrittenEqualImagesComputedWithoutOutput) {
 
 TEST(GpuRunDriver, BadDeviceOrdinalStopsBeforeAnyOutput) {
   GRAYSCOTT_REQUIRE_GPU();
-  app::RunRequest request = cuda_run(16, 16, 2, 4, "bad_device.h5");
+  pipeline::RunRequest request = cuda_run(16, 16, 2, 4, "bad_device.h5");
   request.engine.device = static_cast<int>(cuda::devices().size()) + 3;
-  EXPECT_THROW(app::execute_run(request), InvalidInput);
+  EXPECT_THROW(pipeline::execute_run(request), InvalidInput);
   EXPECT_FALSE(std::filesystem::exists(request.output));
 }

@@ -8,13 +8,26 @@ import h5py
 import numpy as np
 
 
+def datasets(group, prefix=""):
+    """Every dataset below `group`, by path (groups such as /checkpoint included)."""
+    out = {}
+    for key in group.keys():
+        obj = group[key]
+        if isinstance(obj, h5py.Group):
+            out.update(datasets(obj, prefix + key + "/"))
+        else:
+            out[prefix + key] = obj
+    return out
+
+
 def main(a_path, b_path, may_differ=()):
     problems = []
     with h5py.File(a_path, "r") as a, h5py.File(b_path, "r") as b:
-        if sorted(a.keys()) != sorted(b.keys()):
-            problems.append(f"datasets differ: {sorted(a.keys())} vs {sorted(b.keys())}")
-        for name in sorted(set(a.keys()) & set(b.keys())):
-            x, y = a[name], b[name]
+        da, db = datasets(a), datasets(b)
+        if sorted(da) != sorted(db):
+            problems.append(f"datasets differ: {sorted(da)} vs {sorted(db)}")
+        for name in sorted(set(da) & set(db)):
+            x, y = da[name], db[name]
             if x.shape != y.shape or x.dtype != y.dtype or x.chunks != y.chunks:
                 problems.append(f"/{name}: {x.shape} {x.dtype} {x.chunks} vs "
                                 f"{y.shape} {y.dtype} {y.chunks}")

@@ -4,11 +4,14 @@
 
 #include <exception>
 #include <functional>
+#include <string>
 
 #include "engine/engine.hpp"
 #include "mpi/session.hpp"
+#include "pipeline/image_loop.hpp"
+#include "pipeline/under_mpi_errors.hpp"
 
-namespace grayscott::app {
+namespace grayscott::pipeline {
 
 // Runs `f`; returns its error, if any, for agreement among ranks (mpi::agree_on_errors).
 template <class F>
@@ -38,10 +41,36 @@ bool every_rank_uses_a_gpu(BackendKind backend, const mpi::Session& session);
 // sees one, as with srun --gpus-per-task=1).
 int device_for_rank(const mpi::Session& session);
 
+// The image loop's agreement among the ranks of `comm`: one allreduce per question; rank 0's
+// clock decides when to checkpoint and flush.
+class MpiAgreement final : public Agreement {
+ public:
+  explicit MpiAgreement(MPI_Comm comm) : comm_(comm) { MPI_Comm_rank(comm, &rank_); }
+  unsigned any(unsigned flags) override {
+    unsigned all = 0;
+    MPI_Allreduce(&flags, &all, 1, MPI_UNSIGNED, MPI_BOR, comm_);
+    return all;
+  }
+  int largest(int value) override {
+    int all = 0;
+    MPI_Allreduce(&value, &all, 1, MPI_INT, MPI_MAX, comm_);
+    return all;
+  }
+  bool keeps_time() const override { return rank_ == 0; }
+  std::string first_reason(const std::string& local) override;
+
+ private:
+  MPI_Comm comm_;
+  int rank_ = 0;
+};
+
+// Collective: a tag for temporary file names that every rank knows (rank 0's process id).
+std::string shared_tag(MPI_Comm comm);
+
 // Starts MPI and runs `body` on every rank. One rank: errors propagate as in the serial program.
 // Several: an error is printed once, by rank 0 (the ranks agreed on it), every rank waits for
 // that before leaving (a launcher ends the whole job when the first process exits with an
 // error), and every rank throws ErrorAlreadyReported.
 void run_on_every_rank(const std::function<void(const mpi::Session&)>& body);
 
-}  // namespace grayscott::app
+}  // namespace grayscott::pipeline

@@ -14,10 +14,10 @@
 
 #include <string>
 
-#include "app/run_driver.hpp"
+#include "pipeline/run.hpp"
 #include "mpi/session.hpp"
 
-namespace grayscott::app {
+namespace grayscott::pipeline {
 
 struct DistributedRunOptions {
   std::string decomposition;            // "RxC" ranks, or empty: MPI_Dims_create's choice
@@ -32,4 +32,4 @@ struct DistributedRunOptions {
 RunSummary execute_distributed_run(const RunRequest& request, const DistributedRunOptions& options,
                                    const mpi::Session& session);
 
-}  // namespace grayscott::app
+}  // namespace grayscott::pipeline

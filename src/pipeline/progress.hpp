@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-namespace grayscott::app {
+namespace grayscott::pipeline {
 
 class Progress {
  public:
@@ -26,4 +26,4 @@ class Progress {
 std::string format_rate(double cell_updates_per_s);  // "5.41 Gcell-updates/s"
 std::string format_duration(double seconds);         // "1 m 12 s", "3.2 s"
 
-}  // namespace grayscott::app
+}  // namespace grayscott::pipeline

@@ -1,16 +1,19 @@
-#include "app/under_mpi.hpp"
+#include "pipeline/under_mpi.hpp"
 
 #include <omp.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
-#include "app/commands.hpp"
+#include "pipeline/run.hpp"
 #include "engine/cuda/cuda_backend.hpp"
 
-namespace grayscott::app {
+namespace grayscott::pipeline {
 
 int threads_per_rank(const EngineOptions& engine, const mpi::Session& session) {
   if (engine.threads > 0) return engine.threads;
@@ -38,11 +41,34 @@ int device_for_rank(const mpi::Session& session) {
   return session.local_rank() % static_cast<int>(cuda::devices().size());
 }
 
+std::string MpiAgreement::first_reason(const std::string& local) {
+  int mine = local.empty() ? INT32_MAX : rank_, first = INT32_MAX;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm_);
+  if (first == INT32_MAX) return {};
+  int length = rank_ == first ? static_cast<int>(local.size()) : 0;
+  MPI_Bcast(&length, 1, MPI_INT, first, comm_);
+  std::string reason = rank_ == first ? local : std::string(static_cast<std::size_t>(length), ' ');
+  MPI_Bcast(reason.data(), length, MPI_CHAR, first, comm_);
+  return reason;
+}
+
+std::string shared_tag(MPI_Comm comm) {
+  long pid = static_cast<long>(::getpid());
+  MPI_Bcast(&pid, 1, MPI_LONG, 0, comm);
+  return std::to_string(pid);
+}
+
 void run_on_every_rank(const std::function<void(const mpi::Session&)>& body) {
   const mpi::Session session;
   int exit_code = 0;
   try {
     body(session);
+  } catch (const RunInterrupted& e) {
+    if (session.size() == 1) throw;
+    // Every rank stopped at the same image; the launcher sees the signal's exit status.
+    exit_code = 128 + e.signal;
+    if (session.rank() == 0) std::fprintf(stderr, "grayscott: %s\n", e.what());
+    std::fflush(stderr);
   } catch (const std::exception& e) {
     if (session.size() == 1) throw;
     exit_code = dynamic_cast<const InvalidInput*>(&e) ? 2 : 1;
@@ -53,4 +79,4 @@ void run_on_every_rank(const std::function<void(const mpi::Session&)>& body) {
   if (exit_code != 0) throw ErrorAlreadyReported{exit_code};
 }
 
-}  // namespace grayscott::app
+}  // namespace grayscott::pipeline

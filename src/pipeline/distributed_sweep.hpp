@@ -6,13 +6,13 @@
 // file holds the same values as a single-process sweep's.
 #pragma once
 
-#include "app/sweep.hpp"
+#include "pipeline/sweep.hpp"
 #include "mpi/session.hpp"
 
-namespace grayscott::app {
+namespace grayscott::pipeline {
 
 // Collective over every rank of `session`. Errors (bad input, a failure on any rank) reach every
 // rank as the same one-line error; the file then holds what was written and says why it stopped.
 SweepSummary execute_distributed_sweep(const SweepRequest& request, const mpi::Session& session);
 
-}  // namespace grayscott::app
+}  // namespace grayscott::pipeline

@@ -1,4 +1,4 @@
-#include "app/distributed_sweep.hpp"
+#include "pipeline/distributed_sweep.hpp"
 
 #include <mpi.h>
 #include <unistd.h>
@@ -9,14 +9,14 @@
 #include <string>
 #include <vector>
 
-#include "app/under_mpi.hpp"
+#include "pipeline/under_mpi.hpp"
 #include "io/hdf5.hpp"
 #include "io/run_file.hpp"
 #include "io/sweep_file.hpp"
 #include "mpi/decomposition.hpp"
 #include "mpi/parallel_output.hpp"
 
-namespace grayscott::app {
+namespace grayscott::pipeline {
 
 namespace {
 
@@ -84,11 +84,12 @@ SweepSummary execute_distributed_sweep(const SweepRequest& original, const mpi::
   namespace h5 = io::h5;
   std::optional<h5::Id> file_access;
   std::optional<io::SweepFileWriter> file;
-  mpi::agree_on_errors(
-      world, capture_error([&] {
-        file_access.emplace(mpi::collective_file_access(world));
-        file.emplace(request.output, meta, io::SweepFileAccess{file_access->get(), root});
-      }));
+  const std::string tag = shared_tag(world);
+  mpi::agree_on_errors(world, capture_error([&] {
+                         file_access.emplace(mpi::collective_file_access(world));
+                         file.emplace(request.output, meta, request.overwrite,
+                                      io::SweepFileAccess{file_access->get(), root, tag});
+                       }));
 
   // Each rank its own members, without talking to the others.
   const double cell_updates_per_member_image = static_cast<double>(request.problem.grid.cells()) *
@@ -151,6 +152,8 @@ SweepSummary execute_distributed_sweep(const SweepRequest& original, const mpi::
   summary.nonfinite_members =
       std::count_if(nonfinite.begin(), nonfinite.end(), [](std::int64_t i) { return i >= 0; });
   summary.completed = summary.status == "complete";
+  summary.signal = part.outcome.signal;
+  MPI_Allreduce(MPI_IN_PLACE, &summary.signal, 1, MPI_INT, MPI_MAX, world);
   summary.cell_updates_per_s =
       summary.seconds > 0
           ? static_cast<double>(images_done) * cell_updates_per_member_image / summary.seconds
@@ -158,4 +161,4 @@ SweepSummary execute_distributed_sweep(const SweepRequest& original, const mpi::
   return summary;
 }
 
-}  // namespace grayscott::app
+}  // namespace grayscott::pipeline

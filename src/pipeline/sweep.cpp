@@ -1,185 +1,35 @@
-#include "app/sweep.hpp"
+#include "pipeline/sweep.hpp"
 
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <optional>
-#include <set>
 
-#include "app/cli.hpp"
-#include "app/image_stream.hpp"
-#include "app/progress.hpp"
 #include "app/version.hpp"
 #include "engine/cuda/cuda_backend.hpp"
 #include "io/run_file.hpp"
 #include "io/sweep_file.hpp"
+#include "pipeline/adapters.hpp"
+#include "pipeline/progress.hpp"
+#include "pipeline/run.hpp"
 
-namespace grayscott::app {
+namespace grayscott::pipeline {
 
 namespace {
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
-  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
-  return text;
-}
-
-std::vector<std::string_view> split(std::string_view text, char separator) {
-  std::vector<std::string_view> parts;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t at = text.find(separator, start);
-    parts.push_back(trim(text.substr(start, at == std::string_view::npos ? at : at - start)));
-    if (at == std::string_view::npos) return parts;
-    start = at + 1;
-  }
-}
-
-std::string in_quotes(std::string_view text) { return "'" + std::string(text) + "'"; }
-
-double parse_number(std::string_view item, std::string_view what, std::string_view whole) {
-  double value = 0;
-  const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), value);
-  if (item.empty() || ec != std::errc{} || end != item.data() + item.size()) {
-    throw InvalidInput(std::string(what) + ": " + in_quotes(item) + " in " + in_quotes(whole) +
-                       " is not a number");
-  }
-  if (!std::isfinite(value)) {
-    throw InvalidInput(std::string(what) + ": " + in_quotes(item) + " is not a finite number");
-  }
-  return value;
-}
-
-std::string shortest(double x) {
-  char text[64];
-  const auto [end, ec] = std::to_chars(text, text + sizeof text, x);
-  return std::string(text, end);
-}
-
-// The most values one option may produce: beyond this the request is surely a typo.
-constexpr std::int64_t max_values = 1'000'000;
-
+// The most members a sweep may have: beyond this the request is surely a typo.
+constexpr double max_members = 1'000'000;
 }  // namespace
-
-std::vector<double> parse_value_set(std::string_view text, std::string_view what) {
-  const std::string whole(text);
-  text = trim(text);
-  if (text.empty()) throw InvalidInput(std::string(what) + ": no value given");
-  const std::string form =
-      " (expected START:STOP:COUNT or a comma-separated list, got " + in_quotes(whole) + ")";
-  if (text.find(':') != std::string_view::npos) {
-    const auto parts = split(text, ':');
-    if (parts.size() != 3 || text.find(',') != std::string_view::npos) {
-      throw InvalidInput(std::string(what) + ": a range has three parts" + form);
-    }
-    const double start = parse_number(parts[0], what, whole);
-    const double stop = parse_number(parts[1], what, whole);
-    std::int64_t count = 0;
-    const auto [end, ec] =
-        std::from_chars(parts[2].data(), parts[2].data() + parts[2].size(), count);
-    if (parts[2].empty() || ec != std::errc{} || end != parts[2].data() + parts[2].size()) {
-      throw InvalidInput(std::string(what) + ": the count " + in_quotes(parts[2]) + " in " +
-                         in_quotes(whole) + " is not a whole number");
-    }
-    if (count < 1) {
-      throw InvalidInput(std::string(what) + ": the count must be at least 1, got " +
-                         std::to_string(count) + " in " + in_quotes(whole));
-    }
-    if (count > max_values) {
-      throw InvalidInput(std::string(what) + ": the count " + std::to_string(count) + " exceeds " +
-                         std::to_string(max_values));
-    }
-    if (stop < start) {
-      throw InvalidInput(std::string(what) + ": the range " + in_quotes(whole) +
-                         " is reversed (STOP is below START)");
-    }
-    if (count == 1 && stop != start) {
-      throw InvalidInput(std::string(what) + ": a range of one value needs START = STOP, got " +
-                         in_quotes(whole));
-    }
-    if (count > 1 && stop == start) {
-      throw InvalidInput(std::string(what) + ": START = STOP repeats one value " +
-                         std::to_string(count) + " times in " + in_quotes(whole) +
-                         " (use a count of 1)");
-    }
-    std::vector<double> values(static_cast<std::size_t>(count));
-    for (std::int64_t i = 0; i < count; ++i) {
-      values[static_cast<std::size_t>(i)] =
-          i == count - 1
-              ? stop
-              : start + (stop - start) * (static_cast<double>(i) / static_cast<double>(count - 1));
-    }
-    return values;
-  }
-  std::vector<double> values;
-  std::set<double> seen;
-  for (std::string_view item : split(text, ',')) {
-    if (item.empty()) {
-      throw InvalidInput(std::string(what) + ": an empty item in " + in_quotes(whole) + form);
-    }
-    const double value = parse_number(item, what, whole);
-    if (!seen.insert(value).second) {
-      throw InvalidInput(std::string(what) + ": " + shortest(value) + " appears twice in " +
-                         in_quotes(whole));
-    }
-    values.push_back(value);
-  }
-  return values;
-}
-
-std::vector<std::uint64_t> parse_seed_list(std::string_view text) {
-  if (trim(text).empty()) throw InvalidInput("seeds: no value given");
-  std::vector<std::uint64_t> seeds;
-  std::set<std::uint64_t> seen;
-  for (std::string_view item : split(text, ',')) {
-    const std::uint64_t seed = parse_seed(item);
-    if (!seen.insert(seed).second) {
-      throw InvalidInput("seeds: " + std::to_string(seed) + " appears twice in " + in_quotes(text));
-    }
-    seeds.push_back(seed);
-  }
-  return seeds;
-}
-
-std::uint64_t parse_bytes(std::string_view text, std::string_view what) {
-  const std::string whole(text);
-  text = trim(text);
-  double number = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), number);
-  std::string_view unit = text.substr(static_cast<std::size_t>(end - text.data()));
-  double scale = 1;
-  if (!unit.empty()) {
-    const char letter = static_cast<char>(unit.front() & ~0x20);  // upper case
-    const std::string_view rest = unit.substr(1);
-    const bool known_suffix = rest.empty() || rest == "B" || rest == "iB" || rest == "b";
-    scale = letter == 'K'                   ? 0x1p10
-            : letter == 'M'                 ? 0x1p20
-            : letter == 'G'                 ? 0x1p30
-            : letter == 'T'                 ? 0x1p40
-            : letter == 'B' && rest.empty() ? 1
-                                            : 0;
-    if (!known_suffix) scale = 0;
-  }
-  const double bytes = number * scale;
-  if (text.empty() || ec != std::errc{} || scale == 0 || !(bytes >= 1) || bytes > 0x1p62) {
-    throw InvalidInput(std::string(what) + ": expected a size such as 512M, 4G or 1.5GiB, got " +
-                       in_quotes(whole));
-  }
-  return static_cast<std::uint64_t>(bytes);
-}
 
 std::vector<SweepMember> cross_members(const std::vector<double>& feeds,
                                        const std::vector<double>& kills,
                                        const std::vector<std::uint64_t>& seeds) {
   const double total = static_cast<double>(feeds.size()) * static_cast<double>(kills.size()) *
                        static_cast<double>(seeds.size());
-  if (total > static_cast<double>(max_values)) {
-    throw InvalidInput("the sweep has " + shortest(total) + " members, more than " +
-                       std::to_string(max_values));
+  if (total > max_members) {
+    throw InvalidInput("the sweep has " + std::to_string(static_cast<long long>(total)) +
+                       " members, more than " + std::to_string(static_cast<long long>(max_members)));
   }
   std::vector<SweepMember> members;
   members.reserve(static_cast<std::size_t>(total));
@@ -237,6 +87,48 @@ std::int64_t batch_members(std::int64_t members, std::uint64_t bytes_per_member,
   return (members + batches - 1) / batches;
 }
 
+namespace {
+
+// A sweep file, written a batch of consecutive members at a time. A member that blows up does not
+// stop the others: its first non-finite image is recorded (nonfinite_image) and the sweep goes on.
+template <class Real>
+class SweepFileSink final : public ImageSink<Real> {
+ public:
+  SweepFileSink(io::SweepFileWriter& file, FieldSet fields, std::int64_t first, std::int64_t count,
+                std::size_t cells, std::vector<std::int64_t>& nonfinite,
+                std::vector<std::int64_t>& images_written)
+      : file_(file), fields_(fields), first_(first), count_(count), cells_(cells),
+        nonfinite_(nonfinite), images_written_(images_written) {}
+  std::string write(const ImageSlot<Real>& slot) override {
+    for (std::int64_t m = 0; m < count_; ++m) {
+      auto& first_bad = nonfinite_[static_cast<std::size_t>(first_ + m)];
+      if (first_bad >= 0) continue;
+      const std::size_t offset = static_cast<std::size_t>(m) * cells_;
+      const bool finite = (!fields_.u || all_finite<Real>({slot.u.data() + offset, cells_})) &&
+                          (!fields_.v || all_finite<Real>({slot.v.data() + offset, cells_}));
+      if (!finite) first_bad = slot.index;
+    }
+    file_.write_images(first_, count_, slot.index, fields_.u ? slot.u.data() : nullptr,
+                       fields_.v ? slot.v.data() : nullptr);
+    for (std::int64_t m = 0; m < count_; ++m) {
+      images_written_[static_cast<std::size_t>(m)] = slot.index + 1;
+    }
+    return {};
+  }
+  void save_checkpoint(const ImageSlot<Real>&) override {}
+  void make_durable() override { file_.flush(); }
+
+ private:
+  io::SweepFileWriter& file_;
+  FieldSet fields_;
+  std::int64_t first_, count_;
+  std::size_t cells_;
+  std::vector<std::int64_t>& nonfinite_;
+  std::vector<std::int64_t>& images_written_;  // this batch's members
+};
+
+}  // namespace
+
 template <class Real>
 SweepPart run_sweep_members(
     const SweepRequest& request, std::int64_t begin, std::int64_t end, std::int64_t batch_size,
@@ -266,40 +158,30 @@ SweepPart run_sweep_members(
       }
     }
     ++part.batches;
-    part.outcome = stream_images<Real>(
-        *engine, request.images, request.steps_per_image, request.fields,
-        static_cast<std::size_t>(count) * cells,
-        [&](ImageSlot<Real>& slot) {
-          for (std::int64_t m = 0; m < count; ++m) {
-            const std::size_t offset = static_cast<std::size_t>(m) * cells;
-            engine->read_captured(static_cast<std::size_t>(m),
-                                  slot.u.empty() ? nullptr : slot.u.data() + offset,
-                                  slot.v.empty() ? nullptr : slot.v.data() + offset);
-          }
-        },
-        [&](const ImageSlot<Real>& slot) -> std::string {
-          // A member that blows up does not stop the others: its first non-finite image is
-          // recorded in the file.
-          for (std::int64_t m = 0; m < count; ++m) {
-            auto& first_bad = nonfinite[static_cast<std::size_t>(first + m)];
-            if (first_bad >= 0) continue;
-            const std::size_t offset = static_cast<std::size_t>(m) * cells;
-            const bool finite =
-                (slot.u.empty() || all_finite<Real>({slot.u.data() + offset, cells})) &&
-                (slot.v.empty() || all_finite<Real>({slot.v.data() + offset, cells}));
-            if (!finite) first_bad = slot.index;
-          }
-          file.write_images(first, count, slot.index, slot.u.empty() ? nullptr : slot.u.data(),
-                            slot.v.empty() ? nullptr : slot.v.data());
-          for (std::int64_t m = 0; m < count; ++m) {
-            part.images_written[static_cast<std::size_t>(first - begin + m)] = slot.index + 1;
-          }
-          return {};
-        },
-        [&](std::int64_t) {
-          part.member_images_done += count;
-          progress.update(part.member_images_done);
-        });
+    std::vector<std::int64_t> batch_written(static_cast<std::size_t>(count), 0);
+    EngineSource<Real> source(*engine, cells);
+    SweepFileSink<Real> sink(file, request.fields, first, count, cells, nonfinite, batch_written);
+    LoopPlan plan;
+    plan.images = request.images;
+    plan.steps_per_image = request.steps_per_image;
+    plan.fields = request.fields;
+    plan.slot_values = static_cast<std::size_t>(count) * cells;
+    plan.checkpoints = false;
+    plan.save = request.save;
+    plan.on_image = [&](std::int64_t) {
+      part.member_images_done += count;
+      progress.update(part.member_images_done);
+    };
+    Agreement alone;
+    part.outcome = run_image_loop<Real>(source, sink, plan, alone);
+    std::copy(batch_written.begin(), batch_written.end(),
+              part.images_written.begin() + (first - begin));
+    if (part.outcome.signal != 0) {
+      part.outcome.stop_reason = "interrupted by " + signal_name(part.outcome.signal) +
+                                 " after image " + std::to_string(part.outcome.images_done) +
+                                 " of members " + std::to_string(first) + " to " +
+                                 std::to_string(first + count - 1);
+    }
   }
   return part;
 }
@@ -331,7 +213,7 @@ SweepSummary sweep_with(const SweepRequest& request, io::SweepMetadata meta,
       [&](const std::string& backend) -> io::SweepFileWriter& {
         if (!file) {
           meta.backend = backend;
-          file.emplace(request.output, meta);
+          file.emplace(request.output, meta, request.overwrite);
         }
         return *file;
       },
@@ -346,6 +228,7 @@ SweepSummary sweep_with(const SweepRequest& request, io::SweepMetadata meta,
   summary.seconds = progress.elapsed_seconds();
   summary.nonfinite_members =
       std::count_if(nonfinite.begin(), nonfinite.end(), [](std::int64_t i) { return i >= 0; });
+  summary.signal = part.outcome.signal;
   summary.completed =
       !part.outcome.stopped() && part.member_images_done == members * request.images;
   summary.status = summary.completed                   ? "complete"
@@ -403,4 +286,4 @@ SweepSummary execute_sweep(const SweepRequest& request) {
              : sweep_with<double>(request, std::move(meta), batch_size);
 }
 
-}  // namespace grayscott::app
+}  // namespace grayscott::pipeline

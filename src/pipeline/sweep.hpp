@@ -11,22 +11,14 @@
 #include <string_view>
 #include <vector>
 
-#include "app/image_stream.hpp"
-#include "app/progress.hpp"
 #include "engine/engine.hpp"
 #include "io/sweep_file.hpp"
 #include "model/initial_state.hpp"
 #include "model/model.hpp"
+#include "pipeline/image_loop.hpp"
+#include "pipeline/progress.hpp"
 
-namespace grayscott::app {
-
-// "START:STOP:COUNT" (COUNT values evenly spaced, both ends included) or a comma-separated list
-// of distinct values ("0.014,0.022"). `what` names the option in errors. Throws InvalidInput.
-std::vector<double> parse_value_set(std::string_view text, std::string_view what);
-// A comma-separated list of distinct seeds.
-std::vector<std::uint64_t> parse_seed_list(std::string_view text);
-// A byte count: "4G", "512M", "64K", "1.5GiB", "1000000" (K, M, G, T are powers of 1024).
-std::uint64_t parse_bytes(std::string_view text, std::string_view what);
+namespace grayscott::pipeline {
 
 struct SweepMember {
   double feed = 0, kill = 0;
@@ -50,6 +42,7 @@ struct SweepRequest {
   bool overwrite = false;
   bool quiet = false;
   std::uint64_t max_batch_bytes = 0;  // 0: default_batch_memory()
+  SavePolicy save;                    // how often the file is flushed
 };
 
 // Half the machine's memory, and at most three quarters of the CUDA device's when the CUDA
@@ -74,6 +67,7 @@ struct SweepSummary {
   double seconds = 0;
   double cell_updates_per_s = 0;
   bool completed = false;
+  int signal = 0;  // the stop signal that ended the sweep, if any
   std::string status;
 };
 
@@ -90,7 +84,7 @@ struct SweepPart {
   std::int64_t batches = 0;
   std::int64_t member_images_done = 0;
   std::vector<std::int64_t> images_written;  // per member of [begin, end): images written
-  StreamOutcome outcome;
+  LoopOutcome outcome;
 };
 
 // Runs members [begin, end) of the request in batches of at most `batch_size`, each batch one
@@ -103,4 +97,4 @@ SweepPart run_sweep_members(
     const std::function<io::SweepFileWriter&(const std::string&)>& open_file,
     std::vector<std::int64_t>& nonfinite, Progress& progress);
 
-}  // namespace grayscott::app
+}  // namespace grayscott::pipeline

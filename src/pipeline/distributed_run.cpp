@@ -1,4 +1,4 @@
-#include "app/distributed_run.hpp"
+#include "pipeline/distributed_run.hpp"
 
 #include <unistd.h>
 
@@ -10,11 +10,10 @@
 #include <thread>
 #include <vector>
 
-#include "app/image_queue.hpp"
-#include "app/image_stream.hpp"
-#include "app/progress.hpp"
-#include "app/under_mpi.hpp"
 #include "app/version.hpp"
+#include "pipeline/adapters.hpp"
+#include "pipeline/progress.hpp"
+#include "pipeline/under_mpi.hpp"
 #include "engine/cpu/cpu_engine.hpp"
 #include "engine/cpu/cpu_subdomain.hpp"
 #include "engine/cuda/cuda_backend.hpp"
@@ -23,7 +22,7 @@
 #include "mpi/distributed_engine.hpp"
 #include "mpi/parallel_output.hpp"
 
-namespace grayscott::app {
+namespace grayscott::pipeline {
 
 namespace {
 
@@ -98,14 +97,49 @@ mpi::SubdomainFactory<Real> block_factory(const RunRequest& request, const mpi::
   };
 }
 
+// This rank's block as the image loop's source: stepping is synchronous (halo exchanges), and an
+// image is read straight from the block.
+template <class Real>
+class BlockSource final : public ImageSource<Real> {
+ public:
+  BlockSource(mpi::DistributedEngine<Real>& engine, MPI_Comm comm, const InjectedFailure& injected,
+              std::int64_t first_image)
+      : engine_(engine), comm_(comm), injected_(injected), image_(first_image) {}
+  bool asynchronous() const override { return false; }
+  void advance(std::int64_t steps) override {
+    // A failure while stepping cannot be agreed on: the neighbours may be waiting for this
+    // rank's halo. It ends the job.
+    try {
+      injected_.check(image_, true);
+      engine_.advance(steps);
+    } catch (const std::exception& e) {
+      mpi::abort_all(comm_, e.what());
+    }
+    ++image_;
+  }
+  void capture(FieldSet) override {}
+  void gather(ImageSlot<Real>& slot, FieldSet fields) override {
+    engine_.read_owned(fields.u ? slot.u.data() : nullptr, fields.v ? slot.v.data() : nullptr);
+    injected_.check(slot.index, false);
+  }
+
+ private:
+  mpi::DistributedEngine<Real>& engine_;
+  MPI_Comm comm_;
+  InjectedFailure injected_;
+  std::int64_t image_;
+};
+
 template <class Real>
 RunSummary run_distributed(const RunRequest& request, const DistributedRunOptions& options,
                            const mpi::Session& session, mpi::ProcessGrid process_grid,
-                           BlockPlacement placement, io::RunMetadata meta) {
+                           BlockPlacement placement, io::RunMetadata meta,
+                           const io::RunFileState* continued) {
   const Problem& problem = request.problem;
   const MPI_Comm world = session.world();
   const bool root = session.rank() == 0;
   const InjectedFailure injected = InjectedFailure::from_environment(session.rank());
+  const std::int64_t first = continued ? continued->checkpoint_images : 0;
 
   std::optional<mpi::Decomposition> decomposition;
   std::optional<mpi::DistributedEngine<Real>> engine;
@@ -121,12 +155,29 @@ RunSummary run_distributed(const RunRequest& request, const DistributedRunOption
                          decomposition.emplace(world, problem.grid, problem.boundary, process_grid);
                          engine.emplace(*decomposition, options.halo_depth,
                                         block_factory<Real>(request, session, placement, &device));
-                         engine->load_initial(request.initial);
+                         if (first > 0) {
+                           // This rank's block of the checkpoint: the file is read by each rank
+                           // on its own, before it is opened for writing together.
+                           std::vector<Real> u, v;
+                           io::read_checkpoint<Real>(
+                               request.output, decomposition->rows().begin, engine->layout().rows,
+                               decomposition->cols().begin, engine->layout().cols, u, v);
+                           engine->load(u, v);
+                         } else {
+                           engine->load_initial(request.initial);
+                         }
                        }));
   meta.backend = engine->backend();
+  const std::string tag = shared_tag(world);
   mpi::agree_on_errors(world, capture_error([&] {
                          output.emplace(*decomposition);
-                         file.emplace(request.output, meta, output->access());
+                         io::RunFileAccess access = output->access();
+                         access.partial_tag = tag;
+                         if (continued)
+                           file.emplace(request.output, meta, io::RunFileWriter::Continue{first},
+                                        access);
+                         else
+                           file.emplace(request.output, meta, request.overwrite, access);
                        }));
   const MPI_Comm comm = decomposition->comm();
 
@@ -134,97 +185,59 @@ RunSummary run_distributed(const RunRequest& request, const DistributedRunOption
   const double cell_updates_per_image =
       static_cast<double>(problem.grid.cells()) * static_cast<double>(request.steps_per_image);
 
-  // Each image goes to a writer thread, which writes it collectively; with `overlap` while this
-  // thread steps the next (MPI on two threads at once: MPI_THREAD_MULTIPLE; the file's
+  // Each image goes to the loop's writer thread, which writes it collectively; with `overlap`
+  // while this thread steps the next (MPI on two threads at once: MPI_THREAD_MULTIPLE; the file's
   // communicator is HDF5's own duplicate of the decomposition's), otherwise this thread waits for
-  // each write, so that one thread at a time is inside MPI. Every rank hands over the same
-  // images, as agreed after each one, so the collective writes always match.
-  const bool overlap = placement.overlap_writes;
-  ImageQueue<Real> queue(3, block_cells, request.fields.u, request.fields.v);
-  std::exception_ptr writer_error;
-  std::atomic<bool> writer_stopped = false;
-  std::thread writer([&] {
-    try {
-      while (auto slot = queue.pop()) {
-        file->append(slot->step, slot->u.empty() ? nullptr : slot->u.data(),
-                     slot->v.empty() ? nullptr : slot->v.data());
-        queue.release(std::move(*slot));
-      }
-    } catch (...) {
-      writer_error = std::current_exception();
-      writer_stopped = true;
-      queue.close();
-    }
-  });
-
+  // each write, so that one thread at a time is inside MPI. The ranks agree after each image on
+  // whether to go on, checkpoint and flush, so the collective writes always match.
   MPI_Barrier(comm);
-  Progress progress(request.images, cell_updates_per_image, root && !request.quiet && ::isatty(2));
-  std::string stop_reason;
-  std::exception_ptr run_error;
-  for (std::int64_t i = 0; i < request.images; ++i) {
-    // A failure while stepping cannot be agreed on: the neighbours may be waiting for this rank's
-    // halo. It ends the job.
-    try {
-      injected.check(i, true);
-      engine->advance(request.steps_per_image);
-    } catch (const std::exception& e) {
-      mpi::abort_all(comm, e.what());
-    }
-    std::optional<ImageSlot<Real>> slot = queue.acquire();  // none once the writer stopped
-    bool finite = true;
-    try {
-      mpi::agree_on_errors(comm, capture_error([&] {
-                             if (slot) {
-                               engine->read_owned(slot->u.empty() ? nullptr : slot->u.data(),
-                                                  slot->v.empty() ? nullptr : slot->v.data());
-                               finite = all_finite<Real>(slot->u) && all_finite<Real>(slot->v);
-                             }
-                             injected.check(i, false);
-                           }));
-    } catch (...) {
-      run_error = std::current_exception();
-      break;
-    }
-    // Whether to go on, agreed: values non-finite on some rank, or a writer that stopped.
-    const int mine = (finite ? 0 : 1) | (slot && !writer_stopped ? 0 : 2);
-    int any = 0;
-    MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_BOR, comm);
-    const std::int64_t step = (i + 1) * request.steps_per_image;
-    if (any != 0) {
-      if (any & 1) {
-        stop_reason = "stopped: values became non-finite at image " + std::to_string(i) +
-                      " (step " + std::to_string(step) + ")";
-      }
-      break;
-    }
-    slot->index = i;
-    slot->step = step;
-    queue.push(std::move(*slot));
-    if (!overlap) queue.drain();
-    progress.update(i + 1);
-  }
-  queue.finish();
-  writer.join();
-  // A write that failed (collectively, so on every rank) is reported the same way everywhere.
-  if (!run_error) run_error = capture_error([&] { mpi::agree_on_errors(comm, writer_error); });
+  Progress progress(request.images - first, cell_updates_per_image,
+                    root && !request.quiet && ::isatty(2));
+  BlockSource<Real> source(*engine, comm, injected, first);
+  RunFileSink<Real> sink(*file, request.fields, true);
+  LoopPlan plan;
+  plan.first_image = first;
+  plan.images = request.images;
+  plan.steps_per_image = request.steps_per_image;
+  plan.fields = request.fields;
+  plan.slot_values = block_cells;
+  plan.save = request.save;
+  // Collective flushes cost every rank: at most once a second.
+  plan.save.durable_every_seconds = std::max(plan.save.durable_every_seconds, 1.0);
+  plan.wait_for_each_write = !placement.overlap_writes;
+  plan.on_image = [&](std::int64_t done) { progress.update(done - first); };
+  MpiAgreement agreement(comm);
+  const LoopOutcome outcome = run_image_loop<Real>(source, sink, plan, agreement);
+  // A write that failed (collectively, so on every rank) is reported the same way everywhere, and
+  // so is a failure while reading an image.
+  std::exception_ptr run_error =
+      capture_error([&] { mpi::agree_on_errors(comm, outcome.stepping_error); });
+  if (!run_error) run_error = capture_error([&] { mpi::agree_on_errors(comm, outcome.writer_error); });
   MPI_Barrier(comm);
   progress.clear();
 
   RunSummary summary;
   summary.backend = meta.backend;
+  summary.first_image = first;
   summary.seconds = progress.elapsed_seconds();
   MPI_Bcast(&summary.seconds, 1, MPI_DOUBLE, 0, comm);
   summary.images_written = file->images_written();
-  summary.completed = stop_reason.empty() && !run_error && summary.images_written == request.images;
-  summary.status = summary.completed      ? "complete"
-                   : !stop_reason.empty() ? stop_reason
-                                          : "stopped: an error ended the run";
+  summary.signal = outcome.signal;
+  summary.checkpoint_images = sink.checkpoint_images() > 0 ? sink.checkpoint_images() : first;
+  summary.completed = !outcome.stopped() && !run_error && summary.images_written == request.images;
+  summary.status = summary.completed              ? "complete"
+                   : !outcome.stop_reason.empty() ? outcome.stop_reason
+                   : outcome.signal != 0 && !run_error
+                       ? interrupted_status(outcome.signal, summary.images_written)
+                       : "stopped: an error ended the run";
   const std::exception_ptr finish_error = capture_error([&] { file->finish(summary.status); });
   if (run_error) std::rethrow_exception(run_error);
   mpi::agree_on_errors(comm, finish_error);
-  summary.cell_updates_per_s = summary.seconds > 0 ? static_cast<double>(summary.images_written) *
-                                                         cell_updates_per_image / summary.seconds
-                                                   : 0;
+  summary.cell_updates_per_s =
+      summary.seconds > 0
+          ? static_cast<double>(summary.images_written - first) * cell_updates_per_image /
+                summary.seconds
+          : 0;
 
   if (root && !request.quiet) {
     const mpi::HaloStatistics halo = engine->statistics();
@@ -293,16 +306,27 @@ RunSummary execute_distributed_run(const RunRequest& request, const DistributedR
       (options.overlap_writes == "on" ||
        (options.overlap_writes == "auto" &&
         !mpi::any_rank(world, !writer_has_a_core(placement.gpu, request.engine, session))));
-  // The output path is one file on a shared file system: one rank looks at it.
+  // The output path is one file on a shared file system: one rank looks at it. A continued run's
+  // file is read by every rank (its attributes are small).
+  std::optional<io::RunFileState> continued;
   mpi::agree_on_errors(world, capture_error([&] {
-                         if (session.rank() == 0) {
+                         if (request.resume) {
+                           continued = io::read_run_state(request.output);
+                           if (continued->status == "complete") {
+                             throw InvalidInput("nothing to resume: " + request.output.string() +
+                                                " holds a complete run");
+                           }
+                         } else if (session.rank() == 0) {
                            io::check_output_path(request.output, request.overwrite,
                                                  io::run_output_bytes(meta));
                          }
                        }));
+  const io::RunFileState* from = continued ? &*continued : nullptr;
   return request.problem.precision == Precision::Single
-             ? run_distributed<float>(request, resolved, session, process_grid, placement, meta)
-             : run_distributed<double>(request, resolved, session, process_grid, placement, meta);
+             ? run_distributed<float>(request, resolved, session, process_grid, placement, meta,
+                                      from)
+             : run_distributed<double>(request, resolved, session, process_grid, placement, meta,
+                                       from);
 }
 
-}  // namespace grayscott::app
+}  // namespace grayscott::pipeline

@@ -1,8 +1,8 @@
-#include "app/progress.hpp"
+#include "pipeline/progress.hpp"
 
 #include <cstdio>
 
-namespace grayscott::app {
+namespace grayscott::pipeline {
 
 using Clock = std::chrono::steady_clock;
 
@@ -70,4 +70,4 @@ std::string format_duration(double s) {
   return text;
 }
 
-}  // namespace grayscott::app
+}  // namespace grayscott::pipeline

@@ -10,13 +10,15 @@
 #include <optional>
 #include <vector>
 
-namespace grayscott::app {
+namespace grayscott::pipeline {
 
 template <class Real>
 struct ImageSlot {
   std::vector<Real> u, v;
-  std::int64_t index = 0;  // image number
-  std::int64_t step = 0;   // steps done when it was taken
+  std::int64_t index = 0;   // image number
+  std::int64_t step = 0;    // steps done when it was taken
+  bool checkpoint = false;  // u and v both hold the whole state: save it to resume from
+  bool durable = false;     // make everything written so far survive a crash before the next
 };
 
 template <class Real>
@@ -98,4 +100,4 @@ class ImageQueue {
   bool done_ = false, closed_ = false;
 };
 
-}  // namespace grayscott::app
+}  // namespace grayscott::pipeline

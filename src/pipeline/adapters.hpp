@@ -1,0 +1,77 @@
+// The image loop's two ends for the engines and files this program has: a local engine as an
+// ImageSource, and a run file as an ImageSink.
+#pragma once
+
+#include <string>
+
+#include "engine/engine.hpp"
+#include "io/run_file.hpp"
+#include "pipeline/image_loop.hpp"
+
+namespace grayscott::pipeline {
+
+// A local engine's members, one after the other in each slot.
+template <class Real>
+class EngineSource final : public ImageSource<Real> {
+ public:
+  EngineSource(Engine<Real>& engine, std::size_t cells) : engine_(engine), cells_(cells) {}
+  bool asynchronous() const override { return true; }
+  void advance(std::int64_t steps) override { engine_.advance(steps); }
+  void capture(FieldSet fields) override { engine_.capture(fields); }
+  void gather(ImageSlot<Real>& slot, FieldSet fields) override {
+    for (std::size_t m = 0; m < engine_.members(); ++m) {
+      engine_.read_captured(m, fields.u ? slot.u.data() + m * cells_ : nullptr,
+                            fields.v ? slot.v.data() + m * cells_ : nullptr);
+    }
+  }
+
+ private:
+  Engine<Real>& engine_;
+  std::size_t cells_;
+};
+
+// "stopped: values became non-finite at image I (step S)" when a written field of the slot is.
+template <class Real>
+std::string nonfinite_reason(const ImageSlot<Real>& slot, FieldSet fields) {
+  const bool finite = (!fields.u || all_finite<Real>(slot.u)) && (!fields.v || all_finite<Real>(slot.v));
+  if (finite) return {};
+  return "stopped: values became non-finite at image " + std::to_string(slot.index) + " (step " +
+         std::to_string(slot.step) + ")";
+}
+
+// A run file: a run stops at its first non-finite image, which is not written. Alone, the writer
+// thread checks (off the stepping thread); processes writing together check before the hand-over,
+// where they can agree.
+template <class Real>
+class RunFileSink final : public ImageSink<Real> {
+ public:
+  RunFileSink(io::RunFileWriter& file, FieldSet fields, bool check_before_handover)
+      : file_(file), fields_(fields), check_before_handover_(check_before_handover) {}
+  std::string inspect(const ImageSlot<Real>& slot) override {
+    return check_before_handover_ ? nonfinite_reason(slot, fields_) : std::string();
+  }
+  std::string write(const ImageSlot<Real>& slot) override {
+    if (!check_before_handover_) {
+      std::string reason = nonfinite_reason(slot, fields_);
+      if (!reason.empty()) return reason;
+    }
+    file_.append(slot.step, fields_.u ? slot.u.data() : nullptr,
+                 fields_.v ? slot.v.data() : nullptr);
+    return {};
+  }
+  void save_checkpoint(const ImageSlot<Real>& slot) override {
+    file_.save_checkpoint(slot.index + 1, slot.u.data(), slot.v.data());
+    checkpoint_images_ = slot.index + 1;
+  }
+  void make_durable() override { file_.flush(); }
+  // Images done at the newest checkpoint this sink saved (0: none).
+  std::int64_t checkpoint_images() const { return checkpoint_images_; }
+
+ private:
+  io::RunFileWriter& file_;
+  FieldSet fields_;
+  bool check_before_handover_;
+  std::int64_t checkpoint_images_ = 0;
+};
+
+}  // namespace grayscott::pipeline

@@ -1,0 +1,151 @@
+#include "pipeline/run.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "app/version.hpp"
+#include "io/run_file.hpp"
+#include "model/initial_state.hpp"
+#include "pipeline/adapters.hpp"
+#include "pipeline/progress.hpp"
+
+namespace grayscott::pipeline {
+
+namespace {
+
+template <class Real>
+RunSummary run_with(const RunRequest& request, io::RunMetadata meta,
+                    const io::RunFileState* continued) {
+  const Problem& problem = request.problem;
+  const Parameters params[1] = {problem.params};
+  auto engine = make_engine<Real>(problem, params, request.engine);
+  meta.backend = engine->backend();
+
+  const auto cells = static_cast<std::size_t>(problem.grid.cells());
+  const std::int64_t first = continued ? continued->checkpoint_images : 0;
+  {
+    std::vector<Real> u(cells), v(cells);
+    if (first > 0)
+      io::read_checkpoint<Real>(request.output, 0, 0, 0, 0, u, v);
+    else
+      fill_initial_state<Real>(problem.grid, request.initial, u, v);
+    engine->load(0, u, v);
+  }
+
+  std::optional<io::RunFileWriter> file;
+  if (continued)
+    file.emplace(request.output, meta, io::RunFileWriter::Continue{first});
+  else
+    file.emplace(request.output, meta, request.overwrite);
+
+  const double cell_updates_per_image =
+      static_cast<double>(cells) * static_cast<double>(request.steps_per_image);
+  Progress progress(request.images - first, cell_updates_per_image,
+                    !request.on_progress && !request.quiet && ::isatty(2));
+  EngineSource<Real> source(*engine, cells);
+  RunFileSink<Real> sink(*file, request.fields, false);
+  LoopPlan plan;
+  plan.first_image = first;
+  plan.images = request.images;
+  plan.steps_per_image = request.steps_per_image;
+  plan.fields = request.fields;
+  plan.slot_values = cells;
+  plan.save = request.save;
+  plan.on_image = [&](std::int64_t done) {
+    if (request.on_progress)
+      request.on_progress(done, request.images);
+    else
+      progress.update(done - first);
+  };
+  Agreement alone;
+  const LoopOutcome outcome = run_image_loop<Real>(source, sink, plan, alone);
+  progress.clear();
+
+  RunSummary summary;
+  summary.backend = meta.backend;
+  summary.first_image = first;
+  summary.seconds = progress.elapsed_seconds();
+  summary.images_written = file->images_written();
+  summary.signal = outcome.signal;
+  summary.checkpoint_images = sink.checkpoint_images() > 0 ? sink.checkpoint_images() : first;
+  summary.completed = !outcome.stopped() && summary.images_written == request.images;
+  summary.status = summary.completed              ? "complete"
+                   : !outcome.stop_reason.empty() ? outcome.stop_reason
+                   : outcome.signal != 0 && !outcome.writer_error
+                       ? interrupted_status(outcome.signal, summary.images_written)
+                       : "stopped: an error ended the run";
+  file->finish(summary.status);
+  if (outcome.stepping_error) std::rethrow_exception(outcome.stepping_error);
+  if (outcome.writer_error) std::rethrow_exception(outcome.writer_error);
+  summary.cell_updates_per_s =
+      summary.seconds > 0
+          ? static_cast<double>(summary.images_written - first) * cell_updates_per_image /
+                summary.seconds
+          : 0;
+  return summary;
+}
+
+}  // namespace
+
+std::string interrupted_status(int signal, std::int64_t images_done) {
+  return "interrupted by " + signal_name(signal) + " after image " + std::to_string(images_done);
+}
+
+std::string interruption_message(const RunRequest& request, const RunSummary& summary) {
+  return summary.status + " of " + std::to_string(request.images) + "; " +
+         (summary.checkpoint_images > 0
+              ? "checkpoint at image " + std::to_string(summary.checkpoint_images)
+              : std::string("no checkpoint yet")) +
+         "; continue with: grayscott run --resume " + request.output.string();
+}
+
+void validate_run_request(const RunRequest& request) {
+  request.problem.validate();
+  if (request.images <= 0) throw InvalidInput("images must be a positive integer");
+  if (request.steps_per_image <= 0)
+    throw InvalidInput("steps-per-image must be a positive integer");
+  if (!request.fields.u && !request.fields.v) throw InvalidInput("fields: name u, v or both");
+  if (request.save.checkpoint_every_images < 0 || request.save.checkpoint_every_seconds < 0) {
+    throw InvalidInput("checkpoint-every must be positive");
+  }
+}
+
+RunRequest resume_request(const std::filesystem::path& path) {
+  const io::RunFileState state = io::read_run_state(path);
+  if (state.status == "complete") {
+    throw InvalidInput("nothing to resume: " + path.string() + " holds a complete run (" +
+                       std::to_string(state.images_in_file) + " images)");
+  }
+  RunRequest request;
+  request.problem = state.meta.problem;
+  request.initial = state.meta.initial;
+  request.images = state.meta.images;
+  request.steps_per_image = state.meta.steps_per_image;
+  request.fields = state.meta.fields;
+  request.output = path;
+  request.resume = true;
+  return request;
+}
+
+RunSummary execute_run(const RunRequest& request) {
+  validate_run_request(request);
+  io::RunMetadata meta{
+      request.problem,      request.images, request.steps_per_image, request.fields, "",
+      std::string(version), request.initial};
+  std::optional<io::RunFileState> continued;
+  if (request.resume) {
+    continued = io::read_run_state(request.output);
+    if (continued->status == "complete") {
+      throw InvalidInput("nothing to resume: " + request.output.string() +
+                         " holds a complete run");
+    }
+  } else {
+    io::check_output_path(request.output, request.overwrite, io::run_output_bytes(meta));
+  }
+  const io::RunFileState* from = continued ? &*continued : nullptr;
+  return request.problem.precision == Precision::Single ? run_with<float>(request, meta, from)
+                                                        : run_with<double>(request, meta, from);
+}
+
+}  // namespace grayscott::pipeline

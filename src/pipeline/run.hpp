@@ -1,0 +1,77 @@
+// The run pipeline's C++ API: one simulation from its initial state (or from a file's checkpoint)
+// to an HDF5 file, image by image, through the one image loop (pipeline/image_loop.hpp). The
+// command line's `run`, the MPI launcher and the Python module are front ends of this.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "engine/engine.hpp"
+#include "model/initial_state.hpp"
+#include "model/model.hpp"
+#include "pipeline/image_loop.hpp"
+
+namespace grayscott::pipeline {
+
+struct RunRequest {
+  Problem problem;
+  InitialState initial;  // the rectangle unless --init noise
+  std::int64_t images = 1000;
+  std::int64_t steps_per_image = 32;
+  FieldSet fields;
+  EngineOptions engine;
+  std::filesystem::path output = "output.h5";
+  bool overwrite = false;
+  bool quiet = false;
+  std::optional<std::filesystem::path> render_dir;
+  SavePolicy save;
+  // Continue the run in `output` from its newest checkpoint (see resume_request).
+  bool resume = false;
+  // Called after each image with (images done, images in the run); none: the terminal's progress
+  // bar on stderr unless quiet.
+  std::function<void(std::int64_t, std::int64_t)> on_progress;
+};
+
+struct RunSummary {
+  std::string backend;
+  std::int64_t first_image = 0;  // images the file held already (a continued run)
+  std::int64_t images_written = 0;  // images in the file at the end
+  double seconds = 0;
+  double cell_updates_per_s = 0;  // of this invocation's images
+  bool completed = false;
+  int signal = 0;                // the stop signal that ended the run, if any
+  std::int64_t checkpoint_images = 0;  // images done at the file's newest checkpoint
+  std::string status;            // "complete", or why the run stopped (the file's status)
+};
+
+// A run that a stop signal ended, its file consistent and its checkpoint saved: front ends exit
+// with 128 + signal after printing what().
+struct RunInterrupted : std::runtime_error {
+  RunInterrupted(const std::string& message, int stop_signal)
+      : std::runtime_error(message), signal(stop_signal) {}
+  int signal;
+};
+
+// Validates the request and the output path before any computing (throws InvalidInput), then runs.
+// A run stopped by a signal returns with summary.signal set.
+RunSummary execute_run(const RunRequest& request);
+
+// The request's own checks (not the output path): throws InvalidInput. Shared with the
+// distributed run.
+void validate_run_request(const RunRequest& request);
+
+// The request that continues the run in `path`: its parameters come from the file. Throws
+// InvalidInput when the file is not a run file or holds a complete run ("nothing to resume").
+RunRequest resume_request(const std::filesystem::path& path);
+
+// The file's status for a run that stopped: "interrupted by SIGTERM after image N" and the like.
+std::string interrupted_status(int signal, std::int64_t images_done);
+
+// One line for the user about how a run ended early; also the RunInterrupted message.
+std::string interruption_message(const RunRequest& request, const RunSummary& summary);
+
+}  // namespace grayscott::pipeline

@@ -1,0 +1,68 @@
+#include "pipeline/stop_signal.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+
+namespace grayscott::pipeline {
+
+namespace {
+
+std::atomic<int> requested{0};
+static_assert(std::atomic<int>::is_always_lock_free, "set from a signal handler");
+
+constexpr int handled[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1};
+struct sigaction previous[sizeof handled / sizeof handled[0]];
+
+void on_stop_signal(int signal) {
+  // A second Ctrl-C means "now": the images flushed so far are in the file already.
+  if (signal == SIGINT && requested.load() != 0) ::_exit(128 + SIGINT);
+  int none = 0;
+  requested.compare_exchange_strong(none, signal);
+}
+
+}  // namespace
+
+StopSignals::StopSignals() {
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;  // blocking calls (writes, waits) go on; the loop polls the flag
+  for (std::size_t k = 0; k < std::size(handled); ++k) {
+    sigaction(handled[k], &action, &previous[k]);
+  }
+}
+
+StopSignals::~StopSignals() {
+  for (std::size_t k = 0; k < std::size(handled); ++k) sigaction(handled[k], &previous[k], nullptr);
+}
+
+int stop_requested() { return requested.load(std::memory_order_relaxed); }
+void request_stop(int signal) {
+  int none = 0;
+  requested.compare_exchange_strong(none, signal);
+}
+void clear_stop_request() { requested.store(0); }
+
+std::string signal_name(int signal) {
+  switch (signal) {
+    case SIGINT:
+      return "SIGINT";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGHUP:
+      return "SIGHUP";
+    case SIGUSR1:
+      return "SIGUSR1";
+    case SIGUSR2:
+      return "SIGUSR2";
+    case SIGQUIT:
+      return "SIGQUIT";
+    default:
+      return "signal " + std::to_string(signal);
+  }
+}
+
+}  // namespace grayscott::pipeline

@@ -1,0 +1,31 @@
+// Stopping a run from outside. SIGINT, SIGTERM, SIGHUP and SIGUSR1 (what a batch system sends
+// before its time limit, e.g. Slurm's --signal) ask the image loop to stop at the next image
+// boundary: it saves a checkpoint there, the file records the signal, and the program exits with
+// 128 + the signal's number. A second SIGINT exits at once; the file still holds every image
+// flushed before it (it is flushed at least twice a second).
+#pragma once
+
+#include <string>
+
+namespace grayscott::pipeline {
+
+// Installs the handlers while it lives, restoring the previous ones afterwards. One at a time.
+class StopSignals {
+ public:
+  StopSignals();
+  ~StopSignals();
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+};
+
+// The signal that asked to stop (SIGTERM, ...), or 0. Async-signal-safe to set, cheap to read.
+int stop_requested();
+// Asks the loop to stop as if `signal` had arrived (a front end that learns of an interrupt
+// otherwise, such as Python's KeyboardInterrupt).
+void request_stop(int signal);
+void clear_stop_request();
+
+// "SIGTERM", "SIGINT", ..., or "signal N".
+std::string signal_name(int signal);
+
+}  // namespace grayscott::pipeline

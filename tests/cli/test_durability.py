@@ -1,0 +1,311 @@
+#!/usr/bin/env python3
+"""Nothing lost, tried from the outside: real signals to a real process at random moments, kill -9,
+a file read while it is written, --resume against an uninterrupted run (bitwise, every dataset),
+files that belong to someone else, and a disk that fills up mid-run.
+
+Usage: test_durability.py GRAYSCOTT [WORKDIR]. Needs Debian's python3-h5py and python3-numpy.
+"""
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+
+import h5py
+import numpy as np
+
+GRAYSCOTT = os.path.abspath(sys.argv[1])
+WORK = sys.argv[2] if len(sys.argv) > 2 else tempfile.mkdtemp(prefix="grayscott-durability-")
+if os.path.ismount(os.path.join(WORK, "small-disk")):
+    subprocess.run(["umount", os.path.join(WORK, "small-disk")])
+shutil.rmtree(WORK, ignore_errors=True)  # a fresh folder: every output below is new
+os.makedirs(WORK)
+os.chdir(WORK)
+random.seed(int(os.environ.get("GRAYSCOTT_TEST_SEED", "20261202")))
+
+# A run long enough to be stopped anywhere (a few seconds on 2 cores), small enough to repeat.
+PROBLEM = ["--rows", "192", "--cols", "160", "--images", "150", "--steps-per-image", "80",
+           "--boundary", "periodic", "--init", "noise", "--seed", "7", "--fields", "u,v"]
+failures = []
+
+
+def with_options(base, **changes):
+    """`base` with some options' values replaced (an option may be given once)."""
+    out = list(base)
+    for key, value in changes.items():
+        flag = "--" + key.replace("_", "-")
+        out[out.index(flag) + 1] = str(value)
+    return out
+
+
+def check(condition, what):
+    if not condition:
+        failures.append(what)
+        print("FAIL:", what, flush=True)
+
+
+def run(*args, **kw):
+    return subprocess.run([GRAYSCOTT, *args], capture_output=True, text=True, **kw)
+
+
+def start(*args):
+    return subprocess.Popen([GRAYSCOTT, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+
+
+def datasets(path, swmr=False):
+    """Every dataset of the file as arrays, by name (the checkpoint group included)."""
+    out = {}
+
+    def walk(group, prefix):
+        for key in group.keys():  # by name: /matrix and /v are one object under two names
+            obj = group[key]
+            if isinstance(obj, h5py.Dataset):
+                out[prefix + key] = obj[...]
+            else:
+                walk(obj, prefix + key + "/")
+
+    with h5py.File(path, "r", swmr=swmr) as f:
+        walk(f, "")
+        attrs = dict(f.attrs)
+    return out, attrs
+
+
+def same_file(a, b, what):
+    da, _ = datasets(a)
+    db, _ = datasets(b)
+    check(sorted(da) == sorted(db), f"{what}: datasets {sorted(db)} != {sorted(da)}")
+    for name in da:
+        if name in db:
+            check(da[name].dtype == db[name].dtype and np.array_equal(da[name], db[name]),
+                  f"{what}: /{name} differs from the uninterrupted run")
+
+
+def prefix_of_reference(ref, path, what, swmr=False):
+    """The images in `path` are exactly the reference's first ones, and /step agrees."""
+    d, attrs = datasets(path, swmr=swmr)
+    n = d["v"].shape[0]
+    check(d["u"].shape[0] == n and d["step"].shape[0] == n,
+          f"{what}: /u, /v and /step disagree on the image count ({d['u'].shape[0]}, {n}, "
+          f"{d['step'].shape[0]})")
+    for name in ("u", "v", "step"):
+        check(np.array_equal(d[name], ref[name][: d[name].shape[0]]),
+              f"{what}: /{name} is not the uninterrupted run's first {n} images")
+    return n, attrs
+
+
+# ---- the uninterrupted reference --------------------------------------------------------------
+t0 = time.monotonic()
+r = run("run", *PROBLEM, "-o", "reference.h5", "--quiet")
+duration = time.monotonic() - t0
+check(r.returncode == 0, f"reference run failed: {r.stderr}")
+ref, ref_attrs = datasets("reference.h5")
+check(list(ref["checkpoint/images"]) == [150, 150]
+      and all(np.array_equal(ref["checkpoint/" + f][k], ref[f][-1]) for f in "uv" for k in (0, 1)),
+      "a complete run's checkpoint slots do not both hold its final state")
+print(f"reference: {duration:.2f} s", flush=True)
+
+# ---- stop signals at random moments, then --resume --------------------------------------------
+for k, sig in enumerate([signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1,
+                         signal.SIGTERM, signal.SIGINT]):
+    path = f"signal{k}.h5"
+    p = start("run", *PROBLEM, "-o", path, "--checkpoint-every", str(random.randint(3, 30)))
+    time.sleep(random.uniform(0.15, 0.8) * duration)
+    p.send_signal(sig)
+    out, err = p.communicate(timeout=60)
+    name = signal.Signals(sig).name
+    if p.returncode == 0:  # the run ended before the signal: nothing to test this time
+        print(f"{name}: the run had finished", flush=True)
+        continue
+    check(p.returncode == 128 + sig, f"{name}: exit status {p.returncode}, not {128 + sig}")
+    lines = [line for line in err.splitlines() if line.startswith("grayscott:")]
+    check(len(lines) == 1 and f"interrupted by {name}" in lines[0] and "--resume" in lines[0],
+          f"{name}: expected one line naming the signal and --resume, got {err!r}")
+    n, attrs = prefix_of_reference(ref, path, name)
+    check(attrs["status"] == f"interrupted by {name} after image {n}",
+          f"{name}: status {attrs['status']!r} after {n} images")
+    with h5py.File(path, "r") as f:
+        check(int(f["checkpoint/images"][...].max()) == n,
+              f"{name}: the newest checkpoint is not at the image the run stopped at")
+    threads = random.choice(["1", "2"])
+    r = run("run", "--resume", path, "--threads", threads, "--quiet")
+    check(r.returncode == 0, f"{name}: resume failed: {r.stderr}")
+    same_file("reference.h5", path, f"{name} at image {n}, resumed on {threads} threads")
+    print(f"{name}: stopped after image {n}, resumed: ok", flush=True)
+
+# ---- kill -9: every durable image kept, nothing counted that is not there --------------------
+for k in range(4):
+    path = f"killed{k}.h5"
+    p = start("run", *PROBLEM, "-o", path, "--checkpoint-every", "5")
+    time.sleep(random.uniform(0.2, 0.8) * duration)
+    p.kill()
+    p.communicate(timeout=60)
+    if p.returncode == 0:  # the run ended before the kill: nothing to test this time
+        print(f"kill -9 #{k}: the run had finished", flush=True)
+        continue
+    n, attrs = prefix_of_reference(ref, path, f"kill -9 #{k}", swmr=True)
+    check(attrs["status"] == "running", f"kill -9 #{k}: status {attrs['status']!r}")
+    r = run("run", "--resume", path, "--quiet")
+    check(r.returncode == 0, f"kill -9 #{k}: resume failed: {r.stderr}")
+    same_file("reference.h5", path, f"kill -9 #{k} after {n} images, resumed")
+    print(f"kill -9 #{k}: {n} images on disk, resumed: ok", flush=True)
+
+# ---- a second Ctrl-C exits at once -------------------------------------------------------------
+# Images of about a second each: the first SIGINT waits for the image boundary, the second not.
+p = start("run", "--rows", "512", "--cols", "512", "--images", "3", "--steps-per-image", "3000",
+          "-o", "twice.h5")
+time.sleep(0.5)
+p.send_signal(signal.SIGINT)
+time.sleep(0.1)
+p.send_signal(signal.SIGINT)
+t = time.monotonic()
+p.communicate(timeout=60)
+check(p.returncode == 130, f"second SIGINT: exit status {p.returncode}, not 130")
+check(time.monotonic() - t < 1.0, "second SIGINT: did not exit at once")
+with h5py.File("twice.h5", "r", swmr=True) as f:
+    check(f.attrs["status"] == "running" and f["v"].shape[0] == f["step"].shape[0],
+          "second SIGINT: the file is not consistent")
+
+# ---- reading a file while it is written -----------------------------------------------------
+# Flushed twice a second: a reader sees the file grow in several stages, every image it sees
+# final (compared with the finished file).
+p = start("run", *with_options(PROBLEM, images=30, steps_per_image=3000), "-o", "growing.h5",
+          "--quiet")
+seen = {}
+while p.poll() is None:
+    try:
+        with h5py.File("growing.h5", "r", swmr=True) as f:
+            n = f["v"].shape[0]
+            check(f["step"].shape[0] >= n, "reader: /v holds an image whose /step is missing")
+            if n > 0 and n not in seen:
+                seen[n] = f["v"][n - 1]
+    except (OSError, KeyError):
+        pass  # not created yet
+    time.sleep(0.05)
+check(p.returncode == 0, "the run read while written failed")
+check(len(seen) >= 3, f"reader: saw too few stages of the growing file: {sorted(seen)}")
+with h5py.File("growing.h5", "r") as f:
+    for n, image in seen.items():
+        check(np.array_equal(image, f["v"][n - 1]),
+              f"reader: image {n - 1} seen while written differs from the finished file")
+r = run("render", "growing.h5", "--image", "0", "--out", "growing-png")
+check(r.returncode == 0, f"render of the finished file failed: {r.stderr}")
+
+# ---- files that are someone else's ------------------------------------------------------------
+small = ["--rows", "32", "--cols", "32", "--images", "3", "--steps-per-image", "5", "--quiet"]
+with open("theirs.xmf", "w") as f:
+    f.write("someone's notes\n")
+r = run("run", *small, "-o", "theirs.h5")
+check(r.returncode != 0 and "theirs.xmf" in r.stderr and not os.path.exists("theirs.h5"),
+      f"an unrelated NAME.xmf is not refused: {r.stderr}")
+check(open("theirs.xmf").read() == "someone's notes\n", "an unrelated NAME.xmf was changed")
+
+with open("target.txt", "w") as f:
+    f.write("precious\n")
+os.symlink("target.txt", "link.h5")
+r = run("run", *small, "-o", "link.h5")
+check(r.returncode != 0 and "already exists" in r.stderr, "a symlink at the output is not refused")
+r = run("run", *small, "-o", "link.h5", "--force")
+check(r.returncode == 0, f"--force over a symlink failed: {r.stderr}")
+check(open("target.txt").read() == "precious\n", "--force wrote through a symlink")
+check(not os.path.islink("link.h5") and h5py.is_hdf5("link.h5"),
+      "--force did not replace the symlink by the new file")
+
+os.symlink("target.txt", "linked.xmf")
+r = run("run", *small, "-o", "linked.h5", "--force")
+check(r.returncode == 0 and open("target.txt").read() == "precious\n",
+      "the .xmf companion was written through a symlink")
+
+r = run("run", *small, "-o", "images.xmf")
+check(r.returncode == 2 and "XDMF" in r.stderr and not os.path.exists("images.xmf"),
+      f"-o NAME.xmf is not refused: {r.stderr}")
+r = run("run", *small, "-o", "")
+check(r.returncode == 2 and "empty" in r.stderr, f"-o '' is not named: {r.stderr}")
+os.mkdir("folder.h5")
+r = run("run", *small, "-o", "folder.h5")
+check(r.returncode == 2 and "directory" in r.stderr, f"-o DIR is not named: {r.stderr}")
+
+r = run("run", *small, "-o", "a&b<c>'\".h5")
+check(r.returncode == 0, f"a name with XML's special characters failed: {r.stderr}")
+try:
+    root = ET.parse("a&b<c>'\".xmf").getroot()
+    items = [e.text for e in root.iter("DataItem") if e.get("Format") == "HDF"]
+    check(items and all(t.startswith("a&b<c>'\".h5:/") for t in items),
+          "the escaped name does not read back as the file's name")
+except ET.ParseError as e:
+    check(False, f"the .xmf of a name with & and < is not valid XML: {e}")
+
+# --force over a file that another process holds open: it keeps what it had; the new file is whole.
+r = run("run", *small, "-o", "held.h5")
+with open("held.h5", "rb") as held:
+    before = held.read()
+    held.seek(0)
+    r = run("run", *with_options(small, images=4), "-o", "held.h5", "--force")
+    check(r.returncode == 0, f"--force over a held file failed: {r.stderr}")
+    check(held.read() == before, "--force changed the file another process holds open")
+with h5py.File("held.h5", "r") as f:
+    check(f["v"].shape[0] == 4 and f.attrs["status"] == "complete",
+          "--force over a held file did not leave the new run")
+
+# A stale companion never sits beside a new file: --force replaces it at once.
+r = run("run", *small, "-o", "stale.h5")
+p = start("run", *PROBLEM, "-o", "stale.h5", "--force")
+time.sleep(0.3 * duration)
+text = open("stale.xmf").read()
+check("32 32" not in text, "the companion of a replaced run still describes the old file")
+p.kill()
+p.communicate()
+
+# ---- a disk that fills up mid-run ---------------------------------------------------------------
+if os.geteuid() != 0:
+    print("skipped the full-disk test: mounting a small tmpfs needs root (CI runs as root)")
+else:
+    disk = os.path.join(WORK, "small-disk")
+    os.makedirs(disk, exist_ok=True)
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=24m", "tmpfs", disk]).returncode
+    if mounted != 0:
+        failures.append("cannot mount a tmpfs although running as root")
+    else:
+        try:
+            path = os.path.join(disk, "full.h5")
+            # 150 images of 192x160 u and v are 37 MB: refused up front on 24 MB...
+            r = run("run", *PROBLEM, "-o", path, "--quiet")
+            check(r.returncode == 2 and "free" in r.stderr,
+                  f"the up-front space check did not refuse: {r.stderr}")
+            # ...so run a smaller one, and fill the disk while it writes.
+            slower = with_options(PROBLEM, images=60, steps_per_image=300)
+            p = start("run", *slower, "-o", path,
+                      "--checkpoint-every", "4")
+            images_seen = 0
+            while p.poll() is None and images_seen < 3:  # fill the disk once the run is writing
+                try:
+                    with h5py.File(path, "r", swmr=True) as f:
+                        images_seen = f["v"].shape[0]
+                except (OSError, KeyError):
+                    pass
+                time.sleep(0.02)
+            subprocess.run(["dd", "if=/dev/zero", f"of={disk}/filler", "bs=1M", "count=64"],
+                           capture_output=True)
+            out, err = p.communicate(timeout=120)
+            lines = [line for line in err.splitlines() if line.startswith("grayscott:")]
+            check(p.returncode != 0, "a full disk did not fail the run")
+            check(len(lines) == 1 and "No space left on device" in lines[0] and path in lines[0],
+                  f"a full disk is not named in one line with the file: {err!r}")
+            os.remove(f"{disk}/filler")
+            r = run("run", *slower, "-o", "full-reference.h5", "--quiet")
+            n, attrs = prefix_of_reference(datasets("full-reference.h5")[0], path, "full disk",
+                                           swmr=True)
+            check(attrs["status"] == "running",
+                  f"full disk: status {attrs['status']!r} (it cannot be recorded without room)")
+            print(f"full disk: {n} images kept, status {attrs['status']!r}", flush=True)
+        finally:
+            subprocess.run(["umount", disk])
+
+if failures:
+    print(f"{len(failures)} failed")
+    sys.exit(1)
+print("durability: all checks passed")
