@@ -570,6 +570,7 @@ RunFileState read_run_state(const fs::path& path) {
   m.version = file.attribute_string("version");
   state.status = file.attribute_string("status");
   state.images_in_file = static_cast<std::int64_t>(file.read_int64("step").size());
+  state.single_writer_format = file.superblock_version() >= 3;
   if (file.has_field("checkpoint/images")) {
     for (std::int64_t n : file.read_int64("checkpoint/images")) {
       // A checkpoint never runs ahead of the images durable before it.
@@ -648,6 +649,12 @@ RunFileReader::RunFileReader(const fs::path& path) : h_(std::make_unique<Handles
 }
 
 RunFileReader::~RunFileReader() = default;
+
+unsigned RunFileReader::superblock_version() const {
+  H5F_info2_t info{};
+  h5::check(H5Fget_info2(h_->file, &info), "read the file's format of " + path_.string());
+  return info.super.version;
+}
 
 bool RunFileReader::has_field(const std::string& field) const {
   return H5Lexists(h_->file, field.c_str(), H5P_DEFAULT) > 0;

@@ -136,6 +136,9 @@ struct RunFileState {
   std::string status;
   std::int64_t images_in_file = 0;
   std::int64_t checkpoint_images = 0;  // images done at the newest valid checkpoint; 0: none
+  // Written by one process, in the format SWMR needs: parallel HDF5 1.10 cannot write into its
+  // chunk indices, so such a file is continued by one process.
+  bool single_writer_format = false;
 };
 RunFileState read_run_state(const std::filesystem::path& path);
 // This process's block of the newest checkpoint, in the run's precision (Real = float or double),
@@ -171,6 +174,8 @@ class RunFileReader {
   std::string attribute_string(const std::string& name) const;
   std::vector<double> attribute_doubles(const std::string& name) const;
   bool has_attribute(const std::string& name) const;
+  // 3 and above: the format of files written in SWMR mode.
+  unsigned superblock_version() const;
 
  private:
   struct Handles;

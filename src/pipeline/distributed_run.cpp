@@ -316,6 +316,13 @@ RunSummary execute_distributed_run(const RunRequest& request, const DistributedR
                              throw InvalidInput("nothing to resume: " + request.output.string() +
                                                 " holds a complete run");
                            }
+                           if (continued->single_writer_format) {
+                             throw InvalidInput(
+                                 request.output.string() +
+                                 " was written by a single process, in the format of HDF5's "
+                                 "SWMR mode, which parallel HDF5 cannot extend: continue it "
+                                 "without mpirun/srun");
+                           }
                          } else if (session.rank() == 0) {
                            io::check_output_path(request.output, request.overwrite,
                                                  io::run_output_bytes(meta));

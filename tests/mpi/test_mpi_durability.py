@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Nothing lost under a real mpiexec: SIGTERM to the launcher (what a batch system sends at its
+time limit) stops every rank at the same image with a checkpoint; kill -9 of one rank leaves the
+images flushed before it; --resume continues on another number of ranks (P -> Q, 1 included) and
+the finished file is bitwise the serial run's, for every boundary and both precisions; a file
+written by one process (SWMR format) is refused over MPI with one line.
+
+Usage: test_mpi_durability.py GRAYSCOTT MPIEXEC [MPIEXEC_FLAGS...]
+"""
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import compare_runs  # noqa: E402
+import h5py  # noqa: E402
+
+GRAYSCOTT, MPIEXEC, FLAGS = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3:]
+os.chdir(tempfile.mkdtemp(prefix="grayscott-mpi-durability-"))
+random.seed(int(os.environ.get("GRAYSCOTT_TEST_SEED", "7")))
+failures = []
+
+
+def check(condition, what):
+    if not condition:
+        failures.append(what)
+        print("FAIL:", what, flush=True)
+
+
+def mpi(ranks, *args):
+    command = [GRAYSCOTT, *args] if ranks == 0 else [MPIEXEC, "-n", str(ranks), *FLAGS, GRAYSCOTT, *args]
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def finished(p, timeout=300):
+    out, err = p.communicate(timeout=timeout)
+    return p.returncode, err
+
+
+def same(a, b, what):
+    problems = compare_runs.main(a, b, ("backend",))
+    check(problems == 0, f"{what}: differs from the uninterrupted serial run")
+
+
+def base(boundary, precision):
+    return ["--rows", "96", "--cols", "80", "--images", "60", "--steps-per-image", "600",
+            "--boundary", boundary, "--precision", precision, "--init", "noise", "--seed", "3",
+            "--fields", "u,v", "--threads", "1"]
+
+
+cases = [("zero-flux", "single"), ("periodic", "double"), ("fixed", "single"),
+         ("zero-flux", "double")]
+for k, (boundary, precision) in enumerate(cases):
+    problem = base(boundary, precision)
+    t0 = time.monotonic()
+    code, err = finished(mpi(0, "run", *problem, "-o", f"serial{k}.h5", "--quiet"))
+    duration = time.monotonic() - t0
+    check(code == 0, f"serial run: {err}")
+    ranks, again = random.choice([(2, 1), (4, 3), (3, 2), (4, 1), (2, 4)])
+
+    # SIGTERM to the launcher, as a batch system's time limit sends it.
+    path = f"stopped{k}.h5"
+    p = mpi(ranks, "run", *problem, "-o", path, "--checkpoint-every", str(random.randint(2, 9)))
+    time.sleep(0.3 + random.uniform(0.1, 0.5) * duration)
+    p.send_signal(signal.SIGTERM)
+    code, err = finished(p)
+    with h5py.File(path, "r") as f:
+        status, n = f.attrs["status"], f["v"].shape[0]
+        newest = int(f["checkpoint/images"][...].max())
+    if status != "complete":
+        check(status == f"interrupted by SIGTERM after image {n}" and newest == n,
+              f"SIGTERM to mpiexec -n {ranks}: status {status!r}, checkpoint {newest}, {n} images")
+        check(err.count("grayscott: interrupted by SIGTERM") == 1,
+              f"SIGTERM to mpiexec -n {ranks}: not one line from rank 0: {err!r}")
+    if status != "complete":
+        code, err = finished(mpi(again if again > 1 else 0, "run", "--resume", path, "--quiet"))
+        check(code == 0, f"resume of {ranks} ranks on {again}: {err}")
+    same(f"serial{k}.h5", path, f"{boundary}/{precision}: {ranks} ranks stopped after {n}, "
+                                f"resumed on {again}")
+    print(f"{boundary}/{precision}: SIGTERM to {ranks} ranks after image {n}, resumed on {again}",
+          flush=True)
+
+    # kill -9 of one rank: the launcher ends the job; the collective flushes kept the images.
+    path = f"killed{k}.h5"
+    p = mpi(ranks, "run", *problem, "-o", path, "--checkpoint-every", "3", "--quiet")
+    while p.poll() is None and not os.path.exists(path):
+        time.sleep(0.02)
+    time.sleep(random.uniform(0.1, 0.5) * duration)
+    # One rank (the newest process that is the program itself, not the launcher).
+    subprocess.run(["pkill", "-9", "-n", "-f", f"^{GRAYSCOTT} run .*{path}"])
+    finished(p)
+    with h5py.File(path, "r") as f:  # no SWMR over MPI: the file opens as it is
+        n, status = f["v"].shape[0], f.attrs["status"]
+        check(f["step"].shape[0] == n, f"kill -9 of a rank: /step and /v disagree")
+    if status != "complete":
+        code, err = finished(mpi(again if again > 1 else 0, "run", "--resume", path, "--quiet"))
+        check(code == 0, f"resume after kill -9 of one of {ranks} ranks, on {again}: {err}")
+    same(f"serial{k}.h5", path, f"{boundary}/{precision}: kill -9 of a rank after {n}, resumed "
+                                f"on {again}")
+
+# A single process's file (SWMR format) continues without the launcher only.
+p = mpi(0, "run", *base("zero-flux", "single"), "-o", "single.h5", "--checkpoint-every", "2")
+time.sleep(0.3)
+p.send_signal(signal.SIGTERM)
+finished(p)
+code, err = finished(mpi(2, "run", "--resume", "single.h5"))
+check(code != 0 and "without mpirun" in err, f"an SWMR file is not refused over MPI: {err!r}")
+code, err = finished(mpi(0, "run", "--resume", "single.h5", "--quiet"))
+check(code == 0, f"the SWMR file does not continue alone: {err}")
+same("serial0.h5", "single.h5", "single process stopped and resumed")
+
+if failures:
+    print(f"{len(failures)} failed")
+    sys.exit(1)
+print("MPI durability: all checks passed")
