@@ -1,8 +1,10 @@
 #include <cstdio>
 #include <memory>
+#include <set>
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
+#include "app/save_options.hpp"
 #include "app/sweep_values.hpp"
 #include "pipeline/progress.hpp"
 #include "pipeline/run.hpp"
@@ -43,7 +45,8 @@ void report(const SweepRequest& request, const SweepSummary& summary) {
                  static_cast<long long>(summary.nonfinite_members), request.output.c_str());
   }
   if (summary.signal != 0 && !summary.completed) {
-    throw pipeline::RunInterrupted(summary.status + " (" + request.output.string() + ")",
+    throw pipeline::RunInterrupted(summary.status + "; continue with: grayscott sweep --resume " +
+                                       request.output.string(),
                                    summary.signal);
   }
   if (!summary.completed) throw std::runtime_error(request.output.string() + ": " + summary.status);
@@ -55,8 +58,23 @@ struct SweepCliState {
   InitialCliOptions initial;
   std::string feeds = "0.014", kills = "0.054", seeds, max_batch_memory;
   OutputCliOptions out{.output = "sweep.h5"};
-  std::string config;
+  std::string config, checkpoint_every, resume;
 };
+
+// A continued sweep's parameters come from its file: only how and where it computes may change.
+void refuse_parameters_with_resume(const CLI::App& sweep) {
+  for (const CLI::Option* option : sweep.get_options()) {
+    if (option->count() == 0 || option->get_lnames().empty()) continue;
+    static const std::set<std::string> allowed = {
+        "resume", "checkpoint-every", "backend", "threads", "fuse", "device", "quiet",
+        "max-batch-memory", "config", "help"};
+    const std::string& name = option->get_lnames().front();
+    if (!allowed.count(name)) {
+      throw InvalidInput("--" + name + " with --resume: a continued sweep keeps the parameters "
+                         "of its file");
+    }
+  }
+}
 }  // namespace
 
 void add_sweep_command(CLI::App& root) {
@@ -85,11 +103,28 @@ void add_sweep_command(CLI::App& root) {
                     "Memory for members advanced together, e.g. 8G; larger sweeps run in "
                     "successive batches (default: half the machine's memory)");
   add_output_options(*sweep, state->out);
+  add_checkpoint_option(*sweep, state->checkpoint_every);
+  sweep->add_option("--resume", state->resume,
+                    "Continue the sweep in this file, each member from its last checkpoint")
+      ->type_name("FILE");
   add_config_option(*sweep, state->config);
 
   sweep->callback([sweep, state] {
     const auto make_request = [sweep, state] {
       apply_config(*sweep, state->config);
+      if (!state->resume.empty()) {
+        refuse_parameters_with_resume(*sweep);
+        SweepRequest request = pipeline::resume_sweep_request(state->resume);
+        request.engine = state->engine.to_engine_options();
+        request.quiet = state->out.quiet;
+        if (!state->checkpoint_every.empty()) {
+          parse_checkpoint_every(state->checkpoint_every, request.save);
+        }
+        if (!state->max_batch_memory.empty()) {
+          request.max_batch_bytes = parse_bytes(state->max_batch_memory, "max-batch-memory");
+        }
+        return request;
+      }
       SweepRequest request;
       request.problem = state->problem.to_problem();
       const InitialState initial = state->initial.to_initial_state();
@@ -108,6 +143,9 @@ void add_sweep_command(CLI::App& root) {
       request.engine = state->engine.to_engine_options();
       if (!state->max_batch_memory.empty()) {
         request.max_batch_bytes = parse_bytes(state->max_batch_memory, "max-batch-memory");
+      }
+      if (!state->checkpoint_every.empty()) {
+        parse_checkpoint_every(state->checkpoint_every, request.save);
       }
       return request;
     };

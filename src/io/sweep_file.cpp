@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -49,14 +50,30 @@ void write_sweep_xdmf(const fs::path& h5_path, const SweepMetadata& meta) {
 
 std::uint64_t sweep_output_bytes(const SweepMetadata& meta) {
   const std::uint64_t fields = (meta.fields.u ? 1 : 0) + (meta.fields.v ? 1 : 0);
-  return fields * static_cast<std::uint64_t>(meta.members()) *
-         static_cast<std::uint64_t>(meta.images) *
+  // The images, and the checkpoint's two slots of u and v.
+  return (fields * static_cast<std::uint64_t>(meta.images) + 4) *
+         static_cast<std::uint64_t>(meta.members()) *
          static_cast<std::uint64_t>(meta.problem.grid.cells()) *
          element_size(meta.problem.precision);
 }
 
 struct SweepFileWriter::Handles {
-  h5::Id file, u, v;
+  h5::Id file, u, v, checkpoint_u, checkpoint_v, checkpoint_images, nonfinite;
+  // Opened once, by every process together: with MPI, opening is a collective operation, while
+  // checkpoints come at each process's own pace.
+  void open_small_datasets() {
+    auto open = [&](const char* name) {
+      return h5::Id(H5Dopen2(file, name, H5P_DEFAULT), H5Dclose, std::string("open /") + name);
+    };
+    checkpoint_u = open("checkpoint/u");
+    checkpoint_v = open("checkpoint/v");
+    checkpoint_images = open("checkpoint/images");
+    nonfinite = open("nonfinite_image");
+  }
+  void close_datasets() {
+    u.reset(), v.reset(), checkpoint_u.reset(), checkpoint_v.reset(), checkpoint_images.reset(),
+        nonfinite.reset();
+  }
 };
 
 SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta, bool overwrite,
@@ -146,21 +163,218 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
   h5::write_attribute(root, "version", meta.version);
   h5::write_attribute(root, "status", std::string("running"));
   {
+    // Two slots of every member's state to continue from, and the images done at each.
+    h5::Id group(H5Gcreate2(h_->file, "checkpoint", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                 H5Gclose, "create group checkpoint");
+    const hsize_t cdims[4] = {2, members, rows, cols};
+    for (const char* name : {"u", "v"}) {
+      h5::Id space = h5::simple_space(cdims);
+      h5::Id props(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "create dataset properties");
+      h5::check(H5Pset_chunk(props, 4, chunk), "set chunking");
+      if (shared) {
+        h5::check(H5Pset_alloc_time(props, H5D_ALLOC_TIME_EARLY), "set early allocation");
+        h5::check(H5Pset_fill_time(props, H5D_FILL_TIME_NEVER), "set no fill at allocation");
+      }
+      h5::Id dataset(H5Dcreate2(group, name, type, space, H5P_DEFAULT, props, H5P_DEFAULT),
+                     H5Dclose, std::string("create dataset checkpoint/") + name);
+    }
+    const hsize_t idims[2] = {2, members};
+    h5::Id space = h5::simple_space(idims);
+    h5::Id dataset(H5Dcreate2(group, "images", H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT,
+                              H5P_DEFAULT),
+                   H5Dclose, "create dataset checkpoint/images");
+    slot_images_.assign(2 * members, 0);
+    if (writes) {
+      h5::check(H5Dwrite(dataset, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                         slot_images_.data()),
+                "write checkpoint/images");
+    }
+  }
+  {
     // Written at the end; created now, since no object can be created under SWMR.
     std::vector<std::int64_t> none(members, -1);
     write_vector(h_->file, "nonfinite_image", H5T_STD_I64LE, H5T_NATIVE_INT64, none.size(),
                  none.data(), writes);
   }
+  h_->open_small_datasets();
   h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + path.string());
   if (!shared) swmr_ = H5Fstart_swmr_write(h_->file) >= 0;
   if (access.writes_shared_data) move_into_place(partial, path, overwrite);
   } catch (...) {
-    h_->u.reset(), h_->v.reset(), h_->file.reset();
+    h_->close_datasets();
+    h_->file.reset();
     std::error_code ignored;
     if (access.writes_shared_data) fs::remove(partial, ignored);
     throw;
   }
 }
+
+SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta, Continue,
+                                 const SweepFileAccess& access)
+    : h_(std::make_unique<Handles>()), path_(path), meta_(meta), access_(access) {
+  h5::silence_library_errors();
+  const bool shared = access.file_access != H5P_DEFAULT;
+  h5::Id fapl(shared ? H5Pcopy(access.file_access) : H5Pcreate(H5P_FILE_ACCESS), H5Pclose,
+              "create file access properties");
+  if (!shared) {
+    h5::check(H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST),
+              "choose the file format");
+  }
+  hbool_t clear = 1;  // a killed writer's marks (see RunFileWriter)
+  if (H5Pexist(fapl, "clear_status_flags") > 0) H5Pset(fapl, "clear_status_flags", &clear);
+  h_->file = h5::Id(H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl), H5Fclose,
+                    "open " + path.string() + " to continue it");
+  if (!shared) H5Fincrement_filesize(h_->file, 0);
+  if (meta.fields.v) h_->v = h5::Id(H5Dopen2(h_->file, "v", H5P_DEFAULT), H5Dclose, "open /v");
+  if (meta.fields.u) h_->u = h5::Id(H5Dopen2(h_->file, "u", H5P_DEFAULT), H5Dclose, "open /u");
+  h_->open_small_datasets();
+  slot_images_.assign(2 * static_cast<std::size_t>(meta.members()), 0);
+  h5::check(H5Dread(h_->checkpoint_images, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                    slot_images_.data()),
+            "read /checkpoint/images");
+  h5::rewrite_string_attribute(h_->file, "status", "running");
+  h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + path.string());
+  if (!shared) {
+    swmr_ = H5Fstart_swmr_write(h_->file) >= 0;
+    if (!swmr_) H5Eclear2(H5E_DEFAULT);
+  }
+}
+
+void SweepFileWriter::save_checkpoint(std::int64_t member_begin, std::int64_t member_count,
+                                      std::int64_t images_done, const void* u, const void* v,
+                                      const std::int64_t* nonfinite_image) {
+  {
+    const hid_t dataset = h_->nonfinite;
+    h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
+    const hsize_t start[1] = {static_cast<hsize_t>(member_begin)};
+    const hsize_t count[1] = {static_cast<hsize_t>(member_count)};
+    h5::check(H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr),
+              "select members");
+    h5::Id mem = h5::simple_space(std::span<const hsize_t>(count, 1));
+    h5::check(H5Dwrite(dataset, H5T_NATIVE_INT64, mem, space, H5P_DEFAULT, nonfinite_image),
+              "write /nonfinite_image to " + path_.string());
+  }
+  save_into_older_slot(member_begin, member_count, images_done, u, v);
+  if (images_done == meta_.images &&
+      slot_images_[static_cast<std::size_t>(member_begin)] !=
+          slot_images_[static_cast<std::size_t>(meta_.members() + member_begin)]) {
+    save_into_older_slot(member_begin, member_count, images_done, u, v);
+  }
+}
+
+void SweepFileWriter::save_into_older_slot(std::int64_t member_begin, std::int64_t member_count,
+                                           std::int64_t images_done, const void* u,
+                                           const void* v) {
+  const Problem& p = meta_.problem;
+  const auto members = static_cast<std::size_t>(meta_.members());
+  const auto first = static_cast<std::size_t>(member_begin);
+  // A batch's members share their history: one slot for all of them.
+  const int slot = slot_images_[first] <= slot_images_[members + first] ? 0 : 1;
+  const hid_t mem_type = p.precision == Precision::Single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+  const hsize_t start[4] = {static_cast<hsize_t>(slot), static_cast<hsize_t>(member_begin), 0, 0};
+  const hsize_t count[4] = {1, static_cast<hsize_t>(member_count),
+                            static_cast<hsize_t>(p.grid.rows), static_cast<hsize_t>(p.grid.cols)};
+  for (const auto& [dataset, data] : {std::pair<hid_t, const void*>{h_->checkpoint_u, u},
+                                      {h_->checkpoint_v, v}}) {
+    h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
+    h5::check(H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr),
+              "select members");
+    h5::Id mem = h5::simple_space(std::span<const hsize_t>(count, 4));
+    h5::check(H5Dwrite(dataset, mem_type, mem, space, H5P_DEFAULT, data),
+              "write the checkpoint to " + path_.string());
+  }
+  flush();
+  for (std::int64_t m = 0; m < member_count; ++m) {
+    slot_images_[static_cast<std::size_t>(slot) * members + first + static_cast<std::size_t>(m)] =
+        images_done;
+  }
+  const hid_t dataset = h_->checkpoint_images;
+  h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
+  const hsize_t istart[2] = {static_cast<hsize_t>(slot), static_cast<hsize_t>(member_begin)};
+  const hsize_t icount[2] = {1, static_cast<hsize_t>(member_count)};
+  h5::check(H5Sselect_hyperslab(space, H5S_SELECT_SET, istart, nullptr, icount, nullptr),
+            "select members");
+  h5::Id mem = h5::simple_space(std::span<const hsize_t>(icount, 2));
+  h5::check(H5Dwrite(dataset, H5T_NATIVE_INT64, mem, space, H5P_DEFAULT,
+                     slot_images_.data() + static_cast<std::size_t>(slot) * members + first),
+            "write the checkpoint to " + path_.string());
+  flush();
+}
+
+SweepFileState read_sweep_state(const fs::path& path) {
+  RunFileReader file(path);
+  if (!file.has_attribute("kind") || file.attribute_string("kind") != "sweep") {
+    throw InvalidInput(path.string() + " is not a sweep file (a run continues with grayscott run "
+                                       "--resume)");
+  }
+  SweepFileState state;
+  SweepMetadata& m = state.meta;
+  Problem& p = m.problem;
+  p.grid = {file.attribute_int64("rows"), file.attribute_int64("cols")};
+  p.params.du = file.attribute_double("du");
+  p.params.dv = file.attribute_double("dv");
+  p.params.dt = file.attribute_double("dt");
+  const std::string stencil_name = file.attribute_string("stencil_name");
+  if (stencil_name == "custom") {
+    const auto w = file.attribute_doubles("stencil");
+    std::array<double, 9> weights{};
+    std::copy_n(w.begin(), std::min<std::size_t>(9, w.size()), weights.begin());
+    p.stencil = Stencil::custom(weights);
+  } else {
+    p.stencil = Stencil::parse(stencil_name);
+  }
+  p.boundary = parse_boundary(file.attribute_string("boundary"));
+  p.precision = parse_precision(file.attribute_string("precision"));
+  m.feed = file.read_doubles("feed");
+  m.kill = file.read_doubles("kill");
+  for (std::int64_t s : file.read_int64("seed")) m.seed.push_back(static_cast<std::uint64_t>(s));
+  if (!m.feed.empty()) p.params.feed = m.feed[0], p.params.kill = m.kill[0];
+  m.init = parse_initial_kind(file.attribute_string("init"));
+  m.images = file.attribute_int64("images");
+  m.steps_per_image = file.attribute_int64("steps_per_image");
+  m.fields = {file.has_field("u"), file.has_field("v")};
+  m.backend = file.attribute_string("backend");
+  m.version = file.attribute_string("version");
+  state.status = file.attribute_string("status");
+  state.single_writer_format = file.superblock_version() >= 3;
+  const auto members = static_cast<std::size_t>(m.members());
+  state.checkpoint_images.assign(members, 0);
+  state.nonfinite_image = file.read_int64("nonfinite_image");
+  if (!file.has_field("checkpoint/images")) {
+    throw InvalidInput(path.string() + " keeps no checkpoint (written by an older grayscott)");
+  }
+  const auto slots = file.read_int64("checkpoint/images");
+  for (std::size_t k = 0; k < members; ++k) {
+    state.checkpoint_images[k] = std::max(slots[k], slots[members + k]);
+  }
+  return state;
+}
+
+template <class Real>
+void read_sweep_checkpoint(const fs::path& path, std::int64_t member_begin,
+                           std::int64_t member_count, std::vector<Real>& u, std::vector<Real>& v) {
+  RunFileReader file(path);
+  const auto slots = file.read_int64("checkpoint/images");
+  const std::size_t members = slots.size() / 2;
+  const auto first = static_cast<std::size_t>(member_begin);
+  const int slot = slots[first] >= slots[members + first] ? 0 : 1;
+  const auto dims = file.shape("checkpoint/u");
+  const std::size_t cells = static_cast<std::size_t>(dims[2] * dims[3]);
+  u.resize(cells * static_cast<std::size_t>(member_count));
+  v.resize(cells * static_cast<std::size_t>(member_count));
+  for (std::int64_t m = 0; m < member_count; ++m) {
+    // One member at a time, through the reader's float64 path: exact for float and double.
+    const auto a = file.read_image("checkpoint/u", member_begin + m, slot);
+    const auto b = file.read_image("checkpoint/v", member_begin + m, slot);
+    std::copy(a.begin(), a.end(), u.begin() + static_cast<std::ptrdiff_t>(m * cells));
+    std::copy(b.begin(), b.end(), v.begin() + static_cast<std::ptrdiff_t>(m * cells));
+  }
+}
+
+template void read_sweep_checkpoint<float>(const fs::path&, std::int64_t, std::int64_t,
+                                           std::vector<float>&, std::vector<float>&);
+template void read_sweep_checkpoint<double>(const fs::path&, std::int64_t, std::int64_t,
+                                            std::vector<double>&, std::vector<double>&);
 
 void SweepFileWriter::flush() {
   if (swmr_) h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + path_.string());
@@ -217,16 +431,13 @@ void SweepFileWriter::finish(const std::string& status,
   std::copy_n(nonfinite_image.begin(), std::min(nonfinite_image.size(), first.size()),
               first.begin());
   if (access_.writes_shared_data) {
-    h5::Id dataset(H5Dopen2(h_->file, "nonfinite_image", H5P_DEFAULT), H5Dclose,
-                   "open /nonfinite_image");
     h5::check(
-        H5Dwrite(dataset, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, first.data()),
+        H5Dwrite(h_->nonfinite, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, first.data()),
         "write /nonfinite_image to " + path_.string());
   }
   h5::rewrite_string_attribute(h_->file, "status", status);
   if (access_.writes_shared_data) write_sweep_xdmf(path_, meta_);
-  h_->u.reset();
-  h_->v.reset();
+  h_->close_datasets();
   if (H5Fclose(h_->file.release()) < 0) h5::fail("close " + path_.string());
 }
 

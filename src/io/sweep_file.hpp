@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "io/hdf5.hpp"
+#include "io/run_file.hpp"
 #include "model/initial_state.hpp"
 #include "model/model.hpp"
 
@@ -71,6 +72,17 @@ class SweepFileWriter {
   // Writes NaN into images [first_image, images) of `member`, as a file opened by one process
   // holds there when they were never written (with shared access nothing is filled in advance).
   void write_missing_images(std::int64_t member, std::int64_t first_image);
+  // Reopens a sweep file to continue it (see read_sweep_state): images are written over what is
+  // there, checkpoints into the slots.
+  struct Continue {};
+  SweepFileWriter(const std::filesystem::path& path, const SweepMetadata& meta, Continue,
+                  const SweepFileAccess& access = {});
+  // Saves members [member_begin, member_begin + count)'s state after `images_done` images (u and
+  // v, member after member) and their first non-finite images so far, into the older slot,
+  // marking it valid only once it is on the disk. The final state goes into both slots.
+  void save_checkpoint(std::int64_t member_begin, std::int64_t member_count,
+                       std::int64_t images_done, const void* u, const void* v,
+                       const std::int64_t* nonfinite_image);
   // Makes the images written so far survive a crash of this process. With shared access each
   // rank's images are raw writes into chunks allocated at creation, durable once written.
   void flush();
@@ -85,6 +97,23 @@ class SweepFileWriter {
   SweepMetadata meta_;
   SweepFileAccess access_;
   bool swmr_ = false;
+  void save_into_older_slot(std::int64_t member_begin, std::int64_t member_count,
+                            std::int64_t images_done, const void* u, const void* v);
+  std::vector<std::int64_t> slot_images_;  // [2][members]: images done at each slot, 0: empty
 };
+
+// What a sweep file says, for `grayscott sweep --resume`: its metadata, status, and per member the
+// images done at its newest checkpoint and its first non-finite image so far.
+struct SweepFileState {
+  SweepMetadata meta;
+  std::string status;
+  std::vector<std::int64_t> checkpoint_images, nonfinite_image;
+  bool single_writer_format = false;
+};
+SweepFileState read_sweep_state(const std::filesystem::path& path);
+// Members [member_begin, member_begin + count)'s newest checkpoint (all at the same image).
+template <class Real>
+void read_sweep_checkpoint(const std::filesystem::path& path, std::int64_t member_begin,
+                           std::int64_t member_count, std::vector<Real>& u, std::vector<Real>& v);
 
 }  // namespace grayscott::io

@@ -74,7 +74,13 @@ SweepSummary execute_distributed_sweep(const SweepRequest& original, const mpi::
                 : default_batch_memory(request.engine.backend, session.local_size());
         batch_size = batch_members(std::max<std::int64_t>(mine.size, 1),
                                    sweep_bytes_per_member(request.problem, request.fields), limit);
-        if (root) {
+        if (request.resume && request.single_writer_format) {
+          throw InvalidInput(request.output.string() +
+                             " was written by a single process, in the format of HDF5's SWMR "
+                             "mode, which parallel HDF5 cannot extend: continue it without "
+                             "mpirun/srun");
+        }
+        if (root && !request.resume) {
           io::check_output_path(request.output, request.overwrite, io::sweep_output_bytes(meta));
         }
       }));
@@ -87,14 +93,20 @@ SweepSummary execute_distributed_sweep(const SweepRequest& original, const mpi::
   const std::string tag = shared_tag(world);
   mpi::agree_on_errors(world, capture_error([&] {
                          file_access.emplace(mpi::collective_file_access(world));
-                         file.emplace(request.output, meta, request.overwrite,
-                                      io::SweepFileAccess{file_access->get(), root, tag});
+                         const io::SweepFileAccess access{file_access->get(), root, tag};
+                         if (request.resume)
+                           file.emplace(request.output, meta, io::SweepFileWriter::Continue{},
+                                        access);
+                         else
+                           file.emplace(request.output, meta, request.overwrite, access);
                        }));
 
   // Each rank its own members, without talking to the others.
   const double cell_updates_per_member_image = static_cast<double>(request.problem.grid.cells()) *
                                                static_cast<double>(request.steps_per_image);
-  std::vector<std::int64_t> nonfinite(static_cast<std::size_t>(members), -1);
+  std::vector<std::int64_t> nonfinite =
+      request.resume ? request.nonfinite_image
+                     : std::vector<std::int64_t>(static_cast<std::size_t>(members), -1);
   MPI_Barrier(world);
   Progress progress(mine.size * request.images, cell_updates_per_member_image,
                     root && !request.quiet && ::isatty(2));
@@ -125,7 +137,10 @@ SweepSummary execute_distributed_sweep(const SweepRequest& original, const mpi::
 
   // Together again: how it ended, every member's first non-finite image, the file closed.
   const bool complete =
-      !error && !part.outcome.stopped() && part.member_images_done == mine.size * request.images;
+      !error && !part.outcome.stopped() &&
+      std::all_of(part.images_written.begin(), part.images_written.end(),
+                  [&](std::int64_t n) { return n == request.images; }) &&
+      static_cast<std::int64_t>(part.images_written.size()) == mine.size;
   const std::string local_status =
       complete ? "complete"
       : !part.outcome.stop_reason.empty()

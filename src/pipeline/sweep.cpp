@@ -115,7 +115,10 @@ class SweepFileSink final : public ImageSink<Real> {
     }
     return {};
   }
-  void save_checkpoint(const ImageSlot<Real>&) override {}
+  void save_checkpoint(const ImageSlot<Real>& slot) override {
+    file_.save_checkpoint(first_, count_, slot.index + 1, slot.u.data(), slot.v.data(),
+                          nonfinite_.data() + first_);
+  }
   void make_durable() override { file_.flush(); }
 
  private:
@@ -138,8 +141,21 @@ SweepPart run_sweep_members(
   const auto cells = static_cast<std::size_t>(problem.grid.cells());
   SweepPart part;
   part.images_written.assign(static_cast<std::size_t>(std::max<std::int64_t>(end - begin, 0)), 0);
-  for (std::int64_t first = begin; first < end && !part.outcome.stopped(); first += batch_size) {
-    const std::int64_t count = std::min(batch_size, end - first);
+  const auto start_of = [&](std::int64_t m) {
+    return request.start_images.empty() ? std::int64_t{0}
+                                        : request.start_images[static_cast<std::size_t>(m)];
+  };
+  for (std::int64_t first = begin; first < end && !part.outcome.stopped();) {
+    // A batch: consecutive members that start from the same image (all of them, unless the sweep
+    // continues from its checkpoints); members already complete are skipped.
+    const std::int64_t from = start_of(first);
+    if (from >= request.images) {
+      part.images_written[static_cast<std::size_t>(first - begin)] = request.images;
+      ++first;
+      continue;
+    }
+    std::int64_t count = 1;
+    while (count < batch_size && first + count < end && start_of(first + count) == from) ++count;
     std::vector<Parameters> params(static_cast<std::size_t>(count), problem.params);
     for (std::int64_t m = 0; m < count; ++m) {
       const SweepMember& member = request.members[static_cast<std::size_t>(first + m)];
@@ -149,7 +165,15 @@ SweepPart run_sweep_members(
     auto engine = make_engine<Real>(problem, params, request.engine);
     part.backend = engine->backend();
     io::SweepFileWriter& file = open_file(part.backend);
-    {
+    if (from > 0) {
+      std::vector<Real> u, v;
+      io::read_sweep_checkpoint<Real>(request.output, first, count, u, v);
+      for (std::int64_t m = 0; m < count; ++m) {
+        const auto offset = static_cast<std::ptrdiff_t>(static_cast<std::size_t>(m) * cells);
+        engine->load(static_cast<std::size_t>(m), {u.data() + offset, cells},
+                     {v.data() + offset, cells});
+      }
+    } else {
       std::vector<Real> u(cells), v(cells);
       for (std::int64_t m = 0; m < count; ++m) {
         const SweepMember& member = request.members[static_cast<std::size_t>(first + m)];
@@ -158,15 +182,15 @@ SweepPart run_sweep_members(
       }
     }
     ++part.batches;
-    std::vector<std::int64_t> batch_written(static_cast<std::size_t>(count), 0);
+    std::vector<std::int64_t> batch_written(static_cast<std::size_t>(count), from);
     EngineSource<Real> source(*engine, cells);
     SweepFileSink<Real> sink(file, request.fields, first, count, cells, nonfinite, batch_written);
     LoopPlan plan;
+    plan.first_image = from;
     plan.images = request.images;
     plan.steps_per_image = request.steps_per_image;
     plan.fields = request.fields;
     plan.slot_values = static_cast<std::size_t>(count) * cells;
-    plan.checkpoints = false;
     plan.save = request.save;
     plan.on_image = [&](std::int64_t) {
       part.member_images_done += count;
@@ -182,6 +206,7 @@ SweepPart run_sweep_members(
                                  " of members " + std::to_string(first) + " to " +
                                  std::to_string(first + count - 1);
     }
+    first += count;
   }
   return part;
 }
@@ -203,17 +228,23 @@ SweepSummary sweep_with(const SweepRequest& request, io::SweepMetadata meta,
   const auto members = static_cast<std::int64_t>(request.members.size());
   const double cell_updates_per_member_image = static_cast<double>(request.problem.grid.cells()) *
                                                static_cast<double>(request.steps_per_image);
-  std::vector<std::int64_t> nonfinite(static_cast<std::size_t>(members), -1);
+  std::vector<std::int64_t> nonfinite =
+      request.resume ? request.nonfinite_image
+                     : std::vector<std::int64_t>(static_cast<std::size_t>(members), -1);
   std::optional<io::SweepFileWriter> file;
-  Progress progress(members * request.images, cell_updates_per_member_image,
-                    !request.quiet && ::isatty(2));
+  std::int64_t remaining = members * request.images;
+  for (std::int64_t done : request.start_images) remaining -= done;
+  Progress progress(remaining, cell_updates_per_member_image, !request.quiet && ::isatty(2));
   // The file is created once the first engine says what it runs on.
   const SweepPart part = run_sweep_members<Real>(
       request, 0, members, batch_size,
       [&](const std::string& backend) -> io::SweepFileWriter& {
         if (!file) {
           meta.backend = backend;
-          file.emplace(request.output, meta, request.overwrite);
+          if (request.resume)
+            file.emplace(request.output, meta, io::SweepFileWriter::Continue{});
+          else
+            file.emplace(request.output, meta, request.overwrite);
         }
         return *file;
       },
@@ -229,8 +260,9 @@ SweepSummary sweep_with(const SweepRequest& request, io::SweepMetadata meta,
   summary.nonfinite_members =
       std::count_if(nonfinite.begin(), nonfinite.end(), [](std::int64_t i) { return i >= 0; });
   summary.signal = part.outcome.signal;
-  summary.completed =
-      !part.outcome.stopped() && part.member_images_done == members * request.images;
+  summary.completed = !part.outcome.stopped() &&
+                      std::all_of(part.images_written.begin(), part.images_written.end(),
+                                  [&](std::int64_t n) { return n == request.images; });
   summary.status = summary.completed                   ? "complete"
                    : !part.outcome.stop_reason.empty() ? part.outcome.stop_reason
                                                        : "stopped: an error ended the sweep";
@@ -272,6 +304,28 @@ io::SweepMetadata sweep_metadata(const SweepRequest& request) {
   return meta;
 }
 
+SweepRequest resume_sweep_request(const std::filesystem::path& path) {
+  const io::SweepFileState state = io::read_sweep_state(path);
+  if (state.status == "complete") {
+    throw InvalidInput("nothing to resume: " + path.string() + " holds a complete sweep");
+  }
+  SweepRequest request;
+  request.problem = state.meta.problem;
+  for (std::size_t m = 0; m < state.meta.feed.size(); ++m) {
+    request.members.push_back({state.meta.feed[m], state.meta.kill[m], state.meta.seed[m]});
+  }
+  request.init = state.meta.init;
+  request.images = state.meta.images;
+  request.steps_per_image = state.meta.steps_per_image;
+  request.fields = state.meta.fields;
+  request.output = path;
+  request.resume = true;
+  request.start_images = state.checkpoint_images;
+  request.nonfinite_image = state.nonfinite_image;
+  request.single_writer_format = state.single_writer_format;
+  return request;
+}
+
 SweepSummary execute_sweep(const SweepRequest& request) {
   io::SweepMetadata meta = sweep_metadata(request);
   const std::uint64_t limit = request.max_batch_bytes > 0
@@ -280,7 +334,9 @@ SweepSummary execute_sweep(const SweepRequest& request) {
   const std::int64_t batch_size =
       batch_members(static_cast<std::int64_t>(request.members.size()),
                     sweep_bytes_per_member(request.problem, request.fields), limit);
-  io::check_output_path(request.output, request.overwrite, io::sweep_output_bytes(meta));
+  if (!request.resume) {
+    io::check_output_path(request.output, request.overwrite, io::sweep_output_bytes(meta));
+  }
   return request.problem.precision == Precision::Single
              ? sweep_with<float>(request, std::move(meta), batch_size)
              : sweep_with<double>(request, std::move(meta), batch_size);

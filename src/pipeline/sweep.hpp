@@ -42,8 +42,17 @@ struct SweepRequest {
   bool overwrite = false;
   bool quiet = false;
   std::uint64_t max_batch_bytes = 0;  // 0: default_batch_memory()
-  SavePolicy save;                    // how often the file is flushed
+  SavePolicy save;                    // how often the file is flushed and checkpoints saved
+  // Continue the sweep in `output` (see resume_sweep_request): each member from its checkpoint.
+  bool resume = false;
+  std::vector<std::int64_t> start_images;     // per member: images done already (empty: none)
+  std::vector<std::int64_t> nonfinite_image;  // per member, as the file records it
+  bool single_writer_format = false;          // the file was written by one process (SWMR)
 };
+
+// The request that continues the sweep in `path`; its parameters come from the file. Throws
+// InvalidInput when the file is not a sweep file or holds a complete sweep.
+SweepRequest resume_sweep_request(const std::filesystem::path& path);
 
 // Half the machine's memory, and at most three quarters of the CUDA device's when the CUDA
 // backend would run; shared by `processes_per_node` processes (a sweep over MPI ranks).

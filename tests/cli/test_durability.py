@@ -154,6 +154,42 @@ for k in range(4):
     same_file("reference.h5", path, f"kill -9 #{k} after {n} images, resumed")
     print(f"kill -9 #{k}: {n} images on disk, resumed: ok", flush=True)
 
+# ---- sweeps: stopped (signal or kill -9) in the middle of a batch, continued member by member --
+SWEEP = ["--feed", "0.02:0.05:3", "--kill", "0.05:0.065:3", "--rows", "64", "--cols", "64",
+         "--images", "30", "--steps-per-image", "300", "--init", "noise", "--seeds", "1,2",
+         "--fields", "u,v"]
+t0 = time.monotonic()
+r = run("sweep", *SWEEP, "-o", "sweep-reference.h5", "--quiet")
+sweep_duration = time.monotonic() - t0
+check(r.returncode == 0, f"reference sweep failed: {r.stderr}")
+for k, how in enumerate(["SIGTERM", "kill -9", "SIGINT"]):
+    path = f"sweep{k}.h5"
+    # Batches of 6 members: the stop falls in one batch, with others done and others not begun.
+    p = start("sweep", *SWEEP, "-o", path, "--max-batch-memory", "1500K", "--checkpoint-every",
+              str(random.randint(2, 6)))
+    time.sleep(random.uniform(0.2, 0.8) * sweep_duration)
+    if how == "kill -9":
+        p.kill()
+    else:
+        p.send_signal(getattr(signal, how))
+    out, err = p.communicate(timeout=60)
+    if p.returncode == 0:
+        print(f"sweep {how}: the sweep had finished", flush=True)
+        continue
+    if how != "kill -9":
+        check(p.returncode == 128 + getattr(signal, how) and "sweep --resume" in err,
+              f"sweep {how}: exit {p.returncode}, {err!r}")
+    r = run("sweep", "--resume", path, "--quiet", "--threads", random.choice(["1", "2"]))
+    check(r.returncode == 0, f"sweep {how}: resume failed: {r.stderr}")
+    same_file("sweep-reference.h5", path, f"sweep stopped by {how}, resumed")
+    print(f"sweep {how}: resumed: ok", flush=True)
+r = run("sweep", "--resume", "sweep-reference.h5")
+check(r.returncode == 2 and "nothing to resume" in r.stderr, f"a complete sweep: {r.stderr}")
+r = run("sweep", "--resume", "reference.h5")
+check(r.returncode == 2 and "not a sweep file" in r.stderr, f"a run file as sweep: {r.stderr}")
+r = run("sweep", "--resume", "sweep0.h5", "--rows", "32")
+check(r.returncode == 2 and "--rows with --resume" in r.stderr, f"sweep --resume --rows: {r.stderr}")
+
 # ---- a second Ctrl-C exits at once -------------------------------------------------------------
 # Images of about a second each: the first SIGINT waits for the image boundary, the second not.
 p = start("run", "--rows", "512", "--cols", "512", "--images", "3", "--steps-per-image", "3000",
