@@ -102,6 +102,7 @@ expect_error "stability limit 2.5" run --stencil five-point --dt 3
 expect_error "got 8 values" run --stencil 1,1,1,1,0,1,1,1
 expect_error "not a number" run --stencil 1,1,1,1,0,1,1,1,x
 expect_error "finite" run --stencil 1,1,1,1,0,1,1,1,inf
+expect_error "stencil custom is anti-diffusive" run --stencil -1,1,-1,1,0,1,-1,1,-1
 expect_error "boundary: expected" run --boundary open
 expect_error "precision: expected" run --precision half
 expect_error "fields: expected" run --fields w

@@ -217,7 +217,7 @@ with h5py.File(sys.argv[1], "r") as f:
     assert written == [True, True, False, False, True, True], written
 PY
 expect_failure "sweep: bad input on every rank" "dt" -- \
-  "${mpi[@]}" -n 2 "$grayscott" sweep "${sweep[@]}" --dt 5 -o "$work/x.h5"
+  "${mpi[@]}" -n 2 "$grayscott" sweep "${sweep[@]}" --dt 5.5 -o "$work/x.h5"
 expect_failure "bad input" "feed" -- \
   "${mpi[@]}" -n 2 "$grayscott" run "${common[@]}" --feed -1 -o "$work/x.h5"
 
