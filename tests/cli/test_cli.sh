@@ -111,6 +111,11 @@ expect_error "is a directory" run "${small[@]}" -o . --force
 expect_error "output needs" run --rows 100000 --cols 100000 --images 100000 -o big.h5
 [[ ! -e big.h5 ]] && pass || fail "a refused run left a file"
 expect_error "backend: expected" run --backend gpu
+expect_error "threads must be 0 (all cores) or a whole number from 1 to 4096, got 100000" \
+  run "${small[@]}" --threads 100000 -o threads.h5
+expect_error "threads must be 0 (all cores) or a whole number from 1 to 4096, got -1" \
+  run "${small[@]}" --threads -1 -o threads.h5
+[[ ! -e threads.h5 ]] && pass || fail "a refused --threads left a file"
 expect_error "no such file" render nothing.h5
 expect_error "range: expected" render run.h5 --range 1
 
