@@ -107,7 +107,13 @@ expect_error "boundary: expected" run --boundary open
 expect_error "precision: expected" run --precision half
 expect_error "fields: expected" run --fields w
 expect_error "does not exist" run "${small[@]}" -o no/such/folder/x.h5
-expect_error "is a directory" run "${small[@]}" -o . --force
+expect_error "output . is a directory, not a file" run "${small[@]}" -o . --force
+mkdir -p adir
+expect_error "output adir is a directory, not a file" run "${small[@]}" -o adir
+expect_error "output: the file name is empty" run "${small[@]}" -o ""
+expect_error "output adir is a directory, not a file" sweep --rows 8 --cols 8 --images 1 -o adir
+expect_error "output: the file name is empty" sweep --rows 8 --cols 8 --images 1 -o ""
+[[ -z $(ls -A adir) ]] && pass || fail "a refused output wrote into adir"
 expect_error "output needs" run --rows 100000 --cols 100000 --images 100000 -o big.h5
 [[ ! -e big.h5 ]] && pass || fail "a refused run left a file"
 expect_error "backend: expected" run --backend gpu
