@@ -2,6 +2,7 @@
 #include <png.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "app/run_driver.hpp"
 #include "io/inferno.hpp"
@@ -80,6 +81,31 @@ TEST(Render, OnePngPerImageWithTheGridSize) {
   options.image.reset();
   options.field = "u";
   EXPECT_THROW(io::render_run(r.output, options), InvalidInput) << "u was not written";
+  fs::remove_all(dir);
+}
+
+TEST(Render, FolderIsCheckedWithoutBeingCreated) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("grayscott_render_folder_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const auto message = [](const fs::path& folder) -> std::string {
+    try {
+      io::check_render_folder(folder);
+    } catch (const InvalidInput& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  EXPECT_EQ(message(dir), "accepted");
+  EXPECT_EQ(message(dir / "new" / "deeper"), "accepted");
+  EXPECT_FALSE(fs::exists(dir / "new")) << "the check created a folder";
+  const fs::path file = dir / "file";
+  { std::ofstream(file) << "x"; }
+  EXPECT_EQ(message(file), "render " + file.string() + " is a file, not a folder");
+  EXPECT_EQ(message(file / "pics"), "render folder " + (file / "pics").string() +
+                                        " cannot be created: " + file.string() + " is a file");
+  EXPECT_EQ(message(""), "render: the folder name is empty");
   fs::remove_all(dir);
 }
 

@@ -23,6 +23,7 @@ void add_render_command(CLI::App& root) {
   render->add_option("--image", state->image, "Render only this image (from 0)");
   render->add_option("--field", state->field, "u or v")->capture_default_str();
   render->callback([state] {
+    io::check_render_folder(state->out);
     io::RenderOptions options;
     options.out_dir = state->out;
     options.field = state->field;

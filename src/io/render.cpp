@@ -1,5 +1,7 @@
 #include "io/render.hpp"
 
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
 #include <system_error>
@@ -25,6 +27,33 @@ std::pair<double, double> parse_range(const std::string& text) {
     return {lo, hi};
   } catch (const std::logic_error&) {
     throw InvalidInput("range: expected LO:HI with finite LO < HI, got '" + text + "'");
+  }
+}
+
+void check_render_folder(const fs::path& dir) {
+  if (dir.empty()) throw InvalidInput("render: the folder name is empty");
+  std::error_code ec;
+  const auto writable = [](const fs::path& folder) {
+    return ::access(folder.c_str(), W_OK | X_OK) == 0;
+  };
+  if (fs::exists(dir, ec)) {
+    if (!fs::is_directory(dir, ec)) {
+      throw InvalidInput("render " + dir.string() + " is a file, not a folder");
+    }
+    if (!writable(dir)) throw InvalidInput("render folder " + dir.string() + " is not writable");
+    return;
+  }
+  // create_directories makes every missing level below the nearest existing one.
+  fs::path ancestor = dir;
+  while (!ancestor.empty() && !fs::exists(ancestor, ec)) ancestor = ancestor.parent_path();
+  if (ancestor.empty()) ancestor = ".";
+  if (!fs::is_directory(ancestor, ec)) {
+    throw InvalidInput("render folder " + dir.string() +
+                       " cannot be created: " + ancestor.string() + " is a file");
+  }
+  if (!writable(ancestor)) {
+    throw InvalidInput("render folder " + dir.string() +
+                       " cannot be created: " + ancestor.string() + " is not writable");
   }
 }
 

@@ -28,6 +28,12 @@ std::vector<std::int64_t> field_shape(const RunFileReader& reader,
                                       const std::filesystem::path& file, const std::string& field,
                                       const std::string& writer);
 
+// Checks, before anything is computed, that pictures can be written into `dir`: it is a writable
+// folder, or it does not exist and its nearest existing ancestor is a writable folder (it is
+// created when the first picture is written). Creates nothing. Throws InvalidInput, e.g. when
+// `dir` is a regular file.
+void check_render_folder(const std::filesystem::path& dir);
+
 // Writes DIR/<field>_<image>.png for each image (or the one asked); returns the paths written.
 std::vector<std::filesystem::path> render_run(const std::filesystem::path& file,
                                               const RenderOptions& options);

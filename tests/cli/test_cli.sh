@@ -125,6 +125,13 @@ expect_error "threads must be 0 (all cores) or a whole number from 1 to 4096, go
 expect_error "no such file" render nothing.h5
 expect_error "range: expected" render run.h5 --range 1
 
+# A --render folder the pictures cannot go into is refused before the run.
+touch notafolder
+expect_error "render notafolder is a file, not a folder" run "${small[@]}" -o pics.h5 --render notafolder
+expect_error "cannot be created: notafolder is a file" run "${small[@]}" -o pics.h5 --render notafolder/pics
+[[ ! -e pics.h5 ]] && pass || fail "a refused --render left an output file"
+expect_error "render notafolder is a file, not a folder" render run.h5 --out notafolder
+
 # A run that blows up stops at the first non-finite image and keeps the ones before.
 "$gs" run --rows 16 --cols 16 --images 5 --steps-per-image 1 --feed 1e30 -o blow.h5 --backend cpu 2>err.txt
 rc=$?
