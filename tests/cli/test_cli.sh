@@ -142,6 +142,23 @@ assert f["v"].shape == (1, 16, 16) and np.isfinite(f["v"][...]).all()' && pass |
 
 # Pictures.
 "$gs" render run.h5 --out pics 2>/dev/null && [[ $(ls pics/*.png | wc -l) -eq 3 ]] && pass || fail "render"
+# --image counts from the end when negative (-1: the last), and never means "every image".
+"$gs" render run.h5 --out last --image -1 2>/dev/null && [[ $(ls last) == v_0002.png ]] && pass ||
+  fail "render --image -1: $(ls last)"
+"$gs" render run.h5 --out first --image -3 2>/dev/null && [[ $(ls first) == v_0000.png ]] && pass ||
+  fail "render --image -3: $(ls first)"
+expect_error "image -4 is out of range: the file holds 3 images (0 to 2, or -3 to -1 from the end)" \
+  render run.h5 --out none --image -4
+expect_error "image 3 is out of range" render run.h5 --out none --image 3
+[[ ! -e none ]] && pass || fail "a refused render made its folder"
+# An image larger than the memory is refused before it is read: 2^40 cells, never written (an HDF5
+# dataset's unwritten chunks take no space).
+/usr/bin/python3 -c '
+import h5py
+with h5py.File("huge.h5", "w") as f:
+    f.create_dataset("v", shape=(1, 1 << 20, 1 << 20), dtype="f4", chunks=(1, 1, 1 << 20))'
+expect_error "an image of 1048576x1048576 needs 19.0 TiB of memory to render" render huge.h5 --out none
+[[ ! -e none ]] && pass || fail "a refused render made its folder"
 "$gs" run "${small[@]}" -o withpics.h5 --render pics2 --quiet && [[ -f pics2/v_0002.png ]] && pass ||
   fail "run --render"
 
