@@ -161,6 +161,20 @@ double Problem::dt_limit() const {
   return 2.0 / (d * radius);
 }
 
+void Parameters::validate() const {
+  const struct {
+    const char* name;
+    double value;
+  } rates[] = {{"feed", feed}, {"kill", kill}, {"du", du}, {"dv", dv}, {"dt", dt}};
+  for (const auto& r : rates) {
+    if (!std::isfinite(r.value) || r.value < 0.0) {
+      throw InvalidInput(std::string(r.name) + " must be a finite non-negative number, got " +
+                         format_number(r.value));
+    }
+  }
+  if (dt == 0.0) throw InvalidInput("dt must be positive");
+}
+
 void Problem::validate() const {
   if (grid.rows <= 0) throw InvalidInput("rows must be a positive integer");
   if (grid.cols <= 0) throw InvalidInput("cols must be a positive integer");
@@ -170,21 +184,7 @@ void Problem::validate() const {
     throw InvalidInput("rows must be at most " + std::to_string(max_extent));
   if (grid.cols > max_extent)
     throw InvalidInput("cols must be at most " + std::to_string(max_extent));
-  const struct {
-    const char* name;
-    double value;
-  } rates[] = {{"feed", params.feed},
-               {"kill", params.kill},
-               {"du", params.du},
-               {"dv", params.dv},
-               {"dt", params.dt}};
-  for (const auto& r : rates) {
-    if (!std::isfinite(r.value) || r.value < 0.0) {
-      throw InvalidInput(std::string(r.name) + " must be a finite non-negative number, got " +
-                         format_number(r.value));
-    }
-  }
-  if (params.dt == 0.0) throw InvalidInput("dt must be positive");
+  params.validate();
   for (double w : stencil.weights) {
     if (!std::isfinite(w)) throw InvalidInput("stencil: weights must be finite numbers");
   }

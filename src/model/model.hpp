@@ -63,6 +63,10 @@ struct Parameters {
   double du = 0.1;
   double dv = 0.05;
   double dt = 1.0;
+
+  // The rates alone (finite, non-negative, dt positive): throws InvalidInput naming the first bad
+  // one. Problem::validate() includes it; a sweep checks each member's rates with it.
+  void validate() const;
 };
 
 struct Grid {

@@ -105,4 +105,7 @@ expect_error "needs --init noise" run --seed 4
 expect_error "one member needs" sweep --rows 512 --cols 512 --max-batch-memory 1M
 expect_error "max-batch-memory" sweep --max-batch-memory lots
 expect_error "feed must be" sweep --feed=-0.01,0.02
+# The largest sweep (a million members) is validated and refused at once, not member by member.
+expect_error "output needs" sweep --feed 0.01:0.06:1000 --kill 0.04:0.07:1000
+expect_error "kill must be" sweep --feed 0.01:0.06:1000 --kill=-0.07:0.04:1000
 echo "sweep CLI: all checks passed"
