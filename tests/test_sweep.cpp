@@ -375,6 +375,15 @@ TEST(SweepFile, AMillionMembersAreValidatedAndRefusedUpFront) {
   EXPECT_NE(error_of([&] { execute_sweep(r); }).find("output needs"), std::string::npos);
   EXPECT_FALSE(fs::exists(dir / "s.h5"));
 
+  // A grid whose member size wrapped around 2^64 to 48 GiB in integers.
+  r.problem.grid = {2147483647, 238609295};
+  EXPECT_EQ(sweep_bytes_per_member(r.problem, {false, true}), UINT64_MAX);
+  r.max_batch_bytes = std::uint64_t{64} << 30;
+  EXPECT_NE(error_of([&] { execute_sweep(r); }).find("one member needs 16.0 EiB"),
+            std::string::npos);
+  r.problem = Problem{};
+  r.max_batch_bytes = 0;
+
   // One bad rate among them, in the last member, is still found and named.
   r.members.back().kill = -0.07;
   EXPECT_EQ(error_of([&] { sweep_metadata(r); }),
