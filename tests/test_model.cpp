@@ -38,6 +38,87 @@ TEST(Stencil, SpectralRadius) {
   EXPECT_NEAR(Stencil::pretty().spectral_radius(), 12.0, 1e-12);
 }
 
+// L(theta) sampled on an n x n lattice of wave vectors that holds 0 and pi: its extremes lie
+// within the true ones, and within O(1/n^2) of them.
+Stencil::SymbolRange sampled_symbol_range(const Stencil& s, int n) {
+  Stencil::SymbolRange range;
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) {
+      const double a = 2.0 * M_PI * i / n - M_PI, b = 2.0 * M_PI * j / n - M_PI;
+      double symbol = 0.0;
+      for (int dr = -1; dr <= 1; ++dr) {
+        for (int dc = -1; dc <= 1; ++dc) {
+          symbol += s.weights[(dr + 1) * 3 + dc + 1] * (std::cos(dr * a + dc * b) - 1.0);
+        }
+      }
+      range.lowest = std::min(range.lowest, symbol);
+      range.highest = std::max(range.highest, symbol);
+    }
+  }
+  return range;
+}
+
+TEST(Stencil, SymbolRangeOfTheBuiltIns) {
+  // Their extremes sit at multiples of pi: exact, as the stability limits in docs/model.md.
+  for (const auto& [stencil, lowest] : {std::pair{Stencil::oono_puri(), -4.0},
+                                        {Stencil::five_point(), -8.0},
+                                        {Stencil::pretty(), -12.0}}) {
+    const Stencil::SymbolRange range = stencil.symbol_range();
+    EXPECT_DOUBLE_EQ(range.lowest, lowest) << stencil.name();
+    EXPECT_EQ(range.highest, 0.0) << stencil.name();
+    EXPECT_TRUE(stencil.diffusive()) << stencil.name();
+  }
+  EXPECT_TRUE(Stencil::custom({0.1, 0.7, 0.2, 0.4, 9.0, 0.6, 0.3, 0.5, 0.15}).diffusive());
+  EXPECT_EQ(Stencil::custom({}).symbol_range().lowest, 0.0);  // no diffusion at all
+}
+
+TEST(Stencil, SymbolRangeIsTheTrueExtremeForAnyWeights) {
+  // Mixed signs and no symmetry: the closed form never underestimates what a fine lattice sees,
+  // and exceeds it by no more than the lattice's spacing allows.
+  std::uint64_t state = 12345;
+  const auto uniform = [&] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<double>(state >> 11) * 0x1p-53 * 2.0 - 1.0;
+  };
+  for (int trial = 0; trial < 60; ++trial) {
+    std::array<double, 9> w{};
+    for (double& x : w) x = uniform();
+    const Stencil s = Stencil::custom(w);
+    const Stencil::SymbolRange exact = s.symbol_range(), sampled = sampled_symbol_range(s, 400);
+    EXPECT_LE(exact.lowest, sampled.lowest + 1e-12) << trial;
+    EXPECT_GE(exact.highest, sampled.highest - 1e-12) << trial;
+    EXPECT_NEAR(exact.lowest, sampled.lowest, 2e-3) << trial;
+    EXPECT_NEAR(exact.highest, sampled.highest, 2e-3) << trial;
+  }
+}
+
+TEST(Problem, RefusesAntiDiffusiveStencils) {
+  // Negative corners outweighing the edges: L = +4 at the wave vector (pi, 0). Its largest |L| is
+  // 8 (at (pi, pi)), so a check of magnitudes alone took it for a diffusive stencil. And positive
+  // edges with one diagonal pair below zero: L reaches +0.5 along the other diagonal.
+  for (const auto& [s, highest] :
+       {std::pair{Stencil::custom({-1, 1, -1, 1, 0, 1, -1, 1, -1}), 4.0},
+        {Stencil::custom({0.75, 0.5, -0.5, 0.5, 0, 0.5, -0.5, 0.5, 0.75}), 0.5}}) {
+    EXPECT_FALSE(s.diffusive());
+    EXPECT_NEAR(s.symbol_range().highest, highest, 1e-12);
+    Problem p;
+    p.stencil = s;
+    p.params.dt = 0.01;
+    try {
+      p.validate();
+      FAIL() << "an anti-diffusive stencil was accepted";
+    } catch (const InvalidInput& e) {
+      EXPECT_NE(std::string(e.what()).find("anti-diffusive"), std::string::npos) << e.what();
+    }
+  }
+  // Negative corners the edges outweigh: diffusive, and the limit comes from max(-L) = 8.
+  Problem p;
+  p.stencil = Stencil::custom({-0.1, 1, -0.1, 1, 0, 1, -0.1, 1, -0.1});
+  EXPECT_TRUE(p.stencil.diffusive());
+  EXPECT_NEAR(p.dt_limit(), 2.5, 1e-12);
+  EXPECT_NO_THROW(p.validate());
+}
+
 TEST(Problem, StabilityLimit) {
   Problem p;
   EXPECT_NEAR(p.dt_limit(), 5.0, 1e-12);  // 2 / (0.1 * 4)
@@ -49,6 +130,10 @@ TEST(Problem, StabilityLimit) {
     EXPECT_NE(std::string(e.what()).find("stability limit 5"), std::string::npos) << e.what();
   }
   p.params.dt = 4.9;
+  EXPECT_NO_THROW(p.validate());
+  // The limit itself is stable (the fastest mode's factor is -1): exact, not a rounding below it.
+  EXPECT_EQ(p.dt_limit(), 5.0);
+  p.params.dt = 5.0;
   EXPECT_NO_THROW(p.validate());
 }
 

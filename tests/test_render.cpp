@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
+#include <hdf5.h>
 #include <png.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "pipeline/run.hpp"
 #include "io/inferno.hpp"
@@ -77,9 +79,105 @@ TEST(Render, OnePngPerImageWithTheGridSize) {
   EXPECT_EQ(io::render_run(r.output, options).size(), 1u);
   options.image = 3;
   EXPECT_THROW(io::render_run(r.output, options), InvalidInput);
+  // Negative images count from the end, as in Python; never "all of them".
+  options.image = -1;
+  options.out_dir = dir / "last";
+  const auto last = io::render_run(r.output, options);
+  ASSERT_EQ(last.size(), 1u);
+  EXPECT_EQ(last[0].filename(), "v_0002.png");
+  options.image = -3;
+  options.out_dir = dir / "first";
+  const auto first_again = io::render_run(r.output, options);
+  ASSERT_EQ(first_again.size(), 1u);
+  EXPECT_EQ(first_again[0].filename(), "v_0000.png");
+  options.image = -4;
+  options.out_dir = dir / "none";
+  EXPECT_THROW(io::render_run(r.output, options), InvalidInput);
+  EXPECT_FALSE(fs::exists(dir / "none"));
   options.image.reset();
   options.field = "u";
   EXPECT_THROW(io::render_run(r.output, options), InvalidInput) << "u was not written";
+  fs::remove_all(dir);
+}
+
+TEST(Render, NegativeImagesCountFromTheEnd) {
+  EXPECT_EQ(io::resolve_image(0, 3), 0);
+  EXPECT_EQ(io::resolve_image(2, 3), 2);
+  EXPECT_EQ(io::resolve_image(-1, 3), 2);
+  EXPECT_EQ(io::resolve_image(-3, 3), 0);
+  for (std::int64_t bad : {3, 4, -4, -100}) {
+    try {
+      io::resolve_image(bad, 3);
+      FAIL() << bad << " was accepted";
+    } catch (const InvalidInput& e) {
+      EXPECT_EQ(std::string(e.what()), "image " + std::to_string(bad) +
+                                           " is out of range: the file holds 3 images (0 to 2, "
+                                           "or -3 to -1 from the end)");
+    }
+  }
+  EXPECT_THROW(io::resolve_image(-1, 0), InvalidInput);
+}
+
+// An image larger than the memory left is refused in one line before anything is read. The file
+// is an HDF5 dataset of 2^40 cells that holds no data (its chunks were never written).
+TEST(Render, ImagesLargerThanTheMemoryAreRefused) {
+  EXPECT_EQ(io::render_bytes(1000, 2000), 19u * 1000u * 2000u);
+  EXPECT_NO_THROW(io::check_render_memory(100, "an image", 100));
+  EXPECT_THROW(io::check_render_memory(101, "an image", 100), InvalidInput);
+  EXPECT_GT(io::available_memory(), 0u);
+
+  const fs::path dir =
+      fs::temp_directory_path() / ("grayscott_render_huge_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path file = dir / "huge.h5";
+  {
+    const hid_t h5 = H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    const hsize_t dims[3] = {1, hsize_t{1} << 20, hsize_t{1} << 20}, chunk[3] = {1, 1, dims[2]};
+    const hid_t space = H5Screate_simple(3, dims, nullptr);
+    const hid_t props = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(props, 3, chunk);
+    const hid_t v = H5Dcreate2(h5, "v", H5T_IEEE_F32LE, space, H5P_DEFAULT, props, H5P_DEFAULT);
+    ASSERT_GE(v, 0);
+    H5Dclose(v), H5Pclose(props), H5Sclose(space), H5Fclose(h5);
+  }
+  io::RenderOptions options;
+  options.out_dir = dir / "pics";
+  options.image = 0;
+  try {
+    io::render_run(file, options);
+    FAIL() << "a 2^40-cell image was rendered";
+  } catch (const InvalidInput& e) {
+    EXPECT_NE(std::string(e.what()).find("an image of 1048576x1048576 needs 19.0 TiB of memory"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_FALSE(fs::exists(dir / "pics"));
+  fs::remove_all(dir);
+}
+
+TEST(Render, FolderIsCheckedWithoutBeingCreated) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("grayscott_render_folder_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const auto message = [](const fs::path& folder) -> std::string {
+    try {
+      io::check_render_folder(folder);
+    } catch (const InvalidInput& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  EXPECT_EQ(message(dir), "accepted");
+  EXPECT_EQ(message(dir / "new" / "deeper"), "accepted");
+  EXPECT_FALSE(fs::exists(dir / "new")) << "the check created a folder";
+  const fs::path file = dir / "file";
+  { std::ofstream(file) << "x"; }
+  EXPECT_EQ(message(file), "render " + file.string() + " is a file, not a folder");
+  EXPECT_EQ(message(file / "pics"), "render folder " + (file / "pics").string() +
+                                        " cannot be created: " + file.string() + " is a file");
+  EXPECT_EQ(message(""), "render: the folder name is empty");
   fs::remove_all(dir);
 }
 

@@ -201,6 +201,22 @@ TEST_F(RunFileTest, OutputProblemsAreFoundBeforeComputing) {
   EXPECT_FALSE(fs::exists(dir_ / "huge.h5"));
 }
 
+// An empty name or a folder is named as such, with or without --force, before the other checks.
+TEST_F(RunFileTest, OutputThatIsNoFileSaysSo) {
+  const auto message = [](const fs::path& path, bool overwrite) -> std::string {
+    try {
+      io::check_output_path(path, overwrite, 0);
+    } catch (const InvalidInput& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  for (bool overwrite : {false, true}) {
+    EXPECT_EQ(message("", overwrite), "output: the file name is empty");
+    EXPECT_EQ(message(dir_, overwrite), "output " + dir_.string() + " is a directory, not a file");
+  }
+}
+
 TEST_F(RunFileTest, ImagesAreBoundedInMemoryWhateverTheirNumber) {
   // 400 images with a 3-buffer queue: the driver never holds more than its pool.
   auto r = small_request("many.h5");

@@ -357,6 +357,45 @@ TEST(SweepFile, BadRequestsFailBeforeComputing) {
   EXPECT_TRUE(execute_sweep(r).completed);
 }
 
+// The largest sweep the command line takes (1000 feeds x 1000 kills) is checked member by member
+// without validating a whole problem per member, which took minutes: the outcome is pinned here,
+// and a slow path shows as a slow test.
+TEST(SweepFile, AMillionMembersAreValidatedAndRefusedUpFront) {
+  TempDir dir;
+  const auto values = [](double start, double stop) {
+    return parse_value_set(std::to_string(start) + ":" + std::to_string(stop) + ":1000", "rate");
+  };
+  SweepRequest r = small_sweep(dir / "s.h5", InitialKind::Rectangle);
+  r.problem = Problem{};  // the course's grid: 1000 images of a million members fill no disk
+  r.images = 1000;
+  r.members = cross_members(values(0.01, 0.06), values(0.04, 0.07), {0});
+  ASSERT_EQ(r.members.size(), 1'000'000u);
+  const io::SweepMetadata meta = sweep_metadata(r);
+  EXPECT_EQ(meta.members(), 1'000'000);
+  EXPECT_EQ(meta.feed.back(), 0.06);
+  EXPECT_EQ(meta.kill.back(), 0.07);
+  EXPECT_NE(error_of([&] { execute_sweep(r); }).find("output needs"), std::string::npos);
+  EXPECT_FALSE(fs::exists(dir / "s.h5"));
+
+  // A grid whose member size wrapped around 2^64 to 48 GiB in integers.
+  r.problem.grid = {2147483647, 238609295};
+  EXPECT_EQ(sweep_bytes_per_member(r.problem, {false, true}), UINT64_MAX);
+  r.max_batch_bytes = std::uint64_t{64} << 30;
+  EXPECT_NE(error_of([&] { execute_sweep(r); }).find("one member needs 16.0 EiB"),
+            std::string::npos);
+  r.problem = Problem{};
+  r.max_batch_bytes = 0;
+
+  // One bad rate among them, in the last member, is still found and named.
+  r.members.back().kill = -0.07;
+  EXPECT_EQ(error_of([&] { sweep_metadata(r); }),
+            "kill must be a finite non-negative number, got -0.07");
+  // So is what the members share: the stability limit, checked once.
+  r.members.back().kill = 0.07;
+  r.problem.params.dt = 6.0;
+  EXPECT_NE(error_of([&] { sweep_metadata(r); }).find("stability limit"), std::string::npos);
+}
+
 // ---------------------------------------------------------------------------------------------
 // The atlas
 

@@ -19,7 +19,10 @@ Problem ProblemOptions::to_problem() const {
 }
 
 EngineOptions EngineCliOptions::to_engine_options() const {
-  if (threads < 0) throw InvalidInput("threads must be a positive integer");
+  if (threads < 0 || threads > max_threads) {
+    throw InvalidInput("threads must be 0 (all cores) or a whole number from 1 to " +
+                       std::to_string(max_threads) + ", got " + std::to_string(threads));
+  }
   if (fuse < 0) throw InvalidInput("fuse must be a non-negative integer");
   if (device < 0) throw InvalidInput("device must be a non-negative integer");
   return {parse_backend(backend), threads, fuse, device};
@@ -86,7 +89,9 @@ void add_output_options(CLI::App& app, OutputCliOptions& o) {
 
 void add_engine_options(CLI::App& app, EngineCliOptions& o) {
   app.add_option("--backend", o.backend, "auto, cpu or cuda")->capture_default_str();
-  app.add_option("--threads", o.threads, "CPU threads (0: all)")->capture_default_str();
+  app.add_option("--threads", o.threads,
+                 "CPU threads (0: all cores; at most " + std::to_string(max_threads) + ")")
+      ->capture_default_str();
   app.add_option("--fuse", o.fuse, "Steps fused per pass over the grid (0: the backend's best)")
       ->capture_default_str();
   app.add_option("--device", o.device, "CUDA device ordinal")->capture_default_str();

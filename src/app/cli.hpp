@@ -19,6 +19,11 @@ struct ProblemOptions {
   Problem to_problem() const;
 };
 
+// The most --threads a command takes: more than any one machine's cores (oversubscribing only
+// slows a run down), and few enough for the OpenMP runtime to start on an ordinary machine; far
+// beyond (100000) it fails inside the runtime and the process dies without a message.
+inline constexpr int max_threads = 4096;
+
 struct EngineCliOptions {
   std::string backend = "auto";
   int threads = 0, fuse = 0, device = 0;

@@ -9,7 +9,7 @@ namespace grayscott::app {
 void add_render_command(CLI::App& root) {
   struct State {
     std::string file, out = "images", range = "0:0.5", field = "v";
-    std::int64_t image = -1;
+    std::int64_t image = 0;  // used only when --image is given
   };
   auto state = std::make_shared<State>();
   CLI::App* render = root.add_subcommand("render", "Write PNG pictures of a run file's images");
@@ -20,14 +20,18 @@ void add_render_command(CLI::App& root) {
   render->add_option("--out", state->out, "Folder for the pictures")->capture_default_str();
   render->add_option("--range", state->range, "Values mapped to the colormap's ends, LO:HI")
       ->capture_default_str();
-  render->add_option("--image", state->image, "Render only this image (from 0)");
+  CLI::Option* image =
+      render->add_option("--image", state->image,
+                         "Render only this image: from 0, or from the end when negative (-1: the "
+                         "last); of a sweep, the image its atlas shows (default: the last)");
   render->add_option("--field", state->field, "u or v")->capture_default_str();
-  render->callback([state] {
+  render->callback([state, image] {
+    io::check_render_folder(state->out);
     io::RenderOptions options;
     options.out_dir = state->out;
     options.field = state->field;
     std::tie(options.lo, options.hi) = io::parse_range(state->range);
-    if (state->image >= 0) options.image = state->image;
+    if (image->count() > 0) options.image = state->image;
     const auto written = io::render_run(state->file, options);
     std::fprintf(stderr, "rendered %zu pictures into %s\n", written.size(), state->out.c_str());
   });

@@ -202,7 +202,11 @@ void add_run_command(CLI::App& root) {
       request.initial = state->initial.to_initial_state();
       state->out.apply_to(request);
       request.engine = state->engine.to_engine_options();
-      if (!state->render_dir.empty()) request.render_dir = state->render_dir;
+      if (!state->render_dir.empty()) {
+        // The pictures come after the run: a folder they cannot go into is refused before it.
+        io::check_render_folder(state->render_dir);
+        request.render_dir = state->render_dir;
+      }
       if (!state->checkpoint_every.empty()) {
         parse_checkpoint_every(state->checkpoint_every, request.save);
       }

@@ -188,11 +188,7 @@ std::vector<fs::path> render_atlas(const fs::path& file, const RenderOptions& op
     throw InvalidInput(file.string() + ": /feed, /kill and /seed do not match the members");
   }
   if (images == 0) throw InvalidInput(file.string() + " holds no image");
-  const std::int64_t image = options.image.value_or(images - 1);
-  if (image < 0 || image >= images) {
-    throw InvalidInput("image " + std::to_string(image) + " is out of range (the file holds " +
-                       std::to_string(images) + ")");
-  }
+  const std::int64_t image = resolve_image(options.image.value_or(-1), images);
   const std::int64_t step = reader.has_field("step")
                                 ? reader.read_int64("step").at(static_cast<std::size_t>(image))
                                 : image;
@@ -204,6 +200,12 @@ std::vector<fs::path> render_atlas(const fs::path& file, const RenderOptions& op
   }
   const AtlasLayout layout = plan_atlas(rows, cols, static_cast<std::int64_t>(feed_index.size()),
                                         static_cast<std::int64_t>(kill_index.size()));
+
+  // One member's image at a time, and the atlas picture itself.
+  check_render_memory(
+      render_bytes(rows, cols) +
+          3 * static_cast<std::uint64_t>(layout.width) * static_cast<std::uint64_t>(layout.height),
+      "an atlas of " + std::to_string(rows) + "x" + std::to_string(cols) + " images");
 
   const fs::path font = atlas_font();
   const TextRenderer text(font);

@@ -1,7 +1,11 @@
 #include "io/render.hpp"
 
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <system_error>
 
 #include "io/atlas.hpp"
@@ -28,6 +32,96 @@ std::pair<double, double> parse_range(const std::string& text) {
   }
 }
 
+void check_render_folder(const fs::path& dir) {
+  if (dir.empty()) throw InvalidInput("render: the folder name is empty");
+  std::error_code ec;
+  const auto writable = [](const fs::path& folder) {
+    return ::access(folder.c_str(), W_OK | X_OK) == 0;
+  };
+  if (fs::exists(dir, ec)) {
+    if (!fs::is_directory(dir, ec)) {
+      throw InvalidInput("render " + dir.string() + " is a file, not a folder");
+    }
+    if (!writable(dir)) throw InvalidInput("render folder " + dir.string() + " is not writable");
+    return;
+  }
+  // create_directories makes every missing level below the nearest existing one.
+  fs::path ancestor = dir;
+  while (!ancestor.empty() && !fs::exists(ancestor, ec)) ancestor = ancestor.parent_path();
+  if (ancestor.empty()) ancestor = ".";
+  if (!fs::is_directory(ancestor, ec)) {
+    throw InvalidInput("render folder " + dir.string() +
+                       " cannot be created: " + ancestor.string() + " is a file");
+  }
+  if (!writable(ancestor)) {
+    throw InvalidInput("render folder " + dir.string() +
+                       " cannot be created: " + ancestor.string() + " is not writable");
+  }
+}
+
+std::int64_t resolve_image(std::int64_t image, std::int64_t images) {
+  if (images <= 0) {
+    throw InvalidInput("image " + std::to_string(image) + ": the file holds no image");
+  }
+  if (image < -images || image >= images) {
+    throw InvalidInput("image " + std::to_string(image) + " is out of range: the file holds " +
+                       std::to_string(images) + " images (0 to " + std::to_string(images - 1) +
+                       ", or -" + std::to_string(images) + " to -1 from the end)");
+  }
+  return image < 0 ? images + image : image;
+}
+
+std::uint64_t render_bytes(std::int64_t rows, std::int64_t cols) {
+  // In floating point: absurd dimensions must not wrap around to a small number.
+  const double bytes = (8.0 + 8.0 + 3.0) * static_cast<double>(rows) * static_cast<double>(cols);
+  return bytes >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
+}
+
+namespace {
+
+// The first number in `path` after `key` (e.g. "MemAvailable:"), times `scale`; nullopt when
+// the file or the key is missing or the value is not a number (cgroup's "max").
+std::optional<std::uint64_t> read_number(const char* path, const std::string& key,
+                                         std::uint64_t scale) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.compare(0, key.size(), key) != 0) continue;
+    std::istringstream fields(line.substr(key.size()));
+    std::uint64_t value = 0;
+    if (fields >> value) return value * scale;
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::uint64_t available_memory() {
+  std::uint64_t available = 0;
+  if (const auto meminfo = read_number("/proc/meminfo", "MemAvailable:", 1024)) {
+    available = *meminfo;
+  } else {
+    const long pages = ::sysconf(_SC_AVPHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+    available = pages > 0 && page > 0
+                    ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page)
+                    : UINT64_MAX;  // unknown: let the allocation decide
+  }
+  // A container's limit (cgroup v2) is not in /proc/meminfo. What the cgroup already uses is
+  // partly page cache it would give back, so only the limit itself bounds the estimate.
+  if (const auto limit = read_number("/sys/fs/cgroup/memory.max", "", 1)) {
+    available = std::min(available, *limit);
+  }
+  return available;
+}
+
+void check_render_memory(std::uint64_t bytes, const std::string& what, std::uint64_t available) {
+  if (bytes > available) {
+    throw InvalidInput(what + " needs " + format_bytes(bytes) + " of memory to render, but only " +
+                       format_bytes(available) + " is available");
+  }
+}
+
 std::vector<std::int64_t> field_shape(const RunFileReader& reader, const fs::path& file,
                                       const std::string& field, const std::string& writer) {
   if (field != "u" && field != "v") {
@@ -49,12 +143,11 @@ std::vector<fs::path> render_run(const fs::path& file, const RenderOptions& opti
   const std::int64_t images = dims[0], rows = dims[1], cols = dims[2];
   std::int64_t first = 0, last = images;
   if (options.image) {
-    if (*options.image < 0 || *options.image >= images) {
-      throw InvalidInput("image " + std::to_string(*options.image) +
-                         " is out of range (the file holds " + std::to_string(images) + ")");
-    }
-    first = *options.image, last = first + 1;
+    first = resolve_image(*options.image, images);
+    last = first + 1;
   }
+  check_render_memory(render_bytes(rows, cols),
+                      "an image of " + std::to_string(rows) + "x" + std::to_string(cols));
   std::error_code ec;
   fs::create_directories(options.out_dir, ec);
   if (!fs::is_directory(options.out_dir)) {

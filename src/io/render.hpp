@@ -15,8 +15,22 @@ struct RenderOptions {
   std::filesystem::path out_dir = "images";
   std::string field = "v";
   double lo = 0.0, hi = 0.5;          // the colour range
-  std::optional<std::int64_t> image;  // one image only
+  std::optional<std::int64_t> image;  // one image only; negative counts from the end (-1: last)
 };
+
+// Image `image` of a file holding `images`: counted from 0, or from the end when negative
+// (Python's convention: -1 is the last). Throws InvalidInput when there is no such image.
+std::int64_t resolve_image(std::int64_t image, std::int64_t images);
+
+// Memory that rendering one rows x cols image takes: the values as float64, HDF5's read of them
+// in the stored type (float64 at most) and the RGB picture.
+std::uint64_t render_bytes(std::int64_t rows, std::int64_t cols);
+// Memory this process may still take: /proc/meminfo's MemAvailable (free pages where it is
+// missing), at most the cgroup's memory limit when one is set.
+std::uint64_t available_memory();
+// Throws InvalidInput, before anything is read, when rendering needs more than `available` bytes.
+void check_render_memory(std::uint64_t bytes, const std::string& what,
+                         std::uint64_t available = available_memory());
 
 // Parses "LO:HI"; throws InvalidInput.
 std::pair<double, double> parse_range(const std::string& text);
@@ -27,6 +41,12 @@ std::pair<double, double> parse_range(const std::string& text);
 std::vector<std::int64_t> field_shape(const RunFileReader& reader,
                                       const std::filesystem::path& file, const std::string& field,
                                       const std::string& writer);
+
+// Checks, before anything is computed, that pictures can be written into `dir`: it is a writable
+// folder, or it does not exist and its nearest existing ancestor is a writable folder (it is
+// created when the first picture is written). Creates nothing. Throws InvalidInput, e.g. when
+// `dir` is a regular file.
+void check_render_folder(const std::filesystem::path& dir);
 
 // Writes DIR/<field>_<image>.png for each image (or the one asked); returns the paths written.
 std::vector<std::filesystem::path> render_run(const std::filesystem::path& file,

@@ -45,8 +45,9 @@ std::uint64_t run_output_bytes(const RunMetadata& meta) {
 }
 
 void check_output_path(const fs::path& path, bool overwrite, std::uint64_t bytes) {
-  std::error_code ec;
+  // What is wrong with the name itself comes first: --force cannot make a folder a file.
   if (path.empty()) throw InvalidInput("output: the file name is empty");
+  std::error_code ec;
   if (fs::is_directory(path, ec)) {
     throw InvalidInput("output " + path.string() + " is a directory, not a file");
   }

@@ -50,11 +50,14 @@ void write_sweep_xdmf(const fs::path& h5_path, const SweepMetadata& meta) {
 
 std::uint64_t sweep_output_bytes(const SweepMetadata& meta) {
   const std::uint64_t fields = (meta.fields.u ? 1 : 0) + (meta.fields.v ? 1 : 0);
-  // The images, and the checkpoint's two slots of u and v.
-  return (fields * static_cast<std::uint64_t>(meta.images) + 4) *
-         static_cast<std::uint64_t>(meta.members()) *
-         static_cast<std::uint64_t>(meta.problem.grid.cells()) *
-         element_size(meta.problem.precision);
+  // The images, and the checkpoint's two slots of u and v. In floating point: the product of
+  // absurd requests must not wrap around to a small number.
+  const double bytes = (static_cast<double>(fields) * static_cast<double>(meta.images) + 4) *
+                       static_cast<double>(meta.members()) *
+                       static_cast<double>(meta.problem.grid.rows) *
+                       static_cast<double>(meta.problem.grid.cols) *
+                       static_cast<double>(element_size(meta.problem.precision));
+  return bytes >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
 }
 
 struct SweepFileWriter::Handles {

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <numbers>
 #include <sstream>
 #include <vector>
 
@@ -87,34 +86,93 @@ std::string Stencil::name() const {
   return "custom";
 }
 
-double Stencil::spectral_radius() const {
-  // The Laplacian's symbol at wave vector (a, b) is -sum_n w_n (1 - cos(n . (a, b))). Sampling a
-  // fine periodic lattice that contains 0 and pi is exact for the built-in stencils (their extrema
-  // sit at multiples of pi) and within a fraction of a percent for any other weights.
-  constexpr int samples = 128;
-  double radius = 0.0;
-  for (int i = 0; i <= samples; ++i) {
-    for (int j = 0; j <= samples; ++j) {
-      const double a = std::numbers::pi * i / samples * 2.0 - std::numbers::pi;
-      const double b = std::numbers::pi * j / samples * 2.0 - std::numbers::pi;
-      double symbol = 0.0;
-      for (int dr = -1; dr <= 1; ++dr) {
-        for (int dc = -1; dc <= 1; ++dc) {
-          if (dr == 0 && dc == 0) continue;
-          symbol += weights[(dr + 1) * 3 + (dc + 1)] * (1.0 - std::cos(dr * a + dc * b));
-        }
-      }
-      radius = std::max(radius, std::abs(symbol));
-    }
+namespace {
+
+// Appends the real roots of a2 x^2 + a1 x + a0 = 0 (the vertex when rounding pushed a double root's
+// discriminant below zero). Candidates only: a spurious one costs an evaluation, never a wrong
+// extreme.
+void add_roots(double a2, double a1, double a0, std::vector<double>& out) {
+  if (a2 == 0.0) {
+    if (a1 != 0.0) out.push_back(-a0 / a1);
+    return;
   }
-  return radius;
+  const double discriminant = a1 * a1 - 4.0 * a2 * a0;
+  if (discriminant < 0.0) {
+    out.push_back(-a1 / (2.0 * a2));
+    return;
+  }
+  // The form without cancellation between -a1 and the square root.
+  const double h = -0.5 * (a1 + std::copysign(std::sqrt(discriminant), a1));
+  out.push_back(h / a2);
+  if (h != 0.0) out.push_back(a0 / h);
+}
+
+}  // namespace
+
+Stencil::SymbolRange Stencil::symbol_range() const {
+  // With a the wave number along rows and b along columns, a neighbour and its opposite share a
+  // cosine, so -L(a, b) = cr (1 - cos a) + cc (1 - cos b) + cd (1 - cos(a + b))
+  // + ce (1 - cos(a - b)), each c the sum of such a pair of weights. For fixed b this is
+  // A - B cos a + C sin a with A = cr + cc (1 - x) + cd + ce, B = cr + (cd + ce) x,
+  // C = (cd - ce) sin b and x = cos b: its extremes over a are A -/+ sqrt(q), q = B^2 + C^2, a
+  // quadratic in x. Over x in [-1, 1] those extremes lie at x = +-1, where q = 0, or where
+  // d/dx (A -/+ sqrt(q)) = 0, whose square, 4 cc^2 q = q'^2, is a quadratic equation in x.
+  // Evaluating every candidate is exact: no sampling can miss a narrow peak.
+  const auto& w = weights;
+  const double cr = w[1] + w[7], cc = w[3] + w[5], cd = w[0] + w[8], ce = w[2] + w[6];
+  const double s = cd + ce, t = cd - ce;
+  const double q2 = s * s - t * t, q1 = 2.0 * cr * s, q0 = cr * cr + t * t;
+  std::vector<double> candidates = {-1.0, 1.0};
+  add_roots(q2, q1, q0, candidates);
+  if (q2 != 0.0) candidates.push_back(-q1 / (2.0 * q2));  // where q is smallest or largest
+  const double k = cc * cc;
+  add_roots(4.0 * q2 * (q2 - k), 4.0 * q1 * (q2 - k), q1 * q1 - 4.0 * k * q0, candidates);
+  // -L(0) = 0 exactly, whatever the rounding below.
+  double lowest = 0.0, highest = 0.0;  // of -L
+  for (double x : candidates) {
+    if (!std::isfinite(x)) continue;
+    x = std::clamp(x, -1.0, 1.0);
+    const double a = cr + cc * (1.0 - x) + s;
+    const double root = std::sqrt(std::max(0.0, (q2 * x + q1) * x + q0));
+    lowest = std::min(lowest, a - root);
+    highest = std::max(highest, a + root);
+  }
+  return {-highest, -lowest};
+}
+
+bool Stencil::diffusive() const {
+  // Rounding in symbol_range() is a few ulps of the weights' size; anything above that is a mode
+  // the weights really amplify.
+  double scale = 0.0;
+  for (double w : weights) scale += std::abs(w);
+  return symbol_range().highest <= 1e-12 * scale;
+}
+
+double Stencil::spectral_radius() const {
+  const SymbolRange range = symbol_range();
+  return std::max(-range.lowest, range.highest);
 }
 
 double Problem::dt_limit() const {
   const double d = std::max(params.du, params.dv);
-  const double radius = stencil.spectral_radius();
+  // The fastest-decaying mode, -L = -lowest, sets the limit (a diffusive stencil has no other).
+  const double radius = -stencil.symbol_range().lowest;
   if (d <= 0.0 || radius <= 0.0) return INFINITY;
   return 2.0 / (d * radius);
+}
+
+void Parameters::validate() const {
+  const struct {
+    const char* name;
+    double value;
+  } rates[] = {{"feed", feed}, {"kill", kill}, {"du", du}, {"dv", dv}, {"dt", dt}};
+  for (const auto& r : rates) {
+    if (!std::isfinite(r.value) || r.value < 0.0) {
+      throw InvalidInput(std::string(r.name) + " must be a finite non-negative number, got " +
+                         format_number(r.value));
+    }
+  }
+  if (dt == 0.0) throw InvalidInput("dt must be positive");
 }
 
 void Problem::validate() const {
@@ -126,23 +184,16 @@ void Problem::validate() const {
     throw InvalidInput("rows must be at most " + std::to_string(max_extent));
   if (grid.cols > max_extent)
     throw InvalidInput("cols must be at most " + std::to_string(max_extent));
-  const struct {
-    const char* name;
-    double value;
-  } rates[] = {{"feed", params.feed},
-               {"kill", params.kill},
-               {"du", params.du},
-               {"dv", params.dv},
-               {"dt", params.dt}};
-  for (const auto& r : rates) {
-    if (!std::isfinite(r.value) || r.value < 0.0) {
-      throw InvalidInput(std::string(r.name) + " must be a finite non-negative number, got " +
-                         format_number(r.value));
-    }
-  }
-  if (params.dt == 0.0) throw InvalidInput("dt must be positive");
+  params.validate();
   for (double w : stencil.weights) {
     if (!std::isfinite(w)) throw InvalidInput("stencil: weights must be finite numbers");
+  }
+  if (!stencil.diffusive()) {
+    throw InvalidInput("stencil " + stencil.name() +
+                       " is anti-diffusive: its Laplacian's Fourier symbol reaches +" +
+                       format_number(stencil.symbol_range().highest) +
+                       " at some wave numbers, where it must be at most 0 (explicit Euler would "
+                       "amplify those modes at any dt)");
   }
   const double limit = dt_limit();
   if (params.dt > limit) {

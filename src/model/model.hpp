@@ -40,8 +40,20 @@ struct Stencil {
   static Stencil parse(std::string_view text);
 
   std::string name() const;  // the built-in name, or "custom"
-  // Largest magnitude of the Laplacian's eigenvalues over all Fourier modes: the explicit-Euler
-  // limit for diffusion coefficient D is dt <= 2 / (D * spectral_radius()).
+
+  // The range of the Laplacian's Fourier symbol L(theta) = sum_n w_n (cos(n . theta) - 1) over
+  // every wave vector theta in [-pi, pi]^2 (the grid's eigenvalues under periodic boundaries),
+  // computed exactly. L(0) = 0, so lowest <= 0 <= highest.
+  struct SymbolRange {
+    double lowest = 0, highest = 0;
+  };
+  SymbolRange symbol_range() const;
+  // L <= 0 for every theta (up to rounding): no Fourier mode grows under diffusion alone. Explicit
+  // Euler amplifies a mode with L > 0 at every step, whatever dt, so only these are stable.
+  bool diffusive() const;
+  // Largest magnitude of the Laplacian's eigenvalues over all Fourier modes: for a diffusive
+  // stencil, max(-L), and the explicit-Euler limit for diffusion coefficient D is
+  // dt <= 2 / (D * spectral_radius()).
   double spectral_radius() const;
 };
 
@@ -51,6 +63,10 @@ struct Parameters {
   double du = 0.1;
   double dv = 0.05;
   double dt = 1.0;
+
+  // The rates alone (finite, non-negative, dt positive): throws InvalidInput naming the first bad
+  // one. Problem::validate() includes it; a sweep checks each member's rates with it.
+  void validate() const;
 };
 
 struct Grid {

@@ -34,28 +34,43 @@ ProcessGrid parse_process_grid(std::string_view text) {
 
 ProcessGrid choose_process_grid(int ranks, const Grid& grid, std::optional<ProcessGrid> forced,
                                 int halo_depth) {
-  ProcessGrid g;
+  // The thinnest block must hold a full halo for its neighbours.
+  const auto fits = [&](ProcessGrid g) {
+    return grid.rows / g.rows >= halo_depth && grid.cols / g.cols >= halo_depth;
+  };
+  const auto too_small = [&](const std::string& split) {
+    return InvalidInput("a " + std::to_string(grid.rows) + "x" + std::to_string(grid.cols) +
+                        " grid is too small for " + split + ": every block needs at least " +
+                        std::to_string(halo_depth) + " row(s) and column(s)");
+  };
   if (forced) {
-    g = *forced;
+    const ProcessGrid g = *forced;
     if (g.ranks() != ranks) {
       throw InvalidInput("decomposition " + std::to_string(g.rows) + "x" + std::to_string(g.cols) +
                          " needs " + std::to_string(g.ranks()) + " ranks, but the run has " +
                          std::to_string(ranks));
     }
-  } else {
-    int dims[2] = {0, 0};
-    MPI_Dims_create(ranks, 2, dims);  // dims[0] >= dims[1]
-    g = grid.cols > grid.rows ? ProcessGrid{dims[1], dims[0]} : ProcessGrid{dims[0], dims[1]};
+    if (!fits(g)) throw too_small(std::to_string(g.rows) + "x" + std::to_string(g.cols) + " ranks");
+    return g;
   }
-  // The thinnest block must hold a full halo for its neighbours.
-  const auto thin = [&](std::int64_t n, int parts) { return n / parts < halo_depth; };
-  if (thin(grid.rows, g.rows) || thin(grid.cols, g.cols)) {
-    throw InvalidInput("a " + std::to_string(grid.rows) + "x" + std::to_string(grid.cols) +
-                       " grid is too small for " + std::to_string(g.rows) + "x" +
-                       std::to_string(g.cols) + " ranks: every block needs at least " +
-                       std::to_string(halo_depth) + " row(s) and column(s)");
+  int dims[2] = {0, 0};
+  MPI_Dims_create(ranks, 2, dims);  // dims[0] >= dims[1]
+  const ProcessGrid preferred =
+      grid.cols > grid.rows ? ProcessGrid{dims[1], dims[0]} : ProcessGrid{dims[0], dims[1]};
+  if (fits(preferred)) return preferred;
+  // A grid too thin for the squarest split (4x1 cells on 4 ranks) may still take another: of those
+  // that fit, the one with the fewest cells on the cuts between blocks, the halo traffic.
+  std::optional<ProcessGrid> best;
+  std::int64_t best_cut = 0;
+  for (int rows = 1; rows <= ranks; ++rows) {
+    if (ranks % rows != 0) continue;
+    const ProcessGrid g{rows, ranks / rows};
+    if (!fits(g)) continue;
+    const std::int64_t cut = (g.rows - 1) * grid.cols + (g.cols - 1) * grid.rows;
+    if (!best || cut < best_cut) best = g, best_cut = cut;
   }
-  return g;
+  if (!best) throw too_small(std::to_string(ranks) + " ranks in any split");
+  return *best;
 }
 
 Decomposition::Decomposition(MPI_Comm comm, const Grid& grid, Boundary boundary,

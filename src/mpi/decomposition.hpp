@@ -32,8 +32,10 @@ Extent block_extent(std::int64_t n, int parts, int index);
 ProcessGrid parse_process_grid(std::string_view text);
 
 // The process grid for `ranks` ranks: `forced` if given (checked), otherwise MPI_Dims_create's
-// most square factorisation with the larger factor along the grid's longer side (fewer halo cells).
-// Throws InvalidInput when a block would be thinner than `halo_depth` cells.
+// most square factorisation with the larger factor along the grid's longer side (fewer halo cells)
+// when every block is at least `halo_depth` cells thick along both axes, else the factorisation
+// that is, with the fewest cells on the cuts between blocks. Throws InvalidInput when `forced`
+// makes a block thinner than `halo_depth`, or when no factorisation fits.
 ProcessGrid choose_process_grid(int ranks, const Grid& grid, std::optional<ProcessGrid> forced,
                                 int halo_depth);
 

@@ -42,12 +42,14 @@ std::vector<SweepMember> cross_members(const std::vector<double>& feeds,
 }
 
 std::uint64_t sweep_bytes_per_member(const Problem& problem, FieldSet fields) {
-  const std::uint64_t value = problem.precision == Precision::Single ? 4 : 8;
-  const std::uint64_t cells = static_cast<std::uint64_t>(problem.grid.cells());
-  const std::uint64_t written = (fields.u ? 1 : 0) + (fields.v ? 1 : 0);
+  const double value = problem.precision == Precision::Single ? 4 : 8;
+  const double written = (fields.u ? 1 : 0) + (fields.v ? 1 : 0);
   // Engine: u and v twice (current and next) plus a capture buffer each; writer queue: three
-  // slots of the fields written.
-  return value * cells * (6 + 3 * written);
+  // slots of the fields written. In floating point: a grid of up to 2^62 cells must not wrap
+  // around to a size that fits the memory.
+  const double bytes = value * static_cast<double>(problem.grid.rows) *
+                       static_cast<double>(problem.grid.cols) * (6 + 3 * written);
+  return bytes >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
 }
 
 std::uint64_t default_batch_memory(BackendKind backend, int processes_per_node) {
@@ -287,10 +289,17 @@ io::SweepMetadata sweep_metadata(const SweepRequest& request) {
   if (!request.fields.u && !request.fields.v) throw InvalidInput("fields: name u, v or both");
   io::SweepMetadata meta;
   meta.problem = request.problem;
+  // Members differ only in feed and kill, which neither the grid nor the stability limit depend
+  // on: the shared problem is validated once above, each member's rates alone here, so that a
+  // million members take milliseconds.
+  const auto members = request.members.size();
+  meta.feed.reserve(members);
+  meta.kill.reserve(members);
+  meta.seed.reserve(members);
+  Parameters each = request.problem.params;
   for (const SweepMember& member : request.members) {
-    Problem each = request.problem;
-    each.params.feed = member.feed;
-    each.params.kill = member.kill;
+    each.feed = member.feed;
+    each.kill = member.kill;
     each.validate();  // names the bad rate, e.g. a negative feed
     meta.feed.push_back(member.feed);
     meta.kill.push_back(member.kill);

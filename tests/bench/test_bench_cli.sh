@@ -93,7 +93,7 @@ expect_error "rows" --rows 0
 expect_error "images" --rows 8 --cols 8 --images -1
 expect_error "backend" --rows 8 --cols 8 --backend tpu
 expect_error "batch-vs-large" --preset batch-vs-large --rows 64
-expect_error "stability" --rows 8 --cols 8 --dt 5
+expect_error "stability" --rows 8 --cols 8 --dt 5.5
 
 # The peers: every script compiles; the NumPy and Numba peers agree with grayscott.
 "$python" - "$bench_dir" <<'PY' || fail "a peer script does not compile"

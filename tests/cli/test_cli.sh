@@ -102,16 +102,35 @@ expect_error "stability limit 2.5" run --stencil five-point --dt 3
 expect_error "got 8 values" run --stencil 1,1,1,1,0,1,1,1
 expect_error "not a number" run --stencil 1,1,1,1,0,1,1,1,x
 expect_error "finite" run --stencil 1,1,1,1,0,1,1,1,inf
+expect_error "stencil custom is anti-diffusive" run --stencil -1,1,-1,1,0,1,-1,1,-1
 expect_error "boundary: expected" run --boundary open
 expect_error "precision: expected" run --precision half
 expect_error "fields: expected" run --fields w
 expect_error "does not exist" run "${small[@]}" -o no/such/folder/x.h5
-expect_error "is a directory" run "${small[@]}" -o . --force
+expect_error "output . is a directory, not a file" run "${small[@]}" -o . --force
+mkdir -p adir
+expect_error "output adir is a directory, not a file" run "${small[@]}" -o adir
+expect_error "output: the file name is empty" run "${small[@]}" -o ""
+expect_error "output adir is a directory, not a file" sweep --rows 8 --cols 8 --images 1 -o adir
+expect_error "output: the file name is empty" sweep --rows 8 --cols 8 --images 1 -o ""
+[[ -z $(ls -A adir) ]] && pass || fail "a refused output wrote into adir"
 expect_error "output needs" run --rows 100000 --cols 100000 --images 100000 -o big.h5
 [[ ! -e big.h5 ]] && pass || fail "a refused run left a file"
 expect_error "backend: expected" run --backend gpu
+expect_error "threads must be 0 (all cores) or a whole number from 1 to 4096, got 100000" \
+  run "${small[@]}" --threads 100000 -o threads.h5
+expect_error "threads must be 0 (all cores) or a whole number from 1 to 4096, got -1" \
+  run "${small[@]}" --threads -1 -o threads.h5
+[[ ! -e threads.h5 ]] && pass || fail "a refused --threads left a file"
 expect_error "no such file" render nothing.h5
 expect_error "range: expected" render run.h5 --range 1
+
+# A --render folder the pictures cannot go into is refused before the run.
+touch notafolder
+expect_error "render notafolder is a file, not a folder" run "${small[@]}" -o pics.h5 --render notafolder
+expect_error "cannot be created: notafolder is a file" run "${small[@]}" -o pics.h5 --render notafolder/pics
+[[ ! -e pics.h5 ]] && pass || fail "a refused --render left an output file"
+expect_error "render notafolder is a file, not a folder" render run.h5 --out notafolder
 
 # A run that blows up stops at the first non-finite image and keeps the ones before.
 "$gs" run --rows 16 --cols 16 --images 5 --steps-per-image 1 --feed 1e30 -o blow.h5 --backend cpu 2>err.txt
@@ -123,6 +142,23 @@ assert f["v"].shape == (1, 16, 16) and np.isfinite(f["v"][...]).all()' && pass |
 
 # Pictures.
 "$gs" render run.h5 --out pics 2>/dev/null && [[ $(ls pics/*.png | wc -l) -eq 3 ]] && pass || fail "render"
+# --image counts from the end when negative (-1: the last), and never means "every image".
+"$gs" render run.h5 --out last --image -1 2>/dev/null && [[ $(ls last) == v_0002.png ]] && pass ||
+  fail "render --image -1: $(ls last)"
+"$gs" render run.h5 --out first --image -3 2>/dev/null && [[ $(ls first) == v_0000.png ]] && pass ||
+  fail "render --image -3: $(ls first)"
+expect_error "image -4 is out of range: the file holds 3 images (0 to 2, or -3 to -1 from the end)" \
+  render run.h5 --out none --image -4
+expect_error "image 3 is out of range" render run.h5 --out none --image 3
+[[ ! -e none ]] && pass || fail "a refused render made its folder"
+# An image larger than the memory is refused before it is read: 2^40 cells, never written (an HDF5
+# dataset's unwritten chunks take no space).
+/usr/bin/python3 -c '
+import h5py
+with h5py.File("huge.h5", "w") as f:
+    f.create_dataset("v", shape=(1, 1 << 20, 1 << 20), dtype="f4", chunks=(1, 1, 1 << 20))'
+expect_error "an image of 1048576x1048576 needs 19.0 TiB of memory to render" render huge.h5 --out none
+[[ ! -e none ]] && pass || fail "a refused render made its folder"
 "$gs" run "${small[@]}" -o withpics.h5 --render pics2 --quiet && [[ -f pics2/v_0002.png ]] && pass ||
   fail "run --render"
 

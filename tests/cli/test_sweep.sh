@@ -71,6 +71,17 @@ PY
 "$grayscott" render ensemble.h5 --out ens 2>/dev/null
 [ -s ens/atlas_seed2.png ] && [ -s ens/atlas_seed3.png ] || fail "one atlas per seed"
 
+# --image picks the atlas's image, from the end when negative: -1 is the default, the last.
+"$grayscott" render sweep.h5 --out atlas_last --image -1 2>/dev/null
+cmp -s atlas/atlas.png atlas_last/atlas.png || fail "render --image -1 is not the last image's atlas"
+"$grayscott" render sweep.h5 --out atlas_first --image -5 2>/dev/null
+"$grayscott" render sweep.h5 --out atlas_zero --image 0 2>/dev/null
+cmp -s atlas_zero/atlas.png atlas_first/atlas.png || fail "render --image -5 is not image 0's atlas"
+if "$grayscott" render sweep.h5 --out atlas_none --image -6 2> err.txt; then
+  fail "render --image -6 of 5 images was accepted"
+fi
+grep -q "image -6 is out of range" err.txt || fail "render --image -6: $(cat err.txt)"
+
 # Bad input: one line on stderr, exit status 2, no file.
 expect_error() {
   local pattern="$1"; shift
@@ -94,4 +105,7 @@ expect_error "needs --init noise" run --seed 4
 expect_error "one member needs" sweep --rows 512 --cols 512 --max-batch-memory 1M
 expect_error "max-batch-memory" sweep --max-batch-memory lots
 expect_error "feed must be" sweep --feed=-0.01,0.02
+# The largest sweep (a million members) is validated and refused at once, not member by member.
+expect_error "output needs" sweep --feed 0.01:0.06:1000 --kill 0.04:0.07:1000
+expect_error "kill must be" sweep --feed 0.01:0.06:1000 --kill=-0.07:0.04:1000
 echo "sweep CLI: all checks passed"

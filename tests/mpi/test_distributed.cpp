@@ -85,6 +85,31 @@ TEST(Decomposition, ParsesAndChecksProcessGrids) {
   EXPECT_EQ(tall.cols, 1);
 }
 
+// The automatic split falls back from MPI_Dims_create's squarest choice to any factorisation whose
+// blocks hold a halo, the fewest cut cells first, and refuses only when none does.
+TEST(Decomposition, AutomaticSplitFitsThinGrids) {
+  const auto split = [](int ranks, Grid grid, int halo_depth) {
+    const ProcessGrid g = choose_process_grid(ranks, grid, std::nullopt, halo_depth);
+    return std::to_string(g.rows) + "x" + std::to_string(g.cols);
+  };
+  EXPECT_EQ(split(4, {4, 1}, 1), "4x1");  // 2x2 leaves blocks of no column
+  EXPECT_EQ(split(4, {1, 4}, 1), "1x4");
+  EXPECT_EQ(split(4, {3, 43}, 1), "2x2");  // the preferred split, where it fits
+  EXPECT_EQ(split(4, {3, 43}, 2), "1x4");  // 2x2 leaves blocks of one row
+  // 3x4 leaves blocks of one row; of 2x6 (cutting 100 + 5 x 4 cells) and 1x12 (11 x 4), 1x12.
+  EXPECT_EQ(split(12, {4, 100}, 1), "3x4");
+  EXPECT_EQ(split(12, {4, 100}, 2), "1x12");
+  try {
+    choose_process_grid(5, {4, 4}, std::nullopt, 1);
+    FAIL() << "5 ranks split a 4x4 grid";
+  } catch (const InvalidInput& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "a 4x4 grid is too small for 5 ranks in any split: every block needs at least 1 "
+              "row(s) and column(s)");
+  }
+  EXPECT_THROW(choose_process_grid(4, {4, 1}, ProcessGrid{2, 2}, 1), InvalidInput);
+}
+
 // The CUDA block's kernels (region steps, halo packing and unpacking) run on the host, with the
 // launch geometry and arguments of engine/cuda/cuda_subdomain.cu. Every buffer starts as NaN, so a
 // ghost cell read before it was received (or beyond a non-periodic edge) poisons the result.

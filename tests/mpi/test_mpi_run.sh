@@ -45,6 +45,17 @@ for boundary in zero-flux periodic fixed; do
   done
 done
 
+# A grid too thin for the squarest split: 4 rows and 1 column on 4 ranks split 4x1 (then 1x4).
+for shape in "4 1" "1 4"; do
+  read -r rows cols <<< "$shape"
+  thin=(--rows "$rows" --cols "$cols" --images 2 --steps-per-image 3 --fields u,v --threads 1
+        --quiet --force)
+  "$grayscott" run "${thin[@]}" -o "$work/serial.h5" || fail "serial ${rows}x${cols} run"
+  "${mpi[@]}" -n 4 "$grayscott" run "${thin[@]}" -o "$work/thin.h5" &&
+    "$python" "$here/compare_runs.py" "$work/serial.h5" "$work/thin.h5" ||
+    fail "a ${rows}x${cols} grid on 4 ranks: refused or differs from the serial run"
+done
+
 # Deeper halos (2 and 3 steps per exchange) give the same file.
 "$grayscott" run "${common[@]}" --boundary periodic -o "$work/serial.h5"
 for depth in 2 3; do
@@ -191,6 +202,8 @@ expect_failure "injected failure while stepping on rank 1" "rank 1: injected fai
   "${mpi[@]}" -n 3 "$grayscott" run "${common[@]}" -o "$work/fail.h5"
 expect_failure "unwritable output" "does not exist" -- \
   "${mpi[@]}" -n 4 "$grayscott" run "${common[@]}" -o "$work/no/such/folder/out.h5"
+expect_failure "no split fits" "too small for 5 ranks in any split" -- \
+  "${mpi[@]}" -n 5 "$grayscott" run --rows 4 --cols 4 --images 1 --quiet -o "$work/x.h5"
 expect_failure "bad decomposition" "needs 6 ranks" -- \
   "${mpi[@]}" -n 4 "$grayscott" run "${common[@]}" --decomposition 2x3 -o "$work/x.h5"
 expect_failure "grid too small" "too small" -- \
@@ -217,7 +230,7 @@ with h5py.File(sys.argv[1], "r") as f:
     assert written == [True, True, False, False, True, True], written
 PY
 expect_failure "sweep: bad input on every rank" "dt" -- \
-  "${mpi[@]}" -n 2 "$grayscott" sweep "${sweep[@]}" --dt 5 -o "$work/x.h5"
+  "${mpi[@]}" -n 2 "$grayscott" sweep "${sweep[@]}" --dt 5.5 -o "$work/x.h5"
 expect_failure "bad input" "feed" -- \
   "${mpi[@]}" -n 2 "$grayscott" run "${common[@]}" --feed -1 -o "$work/x.h5"
 
