@@ -14,9 +14,7 @@
 #include "pipeline/adapters.hpp"
 #include "pipeline/progress.hpp"
 #include "pipeline/under_mpi.hpp"
-#include "engine/cpu/cpu_engine.hpp"
-#include "engine/cpu/cpu_subdomain.hpp"
-#include "engine/cuda/cuda_backend.hpp"
+#include "engine/backends.hpp"
 #include "io/run_file.hpp"
 #include "mpi/decomposition.hpp"
 #include "mpi/distributed_engine.hpp"
@@ -62,9 +60,7 @@ int automatic_halo_depth(const RunRequest& request, const mpi::Session& session,
   const Grid& grid = request.problem.grid;
   const Grid block{grid.rows / process_grid.rows, grid.cols / process_grid.cols};
   const int threads = threads_per_rank(request.engine, session);
-  const int fuse = request.problem.precision == Precision::Single
-                       ? cpu::CpuEngine<float>::automatic_fuse_steps(block, 1, threads)
-                       : cpu::CpuEngine<double>::automatic_fuse_steps(block, 1, threads);
+  const int fuse = cpu_fuse_depth(block, request.problem.precision, threads);
   int depth = static_cast<int>(
       std::max<std::int64_t>(1, std::min<std::int64_t>({fuse, block.rows, block.cols})));
   MPI_Allreduce(MPI_IN_PLACE, &depth, 1, MPI_INT, MPI_MIN, session.world());
@@ -83,17 +79,16 @@ template <class Real>
 mpi::SubdomainFactory<Real> block_factory(const RunRequest& request, const mpi::Session& session,
                                           BlockPlacement placement, int* device) {
   const Problem& problem = request.problem;
-  if (!placement.gpu) {
-    const int threads = threads_per_rank(request.engine, session);
-    return [problem, threads](const LocalLayout& layout, GlobalEdges edges) {
-      return std::make_unique<cpu::CpuSubdomain<Real>>(problem, problem.params, layout, edges,
-                                                       threads);
-    };
+  SubdomainOptions options;
+  options.on_device = placement.gpu;
+  if (placement.gpu) {
+    *device = options.device = device_for_rank(session);
+    options.messages_in_device_memory = placement.messages_in_device_memory;
+  } else {
+    options.threads = threads_per_rank(request.engine, session);
   }
-  *device = device_for_rank(session);
-  return [problem, ordinal = *device, placement](const LocalLayout& layout, GlobalEdges edges) {
-    return cuda::make_subdomain<Real>(problem, layout, edges, ordinal,
-                                      placement.messages_in_device_memory);
+  return [problem, options](const LocalLayout& layout, GlobalEdges edges) {
+    return make_subdomain<Real>(problem, layout, edges, options);
   };
 }
 

@@ -8,7 +8,7 @@
 #include <optional>
 
 #include "app/version.hpp"
-#include "engine/cuda/cuda_backend.hpp"
+#include "engine/backends.hpp"
 #include "io/run_file.hpp"
 #include "io/sweep_file.hpp"
 #include "pipeline/adapters.hpp"
@@ -59,19 +59,14 @@ std::uint64_t default_batch_memory(BackendKind backend, int processes_per_node) 
                                                     static_cast<std::uint64_t>(page) / 2
                                               : std::uint64_t{4} << 30;
   limit /= sharing;
-  const bool cuda_runs =
-      backend == BackendKind::Cuda || (backend == BackendKind::Auto && cuda::available(nullptr));
-  if (cuda_runs) {
-    try {
-      const auto devices = cuda::devices();
-      // The processes of a node take the devices in turn: this many share each.
-      const std::uint64_t per_device = (sharing + devices.size() - 1) / devices.size();
-      for (const auto& device : devices) {
-        limit = std::min<std::uint64_t>(limit, device.memory_bytes / 4 * 3 / per_device);
-      }
-    } catch (const std::exception&) {
-      // No device after all: the engine reports it when the sweep starts.
-    }
+  const bool on_device =
+      backend == BackendKind::Cuda || (backend == BackendKind::Auto && device_available(nullptr));
+  const auto devices = static_cast<std::uint64_t>(on_device ? device_count() : 0);
+  if (devices > 0) {
+    // The processes of a node take the devices in turn: this many share each. (No device after
+    // all: the engine reports it when the sweep starts.)
+    const std::uint64_t per_device = (sharing + devices - 1) / devices;
+    limit = std::min<std::uint64_t>(limit, smallest_device_memory() / 4 * 3 / per_device);
   }
   return limit;
 }

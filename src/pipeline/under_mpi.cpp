@@ -11,7 +11,7 @@
 #include <string>
 
 #include "pipeline/run.hpp"
-#include "engine/cuda/cuda_backend.hpp"
+#include "engine/backends.hpp"
 
 namespace grayscott::pipeline {
 
@@ -28,7 +28,7 @@ bool writer_has_a_core(bool gpu, const EngineOptions& engine, const mpi::Session
 
 bool every_rank_uses_a_gpu(BackendKind backend, const mpi::Session& session) {
   std::string why_not;
-  const bool device_here = backend != BackendKind::Cpu && cuda::available(&why_not);
+  const bool device_here = backend != BackendKind::Cpu && device_available(&why_not);
   mpi::agree_on_errors(session.world(), capture_error([&] {
                          if (backend == BackendKind::Cuda && !device_here) {
                            throw std::runtime_error("backend cuda: " + why_not);
@@ -38,7 +38,7 @@ bool every_rank_uses_a_gpu(BackendKind backend, const mpi::Session& session) {
 }
 
 int device_for_rank(const mpi::Session& session) {
-  return session.local_rank() % static_cast<int>(cuda::devices().size());
+  return session.local_rank() % std::max(1, device_count());
 }
 
 std::string MpiAgreement::first_reason(const std::string& local) {
