@@ -2,7 +2,12 @@
 
 #include <png.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <string>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -25,12 +30,44 @@ Rgb8Image colorize(std::span<const double> values, std::int64_t rows, std::int64
   return image;
 }
 
+namespace {
+
+void write_png_to(const std::filesystem::path& path, std::FILE* file, const Rgb8Image& image);
+
+}  // namespace
+
 void write_png(const std::filesystem::path& path, const Rgb8Image& image) {
-  struct FileCloser {
-    void operator()(std::FILE* f) const { std::fclose(f); }
-  };
-  std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "wb"));
-  if (!file) throw std::runtime_error("cannot write " + path.string());
+  // Written beside its name and renamed over it: a symbolic link there is replaced, never
+  // written through, and a reader sees the old picture or the new one.
+  const std::filesystem::path partial = path.string() + ".partial-" + std::to_string(::getpid());
+  std::FILE* file = std::fopen(partial.c_str(), "wbx");
+  if (file == nullptr) {
+    throw std::runtime_error("cannot write " + partial.string() + ": " + std::strerror(errno));
+  }
+  try {
+    write_png_to(path, file, image);
+  } catch (...) {
+    std::fclose(file);
+    std::remove(partial.c_str());
+    throw;
+  }
+  const bool written = std::fflush(file) == 0 && !std::ferror(file);
+  const int error = errno;
+  if (std::fclose(file) != 0 || !written) {
+    std::remove(partial.c_str());
+    throw std::runtime_error("cannot write " + path.string() + ": " +
+                             std::strerror(written ? errno : error));
+  }
+  if (std::rename(partial.c_str(), path.c_str()) != 0) {
+    const int rename_error = errno;
+    std::remove(partial.c_str());
+    throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(rename_error));
+  }
+}
+
+namespace {
+
+void write_png_to(const std::filesystem::path& path, std::FILE* out, const Rgb8Image& image) {
   png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
   png_infop info = png ? png_create_info_struct(png) : nullptr;
   struct PngGuard {
@@ -41,7 +78,7 @@ void write_png(const std::filesystem::path& path, const Rgb8Image& image) {
   if (!png || !info) throw std::runtime_error("libpng: out of memory");
   // libpng reports errors by longjmp; nothing with a destructor lives between here and the writes.
   if (setjmp(png_jmpbuf(png))) throw std::runtime_error("libpng: cannot write " + path.string());
-  png_init_io(png, file.get());
+  png_init_io(png, out);
   png_set_IHDR(png, info, static_cast<png_uint_32>(image.width),
                static_cast<png_uint_32>(image.height), 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
                PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
@@ -51,5 +88,7 @@ void write_png(const std::filesystem::path& path, const Rgb8Image& image) {
   }
   png_write_end(png, nullptr);
 }
+
+}  // namespace
 
 }  // namespace grayscott::io

@@ -256,6 +256,15 @@ r = run("run", *small, "-o", "linked.h5", "--force")
 check(r.returncode == 0 and open("target.txt").read() == "precious\n",
       "the .xmf companion was written through a symlink")
 
+os.mkdir("pictures")
+os.symlink(os.path.abspath("target.txt"), "pictures/v_0000.png")
+r = run("run", *small, "-o", "pictured.h5", "--render", "pictures")
+check(r.returncode == 0 and open("target.txt").read() == "precious\n",
+      f"--render wrote through a symlinked picture: {r.stderr}")
+check(not os.path.islink("pictures/v_0000.png") and
+      open("pictures/v_0000.png", "rb").read(8) == b"\x89PNG\r\n\x1a\n",
+      "--render did not replace the symlink by its picture")
+
 r = run("run", *small, "-o", "images.xmf")
 check(r.returncode == 2 and "XDMF" in r.stderr and not os.path.exists("images.xmf"),
       f"-o NAME.xmf is not refused: {r.stderr}")
