@@ -1,0 +1,198 @@
+// The pipeline's C++ API: a run stopped through request_stop at an image (as a signal does) saves
+// a checkpoint there and says so; continuing it gives a file bitwise identical, in every dataset,
+// to the uninterrupted run's, for every boundary and precision, on another thread count, and from
+// the CPU onto CUDA where a device exists. Also the checkpoint policy by image count.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <filesystem>
+#include <string>
+
+#include "engine/cuda/cuda_backend.hpp"
+#include "io/run_file.hpp"
+#include "pipeline/run.hpp"
+#include "pipeline/stop_signal.hpp"
+
+using namespace grayscott;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Case {
+  Boundary boundary;
+  Precision precision;
+};
+
+class Resume : public ::testing::TestWithParam<Case> {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("grayscott_resume_" + std::to_string(::getpid()) + "_" +
+                                        std::to_string(counter_++));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    pipeline::clear_stop_request();
+  }
+  void TearDown() override {
+    pipeline::clear_stop_request();
+    fs::remove_all(dir_);
+  }
+
+  pipeline::RunRequest request(const std::string& name) const {
+    pipeline::RunRequest r;
+    r.problem.grid = {37, 52};
+    r.problem.boundary = GetParam().boundary;
+    r.problem.precision = GetParam().precision;
+    r.problem.params.feed = 0.03;
+    r.initial = {InitialKind::Noise, 11};
+    r.images = 9;
+    r.steps_per_image = 13;
+    r.fields = {true, true};
+    r.output = dir_ / name;
+    r.quiet = true;
+    r.engine.backend = BackendKind::Cpu;
+    return r;
+  }
+
+  fs::path dir_;
+  static inline int counter_ = 0;
+};
+
+// Every dataset of two files, as float64 (exact for float32, and for int64 values this small).
+void expect_same_datasets(const fs::path& a, const fs::path& b) {
+  io::RunFileReader x(a), y(b);
+  for (const char* name : {"step", "checkpoint/images"}) {
+    EXPECT_EQ(x.read_int64(name), y.read_int64(name)) << name;
+  }
+  ASSERT_EQ(x.shape("v"), y.shape("v"));
+  for (const char* name : {"v", "u"}) {
+    for (std::int64_t i = 0; i < x.shape("v")[0]; ++i) {
+      EXPECT_EQ(x.read_image(name, i), y.read_image(name, i)) << name << " image " << i;
+    }
+  }
+  // [2, rows, cols]: read_image's first axis is the slot.
+  for (const char* name : {"checkpoint/u", "checkpoint/v"}) {
+    for (std::int64_t slot = 0; slot < 2; ++slot) {
+      EXPECT_EQ(x.read_image(name, slot), y.read_image(name, slot)) << name << " slot " << slot;
+    }
+  }
+  EXPECT_EQ(x.attribute_string("status"), "complete");
+  EXPECT_EQ(y.attribute_string("status"), "complete");
+}
+
+// Runs `r`, asking it to stop through the API once `stop_at` images are done, as a SIGTERM would.
+pipeline::RunSummary run_until(pipeline::RunRequest r, std::int64_t stop_at) {
+  r.on_progress = [stop_at](std::int64_t done, std::int64_t) {
+    if (done == stop_at) pipeline::request_stop(SIGTERM);
+  };
+  const auto summary = pipeline::execute_run(r);
+  pipeline::clear_stop_request();
+  return summary;
+}
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  std::string name = std::string(to_string(info.param.boundary)) + "_" +
+                     std::string(to_string(info.param.precision));
+  std::replace(name.begin(), name.end(), '-', '_');
+  return name;
+}
+
+}  // namespace
+
+TEST_P(Resume, StoppedRunContinuesBitwise) {
+  const auto reference = request("reference.h5");
+  ASSERT_TRUE(pipeline::execute_run(reference).completed);
+  for (std::int64_t stop_at : {1, 4, 7}) {
+    auto r = request("stopped" + std::to_string(stop_at) + ".h5");
+    r.engine.threads = 1;
+    const auto stopped = run_until(r, stop_at);
+    // The local engine already computes the next image while one is handed over: the stop comes
+    // at the image after the one whose hand-over saw it.
+    const std::int64_t at = stop_at + 1;
+    EXPECT_FALSE(stopped.completed);
+    EXPECT_EQ(stopped.signal, SIGTERM);
+    EXPECT_EQ(stopped.images_written, at);
+    EXPECT_EQ(stopped.checkpoint_images, at);
+    EXPECT_EQ(stopped.status, "interrupted by SIGTERM after image " + std::to_string(at));
+    {
+      io::RunFileReader file(r.output);
+      EXPECT_EQ(file.attribute_string("status"), stopped.status);
+    }
+    auto continued = pipeline::resume_request(r.output);
+    continued.quiet = true;
+    continued.engine.backend = BackendKind::Cpu;
+    continued.engine.threads = 2;
+    const auto summary = pipeline::execute_run(continued);
+    EXPECT_TRUE(summary.completed);
+    EXPECT_EQ(summary.first_image, at);
+    expect_same_datasets(reference.output, r.output);
+  }
+}
+
+TEST_P(Resume, CheckpointsEveryNImagesAndFromTheInitialStateWithoutOne) {
+  auto r = request("every3.h5");
+  r.save.checkpoint_every_images = 3;
+  const auto stopped = run_until(r, 4);  // stops at image 5, the one before it saved at image 3
+  {
+    io::RunFileReader file(r.output);
+    auto slots = file.read_int64("checkpoint/images");
+    std::sort(slots.begin(), slots.end());
+    EXPECT_EQ(slots, (std::vector<std::int64_t>{3, 5}));
+  }
+  EXPECT_EQ(stopped.checkpoint_images, 5);
+
+  // A run that never saved one (no time passed its interval) still ends with the final state.
+  auto reference = request("reference.h5");
+  ASSERT_TRUE(pipeline::execute_run(reference).completed);
+  io::RunFileReader file(reference.output);
+  EXPECT_EQ(file.read_int64("checkpoint/images"), (std::vector<std::int64_t>{9, 9}));
+  EXPECT_EQ(file.read_image("checkpoint/v", 0), file.read_image("v", 8));
+  EXPECT_EQ(file.read_image("checkpoint/u", 1), file.read_image("u", 8));
+}
+
+TEST_P(Resume, ContinuesOnCudaWhereThereIsADevice) {
+  std::string why;
+  if (!cuda::available(&why)) GTEST_SKIP() << "no usable CUDA device: " << why;
+  const auto reference = request("reference.h5");
+  ASSERT_TRUE(pipeline::execute_run(reference).completed);
+  auto r = request("cpu_then_cuda.h5");
+  run_until(r, 3);
+  auto continued = pipeline::resume_request(r.output);
+  continued.quiet = true;
+  continued.engine.backend = BackendKind::Cuda;
+  ASSERT_TRUE(pipeline::execute_run(continued).completed);
+  expect_same_datasets(reference.output, r.output);
+}
+
+TEST(ResumeRefusals, CompleteFilesAndMissingFiles) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("grayscott_refusals_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  pipeline::RunRequest r;
+  r.problem.grid = {16, 16};
+  r.images = 2;
+  r.steps_per_image = 3;
+  r.output = dir / "done.h5";
+  r.quiet = true;
+  r.overwrite = true;
+  r.engine.backend = BackendKind::Cpu;
+  ASSERT_TRUE(pipeline::execute_run(r).completed);
+  try {
+    pipeline::resume_request(r.output);
+    ADD_FAILURE() << "a complete file was accepted";
+  } catch (const InvalidInput& e) {
+    EXPECT_NE(std::string(e.what()).find("nothing to resume"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(pipeline::resume_request(dir / "missing.h5"), InvalidInput);
+  fs::remove_all(dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryBoundaryAndPrecision, Resume,
+                         ::testing::Values(Case{Boundary::ZeroFlux, Precision::Single},
+                                           Case{Boundary::Periodic, Precision::Single},
+                                           Case{Boundary::Fixed, Precision::Single},
+                                           Case{Boundary::ZeroFlux, Precision::Double},
+                                           Case{Boundary::Periodic, Precision::Double},
+                                           Case{Boundary::Fixed, Precision::Double}),
+                         case_name);
