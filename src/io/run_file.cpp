@@ -37,10 +37,11 @@ std::uint64_t run_output_bytes(const RunMetadata& meta) {
                        static_cast<double>(meta.problem.grid.cols) *
                        static_cast<double>(element_size(meta.problem.precision));
   // In floating point: the product of absurd requests must not wrap around to a small number.
-  // Images, the two checkpoint slots of u and v, and per image its /step value and about 700
-  // bytes of XDMF; plus the file's own metadata.
+  // Images, the two checkpoint slots of the fields not written, and per image its /step value
+  // and about 700 bytes of XDMF; plus the file's own metadata.
   const double images = static_cast<double>(meta.images);
-  const double bytes = fields * images * image + 4 * image + images * (8 + 700) + 65536;
+  const double bytes =
+      fields * images * image + 2 * (2 - fields) * image + images * (8 + 700) + 65536;
   return bytes >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
 }
 
@@ -244,8 +245,10 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
       // Two slots of the whole state: the newer valid one is the checkpoint.
       h5::Id group(H5Gcreate2(h_->file, "checkpoint", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                    H5Gclose, "create group checkpoint");
-      h_->checkpoint_u = make_field(group, "u", 2, 2);
-      h_->checkpoint_v = make_field(group, "v", 2, 2);
+      // Only the fields the images do not hold: the state after n images is /u[n-1], /v[n-1]
+      // where those are written.
+      if (!meta.fields.u) h_->checkpoint_u = make_field(group, "u", 2, 2);
+      if (!meta.fields.v) h_->checkpoint_v = make_field(group, "v", 2, 2);
       const hsize_t dims[1] = {2};
       h5::Id space = h5::simple_space(dims);
       h_->checkpoint_images = h5::Id(H5Dcreate2(group, "images", H5T_STD_I64LE, space,
@@ -327,8 +330,8 @@ void RunFileWriter::open_datasets() {
   if (meta_.fields.v) h_->v = open("v");
   if (meta_.fields.u) h_->u = open("u");
   h_->step = open("step");
-  h_->checkpoint_u = open("checkpoint/u");
-  h_->checkpoint_v = open("checkpoint/v");
+  if (!meta_.fields.u) h_->checkpoint_u = open("checkpoint/u");
+  if (!meta_.fields.v) h_->checkpoint_v = open("checkpoint/v");
   h_->checkpoint_images = open("checkpoint/images");
   h5::check(H5Dread(h_->checkpoint_images, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, access_.transfer,
                     h_->slot_images),
@@ -464,8 +467,12 @@ void RunFileWriter::save_into_older_slot(std::int64_t images_done, const void* u
       meta_.problem.precision == Precision::Single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
   const int slot = h_->slot_images[0] <= h_->slot_images[1] ? 0 : 1;
   const std::string what = "write the checkpoint to " + path_.string();
-  write_block(h_->checkpoint_u, static_cast<hsize_t>(slot), access_, mem_type, u, what);
-  write_block(h_->checkpoint_v, static_cast<hsize_t>(slot), access_, mem_type, v, what);
+  if (!meta_.fields.u) {
+    write_block(h_->checkpoint_u, static_cast<hsize_t>(slot), access_, mem_type, u, what);
+  }
+  if (!meta_.fields.v) {
+    write_block(h_->checkpoint_v, static_cast<hsize_t>(slot), access_, mem_type, v, what);
+  }
   // The state reaches the disk before the slot says it is valid.
   h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + path_.string());
   if (!access_.shared()) sync_to_disk(h_->file);
@@ -594,12 +601,16 @@ void read_checkpoint(const fs::path& path, std::int64_t row_begin, std::int64_t 
             "read /checkpoint/images");
   const int slot = slots[0] >= slots[1] ? 0 : 1;
   if (slots[slot] <= 0) throw std::logic_error("read_checkpoint: the file has no checkpoint");
-  auto read = [&](const char* name, std::vector<Real>& out) {
-    h5::Id dataset(H5Dopen2(file, name, H5P_DEFAULT), H5Dclose, std::string("open /") + name);
+  // A field the run writes is its last image; the others are in the checkpoint's slot.
+  auto read = [&](const char* field, std::vector<Real>& out) {
+    const bool written = H5Lexists(file, field, H5P_DEFAULT) > 0;
+    const std::string name = written ? std::string(field) : std::string("checkpoint/") + field;
+    const hsize_t index = written ? static_cast<hsize_t>(slots[slot] - 1) : static_cast<hsize_t>(slot);
+    h5::Id dataset(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose, "open /" + name);
     h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
     hsize_t dims[3] = {0, 0, 0};
     H5Sget_simple_extent_dims(space, dims, nullptr);
-    const hsize_t start[3] = {static_cast<hsize_t>(slot), static_cast<hsize_t>(row_begin),
+    const hsize_t start[3] = {index, static_cast<hsize_t>(row_begin),
                               static_cast<hsize_t>(col_begin)};
     const hsize_t count[3] = {1, rows > 0 ? static_cast<hsize_t>(rows) : dims[1],
                               rows > 0 ? static_cast<hsize_t>(cols) : dims[2]};
@@ -608,10 +619,10 @@ void read_checkpoint(const fs::path& path, std::int64_t row_begin, std::int64_t 
     h5::Id mem_space = h5::simple_space(std::span<const hsize_t>(count, 3));
     out.resize(count[1] * count[2]);
     h5::check(H5Dread(dataset, h5::native_type<Real>(), mem_space, space, H5P_DEFAULT, out.data()),
-              std::string("read /") + name + " from " + path.string());
+              "read /" + name + " from " + path.string());
   };
-  read("checkpoint/u", u);
-  read("checkpoint/v", v);
+  read("u", u);
+  read("v", v);
 }
 
 template void read_checkpoint<float>(const fs::path&, std::int64_t, std::int64_t, std::int64_t,

@@ -77,8 +77,8 @@ struct RunCheckpoint {
 
 // Writes one run, image by image: the datasets grow as images arrive, so a run stopped early
 // leaves a valid file holding every image written so far. The state to continue from is kept in
-// /checkpoint (two slots, the newer one valid); a complete run's two slots both hold its final
-// state.
+// /checkpoint (two slots, the newer one valid) for the fields the images do not hold (u, by
+// default: v is the last image); a complete run's two slots both hold its final state.
 class RunFileWriter {
  public:
   // Creates the file (under a temporary name, moved into place once it holds its layout).
@@ -100,7 +100,8 @@ class RunFileWriter {
   // when the access is.
   void append(std::int64_t step, const void* u, const void* v);
   std::int64_t images_written() const { return written_; }
-  // Saves the state after `images_done` images (this process's block of u and v) into the older
+  // Saves the state after `images_done` images (this process's block of u and v; a field the run
+  // writes is already its image `images_done - 1`, which must be appended first) into the older
   // checkpoint slot, flushes it to the disk, then marks the slot valid: a crash at any moment
   // leaves one valid checkpoint. Collective when the access is.
   void save_checkpoint(std::int64_t images_done, const void* u, const void* v);

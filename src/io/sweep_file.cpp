@@ -50,9 +50,10 @@ void write_sweep_xdmf(const fs::path& h5_path, const SweepMetadata& meta) {
 
 std::uint64_t sweep_output_bytes(const SweepMetadata& meta) {
   const std::uint64_t fields = (meta.fields.u ? 1 : 0) + (meta.fields.v ? 1 : 0);
-  // The images, and the checkpoint's two slots of u and v. In floating point: the product of
-  // absurd requests must not wrap around to a small number.
-  const double bytes = (static_cast<double>(fields) * static_cast<double>(meta.images) + 4) *
+  // The images, and the checkpoint's two slots of the fields not written. In floating point:
+  // the product of absurd requests must not wrap around to a small number.
+  const double bytes = (static_cast<double>(fields) * static_cast<double>(meta.images) +
+                        2.0 * static_cast<double>(2 - fields)) *
                        static_cast<double>(meta.members()) *
                        static_cast<double>(meta.problem.grid.rows) *
                        static_cast<double>(meta.problem.grid.cols) *
@@ -68,8 +69,8 @@ struct SweepFileWriter::Handles {
     auto open = [&](const char* name) {
       return h5::Id(H5Dopen2(file, name, H5P_DEFAULT), H5Dclose, std::string("open /") + name);
     };
-    checkpoint_u = open("checkpoint/u");
-    checkpoint_v = open("checkpoint/v");
+    if (H5Lexists(file, "checkpoint/u", H5P_DEFAULT) > 0) checkpoint_u = open("checkpoint/u");
+    if (H5Lexists(file, "checkpoint/v", H5P_DEFAULT) > 0) checkpoint_v = open("checkpoint/v");
     checkpoint_images = open("checkpoint/images");
     nonfinite = open("nonfinite_image");
   }
@@ -170,7 +171,10 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
     h5::Id group(H5Gcreate2(h_->file, "checkpoint", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                  H5Gclose, "create group checkpoint");
     const hsize_t cdims[4] = {2, members, rows, cols};
+    // Only the fields the images do not hold: a member's state after n images is its image n-1
+    // of /u and /v where those are written.
     for (const char* name : {"u", "v"}) {
+      if ((name[0] == 'u' && meta.fields.u) || (name[0] == 'v' && meta.fields.v)) continue;
       h5::Id space = h5::simple_space(cdims);
       h5::Id props(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "create dataset properties");
       h5::check(H5Pset_chunk(props, 4, chunk), "set chunking");
@@ -279,6 +283,7 @@ void SweepFileWriter::save_into_older_slot(std::int64_t member_begin, std::int64
                             static_cast<hsize_t>(p.grid.rows), static_cast<hsize_t>(p.grid.cols)};
   for (const auto& [dataset, data] : {std::pair<hid_t, const void*>{h_->checkpoint_u, u},
                                       {h_->checkpoint_v, v}}) {
+    if (dataset < 0) continue;  // a field the images hold
     h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
     h5::check(H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr),
               "select members");
@@ -361,14 +366,20 @@ void read_sweep_checkpoint(const fs::path& path, std::int64_t member_begin,
   const std::size_t members = slots.size() / 2;
   const auto first = static_cast<std::size_t>(member_begin);
   const int slot = slots[first] >= slots[members + first] ? 0 : 1;
-  const auto dims = file.shape("checkpoint/u");
+  const std::int64_t images_done = slots[static_cast<std::size_t>(slot) * members + first];
+  // A field the sweep writes is the member's last image, the others are in the slot.
+  const auto field = [&](const std::string& name, std::int64_t member) {
+    return file.has_field(name) ? file.read_image(name, images_done - 1, member)
+                                : file.read_image("checkpoint/" + name, member, slot);
+  };
+  const auto dims = file.shape(file.has_field("v") ? "v" : "u");
   const std::size_t cells = static_cast<std::size_t>(dims[2] * dims[3]);
   u.resize(cells * static_cast<std::size_t>(member_count));
   v.resize(cells * static_cast<std::size_t>(member_count));
   for (std::int64_t m = 0; m < member_count; ++m) {
     // One member at a time, through the reader's float64 path: exact for float and double.
-    const auto a = file.read_image("checkpoint/u", member_begin + m, slot);
-    const auto b = file.read_image("checkpoint/v", member_begin + m, slot);
+    const auto a = field("u", member_begin + m);
+    const auto b = field("v", member_begin + m);
     std::copy(a.begin(), a.end(), u.begin() + static_cast<std::ptrdiff_t>(m * cells));
     std::copy(b.begin(), b.end(), v.begin() + static_cast<std::ptrdiff_t>(m * cells));
   }

@@ -104,9 +104,9 @@ r = run("run", *PROBLEM, "-o", "reference.h5", "--quiet")
 duration = time.monotonic() - t0
 check(r.returncode == 0, f"reference run failed: {r.stderr}")
 ref, ref_attrs = datasets("reference.h5")
-check(list(ref["checkpoint/images"]) == [150, 150]
-      and all(np.array_equal(ref["checkpoint/" + f][k], ref[f][-1]) for f in "uv" for k in (0, 1)),
-      "a complete run's checkpoint slots do not both hold its final state")
+# u and v are written: the state to continue from is their last image, the slots hold nothing more.
+check(list(ref["checkpoint/images"]) == [150, 150] and "checkpoint/u" not in ref
+      and "checkpoint/v" not in ref, "a complete run's checkpoint does not mark its final state")
 print(f"reference: {duration:.2f} s", flush=True)
 
 # ---- stop signals at random moments, then --resume --------------------------------------------
@@ -157,7 +157,7 @@ for k in range(4):
 # ---- sweeps: stopped (signal or kill -9) in the middle of a batch, continued member by member --
 SWEEP = ["--feed", "0.02:0.05:3", "--kill", "0.05:0.065:3", "--rows", "64", "--cols", "64",
          "--images", "30", "--steps-per-image", "300", "--init", "noise", "--seeds", "1,2",
-         "--fields", "u,v"]
+         "--fields", "v"]  # v only: u is continued from the checkpoint, v from the last image
 t0 = time.monotonic()
 r = run("sweep", *SWEEP, "-o", "sweep-reference.h5", "--quiet")
 sweep_duration = time.monotonic() - t0
