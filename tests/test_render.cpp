@@ -5,10 +5,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "pipeline/run.hpp"
 #include "io/inferno.hpp"
 #include "io/png.hpp"
 #include "io/render.hpp"
+#include "pipeline/run.hpp"
 
 using namespace grayscott;
 namespace fs = std::filesystem;

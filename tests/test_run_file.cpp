@@ -7,9 +7,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "pipeline/run.hpp"
 #include "engine/cpu/cpu_engine.hpp"
 #include "io/run_file.hpp"
+#include "pipeline/run.hpp"
 
 using namespace grayscott;
 namespace fs = std::filesystem;

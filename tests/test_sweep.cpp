@@ -12,12 +12,12 @@
 #include <vector>
 
 #include "app/cli.hpp"
-#include "pipeline/run.hpp"
 #include "app/sweep_values.hpp"
-#include "pipeline/sweep.hpp"
 #include "io/atlas.hpp"
 #include "io/png.hpp"
 #include "io/run_file.hpp"
+#include "pipeline/run.hpp"
+#include "pipeline/sweep.hpp"
 
 using namespace grayscott;
 using namespace grayscott::app;

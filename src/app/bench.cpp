@@ -11,9 +11,9 @@
 #include <limits>
 #include <sstream>
 
-#include "pipeline/run.hpp"
 #include "engine/cuda/cuda_backend.hpp"
 #include "engine/host_buffer.hpp"
+#include "pipeline/run.hpp"
 #include "reference/from_model.hpp"
 
 namespace grayscott::app::bench {

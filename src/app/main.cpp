@@ -6,9 +6,9 @@
 
 #include "app/commands.hpp"
 #include "app/version.hpp"
+#include "model/model.hpp"
 #include "pipeline/run.hpp"
 #include "pipeline/under_mpi_errors.hpp"
-#include "model/model.hpp"
 
 int main(int argc, char** argv) {
   using namespace grayscott;

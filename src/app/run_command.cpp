@@ -21,10 +21,10 @@ namespace grayscott::app {
 
 namespace {
 
-using pipeline::RunRequest;
-using pipeline::RunSummary;
 using pipeline::format_duration;
 using pipeline::format_rate;
+using pipeline::RunRequest;
+using pipeline::RunSummary;
 #if GRAYSCOTT_WITH_MPI
 using pipeline::DistributedRunOptions;
 #endif
@@ -69,7 +69,8 @@ void refuse_contradictions(const CLI::App& run, const RunRequest& given, const R
          for (double w : r.problem.stencil.weights) text += shortest(w) + ",";
          return text;
        }},
-      {"--boundary", [](const RunRequest& r) { return std::string(to_string(r.problem.boundary)); }},
+      {"--boundary",
+       [](const RunRequest& r) { return std::string(to_string(r.problem.boundary)); }},
       {"--precision",
        [](const RunRequest& r) { return std::string(to_string(r.problem.precision)); }},
       {"--images", [](const RunRequest& r) { return std::to_string(r.images); }},

@@ -10,17 +10,25 @@ namespace grayscott::app {
 void parse_checkpoint_every(std::string_view text, pipeline::SavePolicy& policy) {
   const std::string whole(text);
   const auto bad = [&] {
-    return InvalidInput("checkpoint-every: expected a number of images (e.g. 50) or a time (90s, "
-                        "10m, 1h), got '" +
-                        whole + "'");
+    return InvalidInput(
+        "checkpoint-every: expected a number of images (e.g. 50) or a time (90s, "
+        "10m, 1h), got '" +
+        whole + "'");
   };
   if (text.empty()) throw bad();
   double scale = 0;  // seconds per unit; 0: a count of images
   switch (text.back()) {
-    case 's': scale = 1; break;
-    case 'm': scale = 60; break;
-    case 'h': scale = 3600; break;
-    default: break;
+    case 's':
+      scale = 1;
+      break;
+    case 'm':
+      scale = 60;
+      break;
+    case 'h':
+      scale = 3600;
+      break;
+    default:
+      break;
   }
   if (scale > 0) text.remove_suffix(1);
   double number = 0;

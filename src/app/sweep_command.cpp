@@ -19,10 +19,10 @@ namespace grayscott::app {
 
 namespace {
 
-using pipeline::SweepRequest;
-using pipeline::SweepSummary;
 using pipeline::format_duration;
 using pipeline::format_rate;
+using pipeline::SweepRequest;
+using pipeline::SweepSummary;
 
 // The closing summary on stderr; an incomplete sweep is an error.
 void report(const SweepRequest& request, const SweepSummary& summary) {
@@ -45,9 +45,9 @@ void report(const SweepRequest& request, const SweepSummary& summary) {
                  static_cast<long long>(summary.nonfinite_members), request.output.c_str());
   }
   if (summary.signal != 0 && !summary.completed) {
-    throw pipeline::RunInterrupted(summary.status + "; continue with: grayscott sweep --resume " +
-                                       request.output.string(),
-                                   summary.signal);
+    throw pipeline::RunInterrupted(
+        summary.status + "; continue with: grayscott sweep --resume " + request.output.string(),
+        summary.signal);
   }
   if (!summary.completed) throw std::runtime_error(request.output.string() + ": " + summary.status);
 }
@@ -66,11 +66,12 @@ void refuse_parameters_with_resume(const CLI::App& sweep) {
   for (const CLI::Option* option : sweep.get_options()) {
     if (option->count() == 0 || option->get_lnames().empty()) continue;
     static const std::set<std::string> allowed = {
-        "resume", "checkpoint-every", "backend", "threads", "fuse", "device", "quiet",
-        "max-batch-memory", "config", "help"};
+        "resume", "checkpoint-every", "backend", "threads", "fuse", "device",
+        "quiet",  "max-batch-memory", "config",  "help"};
     const std::string& name = option->get_lnames().front();
     if (!allowed.count(name)) {
-      throw InvalidInput("--" + name + " with --resume: a continued sweep keeps the parameters "
+      throw InvalidInput("--" + name +
+                         " with --resume: a continued sweep keeps the parameters "
                          "of its file");
     }
   }
@@ -104,8 +105,9 @@ void add_sweep_command(CLI::App& root) {
                     "successive batches (default: half the machine's memory)");
   add_output_options(*sweep, state->out);
   add_checkpoint_option(*sweep, state->checkpoint_every);
-  sweep->add_option("--resume", state->resume,
-                    "Continue the sweep in this file, each member from its last checkpoint")
+  sweep
+      ->add_option("--resume", state->resume,
+                   "Continue the sweep in this file, each member from its last checkpoint")
       ->type_name("FILE");
   add_config_option(*sweep, state->config);
 
@@ -138,7 +140,7 @@ void add_sweep_command(CLI::App& root) {
         seeds = parse_seed_list(state->seeds);
       }
       request.members = pipeline::cross_members(parse_value_set(state->feeds, "feed"),
-                                      parse_value_set(state->kills, "kill"), seeds);
+                                                parse_value_set(state->kills, "kill"), seeds);
       state->out.apply_to(request);
       request.engine = state->engine.to_engine_options();
       if (!state->max_batch_memory.empty()) {

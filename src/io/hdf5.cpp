@@ -4,7 +4,9 @@
 
 namespace grayscott::io::h5 {
 
-void silence_library_errors() { if (!std::getenv("GRAYSCOTT_HDF5_ERRORS")) H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+void silence_library_errors() {
+  if (!std::getenv("GRAYSCOTT_HDF5_ERRORS")) H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+}
 
 namespace {
 // The file drivers describe a failed system call as "..., errno = 28, error message = 'No space

@@ -20,7 +20,8 @@ void silence_library_errors();
 // from HDF5's error stack, or "" when the failure was not the system's.
 std::string system_reason();
 
-// Throws std::runtime_error("HDF5: cannot WHAT"), ending with the system's reason where there is one.
+// Throws std::runtime_error("HDF5: cannot WHAT"), ending with the system's reason where there is
+// one.
 [[noreturn]] void fail(const std::string& what);
 
 class Id {

@@ -1,17 +1,16 @@
 #include "io/png.hpp"
 
 #include <png.h>
-
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
-#include <string>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
+#include <string>
 
 #include "io/inferno.hpp"
 

@@ -108,6 +108,27 @@ void move_into_place(const fs::path& partial, const fs::path& path, bool overwri
   ::unlink(partial.c_str());
 }
 
+Problem read_problem_attributes(const RunFileReader& file) {
+  Problem p;
+  p.grid = {file.attribute_int64("rows"), file.attribute_int64("cols")};
+  p.params.du = file.attribute_double("du");
+  p.params.dv = file.attribute_double("dv");
+  p.params.dt = file.attribute_double("dt");
+  const std::string stencil_name = file.attribute_string("stencil_name");
+  if (stencil_name == "custom") {
+    const auto w = file.attribute_doubles("stencil");
+    if (w.size() != 9) throw InvalidInput("the file's stencil does not have 9 weights");
+    std::array<double, 9> weights{};
+    std::copy(w.begin(), w.end(), weights.begin());
+    p.stencil = Stencil::custom(weights);
+  } else {
+    p.stencil = Stencil::parse(stencil_name);
+  }
+  p.boundary = parse_boundary(file.attribute_string("boundary"));
+  p.precision = parse_precision(file.attribute_string("precision"));
+  return p;
+}
+
 void write_problem_attributes(hid_t root, const Problem& p, std::int64_t images,
                               std::int64_t steps_per_image) {
   h5::write_attribute(root, "rows", p.grid.rows);
@@ -129,8 +150,7 @@ void write_problem_attributes(hid_t root, const Problem& p, std::int64_t images,
 namespace {
 
 double now_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 // File access for one process writing alone: the newest file format, which SWMR needs.
@@ -195,15 +215,25 @@ struct RunFileWriter::Handles {
   std::int64_t slot_images[2] = {0, 0};  // images done at each checkpoint slot; 0: empty
 };
 
+namespace {
+// The default block is the whole image.
+RunFileAccess with_block(RunFileAccess access, const Grid& grid) {
+  if (access.rows <= 0 || access.cols <= 0) {
+    access.row_begin = access.col_begin = 0;
+    access.rows = grid.rows, access.cols = grid.cols;
+  }
+  return access;
+}
+}  // namespace
+
 RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool overwrite,
                              const RunFileAccess& access)
-    : h_(std::make_unique<Handles>()), path_(path), meta_(meta), access_(access) {
+    : h_(std::make_unique<Handles>()),
+      path_(path),
+      meta_(meta),
+      access_(with_block(access, meta.problem.grid)) {
   h5::silence_library_errors();
   const Problem& p = meta.problem;
-  if (access_.rows <= 0 || access_.cols <= 0) {
-    access_.row_begin = access_.col_begin = 0;
-    access_.rows = p.grid.rows, access_.cols = p.grid.cols;
-  }
   const fs::path partial = partial_name(
       path, access_.partial_tag.empty() ? std::to_string(::getpid()) : access_.partial_tag);
   try {
@@ -222,8 +252,8 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
       h5::Id space = h5::simple_space(dims, max_dims);
       h5::Id props(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "create dataset properties");
       h5::check(H5Pset_chunk(props, 3, chunk), "set chunking");
-      return h5::Id(H5Dcreate2(where, name, type, space, H5P_DEFAULT, props, uncached),
-                    H5Dclose, std::string("create dataset ") + name);
+      return h5::Id(H5Dcreate2(where, name, type, space, H5P_DEFAULT, props, uncached), H5Dclose,
+                    std::string("create dataset ") + name);
     };
     if (meta.fields.v) {
       h_->v = make_field(h_->file, "v", 0, H5S_UNLIMITED);
@@ -237,9 +267,9 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
       h5::Id space = h5::simple_space(sdims, smax);
       h5::Id props(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "create dataset properties");
       h5::check(H5Pset_chunk(props, 1, schunk), "set chunking");
-      h_->step = h5::Id(
-          H5Dcreate2(h_->file, "step", H5T_STD_I64LE, space, H5P_DEFAULT, props, uncached),
-          H5Dclose, "create dataset step");
+      h_->step =
+          h5::Id(H5Dcreate2(h_->file, "step", H5T_STD_I64LE, space, H5P_DEFAULT, props, uncached),
+                 H5Dclose, "create dataset step");
     }
     {
       // Two slots of the whole state: the newer valid one is the checkpoint.
@@ -251,9 +281,9 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
       if (!meta.fields.v) h_->checkpoint_v = make_field(group, "v", 2, 2);
       const hsize_t dims[1] = {2};
       h5::Id space = h5::simple_space(dims);
-      h_->checkpoint_images = h5::Id(H5Dcreate2(group, "images", H5T_STD_I64LE, space,
-                                                H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                                     H5Dclose, "create dataset checkpoint/images");
+      h_->checkpoint_images = h5::Id(
+          H5Dcreate2(group, "images", H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+          H5Dclose, "create dataset checkpoint/images");
       h5::Id file_space(H5Dget_space(h_->checkpoint_images), H5Sclose, "get a dataspace");
       h5::Id mem_space = h5::simple_space(dims);
       if (!access_.writes_companions) {
@@ -296,13 +326,11 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
 
 RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, Continue from,
                              const RunFileAccess& access)
-    : h_(std::make_unique<Handles>()), path_(path), meta_(meta), access_(access) {
+    : h_(std::make_unique<Handles>()),
+      path_(path),
+      meta_(meta),
+      access_(with_block(access, meta.problem.grid)) {
   h5::silence_library_errors();
-  const Problem& p = meta.problem;
-  if (access_.rows <= 0 || access_.cols <= 0) {
-    access_.row_begin = access_.col_begin = 0;
-    access_.rows = p.grid.rows, access_.cols = p.grid.cols;
-  }
   h5::Id fapl = access_.shared() ? copy_access(access_.file_access) : single_writer_access();
   clear_writer_marks_on_open(fapl);
   h_->file = h5::Id(H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl), H5Fclose,
@@ -540,7 +568,8 @@ void RunFileWriter::finish(const std::string& status) {
 RunFileState read_run_state(const fs::path& path) {
   RunFileReader file(path);
   if (file.has_attribute("kind") && file.attribute_string("kind") == "sweep") {
-    throw InvalidInput(path.string() + " is a sweep file: continue it with grayscott sweep --resume");
+    throw InvalidInput(path.string() +
+                       " is a sweep file: continue it with grayscott sweep --resume");
   }
   for (const char* name : {"rows", "cols", "images", "steps_per_image", "status", "precision"}) {
     if (!file.has_attribute(name)) {
@@ -551,22 +580,9 @@ RunFileState read_run_state(const fs::path& path) {
   RunFileState state;
   RunMetadata& m = state.meta;
   Problem& p = m.problem;
-  p.grid = {file.attribute_int64("rows"), file.attribute_int64("cols")};
-  p.params = {file.attribute_double("feed"), file.attribute_double("kill"),
-              file.attribute_double("du"), file.attribute_double("dv"),
-              file.attribute_double("dt")};
-  const std::string stencil_name = file.attribute_string("stencil_name");
-  if (stencil_name == "custom") {
-    const auto w = file.attribute_doubles("stencil");
-    if (w.size() != 9) throw InvalidInput(path.string() + ": the stencil does not have 9 weights");
-    std::array<double, 9> weights{};
-    std::copy(w.begin(), w.end(), weights.begin());
-    p.stencil = Stencil::custom(weights);
-  } else {
-    p.stencil = Stencil::parse(stencil_name);
-  }
-  p.boundary = parse_boundary(file.attribute_string("boundary"));
-  p.precision = parse_precision(file.attribute_string("precision"));
+  p = read_problem_attributes(file);
+  p.params.feed = file.attribute_double("feed");
+  p.params.kill = file.attribute_double("kill");
   m.images = file.attribute_int64("images");
   m.steps_per_image = file.attribute_int64("steps_per_image");
   m.fields = {file.has_field("u"), file.has_field("v")};
@@ -605,7 +621,8 @@ void read_checkpoint(const fs::path& path, std::int64_t row_begin, std::int64_t 
   auto read = [&](const char* field, std::vector<Real>& out) {
     const bool written = H5Lexists(file, field, H5P_DEFAULT) > 0;
     const std::string name = written ? std::string(field) : std::string("checkpoint/") + field;
-    const hsize_t index = written ? static_cast<hsize_t>(slots[slot] - 1) : static_cast<hsize_t>(slot);
+    const hsize_t index =
+        written ? static_cast<hsize_t>(slots[slot] - 1) : static_cast<hsize_t>(slot);
     h5::Id dataset(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose, "open /" + name);
     h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
     hsize_t dims[3] = {0, 0, 0};

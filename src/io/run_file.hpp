@@ -4,6 +4,7 @@
 
 #include <hdf5.h>
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -33,6 +34,10 @@ std::string format_bytes(std::uint64_t bytes);  // "1.5 GiB"
 // stencil, boundary, precision (feed and kill are per member in a sweep).
 void write_problem_attributes(hid_t root, const Problem& problem, std::int64_t images,
                               std::int64_t steps_per_image);
+
+class RunFileReader;
+// The shared parameters as write_problem_attributes records them (feed and kill left default).
+Problem read_problem_attributes(const RunFileReader& file);
 
 // Bytes a run writes: its images (both fields when asked), the two checkpoint slots, /step and
 // the XDMF companion, for the free-space check.
@@ -126,7 +131,7 @@ class RunFileWriter {
   std::int64_t written_ = 0;
   std::int64_t durable_ = 0;  // images written at the last flush that succeeded
   bool swmr_ = false;
-  bool disk_full_ = false;  // a write failed for want of space
+  bool disk_full_ = false;           // a write failed for want of space
   double companion_written_at_ = 0;  // seconds on a steady clock
 };
 

@@ -106,107 +106,106 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
   h_->file = h5::Id(H5Fcreate(partial.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl), H5Fclose,
                     "create " + partial.string());
   try {
-
-  const auto members = static_cast<hsize_t>(meta.members());
-  const auto images = static_cast<hsize_t>(meta.images);
-  const auto rows = static_cast<hsize_t>(p.grid.rows), cols = static_cast<hsize_t>(p.grid.cols);
-  const hsize_t dims[4] = {members, images, rows, cols};
-  // One image per chunk (as in a run file), split by rows only past HDF5's 4 GiB chunk limit.
-  const hsize_t max_chunk_rows =
-      std::max<hsize_t>(1, (hsize_t{1} << 31) / (cols * element_size(p.precision)));
-  const hsize_t chunk[4] = {1, 1, std::min(rows, max_chunk_rows), cols};
-  const bool single = p.precision == Precision::Single;
-  const hid_t type = single ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
-  auto make_field = [&](const char* name) {
-    h5::Id space = h5::simple_space(dims);
-    h5::Id props(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "create dataset properties");
-    h5::check(H5Pset_chunk(props, 4, chunk), "set chunking");
-    // An image never written (a sweep stopped early) reads back as NaN, not as a plausible 0.
-    const float nan_single = std::numeric_limits<float>::quiet_NaN();
-    const double nan_double = std::numeric_limits<double>::quiet_NaN();
-    h5::check(H5Pset_fill_value(props, single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE,
-                                single ? static_cast<const void*>(&nan_single) : &nan_double),
-              "set the fill value");
-    // Processes sharing the file write their images independently, which needs every chunk in
-    // place beforehand (allocating is a collective metadata operation). Filling those chunks would
-    // write the whole file twice: each process writes NaN over what it leaves unwritten instead
-    // (write_missing_images).
-    if (shared) {
-      h5::check(H5Pset_alloc_time(props, H5D_ALLOC_TIME_EARLY), "set early allocation");
-      h5::check(H5Pset_fill_time(props, H5D_FILL_TIME_NEVER), "set no fill at allocation");
-    }
-    return h5::Id(H5Dcreate2(h_->file, name, type, space, H5P_DEFAULT, props, H5P_DEFAULT),
-                  H5Dclose, std::string("create dataset ") + name);
-  };
-  if (meta.fields.v) h_->v = make_field("v");
-  if (meta.fields.u) h_->u = make_field("u");
-
-  const bool writes = access.writes_shared_data;
-  write_vector(h_->file, "feed", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, meta.feed.size(),
-               meta.feed.data(), writes);
-  write_vector(h_->file, "kill", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, meta.kill.size(),
-               meta.kill.data(), writes);
-  std::vector<std::int64_t> seeds(meta.seed.begin(), meta.seed.end());
-  write_vector(h_->file, "seed", H5T_STD_I64LE, H5T_NATIVE_INT64, seeds.size(), seeds.data(),
-               writes);
-  std::vector<std::int64_t> steps(images);
-  for (std::size_t i = 0; i < steps.size(); ++i) {
-    steps[i] = static_cast<std::int64_t>(i + 1) * meta.steps_per_image;
-  }
-  write_vector(h_->file, "step", H5T_STD_I64LE, H5T_NATIVE_INT64, steps.size(), steps.data(),
-               writes);
-
-  const hid_t root = h_->file;
-  h5::write_attribute(root, "kind", std::string("sweep"));
-  h5::write_attribute(root, "members", meta.members());
-  write_problem_attributes(root, p, meta.images, meta.steps_per_image);
-  h5::write_attribute(root, "init", std::string(to_string(meta.init)));
-  if (meta.init == InitialKind::Noise)
-    h5::write_attribute(root, "noise_amplitude", noise_amplitude);
-  h5::write_attribute(root, "backend", meta.backend);
-  h5::write_attribute(root, "version", meta.version);
-  h5::write_attribute(root, "status", std::string("running"));
-  {
-    // Two slots of every member's state to continue from, and the images done at each.
-    h5::Id group(H5Gcreate2(h_->file, "checkpoint", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                 H5Gclose, "create group checkpoint");
-    const hsize_t cdims[4] = {2, members, rows, cols};
-    // Only the fields the images do not hold: a member's state after n images is its image n-1
-    // of /u and /v where those are written.
-    for (const char* name : {"u", "v"}) {
-      if ((name[0] == 'u' && meta.fields.u) || (name[0] == 'v' && meta.fields.v)) continue;
-      h5::Id space = h5::simple_space(cdims);
+    const auto members = static_cast<hsize_t>(meta.members());
+    const auto images = static_cast<hsize_t>(meta.images);
+    const auto rows = static_cast<hsize_t>(p.grid.rows), cols = static_cast<hsize_t>(p.grid.cols);
+    const hsize_t dims[4] = {members, images, rows, cols};
+    // One image per chunk (as in a run file), split by rows only past HDF5's 4 GiB chunk limit.
+    const hsize_t max_chunk_rows =
+        std::max<hsize_t>(1, (hsize_t{1} << 31) / (cols * element_size(p.precision)));
+    const hsize_t chunk[4] = {1, 1, std::min(rows, max_chunk_rows), cols};
+    const bool single = p.precision == Precision::Single;
+    const hid_t type = single ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
+    auto make_field = [&](const char* name) {
+      h5::Id space = h5::simple_space(dims);
       h5::Id props(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "create dataset properties");
       h5::check(H5Pset_chunk(props, 4, chunk), "set chunking");
+      // An image never written (a sweep stopped early) reads back as NaN, not as a plausible 0.
+      const float nan_single = std::numeric_limits<float>::quiet_NaN();
+      const double nan_double = std::numeric_limits<double>::quiet_NaN();
+      h5::check(H5Pset_fill_value(props, single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE,
+                                  single ? static_cast<const void*>(&nan_single) : &nan_double),
+                "set the fill value");
+      // Processes sharing the file write their images independently, which needs every chunk in
+      // place beforehand (allocating is a collective metadata operation). Filling those chunks
+      // would write the whole file twice: each process writes NaN over what it leaves unwritten
+      // instead (write_missing_images).
       if (shared) {
         h5::check(H5Pset_alloc_time(props, H5D_ALLOC_TIME_EARLY), "set early allocation");
         h5::check(H5Pset_fill_time(props, H5D_FILL_TIME_NEVER), "set no fill at allocation");
       }
-      h5::Id dataset(H5Dcreate2(group, name, type, space, H5P_DEFAULT, props, H5P_DEFAULT),
-                     H5Dclose, std::string("create dataset checkpoint/") + name);
+      return h5::Id(H5Dcreate2(h_->file, name, type, space, H5P_DEFAULT, props, H5P_DEFAULT),
+                    H5Dclose, std::string("create dataset ") + name);
+    };
+    if (meta.fields.v) h_->v = make_field("v");
+    if (meta.fields.u) h_->u = make_field("u");
+
+    const bool writes = access.writes_shared_data;
+    write_vector(h_->file, "feed", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, meta.feed.size(),
+                 meta.feed.data(), writes);
+    write_vector(h_->file, "kill", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, meta.kill.size(),
+                 meta.kill.data(), writes);
+    std::vector<std::int64_t> seeds(meta.seed.begin(), meta.seed.end());
+    write_vector(h_->file, "seed", H5T_STD_I64LE, H5T_NATIVE_INT64, seeds.size(), seeds.data(),
+                 writes);
+    std::vector<std::int64_t> steps(images);
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      steps[i] = static_cast<std::int64_t>(i + 1) * meta.steps_per_image;
     }
-    const hsize_t idims[2] = {2, members};
-    h5::Id space = h5::simple_space(idims);
-    h5::Id dataset(H5Dcreate2(group, "images", H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT,
-                              H5P_DEFAULT),
-                   H5Dclose, "create dataset checkpoint/images");
-    slot_images_.assign(2 * members, 0);
-    if (writes) {
-      h5::check(H5Dwrite(dataset, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT,
-                         slot_images_.data()),
-                "write checkpoint/images");
+    write_vector(h_->file, "step", H5T_STD_I64LE, H5T_NATIVE_INT64, steps.size(), steps.data(),
+                 writes);
+
+    const hid_t root = h_->file;
+    h5::write_attribute(root, "kind", std::string("sweep"));
+    h5::write_attribute(root, "members", meta.members());
+    write_problem_attributes(root, p, meta.images, meta.steps_per_image);
+    h5::write_attribute(root, "init", std::string(to_string(meta.init)));
+    if (meta.init == InitialKind::Noise)
+      h5::write_attribute(root, "noise_amplitude", noise_amplitude);
+    h5::write_attribute(root, "backend", meta.backend);
+    h5::write_attribute(root, "version", meta.version);
+    h5::write_attribute(root, "status", std::string("running"));
+    {
+      // Two slots of every member's state to continue from, and the images done at each.
+      h5::Id group(H5Gcreate2(h_->file, "checkpoint", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                   H5Gclose, "create group checkpoint");
+      const hsize_t cdims[4] = {2, members, rows, cols};
+      // Only the fields the images do not hold: a member's state after n images is its image n-1
+      // of /u and /v where those are written.
+      for (const char* name : {"u", "v"}) {
+        if ((name[0] == 'u' && meta.fields.u) || (name[0] == 'v' && meta.fields.v)) continue;
+        h5::Id space = h5::simple_space(cdims);
+        h5::Id props(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "create dataset properties");
+        h5::check(H5Pset_chunk(props, 4, chunk), "set chunking");
+        if (shared) {
+          h5::check(H5Pset_alloc_time(props, H5D_ALLOC_TIME_EARLY), "set early allocation");
+          h5::check(H5Pset_fill_time(props, H5D_FILL_TIME_NEVER), "set no fill at allocation");
+        }
+        h5::Id dataset(H5Dcreate2(group, name, type, space, H5P_DEFAULT, props, H5P_DEFAULT),
+                       H5Dclose, std::string("create dataset checkpoint/") + name);
+      }
+      const hsize_t idims[2] = {2, members};
+      h5::Id space = h5::simple_space(idims);
+      h5::Id dataset(
+          H5Dcreate2(group, "images", H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+          H5Dclose, "create dataset checkpoint/images");
+      slot_images_.assign(2 * members, 0);
+      if (writes) {
+        h5::check(
+            H5Dwrite(dataset, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, slot_images_.data()),
+            "write checkpoint/images");
+      }
     }
-  }
-  {
-    // Written at the end; created now, since no object can be created under SWMR.
-    std::vector<std::int64_t> none(members, -1);
-    write_vector(h_->file, "nonfinite_image", H5T_STD_I64LE, H5T_NATIVE_INT64, none.size(),
-                 none.data(), writes);
-  }
-  h_->open_small_datasets();
-  h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + path.string());
-  if (!shared) swmr_ = H5Fstart_swmr_write(h_->file) >= 0;
-  if (access.writes_shared_data) move_into_place(partial, path, overwrite);
+    {
+      // Written at the end; created now, since no object can be created under SWMR.
+      std::vector<std::int64_t> none(members, -1);
+      write_vector(h_->file, "nonfinite_image", H5T_STD_I64LE, H5T_NATIVE_INT64, none.size(),
+                   none.data(), writes);
+    }
+    h_->open_small_datasets();
+    h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + path.string());
+    if (!shared) swmr_ = H5Fstart_swmr_write(h_->file) >= 0;
+    if (access.writes_shared_data) move_into_place(partial, path, overwrite);
   } catch (...) {
     h_->close_datasets();
     h_->file.reset();
@@ -270,8 +269,7 @@ void SweepFileWriter::save_checkpoint(std::int64_t member_begin, std::int64_t me
 }
 
 void SweepFileWriter::save_into_older_slot(std::int64_t member_begin, std::int64_t member_count,
-                                           std::int64_t images_done, const void* u,
-                                           const void* v) {
+                                           std::int64_t images_done, const void* u, const void* v) {
   const Problem& p = meta_.problem;
   const auto members = static_cast<std::size_t>(meta_.members());
   const auto first = static_cast<std::size_t>(member_begin);
@@ -281,8 +279,8 @@ void SweepFileWriter::save_into_older_slot(std::int64_t member_begin, std::int64
   const hsize_t start[4] = {static_cast<hsize_t>(slot), static_cast<hsize_t>(member_begin), 0, 0};
   const hsize_t count[4] = {1, static_cast<hsize_t>(member_count),
                             static_cast<hsize_t>(p.grid.rows), static_cast<hsize_t>(p.grid.cols)};
-  for (const auto& [dataset, data] : {std::pair<hid_t, const void*>{h_->checkpoint_u, u},
-                                      {h_->checkpoint_v, v}}) {
+  for (const auto& [dataset, data] :
+       {std::pair<hid_t, const void*>{h_->checkpoint_u, u}, {h_->checkpoint_v, v}}) {
     if (dataset < 0) continue;  // a field the images hold
     h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
     h5::check(H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr),
@@ -312,27 +310,14 @@ void SweepFileWriter::save_into_older_slot(std::int64_t member_begin, std::int64
 SweepFileState read_sweep_state(const fs::path& path) {
   RunFileReader file(path);
   if (!file.has_attribute("kind") || file.attribute_string("kind") != "sweep") {
-    throw InvalidInput(path.string() + " is not a sweep file (a run continues with grayscott run "
-                                       "--resume)");
+    throw InvalidInput(path.string() +
+                       " is not a sweep file (a run continues with grayscott run "
+                       "--resume)");
   }
   SweepFileState state;
   SweepMetadata& m = state.meta;
   Problem& p = m.problem;
-  p.grid = {file.attribute_int64("rows"), file.attribute_int64("cols")};
-  p.params.du = file.attribute_double("du");
-  p.params.dv = file.attribute_double("dv");
-  p.params.dt = file.attribute_double("dt");
-  const std::string stencil_name = file.attribute_string("stencil_name");
-  if (stencil_name == "custom") {
-    const auto w = file.attribute_doubles("stencil");
-    std::array<double, 9> weights{};
-    std::copy_n(w.begin(), std::min<std::size_t>(9, w.size()), weights.begin());
-    p.stencil = Stencil::custom(weights);
-  } else {
-    p.stencil = Stencil::parse(stencil_name);
-  }
-  p.boundary = parse_boundary(file.attribute_string("boundary"));
-  p.precision = parse_precision(file.attribute_string("precision"));
+  p = read_problem_attributes(file);
   m.feed = file.read_doubles("feed");
   m.kill = file.read_doubles("kill");
   for (std::int64_t s : file.read_int64("seed")) m.seed.push_back(static_cast<std::uint64_t>(s));

@@ -33,7 +33,8 @@ class EngineSource final : public ImageSource<Real> {
 // "stopped: values became non-finite at image I (step S)" when a written field of the slot is.
 template <class Real>
 std::string nonfinite_reason(const ImageSlot<Real>& slot, FieldSet fields) {
-  const bool finite = (!fields.u || all_finite<Real>(slot.u)) && (!fields.v || all_finite<Real>(slot.v));
+  const bool finite =
+      (!fields.u || all_finite<Real>(slot.u)) && (!fields.v || all_finite<Real>(slot.v));
   if (finite) return {};
   return "stopped: values became non-finite at image " + std::to_string(slot.index) + " (step " +
          std::to_string(slot.step) + ")";

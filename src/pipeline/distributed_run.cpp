@@ -11,14 +11,14 @@
 #include <vector>
 
 #include "app/version.hpp"
-#include "pipeline/adapters.hpp"
-#include "pipeline/progress.hpp"
-#include "pipeline/under_mpi.hpp"
 #include "engine/backends.hpp"
 #include "io/run_file.hpp"
 #include "mpi/decomposition.hpp"
 #include "mpi/distributed_engine.hpp"
 #include "mpi/parallel_output.hpp"
+#include "pipeline/adapters.hpp"
+#include "pipeline/progress.hpp"
+#include "pipeline/under_mpi.hpp"
 
 namespace grayscott::pipeline {
 
@@ -190,13 +190,7 @@ RunSummary run_distributed(const RunRequest& request, const DistributedRunOption
                     root && !request.quiet && ::isatty(2));
   BlockSource<Real> source(*engine, comm, injected, first);
   RunFileSink<Real> sink(*file, request.fields, true);
-  LoopPlan plan;
-  plan.first_image = first;
-  plan.images = request.images;
-  plan.steps_per_image = request.steps_per_image;
-  plan.fields = request.fields;
-  plan.slot_values = block_cells;
-  plan.save = request.save;
+  LoopPlan plan = run_loop_plan(request, first, block_cells);
   // Collective flushes cost every rank: at most once a second.
   plan.save.durable_every_seconds = std::max(plan.save.durable_every_seconds, 1.0);
   plan.wait_for_each_write = !placement.overlap_writes;
@@ -207,7 +201,8 @@ RunSummary run_distributed(const RunRequest& request, const DistributedRunOption
   // so is a failure while reading an image.
   std::exception_ptr run_error =
       capture_error([&] { mpi::agree_on_errors(comm, outcome.stepping_error); });
-  if (!run_error) run_error = capture_error([&] { mpi::agree_on_errors(comm, outcome.writer_error); });
+  if (!run_error)
+    run_error = capture_error([&] { mpi::agree_on_errors(comm, outcome.writer_error); });
   MPI_Barrier(comm);
   progress.clear();
 
@@ -228,11 +223,10 @@ RunSummary run_distributed(const RunRequest& request, const DistributedRunOption
   const std::exception_ptr finish_error = capture_error([&] { file->finish(summary.status); });
   if (run_error) std::rethrow_exception(run_error);
   mpi::agree_on_errors(comm, finish_error);
-  summary.cell_updates_per_s =
-      summary.seconds > 0
-          ? static_cast<double>(summary.images_written - first) * cell_updates_per_image /
-                summary.seconds
-          : 0;
+  summary.cell_updates_per_s = summary.seconds > 0
+                                   ? static_cast<double>(summary.images_written - first) *
+                                         cell_updates_per_image / summary.seconds
+                                   : 0;
 
   if (root && !request.quiet) {
     const mpi::HaloStatistics halo = engine->statistics();
@@ -304,25 +298,24 @@ RunSummary execute_distributed_run(const RunRequest& request, const DistributedR
   // The output path is one file on a shared file system: one rank looks at it. A continued run's
   // file is read by every rank (its attributes are small).
   std::optional<io::RunFileState> continued;
-  mpi::agree_on_errors(world, capture_error([&] {
-                         if (request.resume) {
-                           continued = io::read_run_state(request.output);
-                           if (continued->status == "complete") {
-                             throw InvalidInput("nothing to resume: " + request.output.string() +
-                                                " holds a complete run");
-                           }
-                           if (continued->single_writer_format) {
-                             throw InvalidInput(
-                                 request.output.string() +
-                                 " was written by a single process, in the format of HDF5's "
-                                 "SWMR mode, which parallel HDF5 cannot extend: continue it "
-                                 "without mpirun/srun");
-                           }
-                         } else if (session.rank() == 0) {
-                           io::check_output_path(request.output, request.overwrite,
-                                                 io::run_output_bytes(meta));
-                         }
-                       }));
+  mpi::agree_on_errors(
+      world, capture_error([&] {
+        if (request.resume) {
+          continued = io::read_run_state(request.output);
+          if (continued->status == "complete") {
+            throw InvalidInput("nothing to resume: " + request.output.string() +
+                               " holds a complete run");
+          }
+          if (continued->single_writer_format) {
+            throw InvalidInput(request.output.string() +
+                               " was written by a single process, in the format of HDF5's "
+                               "SWMR mode, which parallel HDF5 cannot extend: continue it "
+                               "without mpirun/srun");
+          }
+        } else if (session.rank() == 0) {
+          io::check_output_path(request.output, request.overwrite, io::run_output_bytes(meta));
+        }
+      }));
   const io::RunFileState* from = continued ? &*continued : nullptr;
   return request.problem.precision == Precision::Single
              ? run_distributed<float>(request, resolved, session, process_grid, placement, meta,

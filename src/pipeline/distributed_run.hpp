@@ -14,8 +14,8 @@
 
 #include <string>
 
-#include "pipeline/run.hpp"
 #include "mpi/session.hpp"
+#include "pipeline/run.hpp"
 
 namespace grayscott::pipeline {
 

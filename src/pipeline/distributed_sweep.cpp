@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/under_mpi.hpp"
 #include "io/hdf5.hpp"
 #include "io/run_file.hpp"
 #include "io/sweep_file.hpp"
 #include "mpi/decomposition.hpp"
 #include "mpi/parallel_output.hpp"
+#include "pipeline/under_mpi.hpp"
 
 namespace grayscott::pipeline {
 
@@ -136,11 +136,10 @@ SweepSummary execute_distributed_sweep(const SweepRequest& original, const mpi::
   if (!error) error = fill_error;
 
   // Together again: how it ended, every member's first non-finite image, the file closed.
-  const bool complete =
-      !error && !part.outcome.stopped() &&
-      std::all_of(part.images_written.begin(), part.images_written.end(),
-                  [&](std::int64_t n) { return n == request.images; }) &&
-      static_cast<std::int64_t>(part.images_written.size()) == mine.size;
+  const bool complete = !error && !part.outcome.stopped() &&
+                        std::all_of(part.images_written.begin(), part.images_written.end(),
+                                    [&](std::int64_t n) { return n == request.images; }) &&
+                        static_cast<std::int64_t>(part.images_written.size()) == mine.size;
   const std::string local_status =
       complete ? "complete"
       : !part.outcome.stop_reason.empty()

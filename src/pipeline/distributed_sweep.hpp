@@ -6,8 +6,8 @@
 // file holds the same values as a single-process sweep's.
 #pragma once
 
-#include "pipeline/sweep.hpp"
 #include "mpi/session.hpp"
+#include "pipeline/sweep.hpp"
 
 namespace grayscott::pipeline {
 

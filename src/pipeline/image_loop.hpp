@@ -8,11 +8,11 @@
 // whether to go on, checkpoint or flush (Agreement), so that their collective writes match.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <exception>
-#include <atomic>
 #include <functional>
 #include <optional>
 #include <span>
@@ -88,8 +88,8 @@ struct LoopPlan {
   std::int64_t first_image = 0;  // images already done (a continued run)
   std::int64_t images = 0;       // images in the whole run
   std::int64_t steps_per_image = 0;
-  FieldSet fields;               // the fields written
-  std::size_t slot_values = 0;   // values per field in one image (cells x members)
+  FieldSet fields;              // the fields written
+  std::size_t slot_values = 0;  // values per field in one image (cells x members)
   SavePolicy save;
   bool checkpoints = true;
   bool wait_for_each_write = false;  // the stepping thread waits for every write to finish
@@ -97,10 +97,10 @@ struct LoopPlan {
 };
 
 struct LoopOutcome {
-  std::int64_t images_done = 0;      // images handed to the writer, counting plan.first_image
+  std::int64_t images_done = 0;        // images handed to the writer, counting plan.first_image
   std::int64_t checkpoint_images = 0;  // images done at the newest checkpoint handed over
-  std::string stop_reason;           // why the loop stopped early (non-finite values, ...)
-  int signal = 0;                    // the stop signal that ended the loop, if one did
+  std::string stop_reason;             // why the loop stopped early (non-finite values, ...)
+  int signal = 0;                      // the stop signal that ended the loop, if one did
   std::exception_ptr stepping_error, writer_error;
   bool stopped() const {
     return !stop_reason.empty() || signal != 0 || stepping_error || writer_error;

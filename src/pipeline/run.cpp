@@ -45,13 +45,7 @@ RunSummary run_with(const RunRequest& request, io::RunMetadata meta,
                     !request.on_progress && !request.quiet && ::isatty(2));
   EngineSource<Real> source(*engine, cells);
   RunFileSink<Real> sink(*file, request.fields, false);
-  LoopPlan plan;
-  plan.first_image = first;
-  plan.images = request.images;
-  plan.steps_per_image = request.steps_per_image;
-  plan.fields = request.fields;
-  plan.slot_values = cells;
-  plan.save = request.save;
+  LoopPlan plan = run_loop_plan(request, first, cells);
   plan.on_image = [&](std::int64_t done) {
     if (request.on_progress)
       request.on_progress(done, request.images);
@@ -78,15 +72,26 @@ RunSummary run_with(const RunRequest& request, io::RunMetadata meta,
   file->finish(summary.status);
   if (outcome.stepping_error) std::rethrow_exception(outcome.stepping_error);
   if (outcome.writer_error) std::rethrow_exception(outcome.writer_error);
-  summary.cell_updates_per_s =
-      summary.seconds > 0
-          ? static_cast<double>(summary.images_written - first) * cell_updates_per_image /
-                summary.seconds
-          : 0;
+  summary.cell_updates_per_s = summary.seconds > 0
+                                   ? static_cast<double>(summary.images_written - first) *
+                                         cell_updates_per_image / summary.seconds
+                                   : 0;
   return summary;
 }
 
 }  // namespace
+
+LoopPlan run_loop_plan(const RunRequest& request, std::int64_t first_image,
+                       std::size_t slot_values) {
+  LoopPlan plan;
+  plan.first_image = first_image;
+  plan.images = request.images;
+  plan.steps_per_image = request.steps_per_image;
+  plan.fields = request.fields;
+  plan.slot_values = slot_values;
+  plan.save = request.save;
+  return plan;
+}
 
 std::string interrupted_status(int signal, std::int64_t images_done) {
   return "interrupted by " + signal_name(signal) + " after image " + std::to_string(images_done);
@@ -137,8 +142,7 @@ RunSummary execute_run(const RunRequest& request) {
   if (request.resume) {
     continued = io::read_run_state(request.output);
     if (continued->status == "complete") {
-      throw InvalidInput("nothing to resume: " + request.output.string() +
-                         " holds a complete run");
+      throw InvalidInput("nothing to resume: " + request.output.string() + " holds a complete run");
     }
   } else {
     io::check_output_path(request.output, request.overwrite, io::run_output_bytes(meta));

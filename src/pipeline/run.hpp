@@ -38,14 +38,14 @@ struct RunRequest {
 
 struct RunSummary {
   std::string backend;
-  std::int64_t first_image = 0;  // images the file held already (a continued run)
+  std::int64_t first_image = 0;     // images the file held already (a continued run)
   std::int64_t images_written = 0;  // images in the file at the end
   double seconds = 0;
   double cell_updates_per_s = 0;  // of this invocation's images
   bool completed = false;
-  int signal = 0;                // the stop signal that ended the run, if any
+  int signal = 0;                      // the stop signal that ended the run, if any
   std::int64_t checkpoint_images = 0;  // images done at the file's newest checkpoint
-  std::string status;            // "complete", or why the run stopped (the file's status)
+  std::string status;                  // "complete", or why the run stopped (the file's status)
 };
 
 // A run that a stop signal ended, its file consistent and its checkpoint saved: front ends exit
@@ -67,6 +67,11 @@ void validate_run_request(const RunRequest& request);
 // The request that continues the run in `path`: its parameters come from the file. Throws
 // InvalidInput when the file is not a run file or holds a complete run ("nothing to resume").
 RunRequest resume_request(const std::filesystem::path& path);
+
+// The image loop's plan for `request`, continuing after `first_image` images, with
+// `slot_values` values per field in one image (this process's cells).
+LoopPlan run_loop_plan(const RunRequest& request, std::int64_t first_image,
+                       std::size_t slot_values);
 
 // The file's status for a run that stopped: "interrupted by SIGTERM after image N" and the like.
 std::string interrupted_status(int signal, std::int64_t images_done);

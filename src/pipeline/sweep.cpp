@@ -29,7 +29,8 @@ std::vector<SweepMember> cross_members(const std::vector<double>& feeds,
                        static_cast<double>(seeds.size());
   if (total > max_members) {
     throw InvalidInput("the sweep has " + std::to_string(static_cast<long long>(total)) +
-                       " members, more than " + std::to_string(static_cast<long long>(max_members)));
+                       " members, more than " +
+                       std::to_string(static_cast<long long>(max_members)));
   }
   std::vector<SweepMember> members;
   members.reserve(static_cast<std::size_t>(total));
@@ -94,8 +95,13 @@ class SweepFileSink final : public ImageSink<Real> {
   SweepFileSink(io::SweepFileWriter& file, FieldSet fields, std::int64_t first, std::int64_t count,
                 std::size_t cells, std::vector<std::int64_t>& nonfinite,
                 std::vector<std::int64_t>& images_written)
-      : file_(file), fields_(fields), first_(first), count_(count), cells_(cells),
-        nonfinite_(nonfinite), images_written_(images_written) {}
+      : file_(file),
+        fields_(fields),
+        first_(first),
+        count_(count),
+        cells_(cells),
+        nonfinite_(nonfinite),
+        images_written_(images_written) {}
   std::string write(const ImageSlot<Real>& slot) override {
     for (std::int64_t m = 0; m < count_; ++m) {
       auto& first_bad = nonfinite_[static_cast<std::size_t>(first_ + m)];
@@ -257,9 +263,9 @@ SweepSummary sweep_with(const SweepRequest& request, io::SweepMetadata meta,
   summary.nonfinite_members =
       std::count_if(nonfinite.begin(), nonfinite.end(), [](std::int64_t i) { return i >= 0; });
   summary.signal = part.outcome.signal;
-  summary.completed = !part.outcome.stopped() &&
-                      std::all_of(part.images_written.begin(), part.images_written.end(),
-                                  [&](std::int64_t n) { return n == request.images; });
+  summary.completed =
+      !part.outcome.stopped() && std::all_of(part.images_written.begin(), part.images_written.end(),
+                                             [&](std::int64_t n) { return n == request.images; });
   summary.status = summary.completed                   ? "complete"
                    : !part.outcome.stop_reason.empty() ? part.outcome.stop_reason
                                                        : "stopped: an error ended the sweep";

@@ -1,7 +1,6 @@
 #include "pipeline/under_mpi.hpp"
 
 #include <omp.h>
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,8 +9,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "pipeline/run.hpp"
 #include "engine/backends.hpp"
+#include "pipeline/run.hpp"
 
 namespace grayscott::pipeline {
 

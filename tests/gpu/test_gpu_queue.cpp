@@ -6,8 +6,8 @@
 #include <chrono>
 #include <thread>
 
-#include "pipeline/image_queue.hpp"
 #include "gpu_test_support.hpp"
+#include "pipeline/image_queue.hpp"
 
 using namespace grayscott;
 using namespace grayscott::testing;

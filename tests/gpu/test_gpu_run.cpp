@@ -5,9 +5,9 @@
 
 #include <filesystem>
 
-#include "pipeline/run.hpp"
 #include "gpu_test_support.hpp"
 #include "io/run_file.hpp"
+#include "pipeline/run.hpp"
 
 using namespace grayscott;
 using namespace grayscott::testing;
@@ -21,7 +21,7 @@ std::filesystem::path temporary_path(const std::string& name) {
 
 // A quiet run on the CUDA backend into a temporary file `name`.
 pipeline::RunRequest cuda_run(std::int64_t rows, std::int64_t cols, std::int64_t images,
-                         std::int64_t steps_per_image, const std::string& name) {
+                              std::int64_t steps_per_image, const std::string& name) {
   pipeline::RunRequest request;
   request.problem =
       stable_problem(rows, cols, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);

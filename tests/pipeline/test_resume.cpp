@@ -28,8 +28,8 @@ struct Case {
 class Resume : public ::testing::TestWithParam<Case> {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("grayscott_resume_" + std::to_string(::getpid()) + "_" +
-                                        std::to_string(counter_++));
+    dir_ = fs::temp_directory_path() /
+           ("grayscott_resume_" + std::to_string(::getpid()) + "_" + std::to_string(counter_++));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     pipeline::clear_stop_request();
