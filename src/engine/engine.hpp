@@ -28,6 +28,7 @@ struct EngineOptions {
 template <class Real>
 class Engine {
  public:
+  using real_type = Real;
   virtual ~Engine() = default;
 
   // "cpu", "cuda", ...: what actually runs, for attributes and messages.
@@ -44,6 +45,20 @@ class Engine {
   // Waits for the last captured image and copies member m's fields into u and v (rows*cols each;
   // a field not captured, or a null pointer, is skipped).
   virtual void read_captured(std::size_t member, Real* u, Real* v) = 0;
+
+  // Where the current state lives, for front ends that read or change it in place (the Python
+  // module's arrays): every member's u and v, rows*cols values each, row-major, member m at
+  // offset m * member_stride. Waits for the steps queued so far. The pointers stay valid while
+  // the engine lives, but they hold the current state only until the next advance or load: the
+  // engine steps between two buffers.
+  struct StateView {
+    Real* u = nullptr;
+    Real* v = nullptr;
+    std::size_t member_stride = 0;  // values from one member's field to the next member's
+    bool on_device = false;         // device memory (CUDA), not host memory
+    int device = 0;                 // the device ordinal when on_device
+  };
+  virtual StateView state() = 0;
 };
 
 // The backend chosen for `options.backend`; Auto picks CUDA when a usable device is there.

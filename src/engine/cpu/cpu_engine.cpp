@@ -31,12 +31,16 @@ CpuEngine<Real>::CpuEngine(const Problem& problem, std::span<const Parameters> m
                        std::to_string(options.fuse_steps));
   }
   const auto cells = static_cast<std::size_t>(grid_.cells());
+  for (int b = 0; b < 2; ++b) {
+    state_u_[b] = HostBuffer<Real>::huge_pages(members_.size() * cells);
+    state_v_[b] = HostBuffer<Real>::huge_pages(members_.size() * cells);
+  }
   for (std::size_t m = 0; m < members_.size(); ++m) {
     Member& member = members_[m];
     member.coefficients = Coefficients<Real>::from(member_params[m]);
     for (int b = 0; b < 2; ++b) {
-      member.u[b] = HostBuffer<Real>::huge_pages(cells);
-      member.v[b] = HostBuffer<Real>::huge_pages(cells);
+      member.u[b] = state_u_[b].data() + m * cells;
+      member.v[b] = state_v_[b].data() + m * cells;
     }
     member.captured_u = HostBuffer<Real>::huge_pages(cells);
     member.captured_v = HostBuffer<Real>::huge_pages(cells);
@@ -52,8 +56,8 @@ CpuEngine<Real>::CpuEngine(const Problem& problem, std::span<const Parameters> m
     for (std::int64_t r = 0; r < rows; ++r) {
       Member& member = members_[static_cast<std::size_t>(m)];
       const std::size_t offset = static_cast<std::size_t>(r * cols);
-      for (Real* p : {member.u[0].data(), member.u[1].data(), member.v[0].data(),
-                      member.v[1].data(), member.captured_u.data(), member.captured_v.data()}) {
+      for (Real* p : {member.u[0], member.u[1], member.v[0], member.v[1], member.captured_u.data(),
+                      member.captured_v.data()}) {
         std::fill_n(p + offset, cols, Real(0));
       }
     }
@@ -117,8 +121,11 @@ std::vector<typename CpuEngine<Real>::Band> CpuEngine<Real>::bands_of(int thread
 template <class Real>
 void CpuEngine<Real>::load(std::size_t member, std::span<const Real> u, std::span<const Real> v) {
   Member& m = members_.at(member);
-  std::copy(u.begin(), u.end(), m.u[current_].data());
-  std::copy(v.begin(), v.end(), m.v[current_].data());
+  const auto cells = static_cast<std::size_t>(grid_.cells());
+  if (u.size() != cells || v.size() != cells)
+    throw InvalidInput("load: expected " + std::to_string(cells) + " values per field");
+  std::copy(u.begin(), u.end(), m.u[current_]);
+  std::copy(v.begin(), v.end(), m.v[current_]);
 }
 
 template <class Real>
@@ -166,9 +173,9 @@ void CpuEngine<Real>::advance_one_step_sweeps(std::int64_t steps) {
     for (std::int64_t m = 0; m < nmembers; ++m) {
       for (std::int64_t r = 0; r < rows; ++r) {
         Member& member = members_[static_cast<std::size_t>(m)];
-        const auto in = neighbourhood(member.u[src].data(), member.v[src].data(), r);
-        update_row<K>(in, cols, edge, edge, member.coefficients, w, member.u[dst].data() + r * cols,
-                      member.v[dst].data() + r * cols);
+        const auto in = neighbourhood(member.u[src], member.v[src], r);
+        update_row<K>(in, cols, edge, edge, member.coefficients, w, member.u[dst] + r * cols,
+                      member.v[dst] + r * cols);
       }
     }
   }
@@ -188,10 +195,10 @@ template <StencilKind K>
 void CpuEngine<Real>::fused_band(const Band& band, int depth, int src, Real* scratch) {
   const std::int64_t rows = grid_.rows, cols = grid_.cols;
   Member& member = members_[band.member];
-  const Real* src_u = member.u[src].data();
-  const Real* src_v = member.v[src].data();
-  Real* dst_u = member.u[1 - src].data();
-  Real* dst_v = member.v[1 - src].data();
+  const Real* src_u = member.u[src];
+  const Real* src_v = member.v[src];
+  Real* dst_u = member.u[1 - src];
+  Real* dst_v = member.v[1 - src];
   const bool periodic = boundary_ == Boundary::Periodic;
   const Real* outside_u = boundary_ == Boundary::Fixed ? fixed_row_u_.data() : nullptr;
   const Real* outside_v = boundary_ == Boundary::Fixed ? fixed_row_v_.data() : nullptr;
@@ -292,9 +299,9 @@ void CpuEngine<Real>::capture(FieldSet fields) {
       Member& member = members_[static_cast<std::size_t>(m)];
       const std::size_t offset = static_cast<std::size_t>(r * cols);
       if (fields.u)
-        std::copy_n(member.u[current_].data() + offset, cols, member.captured_u.data() + offset);
+        std::copy_n(member.u[current_] + offset, cols, member.captured_u.data() + offset);
       if (fields.v)
-        std::copy_n(member.v[current_].data() + offset, cols, member.captured_v.data() + offset);
+        std::copy_n(member.v[current_] + offset, cols, member.captured_v.data() + offset);
     }
   }
 }
@@ -305,6 +312,12 @@ void CpuEngine<Real>::read_captured(std::size_t member, Real* u, Real* v) {
   const auto cells = static_cast<std::size_t>(grid_.cells());
   if (u && captured_.u) std::copy_n(m.captured_u.data(), cells, u);
   if (v && captured_.v) std::copy_n(m.captured_v.data(), cells, v);
+}
+
+template <class Real>
+typename Engine<Real>::StateView CpuEngine<Real>::state() {
+  return {state_u_[current_].data(), state_v_[current_].data(),
+          static_cast<std::size_t>(grid_.cells()), false, 0};
 }
 
 template class CpuEngine<float>;

@@ -25,6 +25,7 @@ class CpuEngine final : public Engine<Real> {
   void advance(std::int64_t steps) override;
   void capture(FieldSet fields) override;
   void read_captured(std::size_t member, Real* u, Real* v) override;
+  typename Engine<Real>::StateView state() override;
 
   // The deepest fusion accepted: beyond it the rolling rows outgrow any core's cache.
   static constexpr int max_fuse_steps = 64;
@@ -38,7 +39,8 @@ class CpuEngine final : public Engine<Real> {
  private:
   struct Member {
     Coefficients<Real> coefficients;
-    HostBuffer<Real> u[2], v[2];  // ping-pong: [current] holds the state
+    Real* u[2];  // ping-pong: [current] holds the state; this member's part of state_u_
+    Real* v[2];
     HostBuffer<Real> captured_u, captured_v;
   };
 
@@ -64,6 +66,9 @@ class CpuEngine final : public Engine<Real> {
   StencilKind stencil_kind_;
   std::vector<Real> weights_;
   std::vector<Member> members_;
+  // Every member's fields in one array per buffer, member after member: one stride from a member
+  // to the next, so a batch's state is one (members, rows, cols) array (see state()).
+  HostBuffer<Real> state_u_[2], state_v_[2];
   std::vector<Real> fixed_row_u_, fixed_row_v_;  // the Fixed boundary's rows outside the grid
   EdgeRule edge_rule_;
   int threads_;

@@ -40,6 +40,7 @@ class CudaEngine final : public Engine<Real> {
   void advance(std::int64_t steps) override;
   void capture(FieldSet fields) override;
   void read_captured(std::size_t member, Real* u, Real* v) override;
+  typename Engine<Real>::StateView state() override;
 
   // Steps per launch actually used (1 = the one-step kernel).
   int fuse_steps() const { return fuse_; }

@@ -230,6 +230,15 @@ void CudaEngine<Real>::read_captured(std::size_t member, Real* u, Real* v) {
 }
 
 template <class Real>
+typename Engine<Real>::StateView CudaEngine<Real>::state() {
+  use_device();
+  // The caller reads or writes the buffers from another stream or the host: the steps queued on
+  // the compute stream must be done first.
+  detail::check(cudaStreamSynchronize(compute_.get()), "waiting for the steps");
+  return {u_[current_].data(), v_[current_].data(), cells_, true, device_};
+}
+
+template <class Real>
 std::unique_ptr<Engine<Real>> make_engine(const Problem& problem,
                                           std::span<const Parameters> member_params,
                                           const EngineOptions& options) {
