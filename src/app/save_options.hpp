@@ -9,8 +9,7 @@
 
 namespace grayscott::app {
 
-// "25" (images), "90s", "10m", "1h" (wall time) into `policy`. Throws InvalidInput.
-void parse_checkpoint_every(std::string_view text, pipeline::SavePolicy& policy);
+using pipeline::parse_checkpoint_every;
 
 // Adds --checkpoint-every to `app`, storing its text in `value`.
 void add_checkpoint_option(CLI::App& app, std::string& value);

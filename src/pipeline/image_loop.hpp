@@ -17,6 +17,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "model/model.hpp"
@@ -40,6 +41,10 @@ struct SavePolicy {
   double checkpoint_every_seconds = 300;     // > 0 (and no image count): by wall time
   double durable_every_seconds = 0.5;        // flush the file at least this often
 };
+
+// --checkpoint-every's "25" (images), "90s", "10m", "1h" (wall time) into `policy`. Throws
+// InvalidInput.
+void parse_checkpoint_every(std::string_view text, SavePolicy& policy);
 
 // What the loop steps.
 template <class Real>

@@ -14,24 +14,59 @@ namespace grayscott::pipeline {
 
 namespace {
 
-template <class Real>
-RunSummary run_with(const RunRequest& request, io::RunMetadata meta,
-                    const io::RunFileState* continued) {
-  const Problem& problem = request.problem;
-  const Parameters params[1] = {problem.params};
-  auto engine = make_engine<Real>(problem, params, request.engine);
-  meta.backend = engine->backend();
+// The request's file metadata, and the state of the file it continues (if it does): checked
+// before any engine is made.
+struct PreparedRun {
+  io::RunMetadata meta;
+  std::optional<io::RunFileState> continued;
+};
 
+PreparedRun prepare_run(const RunRequest& request) {
+  validate_run_request(request);
+  PreparedRun prepared{io::RunMetadata{request.problem, request.images, request.steps_per_image,
+                                       request.fields, "", std::string(version), request.initial},
+                       std::nullopt};
+  if (request.resume) {
+    prepared.continued = io::read_run_state(request.output);
+    if (prepared.continued->status == "complete") {
+      throw InvalidInput("nothing to resume: " + request.output.string() + " holds a complete run");
+    }
+  } else {
+    io::check_output_path(request.output, request.overwrite, io::run_output_bytes(prepared.meta));
+  }
+  return prepared;
+}
+
+template <class Real>
+void load_initial_state(Engine<Real>& engine, const RunRequest& request) {
+  const auto cells = static_cast<std::size_t>(request.problem.grid.cells());
+  std::vector<Real> u(cells), v(cells);
+  fill_initial_state<Real>(request.problem.grid, request.initial, u, v);
+  engine.load(0, u, v);
+}
+
+// The state a continued run goes on from: its newest checkpoint, or its initial state when it
+// stopped before the first one.
+template <class Real>
+void load_continued_state(Engine<Real>& engine, const RunRequest& request,
+                          const io::RunFileState& continued) {
+  if (continued.checkpoint_images == 0) return load_initial_state(engine, request);
+  const auto cells = static_cast<std::size_t>(request.problem.grid.cells());
+  std::vector<Real> u(cells), v(cells);
+  io::read_checkpoint<Real>(request.output, 0, 0, 0, 0, u, v);
+  engine.load(0, u, v);
+}
+
+// The run from the state the engine holds: the request's initial state, or the checkpoint of the
+// run it continues.
+template <class Real>
+RunSummary run_on(Engine<Real>& engine, const RunRequest& request, PreparedRun prepared) {
+  const Problem& problem = request.problem;
+  io::RunMetadata& meta = prepared.meta;
+  const io::RunFileState* continued = prepared.continued ? &*prepared.continued : nullptr;
+  meta.backend = engine.backend();
   const auto cells = static_cast<std::size_t>(problem.grid.cells());
   const std::int64_t first = continued ? continued->checkpoint_images : 0;
-  {
-    std::vector<Real> u(cells), v(cells);
-    if (first > 0)
-      io::read_checkpoint<Real>(request.output, 0, 0, 0, 0, u, v);
-    else
-      fill_initial_state<Real>(problem.grid, request.initial, u, v);
-    engine->load(0, u, v);
-  }
 
   std::optional<io::RunFileWriter> file;
   if (continued)
@@ -43,7 +78,7 @@ RunSummary run_with(const RunRequest& request, io::RunMetadata meta,
       static_cast<double>(cells) * static_cast<double>(request.steps_per_image);
   Progress progress(request.images - first, cell_updates_per_image,
                     !request.on_progress && !request.quiet && ::isatty(2));
-  EngineSource<Real> source(*engine, cells);
+  EngineSource<Real> source(engine, cells);
   RunFileSink<Real> sink(*file, request.fields, false);
   LoopPlan plan = run_loop_plan(request, first, cells);
   plan.on_image = [&](std::int64_t done) {
@@ -133,23 +168,39 @@ RunRequest resume_request(const std::filesystem::path& path) {
   return request;
 }
 
-RunSummary execute_run(const RunRequest& request) {
-  validate_run_request(request);
-  io::RunMetadata meta{
-      request.problem,      request.images, request.steps_per_image, request.fields, "",
-      std::string(version), request.initial};
-  std::optional<io::RunFileState> continued;
-  if (request.resume) {
-    continued = io::read_run_state(request.output);
-    if (continued->status == "complete") {
-      throw InvalidInput("nothing to resume: " + request.output.string() + " holds a complete run");
-    }
-  } else {
-    io::check_output_path(request.output, request.overwrite, io::run_output_bytes(meta));
-  }
-  const io::RunFileState* from = continued ? &*continued : nullptr;
-  return request.problem.precision == Precision::Single ? run_with<float>(request, meta, from)
-                                                        : run_with<double>(request, meta, from);
+namespace {
+
+template <class Real>
+RunSummary execute_run_with(const RunRequest& request) {
+  PreparedRun prepared = prepare_run(request);
+  const Parameters params[1] = {request.problem.params};
+  auto engine = make_engine<Real>(request.problem, params, request.engine);
+  if (prepared.continued)
+    load_continued_state(*engine, request, *prepared.continued);
+  else
+    load_initial_state(*engine, request);
+  return run_on(*engine, request, std::move(prepared));
 }
+
+}  // namespace
+
+RunSummary execute_run(const RunRequest& request) {
+  return request.problem.precision == Precision::Single ? execute_run_with<float>(request)
+                                                        : execute_run_with<double>(request);
+}
+
+template <class Real>
+RunSummary execute_run_on(Engine<Real>& engine, const RunRequest& request) {
+  if (engine.members() != 1) throw InvalidInput("a run steps one simulation, not a batch");
+  if ((request.problem.precision == Precision::Single) != std::is_same_v<Real, float>) {
+    throw InvalidInput("the engine's precision is not the run's");
+  }
+  PreparedRun prepared = prepare_run(request);
+  if (prepared.continued) load_continued_state(engine, request, *prepared.continued);
+  return run_on(engine, request, std::move(prepared));
+}
+
+template RunSummary execute_run_on(Engine<float>&, const RunRequest&);
+template RunSummary execute_run_on(Engine<double>&, const RunRequest&);
 
 }  // namespace grayscott::pipeline

@@ -60,6 +60,13 @@ struct RunInterrupted : std::runtime_error {
 // A run stopped by a signal returns with summary.signal set.
 RunSummary execute_run(const RunRequest& request);
 
+// The same run on an engine the caller made for request.problem (one member, the request's
+// precision), from the state the engine holds now, which must be the request's initial state; a
+// resumed request loads the file's checkpoint into it first. The engine holds the last state
+// stepped when this returns: the Python module's Simulation.run.
+template <class Real>
+RunSummary execute_run_on(Engine<Real>& engine, const RunRequest& request);
+
 // The request's own checks (not the output path): throws InvalidInput. Shared with the
 // distributed run.
 void validate_run_request(const RunRequest& request);
