@@ -1,0 +1,127 @@
+"""The state is seen without copies: views of the engine's memory that a write goes through."""
+
+import gc
+import threading
+
+import numpy as np
+import pytest
+
+import grayscott as gs
+from conftest import reference_step
+
+
+def test_view_is_the_engines_memory_not_a_copy():
+    sim = gs.Simulation(rows=40, cols=50, backend="cpu")
+    a, b = sim.v, sim.v
+    assert isinstance(a, np.ndarray) and a.shape == (40, 50) and a.dtype == np.float32
+    # Two accesses with no advance between them view the same memory.
+    assert a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
+    assert not a.flags.owndata
+    a[3, 4] = 0.25
+    assert b[3, 4] == np.float32(0.25)
+    # The engine's own copy path (capture, read back) sees the write: the view is its state.
+    assert sim._copy_field("v")[3, 4] == np.float32(0.25)
+
+
+def test_a_write_through_the_view_is_where_the_next_step_starts():
+    sim = gs.Simulation(rows=24, cols=30, backend="cpu", precision="double")
+    sim.v[10:20, 10:20] = 0.5
+    sim.u[2:5, 20:28] = 0.3
+    u0, v0 = sim.u.copy(), sim.v.copy()
+    sim.advance(1)
+    u1, v1 = reference_step(u0, v0)
+    np.testing.assert_allclose(sim.u, u1, rtol=0, atol=1e-14)
+    np.testing.assert_allclose(sim.v, v1, rtol=0, atol=1e-14)
+
+
+def test_initial_state_is_the_rectangle():
+    sim = gs.Simulation(rows=100, cols=100, backend="cpu")
+    v, u = sim.v, sim.u
+    assert set(np.unique(v)) == {0.0, 1.0} and set(np.unique(u)) == {0.0, 1.0}
+    assert np.array_equal(u, 1 - v)
+    assert 0 < v.sum() < v.size
+
+
+def test_step_time_and_reset():
+    sim = gs.Simulation(rows=16, cols=16, dt=0.5, backend="cpu")
+    first = sim.v.copy()
+    sim.advance(7)
+    assert sim.step == 7 and sim.time == 3.5
+    assert not np.array_equal(sim.v, first)
+    sim.reset()
+    assert sim.step == 0 and np.array_equal(sim.v, first)
+
+
+def test_advance_in_pieces_is_bitwise_one_advance():
+    one = gs.Simulation(rows=64, cols=80, backend="cpu")
+    one.advance(100)
+    pieces = gs.Simulation(rows=64, cols=80, backend="cpu")
+    for n in (1, 2, 30, 67):
+        pieces.advance(n)
+    assert pieces.step == one.step == 100
+    assert np.array_equal(one.v, pieces.v) and np.array_equal(one.u, pieces.u)
+
+
+def test_sweep_arrays_have_a_member_axis_and_are_views():
+    sweep = gs.Sweep(feed=[0.02, 0.03], kill=[0.05, 0.06, 0.062], seeds=[1, 2], rows=20, cols=24,
+                     backend="cpu")
+    assert len(sweep) == 12
+    v = sweep.v
+    assert v.shape == (12, 20, 24) and not v.flags.owndata
+    assert sweep.members[0] == (0.02, 0.05, 1) and sweep.members[1] == (0.02, 0.06, 1)
+    assert sweep.members[6] == (0.02, 0.05, 2)
+    v[5, 0, 0] = 0.75
+    assert sweep._copy_field("v")[5, 0, 0] == np.float32(0.75)
+
+
+def test_sweep_members_equal_single_runs():
+    feeds, kills, seeds = [0.022, 0.035], [0.051, 0.06], [3, 9]
+    sweep = gs.Sweep(feed=feeds, kill=kills, seeds=seeds, rows=32, cols=40, backend="cpu")
+    sweep.advance(150)
+    for m, (feed, kill, seed) in enumerate(sweep.members):
+        alone = gs.Simulation(rows=32, cols=40, feed=feed, kill=kill, init="noise", seed=seed,
+                              backend="cpu")
+        alone.advance(150)
+        assert np.array_equal(sweep.v[m], alone.v), m
+        assert np.array_equal(sweep.u[m], alone.u), m
+
+
+def test_a_view_outlives_its_simulation():
+    sim = gs.Simulation(rows=30, cols=30, backend="cpu")
+    sim.advance(10)
+    view = sim.v
+    expected = view.copy()
+    del sim
+    gc.collect()
+    # The view holds the simulation, hence the engine's memory: reading it is safe and unchanged.
+    assert np.array_equal(view, expected)
+    view[0, 0] = 0.5
+    assert view[0, 0] == np.float32(0.5)
+
+
+def test_a_view_outlives_its_sweep():
+    sweep = gs.Sweep(feed=[0.02, 0.03], rows=16, cols=16, backend="cpu")
+    view = sweep.u
+    expected = view.copy()
+    del sweep
+    gc.collect()
+    assert np.array_equal(view, expected)
+
+
+def test_one_simulation_from_several_threads_one_at_a_time():
+    shared = gs.Simulation(rows=48, cols=48, backend="cpu")
+    threads = [threading.Thread(target=shared.advance, args=(25,)) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    alone = gs.Simulation(rows=48, cols=48, backend="cpu")
+    alone.advance(100)
+    assert shared.step == 100
+    assert np.array_equal(shared.v, alone.v)
+
+
+def test_numpy_asarray_always_works():
+    sim = gs.Simulation(rows=8, cols=8, backend="cpu")
+    assert np.asarray(sim.v).shape == (8, 8)
+    assert np.asarray(sim.v, dtype=np.float64).dtype == np.float64

@@ -1,0 +1,62 @@
+"""Bad input raises ValueError or TypeError with the command line's one-line message."""
+
+import pytest
+
+import grayscott as gs
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(rows=0), "rows must be a positive integer"),
+        (dict(feed=-1.0), "feed"),
+        (dict(dt=10.0), "dt"),
+        (dict(stencil="nine"), "stencil"),
+        (dict(boundary="mirror"), "boundary"),
+        (dict(precision="half"), "precision"),
+        (dict(backend="tpu"), "backend: expected auto, cpu or cuda"),
+        (dict(init="stripes"), "init"),
+        (dict(threads=0), "threads must be a positive integer"),
+        (dict(stencil="-1,-1,-1,-1,0,-1,-1,-1,-1"), "stencil"),
+    ],
+)
+def test_bad_parameters_raise_value_error_with_one_line(kwargs, message):
+    with pytest.raises(ValueError, match=message) as info:
+        gs.Simulation(rows=kwargs.pop("rows", 8), cols=8, **kwargs)
+    assert "\n" not in str(info.value)
+
+
+def test_wrong_types_raise_type_error():
+    with pytest.raises(TypeError):
+        gs.Simulation(rows="128", cols=8)
+    with pytest.raises(TypeError):
+        gs.Simulation(rows=8, cols=8).advance("ten")
+    with pytest.raises(TypeError):
+        gs.Simulation(rows=8, cols=8).run(images=1, steps_per_image=1, output="x.h5",
+                                          checkpoint_every=[1])
+
+
+def test_bad_run_options_raise_value_error(tmp_path):
+    sim = gs.Simulation(rows=8, cols=8, backend="cpu")
+    with pytest.raises(ValueError, match="images must be a positive integer"):
+        sim.run(images=0, output=tmp_path / "a.h5")
+    with pytest.raises(ValueError, match="fields"):
+        sim.run(images=1, output=tmp_path / "a.h5", fields="w")
+    with pytest.raises(ValueError, match="checkpoint-every"):
+        sim.run(images=1, output=tmp_path / "a.h5", checkpoint_every="soon")
+    with pytest.raises(ValueError):
+        sim.advance(-1)
+    assert not (tmp_path / "a.h5").exists()
+
+
+def test_resume_of_a_file_that_is_not_a_run(tmp_path):
+    with pytest.raises((ValueError, RuntimeError)) as info:
+        gs.Simulation.resume(tmp_path / "missing.h5")
+    assert "missing.h5" in str(info.value)
+
+
+def test_sweep_needs_values():
+    with pytest.raises(ValueError, match="feed"):
+        gs.Sweep(feed=[], kill=[0.05])
+    with pytest.raises(ValueError, match="feed"):
+        gs.Sweep(feed=[-0.1], kill=[0.05])

@@ -1,0 +1,172 @@
+"""Simulation.run is the pipeline of `grayscott run`: the same file, bitwise; stops and resumes."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import h5py
+import numpy as np
+import pytest
+
+import grayscott as gs
+from conftest import run_cli
+
+# Attributes that say how a file was made rather than what it holds.
+CIRCUMSTANTIAL = {"version", "backend", "created", "threads"}
+
+
+def assert_same_run_file(a, b):
+    with h5py.File(a, "r") as fa, h5py.File(b, "r") as fb:
+        for name in ("v", "step"):
+            assert np.array_equal(fa[name][...], fb[name][...]), name
+        assert ("u" in fa) == ("u" in fb)
+        if "u" in fa:
+            assert np.array_equal(fa["u"][...], fb["u"][...])
+        attrs_a = {k: v for k, v in fa.attrs.items() if k not in CIRCUMSTANTIAL}
+        attrs_b = {k: v for k, v in fb.attrs.items() if k not in CIRCUMSTANTIAL}
+        assert attrs_a.keys() == attrs_b.keys()
+        for k in attrs_a:
+            assert np.array_equal(np.asarray(attrs_a[k]), np.asarray(attrs_b[k])), k
+
+
+@pytest.mark.parametrize("boundary", ["zero-flux", "periodic", "fixed"])
+@pytest.mark.parametrize("precision", ["single", "double"])
+def test_python_run_is_bitwise_the_command_line_run(tmp_path, grayscott_bin, boundary, precision):
+    py_file, cli_file = tmp_path / "py.h5", tmp_path / "cli.h5"
+    sim = gs.Simulation(rows=37, cols=53, feed=0.03, kill=0.06, boundary=boundary,
+                        precision=precision, backend="cpu")
+    summary = sim.run(images=6, steps_per_image=9, output=py_file, quiet=True)
+    assert summary["completed"] and summary["images_written"] == 6
+    assert sim.step == 54
+    run_cli(grayscott_bin, "run", "--rows", 37, "--cols", 53, "--feed", 0.03, "--kill", 0.06,
+            "--boundary", boundary, "--precision", precision, "--images", 6,
+            "--steps-per-image", 9, "--backend", "cpu", "-o", cli_file, "--quiet")
+    assert_same_run_file(py_file, cli_file)
+    # The simulation holds the last state the file holds.
+    with h5py.File(py_file, "r") as f:
+        assert np.array_equal(sim.v, f["v"][-1])
+
+
+def test_run_with_both_fields_and_noise(tmp_path, grayscott_bin):
+    py_file, cli_file = tmp_path / "py.h5", tmp_path / "cli.h5"
+    sim = gs.Simulation(rows=30, cols=31, init="noise", seed=42, backend="cpu")
+    sim.run(images=3, steps_per_image=20, output=py_file, fields="u,v", quiet=True)
+    run_cli(grayscott_bin, "run", "--rows", 30, "--cols", 31, "--init", "noise", "--seed", 42,
+            "--images", 3, "--steps-per-image", 20, "--fields", "u,v", "--backend", "cpu", "-o",
+            cli_file, "--quiet")
+    assert_same_run_file(py_file, cli_file)
+
+
+def test_run_refuses_to_replace_a_file_and_a_started_simulation(tmp_path):
+    out = tmp_path / "out.h5"
+    out.write_bytes(b"precious")
+    sim = gs.Simulation(rows=16, cols=16, backend="cpu")
+    with pytest.raises(ValueError, match="exists"):
+        sim.run(images=1, steps_per_image=1, output=out, quiet=True)
+    assert out.read_bytes() == b"precious"
+    sim.run(images=1, steps_per_image=1, output=out, overwrite=True, quiet=True)
+    assert h5py.is_hdf5(out)
+    with pytest.raises(ValueError, match="step 1"):
+        sim.run(images=1, steps_per_image=1, output=tmp_path / "again.h5", quiet=True)
+
+
+def test_progress_callable_sees_every_image(tmp_path):
+    seen = []
+    sim = gs.Simulation(rows=16, cols=16, backend="cpu")
+    sim.run(images=4, steps_per_image=2, output=tmp_path / "p.h5", progress=lambda d, t: seen.append((d, t)))
+    assert seen == [(1, 4), (2, 4), (3, 4), (4, 4)]
+
+
+def test_an_error_in_the_progress_callable_stops_the_run_and_is_raised(tmp_path):
+    def fail(done, total):
+        if done == 2:
+            raise RuntimeError("enough")
+
+    sim = gs.Simulation(rows=16, cols=16, backend="cpu")
+    with pytest.raises(RuntimeError, match="enough"):
+        sim.run(images=50, steps_per_image=2, output=tmp_path / "e.h5", progress=fail)
+    with h5py.File(tmp_path / "e.h5", "r") as f:
+        assert f["v"].shape[0] >= 2  # the images written before the stop are kept
+
+
+SCRIPT = textwrap.dedent("""
+    import sys, time, grayscott as gs
+    sim = gs.Simulation(rows=512, cols=512, backend="cpu", threads=1)
+    print("ready", flush=True)
+    try:
+        {body}
+    except KeyboardInterrupt as e:
+        print("interrupted", time.monotonic(), sim.step, flush=True)
+        print("message", str(e).replace("\\n", " "), flush=True)
+        {after}
+        sys.exit(0)
+    print("not interrupted", flush=True)
+    sys.exit(1)
+""")
+
+
+def start_script(body, after="pass"):
+    code = SCRIPT.format(body=body, after=after)
+    process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert process.stdout.readline().strip() == "ready"
+    return process
+
+
+def test_ctrl_c_interrupts_a_long_advance_quickly_with_a_consistent_state(tmp_path):
+    state = tmp_path / "state.npy"
+    process = start_script("sim.advance(10**9)",
+                           after=f"import numpy; numpy.save({str(state)!r}, sim.v)")
+    time.sleep(1.0)
+    sent = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    out, _ = process.communicate(timeout=30)
+    assert process.returncode == 0, out
+    line = next(l for l in out.splitlines() if l.startswith("interrupted"))
+    _, when, step = line.split()
+    assert float(when) - sent < 0.2, "KeyboardInterrupt came late"
+    step = int(step)
+    assert step > 0
+    # The state is that of step `step`: the same as a simulation advanced that far.
+    again = gs.Simulation(rows=512, cols=512, backend="cpu")
+    again.advance(step)
+    assert np.array_equal(np.load(state), again.v)
+
+
+def test_ctrl_c_stops_a_run_with_its_checkpoint_and_resume_finishes_it(tmp_path, grayscott_bin):
+    out = tmp_path / "run.h5"
+    process = start_script(
+        f"sim.run(images=400, steps_per_image=40, output={str(out)!r}, quiet=True)")
+    time.sleep(1.5)
+    process.send_signal(signal.SIGINT)
+    stdout, _ = process.communicate(timeout=60)
+    assert process.returncode == 0, stdout
+    message = next(l for l in stdout.splitlines() if l.startswith("message"))
+    assert "interrupted by SIGINT after image" in message and "resume" in message
+    with h5py.File(out, "r") as f:
+        status = f.attrs["status"]
+        status = status.decode() if isinstance(status, bytes) else status
+        assert status.startswith("interrupted by SIGINT after image")
+        kept = f["v"].shape[0]
+    assert 0 < kept < 400
+    sim = gs.Simulation.resume(out, backend="cpu", quiet=True)
+    assert sim.step == 400 * 40
+    reference = tmp_path / "reference.h5"
+    run_cli(grayscott_bin, "run", "--rows", 512, "--cols", 512, "--images", 400,
+            "--steps-per-image", 40, "--backend", "cpu", "-o", reference, "--quiet")
+    with h5py.File(out, "r") as a, h5py.File(reference, "r") as b:
+        assert np.array_equal(a["v"][...], b["v"][...])
+        assert np.array_equal(a["step"][...], b["step"][...])
+        assert a.attrs["status"] in ("complete", b"complete")
+    with h5py.File(reference, "r") as b:
+        assert np.array_equal(sim.v, b["v"][-1])
+
+
+def test_resume_of_a_complete_run_says_there_is_nothing_to_do(tmp_path):
+    out = tmp_path / "done.h5"
+    gs.Simulation(rows=8, cols=8, backend="cpu").run(images=1, steps_per_image=1, output=out,
+                                                      quiet=True)
+    with pytest.raises(ValueError, match="nothing to resume"):
+        gs.Simulation.resume(out)
