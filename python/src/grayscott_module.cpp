@@ -42,17 +42,19 @@ AnyEngine make_any_engine(const Problem& problem, std::span<const Parameters> me
   return make_engine<double>(problem, members, options);
 }
 
-// Runs `work(steps)` for `steps` steps in slices of about 50 ms with the GIL released, checking
-// for Ctrl-C between slices: KeyboardInterrupt is raised within about 0.1 s, after a whole slice,
-// so the state is that of the last step done. `done` counts the steps as they complete.
+// Runs `work(n)` until `steps` steps are done, in slices of about 50 ms with the GIL released,
+// checking for Ctrl-C between slices: KeyboardInterrupt is raised within about 0.1 s, after a
+// whole slice, so the state is that of the last step done. `done` counts the steps as they
+// complete. `slice` (steps per slice) carries over from call to call: a loop of short advances
+// settles on one engine call each, so the engine fuses its steps as it would without slicing
+// (the results never depend on the slicing).
 template <class Work>
-void advance_interruptibly(std::int64_t steps, std::int64_t first_slice, Work&& work,
+void advance_interruptibly(std::int64_t steps, std::int64_t& slice, Work&& work,
                            std::int64_t& done) {
   using Clock = std::chrono::steady_clock;
   constexpr double target_seconds = 0.05;
-  std::int64_t slice = std::max<std::int64_t>(first_slice, 1);
   while (steps > 0) {
-    const std::int64_t n = std::min(slice, steps);
+    const std::int64_t n = std::min(std::max<std::int64_t>(slice, 1), steps);
     const auto start = Clock::now();
     {
       nb::gil_scoped_release unlocked;
@@ -60,13 +62,12 @@ void advance_interruptibly(std::int64_t steps, std::int64_t first_slice, Work&& 
     }
     done += n;
     steps -= n;
-    if (PyErr_CheckSignals() != 0) throw nb::python_error();
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    // Grow or shrink the slice towards the target; the results do not depend on the slicing.
-    if (seconds < target_seconds / 2)
+    if (n == slice && seconds < target_seconds / 2)
       slice = std::min<std::int64_t>(slice * 2, std::int64_t(1) << 30);
-    else if (seconds > target_seconds * 2 && slice > first_slice)
-      slice = std::max<std::int64_t>(slice / 2, first_slice);
+    else if (seconds > target_seconds * 2 && slice > 1)
+      slice = std::max<std::int64_t>(slice / 2, 1);
+    if (PyErr_CheckSignals() != 0) throw nb::python_error();
   }
 }
 
@@ -143,8 +144,7 @@ class Batch {
     std::visit(
         [&](auto& engine) {
           advance_interruptibly(
-              steps, std::max(options_.fuse_steps, 1), [&](std::int64_t n) { engine->advance(n); },
-              step_);
+              steps, slice_, [&](std::int64_t n) { engine->advance(n); }, step_);
         },
         engine_);
   }
@@ -221,6 +221,7 @@ class Batch {
   EngineOptions options_;
   AnyEngine engine_;
   std::int64_t step_ = 0;
+  std::int64_t slice_ = 64;  // steps per GIL-free slice of advance(), adapted to ~50 ms
   bool batch_shape_ = false;  // a Sweep's arrays keep their member axis even for one member
   std::mutex mutex_;
 };
