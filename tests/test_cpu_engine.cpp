@@ -147,6 +147,53 @@ TEST(CpuEngine, BatchMembersEqualSingleRuns) {
   }
 }
 
+// A batch of many small members steps member by member in cache (advance_members_in_cache): every
+// member must equal its run alone on the one-step path, bitwise, for every boundary and precision,
+// with an odd number of steps (buffer parity) and two advances.
+template <class Real>
+void check_members_in_cache(Boundary boundary) {
+  const Precision precision = std::is_same_v<Real, float> ? Precision::Single : Precision::Double;
+  const Problem problem = stable_problem(19, 37, Stencil::oono_puri(), boundary, precision);
+  std::vector<Parameters> members;
+  for (int m = 0; m < 9; ++m)
+    members.push_back({0.02 + 0.003 * m, 0.05 + 0.001 * m, 0.2, 0.1, 0.5});
+  EngineOptions options;
+  options.backend = BackendKind::Cpu;
+  options.threads = 2;
+  ASSERT_TRUE(cpu::CpuEngine<Real>::steps_members_in_cache(problem.grid, members.size(), 2));
+  cpu::CpuEngine<Real> batch(problem, members, options);
+  std::vector<reference::State> starts;
+  for (std::size_t m = 0; m < members.size(); ++m) {
+    starts.push_back(varied_state(19, 37, static_cast<std::uint32_t>(m + 11)));
+    batch.load(m, to_real<Real>(starts[m].u), to_real<Real>(starts[m].v));
+  }
+  batch.advance(6);
+  batch.advance(7);
+  batch.capture({true, true});
+  for (std::size_t m = 0; m < members.size(); ++m) {
+    Problem single = problem;
+    single.params = members[m];
+    const auto expected = run_cpu<Real>(single, starts[m], 13, 1, 1);
+    std::vector<Real> u(expected.u.size()), v(expected.v.size());
+    batch.read_captured(m, u.data(), v.data());
+    EXPECT_EQ(u, expected.u) << "member " << m;
+    EXPECT_EQ(v, expected.v) << "member " << m;
+  }
+}
+
+TEST(CpuEngine, SmallMembersSteppedInCacheEqualSingleRuns) {
+  for (Boundary b : {Boundary::ZeroFlux, Boundary::Periodic, Boundary::Fixed}) {
+    check_members_in_cache<float>(b);
+    check_members_in_cache<double>(b);
+  }
+}
+
+TEST(CpuEngine, OnlyManySmallMembersStepInCache) {
+  EXPECT_TRUE(cpu::CpuEngine<float>::steps_members_in_cache({128, 128}, 1024, 2));
+  EXPECT_FALSE(cpu::CpuEngine<float>::steps_members_in_cache({128, 128}, 7, 2));     // too few
+  EXPECT_FALSE(cpu::CpuEngine<float>::steps_members_in_cache({1080, 1920}, 64, 2));  // too big
+}
+
 TEST(CpuEngine, CapturedImageSurvivesFurtherSteps) {
   const Problem problem =
       stable_problem(16, 16, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);

@@ -25,6 +25,8 @@ CpuEngine<Real>::CpuEngine(const Problem& problem, std::span<const Parameters> m
                       ? options.fuse_steps
                       : automatic_fuse_steps(problem.grid, member_params.size(), threads_)) {
   if (options.threads < 0) throw InvalidInput("threads must be a positive integer");
+  members_in_cache_ =
+      options.fuse_steps == 0 && steps_members_in_cache(grid_, members_.size(), threads_);
   if (options.fuse_steps < 0 || options.fuse_steps > max_fuse_steps) {
     throw InvalidInput("fuse steps must be between 0 (automatic) and " +
                        std::to_string(max_fuse_steps) + ", got " +
@@ -87,11 +89,25 @@ CpuEngine<Real>::CpuEngine(const Problem& problem, std::span<const Parameters> m
 // it the gain measured on the seed preset is within noise), while the rolling rows fill at most
 // half of a core's L2 cache and the recomputed rows stay under 1/16 of a band. On the seed preset
 // (1080 x 1920, 2 threads, 1 MiB L2) that is 12 in float32 and 6 in float64; small grids get 1.
+namespace {
+std::int64_t l2_cache_bytes() {
+  constexpr std::int64_t default_l2_bytes = 512 * 1024;
+  const long reported_l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  return reported_l2 > 0 ? reported_l2 : default_l2_bytes;
+}
+}  // namespace
+
+template <class Real>
+bool CpuEngine<Real>::steps_members_in_cache(const Grid& grid, std::size_t members, int threads) {
+  const std::int64_t member_bytes = 4 * grid.cells() * static_cast<std::int64_t>(sizeof(Real));
+  return static_cast<std::int64_t>(members) >= 4 * std::max(threads, 1) &&
+         member_bytes <= l2_cache_bytes() / 2;
+}
+
 template <class Real>
 int CpuEngine<Real>::automatic_fuse_steps(const Grid& grid, std::size_t members, int threads) {
-  constexpr std::int64_t deepest = 16, default_l2_bytes = 512 * 1024;
-  const long reported_l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-  const std::int64_t l2_bytes = reported_l2 > 0 ? reported_l2 : default_l2_bytes;
+  constexpr std::int64_t deepest = 16;
+  const std::int64_t l2_bytes = l2_cache_bytes();
   const std::int64_t level_bytes = 6 * grid.cols * static_cast<std::int64_t>(sizeof(Real));
   const std::int64_t levels_in_cache = (l2_bytes / 2) / std::max<std::int64_t>(level_bytes, 1);
   const std::int64_t band_rows =
@@ -276,11 +292,42 @@ void CpuEngine<Real>::advance_fused(std::int64_t steps) {
   current_ = static_cast<int>((start + passes) % 2);
 }
 
+// A batch of small members (the course's vmap lesson): streaming the whole batch through memory
+// once per step (or per fused pass) is bound by the memory bandwidth, while one member's fields
+// fit in a core's cache. So each thread takes whole members, the same static split of members as
+// the first touch, and carries each through every step of the advance before the next: the
+// member's rows stay in cache from step to step. Every row goes through update_row with the same
+// inputs as in the other paths, so the result is bitwise the same.
+template <class Real>
+template <StencilKind K>
+void CpuEngine<Real>::advance_members_in_cache(std::int64_t steps) {
+  const std::int64_t rows = grid_.rows, cols = grid_.cols;
+  const auto nmembers = static_cast<std::int64_t>(members_.size());
+  const Real* w = weights_.data();
+  const EdgeRule edge = edge_rule_;
+  const int start = current_;
+#pragma omp parallel for schedule(static) num_threads(threads_)
+  for (std::int64_t m = 0; m < nmembers; ++m) {
+    Member& member = members_[static_cast<std::size_t>(m)];
+    for (std::int64_t s = 0; s < steps; ++s) {
+      const int src = (start + static_cast<int>(s % 2)) % 2, dst = 1 - src;
+      for (std::int64_t r = 0; r < rows; ++r) {
+        const auto in = neighbourhood(member.u[src], member.v[src], r);
+        update_row<K>(in, cols, edge, edge, member.coefficients, w, member.u[dst] + r * cols,
+                      member.v[dst] + r * cols);
+      }
+    }
+  }
+  current_ = static_cast<int>((start + steps) % 2);
+}
+
 template <class Real>
 void CpuEngine<Real>::advance(std::int64_t steps) {
   if (steps <= 0) return;
   dispatch_stencil(stencil_kind_, [&]<StencilKind K>() {
-    if (fuse_steps_ == 1) {
+    if (members_in_cache_) {
+      advance_members_in_cache<K>(steps);
+    } else if (fuse_steps_ == 1) {
       advance_one_step_sweeps<K>(steps);
     } else {
       advance_fused<K>(steps);

@@ -35,6 +35,9 @@ class CpuEngine final : public Engine<Real> {
   int fuse_steps() const { return fuse_steps_; }
   // The automatic choice of fuse_steps for this grid, batch and thread count (see cpu_engine.cpp).
   static int automatic_fuse_steps(const Grid& grid, std::size_t members, int threads);
+  // Whether a batch steps member by member in cache: many members (4 per thread at least) whose
+  // two buffers of u and v fill at most half of a core's L2 cache.
+  static bool steps_members_in_cache(const Grid& grid, std::size_t members, int threads);
 
  private:
   struct Member {
@@ -54,6 +57,8 @@ class CpuEngine final : public Engine<Real> {
   void advance_one_step_sweeps(std::int64_t steps);
   template <StencilKind K>
   void advance_fused(std::int64_t steps);
+  template <StencilKind K>
+  void advance_members_in_cache(std::int64_t steps);
   template <StencilKind K>
   void fused_band(const Band& band, int depth, int src, Real* scratch);
   RowNeighbourhood<Real> neighbourhood(const Real* u, const Real* v, std::int64_t row) const;
@@ -80,6 +85,9 @@ class CpuEngine final : public Engine<Real> {
                       // per intermediate level
   int current_ = 0;
   FieldSet captured_{false, false};
+  // A batch of members small enough for a core's cache: each thread takes whole members through
+  // all the steps of an advance, one member at a time (see advance_members_in_cache).
+  bool members_in_cache_ = false;
 };
 
 }  // namespace grayscott::cpu
