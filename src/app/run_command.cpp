@@ -112,9 +112,10 @@ void report(const RunRequest& request, const RunSummary& summary) {
   if (request.render_dir && summary.images_written > 0 && summary.signal == 0) {
     io::RenderOptions render;
     render.out_dir = *request.render_dir;
+    render.overwrite = request.overwrite;
     const auto pictures = io::render_run(request.output, render);
     if (!request.quiet) {
-      std::fprintf(stderr, "rendered %zu pictures into %s\n", pictures.size(),
+      std::fprintf(stderr, "rendered %s into %s\n", io::count_pictures(pictures.size()).c_str(),
                    request.render_dir->c_str());
     }
   }
@@ -219,6 +220,12 @@ void add_run_command(CLI::App& root) {
         continued.save = request.save;
         continued.render_dir = request.render_dir;
         request = std::move(continued);
+      }
+      if (request.render_dir) {
+        // Pictures that exist are refused before the run, as the output file is.
+        io::check_pictures_absent(
+            io::picture_paths(*request.render_dir, "v", 0, request.images, request.images),
+            request.overwrite);
       }
       return request;
     };

@@ -187,7 +187,7 @@ std::vector<fs::path> render_atlas(const fs::path& file, const RenderOptions& op
       static_cast<std::int64_t>(seed.size()) != members) {
     throw InvalidInput(file.string() + ": /feed, /kill and /seed do not match the members");
   }
-  if (images == 0) throw InvalidInput(file.string() + " holds no image");
+  if (images == 0) throw InvalidInput(no_image_message(reader, file));
   const std::int64_t image = resolve_image(options.image.value_or(-1), images);
   const std::int64_t step = reader.has_field("step")
                                 ? reader.read_int64("step").at(static_cast<std::size_t>(image))
@@ -215,6 +215,13 @@ std::vector<fs::path> render_atlas(const fs::path& file, const RenderOptions& op
                  "GRAYSCOTT_FONT); writing the atlas without text\n");
   }
 
+  const auto atlas_path = [&](std::int64_t s) {
+    return options.out_dir / (seeds.size() == 1 ? std::string("atlas.png")
+                                                : "atlas_seed" + std::to_string(s) + ".png");
+  };
+  std::vector<fs::path> pictures;
+  for (std::int64_t s : seeds) pictures.push_back(atlas_path(s));
+  check_pictures_absent(pictures, options.overwrite);
   std::error_code ec;
   fs::create_directories(options.out_dir, ec);
   if (!fs::is_directory(options.out_dir)) {
@@ -277,9 +284,7 @@ std::vector<fs::path> render_atlas(const fs::path& file, const RenderOptions& op
       }
       draw(atlas, text.render(title), layout.left, pad);
     }
-    const fs::path path =
-        options.out_dir /
-        (seeds.size() == 1 ? std::string("atlas.png") : "atlas_seed" + std::to_string(s) + ".png");
+    const fs::path path = atlas_path(s);
     write_png(path, atlas);
     written.push_back(path);
   }

@@ -134,6 +134,46 @@ std::vector<std::int64_t> field_shape(const RunFileReader& reader, const fs::pat
   return reader.shape(field);
 }
 
+void check_pictures_absent(const std::vector<fs::path>& pictures, bool overwrite) {
+  if (overwrite) return;
+  std::size_t existing = 0;
+  const fs::path* first = nullptr;
+  for (const fs::path& picture : pictures) {
+    std::error_code ec;
+    if (fs::symlink_status(picture, ec).type() == fs::file_type::not_found) continue;
+    if (!first) first = &picture;
+    ++existing;
+  }
+  if (!first) return;
+  throw InvalidInput(
+      first->string() +
+      (existing > 1 ? " and " + std::to_string(existing - 1) + " more pictures exist" : " exists") +
+      " (--force replaces them)");
+}
+
+std::vector<fs::path> picture_paths(const fs::path& dir, const std::string& field,
+                                    std::int64_t first, std::int64_t last, std::int64_t images) {
+  const int digits = std::max(4, static_cast<int>(std::to_string(images - 1).size()));
+  std::vector<fs::path> pictures;
+  for (std::int64_t i = first; i < last; ++i) {
+    std::string number = std::to_string(i);
+    number.insert(
+        0, static_cast<std::size_t>(std::max(0, digits - static_cast<int>(number.size()))), '0');
+    pictures.push_back(dir / (field + "_" + number + ".png"));
+  }
+  return pictures;
+}
+
+std::string count_pictures(std::size_t n) {
+  return std::to_string(n) + (n == 1 ? " picture" : " pictures");
+}
+
+std::string no_image_message(const RunFileReader& reader, const fs::path& file) {
+  const std::string status =
+      reader.has_attribute("status") ? reader.attribute_string("status") : "no status";
+  return file.string() + " holds no image (status: " + status + ")";
+}
+
 std::vector<fs::path> render_run(const fs::path& file, const RenderOptions& options) {
   RunFileReader reader(file);
   const auto dims = field_shape(reader, file, options.field, "run");
@@ -141,6 +181,7 @@ std::vector<fs::path> render_run(const fs::path& file, const RenderOptions& opti
   if (dims.size() != 3)
     throw InvalidInput(file.string() + ": /" + options.field + " is not [images, rows, cols]");
   const std::int64_t images = dims[0], rows = dims[1], cols = dims[2];
+  if (images == 0) throw InvalidInput(no_image_message(reader, file));
   std::int64_t first = 0, last = images;
   if (options.image) {
     first = resolve_image(*options.image, images);
@@ -148,20 +189,17 @@ std::vector<fs::path> render_run(const fs::path& file, const RenderOptions& opti
   }
   check_render_memory(render_bytes(rows, cols),
                       "an image of " + std::to_string(rows) + "x" + std::to_string(cols));
+  const auto pictures = picture_paths(options.out_dir, options.field, first, last, images);
+  check_pictures_absent(pictures, options.overwrite);
   std::error_code ec;
   fs::create_directories(options.out_dir, ec);
   if (!fs::is_directory(options.out_dir)) {
     throw InvalidInput("cannot create folder " + options.out_dir.string());
   }
-  const int digits = std::max(4, static_cast<int>(std::to_string(images - 1).size()));
   std::vector<fs::path> written;
   for (std::int64_t i = first; i < last; ++i) {
     const auto values = reader.read_image(options.field, i);
-    std::string number = std::to_string(i);
-    number.insert(
-        0, static_cast<std::size_t>(std::max(0, digits - static_cast<int>(number.size()))), '0');
-    const std::string name = options.field + "_" + number + ".png";
-    const fs::path path = options.out_dir / name;
+    const fs::path& path = pictures[static_cast<std::size_t>(i - first)];
     write_png(path, colorize(values, rows, cols, options.lo, options.hi));
     written.push_back(path);
   }

@@ -16,7 +16,24 @@ struct RenderOptions {
   std::string field = "v";
   double lo = 0.0, hi = 0.5;          // the colour range
   std::optional<std::int64_t> image;  // one image only; negative counts from the end (-1: last)
+  bool overwrite = false;             // replace pictures that exist already (--force)
 };
+
+// Throws InvalidInput, before anything is written, when one of `pictures` exists (a file or a
+// link) and `overwrite` is off: pictures, like run files, are replaced only when asked.
+void check_pictures_absent(const std::vector<std::filesystem::path>& pictures, bool overwrite);
+
+// The pictures of images [first, last) of `field` from a file of `images` images:
+// DIR/v_0000.png, ... (at least four digits, as many as the last image needs).
+std::vector<std::filesystem::path> picture_paths(const std::filesystem::path& dir,
+                                                 const std::string& field, std::int64_t first,
+                                                 std::int64_t last, std::int64_t images);
+
+// "1 picture", "3 pictures".
+std::string count_pictures(std::size_t n);
+
+// What a file holds when it holds no image to render: "FILE holds no image (status: ...)".
+std::string no_image_message(const RunFileReader& reader, const std::filesystem::path& file);
 
 // Image `image` of a file holding `images`: counted from 0, or from the end when negative
 // (Python's convention: -1 is the last). Throws InvalidInput when there is no such image.

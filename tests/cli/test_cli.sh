@@ -162,6 +162,29 @@ expect_error "an image of 1048576x1048576 needs 19.0 TiB of memory to render" re
 "$gs" run "${small[@]}" -o withpics.h5 --render pics2 --quiet && [[ -f pics2/v_0002.png ]] && pass ||
   fail "run --render"
 
+# Pictures that exist are replaced only with --force, by render and by run --render (refused
+# before the run), and the count reads as English.
+cp pics/v_0001.png precious.png
+expect_error "pics/v_0000.png and 2 more pictures exist (--force replaces them)" render run.h5 --out pics
+cmp -s pics/v_0001.png precious.png && pass || fail "a refused render changed a picture"
+ln -s elsewhere.png last/v_0001.png
+expect_error "last/v_0001.png exists" render run.h5 --out last --image 1
+expect_error "pics2/v_0000.png and 2 more pictures exist" run "${small[@]}" -o again.h5 --render pics2
+[[ ! -e again.h5 ]] && pass || fail "a run refused for its pictures left an output file"
+"$gs" render run.h5 --out last --image 1 --force 2>err.txt && [[ -f last/v_0001.png && ! -L last/v_0001.png ]] &&
+  grep -qx "rendered 1 picture into last" err.txt && pass || fail "render --force: $(cat err.txt)"
+"$gs" render run.h5 --out pics --force 2>err.txt && grep -qx "rendered 3 pictures into pics" err.txt &&
+  pass || fail "render --force of every image: $(cat err.txt)"
+"$gs" run "${small[@]}" -o withpics.h5 --render pics2 --force --quiet && pass || fail "run --render --force"
+# A file holding no image says what it holds and its status.
+/usr/bin/python3 -c '
+import h5py
+with h5py.File("empty.h5", "w") as f:
+    f.create_dataset("v", shape=(0, 4, 4), maxshape=(None, 4, 4), dtype="f4", chunks=(1, 4, 4))
+    f.attrs["status"] = "interrupted by SIGTERM after image 0"'
+expect_error "empty.h5 holds no image (status: interrupted by SIGTERM after image 0)" render empty.h5 --out none
+[[ ! -e none ]] && pass || fail "a refused render made its folder"
+
 # What the build can use: one line per engine and one for MPI, whatever this machine has.
 "$gs" info >info.txt 2>&1 && grep -q '^cpu: [0-9]* OpenMP threads$' info.txt &&
   grep -q '^mpi: ' info.txt && grep -q '^cuda: ' info.txt && pass || fail "info: $(cat info.txt)"

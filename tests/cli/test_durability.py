@@ -259,6 +259,10 @@ check(r.returncode == 0 and open("target.txt").read() == "precious\n",
 os.mkdir("pictures")
 os.symlink(os.path.abspath("target.txt"), "pictures/v_0000.png")
 r = run("run", *small, "-o", "pictured.h5", "--render", "pictures")
+check(r.returncode != 0 and "pictures/v_0000.png exists" in r.stderr and
+      os.path.islink("pictures/v_0000.png") and not os.path.exists("pictured.h5"),
+      f"--render without --force did not refuse an existing picture: {r.stderr}")
+r = run("run", *small, "-o", "pictured.h5", "--render", "pictures", "--force")
 check(r.returncode == 0 and open("target.txt").read() == "precious\n",
       f"--render wrote through a symlinked picture: {r.stderr}")
 check(not os.path.islink("pictures/v_0000.png") and

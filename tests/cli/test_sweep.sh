@@ -13,7 +13,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 "$grayscott" sweep --feed 0.010:0.060:4 --kill 0.040:0.070:4 --rows 64 --cols 64 --images 5 \
   --steps-per-image 50 -o sweep.h5 --quiet
 "$grayscott" render sweep.h5 --out atlas 2> render.log
-grep -q "rendered 1 pictures into atlas" render.log || fail "render: $(cat render.log)"
+grep -q "rendered 1 picture into atlas" render.log || fail "render: $(cat render.log)"
 [ -s atlas/atlas.png ] || fail "no atlas/atlas.png"
 
 /usr/bin/python3 - <<'PY'
