@@ -153,7 +153,10 @@ TEST_F(RunFileTest, XdmfDescribesEveryImage) {
   EXPECT_EQ(count("series.h5:/v"), 5u);
   EXPECT_EQ(count("series.h5:/u"), 5u);
   EXPECT_NE(xmf.find("CollectionType=\"Temporal\""), std::string::npos);
-  EXPECT_NE(xmf.find("Dimensions=\"24 40\""), std::string::npos);
+  // One image is a 1 x rows x cols mesh: the XY plane, row 0 at the top (y from rows - 1 down).
+  EXPECT_EQ(count("TopologyType=\"3DCoRectMesh\" Dimensions=\"1 24 40\""), 5u);
+  EXPECT_EQ(count(">0 23 0</DataItem>"), 5u);
+  EXPECT_EQ(count(">1 -1 1</DataItem>"), 5u);
   EXPECT_NE(xmf.find("<Time Value=\"35\" />"), std::string::npos);
 }
 

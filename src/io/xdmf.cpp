@@ -70,7 +70,16 @@ void write_xdmf_series(const fs::path& h5_path, const XdmfSeries& series) {
   for (std::size_t k = 0; k < rank; ++k) {
     if (k != series.image_axis) mesh.push_back(series.dataset[k]);
   }
-  const bool volume = mesh.size() == 3;
+  // A run's image is a plane: a 3-D mesh one cell deep, (z, y, x) = (1, rows, cols), puts it in
+  // the XY plane (x across columns, y across rows), where ParaView's default camera looks; a 2-D
+  // mesh would lie in its YZ plane. The hyperslab of one image has the same shape. Row 0 is at
+  // the top, as in the PNGs: y starts at rows - 1 and steps by -1.
+  std::string origin = "0 0 0", spacing = "1 1 1";
+  if (mesh.size() == 2) {
+    origin = "0 " + std::to_string(mesh[0] - 1) + " 0";
+    spacing = "1 -1 1";
+    mesh.insert(mesh.begin(), 1);
+  }
   const std::string mesh_dims = joined(mesh);
   std::vector<std::int64_t> dataset = series.dataset;
   dataset[series.image_axis] = series.images;
@@ -97,14 +106,11 @@ void write_xdmf_series(const fs::path& h5_path, const XdmfSeries& series) {
     x << "      <Grid Name=\"image " << i << "\" GridType=\"Uniform\">\n"
       << "        <Time Value=\""
       << static_cast<double>((i + 1) * series.steps_per_image) * series.dt << "\" />\n"
-      << "        <Topology TopologyType=\"" << (volume ? "3DCoRectMesh" : "2DCoRectMesh")
-      << "\" Dimensions=\"" << mesh_dims << "\" />\n"
-      << "        <Geometry GeometryType=\"" << (volume ? "ORIGIN_DXDYDZ" : "ORIGIN_DXDY")
-      << "\">\n"
-      << "          <DataItem Dimensions=\"" << mesh.size() << "\" Format=\"XML\">"
-      << (volume ? "0 0 0" : "0 0") << "</DataItem>\n"
-      << "          <DataItem Dimensions=\"" << mesh.size() << "\" Format=\"XML\">"
-      << (volume ? "1 1 1" : "1 1") << "</DataItem>\n"
+      << "        <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"" << mesh_dims
+      << "\" />\n"
+      << "        <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n"
+      << "          <DataItem Dimensions=\"3\" Format=\"XML\">" << origin << "</DataItem>\n"
+      << "          <DataItem Dimensions=\"3\" Format=\"XML\">" << spacing << "</DataItem>\n"
       << "        </Geometry>\n";
     for (const char* field : {"u", "v"}) {
       if ((field[0] == 'u' && !series.fields.u) || (field[0] == 'v' && !series.fields.v)) continue;
