@@ -119,11 +119,17 @@ class Batch {
         initial_(std::move(initial)),
         options_(options),
         engine_(make_any_engine(problem_, members_, options_)) {
-    reset();
+    load_initial_states();
   }
 
   // Loads every member's initial state and sets the step count to 0.
   void reset() {
+    const std::unique_lock lock = acquire();
+    load_initial_states();
+  }
+
+ private:
+  void load_initial_states() {
     std::visit(
         [&](auto& engine) {
           using Real = typename std::remove_reference_t<decltype(*engine)>::real_type;
@@ -138,6 +144,7 @@ class Batch {
     step_ = 0;
   }
 
+ public:
   void advance(std::int64_t steps) {
     if (steps < 0) throw InvalidInput("steps must be a non-negative integer");
     const std::unique_lock lock = acquire();
@@ -221,7 +228,7 @@ class Batch {
   EngineOptions options_;
   AnyEngine engine_;
   std::int64_t step_ = 0;
-  std::int64_t slice_ = 64;  // steps per GIL-free slice of advance(), adapted to ~50 ms
+  std::int64_t slice_ = 64;   // steps per GIL-free slice of advance(), adapted to ~50 ms
   bool batch_shape_ = false;  // a Sweep's arrays keep their member axis even for one member
   std::mutex mutex_;
 };
