@@ -4,8 +4,14 @@
 
 #include <cmath>
 #include <limits>
+#include <span>
+#include <string>
+#include <vector>
 
 #include "app/bench.hpp"
+#include "app/commands.hpp"
+#include "engine/backends.hpp"
+#include "engine/cpu/cpu_engine.hpp"
 #include "engine/engine.hpp"
 
 using namespace grayscott;
@@ -226,4 +232,86 @@ TEST(BenchRun, ReportsPositiveConsistentFigures) {
 TEST(BenchRun, MedianOfOddAndEvenCounts) {
   EXPECT_EQ(median({3, 1, 2}), 2);
   EXPECT_EQ(median({4, 1, 2, 3}), 2.5);
+}
+
+namespace {
+// A workload whose automatic CPU depth with 2 threads is the deepest, 16: 300 rows per thread's
+// band (16 rows of band per fused step), and rows of 64 cells, whose 16 levels fit any L2 cache.
+constexpr Workload deep_workload{600, 64, 1, 32, 1};
+
+// Plants a fault in the CPU engine's result, at fuse depth 16 only, for the life of the object.
+class FaultAtDepth16 {
+ public:
+  FaultAtDepth16() {
+    cpu::CpuEngine<float>::test_only_fault_on_capture = [](int depth, std::span<float> u) {
+      if (depth == 16) u[u.size() / 2] += 0.25f;
+    };
+  }
+  ~FaultAtDepth16() { cpu::CpuEngine<float>::test_only_fault_on_capture = nullptr; }
+  FaultAtDepth16(const FaultAtDepth16&) = delete;
+  FaultAtDepth16& operator=(const FaultAtDepth16&) = delete;
+};
+}  // namespace
+
+// The verification runs at the depth the measurement fuses (the automatic one of the workload's
+// grid, batch and threads, not of its own small grid), on a grid where every thread's band holds
+// two passes, with the workload's columns.
+TEST(BenchVerify, RunsAtTheDepthAndShapeItMeasures) {
+  ASSERT_EQ(cpu_fuse_depth({deep_workload.rows, deep_workload.cols}, Precision::Single, 2), 16);
+  Problem problem;
+  const auto v = verify_engine(problem, deep_workload, {BackendKind::Cpu, 2, 0, 0});
+  EXPECT_TRUE(v.passed) << v.detail;
+  EXPECT_EQ(v.fuse_steps, 16);
+  EXPECT_GE(v.rows, 2 * 16 * 2);
+  EXPECT_EQ(v.cols, 64);
+  EXPECT_GE(v.steps, 40);
+  // A batch: the depth of the whole batch (3 x 128 rows over 2 threads: 192 / 16 = 12).
+  const Workload batch{128, 64, 1, 32, 3};
+  const auto vb = verify_engine(problem, batch, {BackendKind::Cpu, 2, 0, 0});
+  EXPECT_TRUE(vb.passed) << vb.detail;
+  EXPECT_EQ(vb.fuse_steps, cpu_fuse_depth({128, 64}, Precision::Single, 2, 3));
+  EXPECT_EQ(vb.fuse_steps, 12);
+  EXPECT_EQ(vb.members, 3);
+  // The course's columns keep their remainder modulo 64 beyond 2048.
+  EXPECT_EQ(verify_engine(problem, {40, 4100, 1, 32, 1}, {BackendKind::Cpu, 2, 1, 0}).cols,
+            1984 + 4100 % 64);
+  // An explicit depth is the one checked.
+  EXPECT_EQ(verify_engine(problem, deep_workload, {BackendKind::Cpu, 2, 5, 0}).fuse_steps, 5);
+}
+
+// A fault that only the depth-16 path has: `grayscott bench` refuses to report a figure at the
+// automatic depth (16 on this workload), from the API and from the command line, and measures
+// at depth 15, which is sound.
+TEST(BenchRun, RefusesAFigureWhenOnlyDepth16IsWrong) {
+  const FaultAtDepth16 fault;
+  BenchRequest request;
+  request.workloads = {deep_workload};
+  request.engine = {BackendKind::Cpu, 2, 0, 0};
+  request.repeat = 1;
+  request.warmup_images = 1;
+  try {
+    (void)run_benchmark(request);
+    ADD_FAILURE() << "a figure was reported from a wrong result";
+  } catch (const VerificationFailed& e) {
+    EXPECT_NE(std::string(e.what()).find("no figures reported"), std::string::npos) << e.what();
+  }
+
+  CLI::App root;
+  app::add_bench_command(root);
+  const std::vector<std::string> args = {"grayscott", "bench", "--rows",    "600", "--cols",   "64",
+                                         "--images",  "1",     "--threads", "2",   "--repeat", "1",
+                                         "--backend", "cpu"};
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  ::testing::internal::CaptureStdout();
+  EXPECT_THROW(root.parse(static_cast<int>(argv.size()), argv.data()), VerificationFailed);
+  const std::string printed = ::testing::internal::GetCapturedStdout();
+  EXPECT_EQ(printed.find("Gcell"), std::string::npos) << printed;
+  EXPECT_EQ(printed.find("verified"), std::string::npos) << printed;
+
+  request.engine.fuse_steps = 15;
+  const BenchReport report = run_benchmark(request);
+  ASSERT_EQ(report.verifications.size(), 1u);
+  EXPECT_EQ(report.verifications[0].fuse_steps, 15);
+  EXPECT_GT(report.measurements[0].cell_updates_per_s, 0);
 }

@@ -188,6 +188,68 @@ TEST(CpuFused, AutomaticDepth) {
   EXPECT_TRUE(bitwise_equal(got.v, expected.v));
 }
 
+// Every depth up to the automatic maximum (16, the course grid's in single precision; 12 in
+// double on a 1 MiB L2) and beyond it up to the deepest accepted (64), on a grid tall enough for
+// every thread's band to hold several passes, with steps no depth divides, on 1 and 3 threads,
+// both precisions, every boundary: bitwise equal to one step per pass.
+template <class Real>
+void check_every_depth_up_to_the_cap(Boundary boundary) {
+  const Precision precision = sizeof(Real) == 4 ? Precision::Single : Precision::Double;
+  const Problem problem = stable_problem(203, 37, Stencil::oono_puri(), boundary, precision);
+  const auto start = varied_state(203, 37, 8);
+  constexpr std::int64_t steps = 131;  // prime: a shorter last pass at every depth above 1
+  const auto expected = run_single<Real>(problem, start, steps, 1, 1);
+  std::vector<int> depths;
+  for (int depth = 2; depth <= 17; ++depth) depths.push_back(depth);
+  for (int depth : {24, 31, 32, cpu::CpuEngine<Real>::max_fuse_steps}) depths.push_back(depth);
+  for (int depth : depths) {
+    for (int threads : {1, 3}) {
+      const auto got = run_single<Real>(problem, start, steps, depth, threads);
+      EXPECT_TRUE(bitwise_equal(got.u, expected.u))
+          << to_string(boundary) << " depth " << depth << " threads " << threads;
+      EXPECT_TRUE(bitwise_equal(got.v, expected.v))
+          << to_string(boundary) << " depth " << depth << " threads " << threads;
+    }
+  }
+}
+
+TEST(CpuFused, EveryDepthUpToTheCapSingle) {
+  for (Boundary b : {Boundary::ZeroFlux, Boundary::Periodic, Boundary::Fixed}) {
+    check_every_depth_up_to_the_cap<float>(b);
+  }
+}
+
+TEST(CpuFused, EveryDepthUpToTheCapDouble) {
+  for (Boundary b : {Boundary::ZeroFlux, Boundary::Periodic, Boundary::Fixed}) {
+    check_every_depth_up_to_the_cap<double>(b);
+  }
+}
+
+// The automatic depth never passes 16, however much cache and however many rows per thread, and
+// reaches it where both allow; the engine then runs at 16 and equals one step per pass.
+TEST(CpuFused, AutomaticDepthIsCappedAt16) {
+  EXPECT_EQ(cpu::CpuEngine<float>::automatic_fuse_steps({1'000'000, 8}, 1, 1), 16);
+  EXPECT_EQ(cpu::CpuEngine<double>::automatic_fuse_steps({1'000'000, 8}, 1, 1), 16);
+  EXPECT_EQ(cpu::CpuEngine<float>::automatic_fuse_steps({4096, 8}, 64, 1), 16);
+  // Rows per thread bound it: 16 rows of band per fused step.
+  EXPECT_EQ(cpu::CpuEngine<float>::automatic_fuse_steps({160, 8}, 1, 1), 10);
+  EXPECT_EQ(cpu::CpuEngine<float>::automatic_fuse_steps({160, 8}, 1, 2), 5);
+  EXPECT_EQ(cpu::CpuEngine<float>::automatic_fuse_steps({100, 8}, 3, 2), 9);
+  for (Boundary b : {Boundary::ZeroFlux, Boundary::Periodic}) {
+    const Problem problem = stable_problem(600, 40, Stencil::pretty(), b, Precision::Single);
+    const auto start = varied_state(600, 40, 12);
+    EngineOptions options;
+    options.backend = BackendKind::Cpu;
+    options.threads = 2;
+    const Parameters params[1] = {problem.params};
+    EXPECT_EQ(cpu::CpuEngine<float>(problem, params, options).fuse_steps(), 16);
+    const auto expected = run_single<float>(problem, start, 50, 1, 1);
+    const auto got = run_single<float>(problem, start, 50, 0, 2);
+    EXPECT_TRUE(bitwise_equal(got.u, expected.u)) << to_string(b);
+    EXPECT_TRUE(bitwise_equal(got.v, expected.v)) << to_string(b);
+  }
+}
+
 TEST(CpuFused, RejectsBadFuseDepth) {
   const Problem problem =
       stable_problem(8, 8, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);

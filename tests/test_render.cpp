@@ -2,6 +2,8 @@
 #include <hdf5.h>
 #include <png.h>
 
+#include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
 
@@ -97,6 +99,82 @@ TEST(Render, OnePngPerImageWithTheGridSize) {
   options.image.reset();
   options.field = "u";
   EXPECT_THROW(io::render_run(r.output, options), InvalidInput) << "u was not written";
+  fs::remove_all(dir);
+}
+
+// The picture itself, pixel by pixel, one step after the seed (u = 0, v = 1 on the seed rectangle,
+// u = 1, v = 0 elsewhere; docs/model.md), in the colour range [0, 0.5], with the default rates
+// (du = 0.1, dv = 0.05, F = 0.014, k = 0.054, dt = 1):
+// - the background two cells or more away from the seed still holds u = 1, v = 0 exactly: u is
+//   inferno's brightest colour (255, beyond the range), v its darkest (0);
+// - a seed cell has v = 1 - 0.05 L - 0.068 with L(v) of at most 8 neighbours (weights summing to 3)
+//   in [-3, 0]: v >= 0.78, brightest (255); u = 0.1 L(u) + 0.014 with L(u) in [0, 3]: u in
+//   (0, 0.314], a colour index in [1, 161];
+// - a cell next to the seed: v = 0.05 L(v), L(v) in (0, 1] (at most three seed neighbours, weights
+//   1/4 + 1/2 + 1/4): v in (0, 0.05], an index in [1, 26]; u = 1 + 0.1 L(u) - u v^2 ... >= 0.89,
+//   brightest (255).
+TEST(Render, ThePictureShowsTheSeedOnTheBackground) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("grayscott_render_colours_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  constexpr std::int64_t rows = 30, cols = 50;
+  pipeline::RunRequest r;
+  r.problem.grid = {rows, cols};
+  r.images = 1;
+  r.steps_per_image = 1;
+  r.fields = {true, true};
+  r.output = dir / "run.h5";
+  r.quiet = true;
+  r.engine.backend = BackendKind::Cpu;
+  pipeline::execute_run(r);
+
+  // The seed rectangle of docs/model.md: rows [7R/16 - 4, 8R/16 - 4), columns [7C/16, 8C/16).
+  const std::int64_t r0 = 7 * rows / 16 - 4, r1 = 8 * rows / 16 - 4;
+  const std::int64_t c0 = 7 * cols / 16, c1 = 8 * cols / 16;
+  ASSERT_EQ(r0, 9);
+  ASSERT_EQ(c1, 25);
+  auto distance = [&](std::int64_t row, std::int64_t col) {  // Chebyshev, 0 inside the seed
+    const std::int64_t dr = row < r0 ? r0 - row : (row >= r1 ? row - r1 + 1 : 0);
+    const std::int64_t dc = col < c0 ? c0 - col : (col >= c1 ? col - c1 + 1 : 0);
+    return std::max(dr, dc);
+  };
+  auto colour_index = [](const std::uint8_t* rgb) {
+    for (int i = 0; i < 256; ++i) {
+      const auto& c = inferno_colormap[static_cast<std::size_t>(i)];
+      if (c[0] == rgb[0] && c[1] == rgb[1] && c[2] == rgb[2]) return i;
+    }
+    return -1;
+  };
+  for (const char* field : {"v", "u"}) {
+    io::RenderOptions options;
+    options.field = field;
+    options.out_dir = dir / field;
+    const auto written = io::render_run(r.output, options);
+    ASSERT_EQ(written.size(), 1u);
+    const auto png = read_png(written[0]);
+    ASSERT_EQ(png.rgb.size(), static_cast<std::size_t>(rows * cols * 3)) << field;
+    const bool is_v = field[0] == 'v';
+    // Inclusive index ranges: seed, next to the seed, background.
+    const std::array<std::pair<int, int>, 3> expected =
+        is_v ? std::array<std::pair<int, int>, 3>{{{255, 255}, {1, 26}, {0, 0}}}
+             : std::array<std::pair<int, int>, 3>{{{1, 161}, {255, 255}, {255, 255}}};
+    int seed_pixels = 0, rim_pixels = 0;
+    for (std::int64_t row = 0; row < rows; ++row) {
+      for (std::int64_t col = 0; col < cols; ++col) {
+        const int index = colour_index(&png.rgb[static_cast<std::size_t>(3 * (row * cols + col))]);
+        const auto d = static_cast<std::size_t>(std::min<std::int64_t>(distance(row, col), 2));
+        EXPECT_GE(index, expected[d].first)
+            << field << " pixel " << row << "," << col << ", " << d << " from the seed";
+        EXPECT_LE(index, expected[d].second)
+            << field << " pixel " << row << "," << col << ", " << d << " from the seed";
+        seed_pixels += d == 0 ? 1 : 0;
+        rim_pixels += d == 1 ? 1 : 0;
+      }
+    }
+    EXPECT_EQ(seed_pixels, 2 * 4) << field;
+    EXPECT_EQ(rim_pixels, 4 * 6 - 2 * 4) << field;
+  }
   fs::remove_all(dir);
 }
 

@@ -11,6 +11,7 @@
 #include <limits>
 #include <sstream>
 
+#include "engine/backends.hpp"
 #include "engine/cuda/cuda_backend.hpp"
 #include "engine/host_buffer.hpp"
 #include "pipeline/run.hpp"
@@ -158,13 +159,26 @@ std::string scientific(double x) {
 template <class Real>
 Verification verify_with(const Problem& problem, const Workload& workload,
                          const EngineOptions& options) {
-  // Small enough for the reference to take milliseconds, large enough for every edge and corner
-  // rule and for a few tiles of a fused or blocked kernel; as many steps as the engine tests, in
-  // the workload's chunks so that fused blocks split as they do when measured.
-  constexpr std::int64_t steps = 40;
+  // The steps per pass the measured run takes: the option, or the CPU's automatic depth for the
+  // workload's grid, batch and threads (a device's default does not depend on the grid).
+  EngineOptions checked = options;
+  const bool on_cpu = options.backend == BackendKind::Cpu ||
+                      (options.backend == BackendKind::Auto && !device_available(nullptr));
+  const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
+  if (checked.fuse_steps == 0 && on_cpu) {
+    checked.fuse_steps = cpu_fuse_depth({workload.rows, workload.cols}, problem.precision, threads,
+                                        static_cast<std::size_t>(workload.batch));
+  }
+  const std::int64_t depth = std::max(checked.fuse_steps, 1);
+  // Small enough for the reference to take at most a second or so, large enough for every edge and
+  // corner rule, for blocks of a fused kernel away from every edge, and for each thread's band to
+  // hold two passes; as many steps as the engine tests (or three passes), in the workload's chunks
+  // so that passes split as they do when measured.
+  const std::int64_t steps = std::max<std::int64_t>(40, 3 * depth);
   Problem small = problem;
-  small.grid = {std::min<std::int64_t>(workload.rows, 40),
-                std::min<std::int64_t>(workload.cols, 300)};
+  small.grid = {
+      std::min<std::int64_t>(workload.rows, std::max<std::int64_t>(100, 2 * depth * threads)),
+      workload.cols <= 2048 ? workload.cols : 1984 + workload.cols % 64};
   const std::int64_t members = std::min<std::int64_t>(workload.batch, 3);
   std::vector<Parameters> params;
   for (std::int64_t m = 0; m < members; ++m) {  // distinct rates: a member mix-up cannot pass
@@ -175,7 +189,7 @@ Verification verify_with(const Problem& problem, const Workload& workload,
   }
   small.validate();
 
-  auto engine = make_engine<Real>(small, params, options);
+  auto engine = make_engine<Real>(small, params, checked);
   std::vector<reference::State> expected;
   for (std::int64_t m = 0; m < members; ++m) {
     expected.push_back(
@@ -214,6 +228,7 @@ Verification verify_with(const Problem& problem, const Workload& workload,
   worst.cols = small.grid.cols;
   worst.members = members;
   worst.steps = steps;
+  worst.fuse_steps = checked.fuse_steps;
   return worst;
 }
 
@@ -459,9 +474,10 @@ std::string format_table(const BenchReport& r) {
       << to_string(r.problem.boundary) << ", io " << to_string(r.io) << "\n";
   for (const Verification& v : r.verifications) {
     out << "verified: " << v.steps << " steps of " << v.members << " member"
-        << (v.members > 1 ? "s" : "") << " of " << v.rows << "x" << v.cols
-        << " against the float64 reference, relative L2 u " << scientific(v.u_error) << ", v "
-        << scientific(v.v_error) << " (tolerance " << scientific(v.tolerance) << ")\n";
+        << (v.members > 1 ? "s" : "") << " of " << v.rows << "x" << v.cols << " at fuse "
+        << fuse_text(v.fuse_steps) << " against the float64 reference, relative L2 u "
+        << scientific(v.u_error) << ", v " << scientific(v.v_error) << " (tolerance "
+        << scientific(v.tolerance) << ")\n";
   }
   out << "copy bandwidth: " << fixed(r.copy_bytes_per_s / 1e9, 1) << " GB/s (" << r.copy_method
       << ", bytes read + written)\n\n";
@@ -575,6 +591,7 @@ std::string format_json(const BenchReport& r) {
     j.field("passed", v.passed ? "true" : "false")
         .integer("rows", v.rows)
         .integer("cols", v.cols)
+        .integer("fuse", v.fuse_steps)
         .integer("members", v.members)
         .integer("steps", v.steps)
         .number("u_error", v.u_error)

@@ -79,6 +79,7 @@ struct Verification {
   double u_error = 0, v_error = 0;  // relative L2 differences, worst over the members checked
   double tolerance = 0;
   std::int64_t rows = 0, cols = 0, members = 0, steps = 0;
+  int fuse_steps = 0;   // steps per pass of the check: the measured run's (0: the device's default)
   std::string backend;  // what ran the check
   std::string detail;   // what failed, empty when passed
 };
@@ -98,9 +99,12 @@ template <class Real>
 Verification compare_with_reference(std::span<const Real> u, std::span<const Real> v,
                                     const reference::State& expected, double tolerance);
 
-// A short run of the backend in `options` (same stencil, boundary, precision, fused steps and
-// batching as the workload, on a small grid and from a state where every cell differs) compared
-// with the float64 reference.
+// A short run of the backend in `options` compared with the float64 reference: the same stencil,
+// boundary, precision, batching and steps per image as the workload, and the same steps per pass
+// (the CPU's automatic depth is the one the workload's grid, batch and threads get), from a state
+// where every cell differs, on a grid of the same class (the workload's up to 100 rows, or as many
+// as give every thread two passes' worth; its columns up to 2048, or 1984 plus their remainder
+// modulo 64) so that passes fuse and split as they do when measured.
 Verification verify_engine(const Problem& problem, const Workload& workload,
                            const EngineOptions& options);
 

@@ -36,10 +36,10 @@ std::uint64_t smallest_device_memory() {
   return smallest == UINT64_MAX ? 0 : smallest;
 }
 
-int cpu_fuse_depth(const Grid& grid, Precision precision, int threads) {
+int cpu_fuse_depth(const Grid& grid, Precision precision, int threads, std::size_t members) {
   return precision == Precision::Single
-             ? cpu::CpuEngine<float>::automatic_fuse_steps(grid, 1, threads)
-             : cpu::CpuEngine<double>::automatic_fuse_steps(grid, 1, threads);
+             ? cpu::CpuEngine<float>::automatic_fuse_steps(grid, members, threads)
+             : cpu::CpuEngine<double>::automatic_fuse_steps(grid, members, threads);
 }
 
 template std::unique_ptr<SubdomainStepper<float>> make_subdomain(const Problem&, const LocalLayout&,

@@ -32,7 +32,8 @@ bool device_available(std::string* why);
 int device_count();
 // The memory of the smallest device this process sees, in bytes; 0 when there is none.
 std::uint64_t smallest_device_memory();
-// Steps the CPU engine fuses per pass over `grid` with `threads` threads, by default.
-int cpu_fuse_depth(const Grid& grid, Precision precision, int threads);
+// Steps the CPU engine fuses per pass over `grid` (`members` of it) with `threads` threads, by
+// default.
+int cpu_fuse_depth(const Grid& grid, Precision precision, int threads, std::size_t members = 1);
 
 }  // namespace grayscott

@@ -5,8 +5,26 @@
 set -u
 grayscott=$1
 bench_dir=$2
-python=/usr/bin/python3
-[ -x "$python" ] || python=$(command -v python3) || { echo "SKIP: no python3 to read JSON"; exit 77; }
+# The Python that has NumPy and Numba (Debian's, which scripts/setup fills; another python3 on PATH
+# may lack them): the NumPy and Numba peers are the only checks of grayscott by an independent
+# implementation, so their absence fails, naming what to install.
+python=
+for candidate in /usr/bin/python3 "$(command -v python3)"; do
+  if [ -x "$candidate" ] && "$candidate" -c 'import numpy, numba' 2>/dev/null; then
+    python=$candidate
+    break
+  fi
+done
+if [ -z "$python" ]; then
+  for candidate in /usr/bin/python3 "$(command -v python3)"; do
+    [ -x "$candidate" ] || continue
+    for module in numpy numba; do
+      "$candidate" -c "import $module" 2>/dev/null || echo "FAIL: $candidate has no $module"
+    done
+  done
+  echo "FAIL: no python3 with NumPy and Numba: install python3-numpy python3-numba (scripts/setup)"
+  exit 1
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failures=0
@@ -105,7 +123,8 @@ PY
 for peer in numpy numba; do
   "$python" "$bench_dir/peers/${peer}_peer.py" --check-only --grayscott "$grayscott"
   status=$?
-  [ "$status" -eq 0 ] || [ "$status" -eq 77 ] || fail "$peer peer: check failed (exit $status)"
+  # 77 (skipped) is a failure here: the module is there, so the check must run.
+  [ "$status" -eq 0 ] || fail "$peer peer: check failed or skipped (exit $status) with $python"
 done
 # The GPU peers skip cleanly (77) or pass where their module and a device are there.
 for peer in cupy jax torch; do

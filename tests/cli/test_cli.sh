@@ -57,6 +57,8 @@ PY
 if command -v script >/dev/null; then
   script -qec "$gs run ${small[*]} -o tty.h5 >/dev/null" /dev/null >tty.txt 2>&1
   grep -q "image 3/3" tty.txt && pass || fail "no progress bar on a terminal: $(cat tty.txt)"
+else
+  fail "no 'script' to give a run a terminal, so the progress bar goes unchecked: install bsdutils (scripts/setup)"
 fi
 
 # An existing output is kept unless --force.

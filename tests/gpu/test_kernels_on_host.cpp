@@ -16,19 +16,23 @@ namespace kernels = grayscott::cuda::detail;
 
 namespace {
 
-using kernel_emulation::launch;
-
+template <class Real>
 struct Batch {
-  std::vector<float> u, v;  // members * cells
+  std::vector<Real> u, v;  // members * cells
 };
 
-// The engine's launch sequence for `steps` steps, `fuse` per launch, from NaN-poisoned outputs.
-template <StencilKind K, Boundary B>
-Batch run_kernels(const Problem& problem, const std::vector<Parameters>& members,
-                  const std::vector<reference::State>& starts, int steps, int fuse) {
+kernel_emulation::Index3 index3(const kernels::Dims& d) { return {d.x, d.y, d.z}; }
+
+// `steps` steps through the CUDA engine's own launch plan (engine/cuda/launch_plan.hpp: graphs of
+// at most max_graph_steps steps, launches of `fuse_option` steps, ping-pong parity, launch grids),
+// each launch running the kernels' source on the host, from NaN-poisoned outputs.
+template <StencilKind K, Boundary B, class Real>
+Batch<Real> run_kernels(const Problem& problem, const std::vector<Parameters>& members,
+                        const std::vector<reference::State>& starts, std::int64_t steps,
+                        int fuse_option) {
   const int rows = static_cast<int>(problem.grid.rows), cols = static_cast<int>(problem.grid.cols);
   const std::size_t cells = problem.grid.cells(), count = members.size();
-  std::vector<float> u[2], v[2];
+  std::vector<Real> u[2], v[2];
   for (int b = 0; b < 2; ++b) {
     u[b].assign(count * cells, NAN);
     v[b].assign(count * cells, NAN);
@@ -37,61 +41,107 @@ Batch run_kernels(const Problem& problem, const std::vector<Parameters>& members
     std::copy(starts[m].u.begin(), starts[m].u.end(), u[0].begin() + m * cells);
     std::copy(starts[m].v.begin(), starts[m].v.end(), v[0].begin() + m * cells);
   }
-  std::vector<Coefficients<float>> coefficients;
-  for (const auto& p : members) coefficients.push_back(Coefficients<float>::from(p));
-  kernels::StencilWeights<float> weights{};
-  for (int k = 0; k < 9; ++k) weights.w[k] = static_cast<float>(problem.stencil.weights[k]);
-  int current = 0;
-  for (int left = steps; left > 0;) {
-    const int k = std::min(fuse, left);
-    const kernels::StepArgs<float> args{u[current].data(),
-                                        v[current].data(),
-                                        u[1 - current].data(),
-                                        v[1 - current].data(),
-                                        coefficients.data(),
-                                        weights,
-                                        rows,
-                                        cols};
-    const auto z = static_cast<unsigned>(count);
-    if (k == 1) {
-      launch({kernels::blocks(cols, kernels::step_block_x),
-              kernels::blocks(rows, kernels::step_block_y), z},
-             {kernels::step_block_x, kernels::step_block_y, 1},
-             [&] { kernels::step_kernel<K, B, float>(args); });
-    } else {
-      const int out_w = kernels::fused_region_w - 2 * k, out_h = kernels::fused_region_h - 2 * k;
-      launch({kernels::blocks(cols, out_w), kernels::blocks(rows, out_h), z},
-             {kernels::fused_block_x, kernels::fused_block_y, 1},
-             [&] { kernels::fused_kernel<K, B, float>(args, k); });
-    }
-    current = 1 - current;
-    left -= k;
-  }
-  return {u[current], v[current]};
+  std::vector<Coefficients<Real>> coefficients;
+  for (const auto& p : members) coefficients.push_back(Coefficients<Real>::from(p));
+  kernels::StencilWeights<Real> weights{};
+  for (int k = 0; k < 9; ++k) weights.w[k] = static_cast<Real>(problem.stencil.weights[k]);
+  const int fuse = kernels::steps_per_launch(fuse_option);
+  const int result = kernels::for_each_graph(steps, fuse, 0, [&](std::int64_t n, int from) {
+    EXPECT_LE(n, kernels::max_graph_steps);
+    const int end = kernels::for_each_launch(
+        n, fuse, from, rows, cols, count, [&](const kernels::Launch& plan) {
+          const int p = plan.parity;
+          const kernels::StepArgs<Real> args{u[p].data(),
+                                             v[p].data(),
+                                             u[1 - p].data(),
+                                             v[1 - p].data(),
+                                             coefficients.data(),
+                                             weights,
+                                             rows,
+                                             cols};
+          if (plan.fused()) {
+            kernel_emulation::launch(index3(plan.grid), index3(plan.block),
+                                     [&] { kernels::fused_kernel<K, B, Real>(args, plan.steps); });
+          } else {
+            kernel_emulation::launch_sequential(index3(plan.grid), index3(plan.block),
+                                                [&] { kernels::step_kernel<K, B, Real>(args); });
+          }
+        });
+    // The engine reads the graph's result from parity_after(); the launches must end there.
+    EXPECT_EQ(end, kernels::parity_after(n, fuse, from)) << n << " steps";
+  });
+  return {u[result], v[result]};
 }
 
-Batch run_cpu(const Problem& problem, const std::vector<Parameters>& members,
-              const std::vector<reference::State>& starts, int steps) {
-  cpu::CpuEngine<float> engine(problem, members, {BackendKind::Cpu, 1, 0, 0});
+// The CPU engine, one step per pass, on one thread.
+template <class Real>
+Batch<Real> run_cpu(const Problem& problem, const std::vector<Parameters>& members,
+                    const std::vector<reference::State>& starts, std::int64_t steps) {
+  cpu::CpuEngine<Real> engine(problem, members, {BackendKind::Cpu, 1, 1, 0});
   for (std::size_t m = 0; m < members.size(); ++m) {
-    engine.load(m, std::vector<float>(starts[m].u.begin(), starts[m].u.end()),
-                std::vector<float>(starts[m].v.begin(), starts[m].v.end()));
+    engine.load(m, std::vector<Real>(starts[m].u.begin(), starts[m].u.end()),
+                std::vector<Real>(starts[m].v.begin(), starts[m].v.end()));
   }
   engine.advance(steps);
   engine.capture({true, true});
   const std::size_t cells = problem.grid.cells();
-  Batch out{std::vector<float>(members.size() * cells), std::vector<float>(members.size() * cells)};
+  Batch<Real> out{std::vector<Real>(members.size() * cells),
+                  std::vector<Real>(members.size() * cells)};
   for (std::size_t m = 0; m < members.size(); ++m) {
     engine.read_captured(m, out.u.data() + m * cells, out.v.data() + m * cells);
   }
   return out;
 }
 
-std::int64_t first_difference(const std::vector<float>& a, const std::vector<float>& b) {
+// The first index where a and b differ in their bits, -1 if none.
+template <class Real>
+std::int64_t first_difference(const std::vector<Real>& a, const std::vector<Real>& b) {
+  if (a.size() != b.size()) return 0;
   for (std::size_t i = 0; i < a.size(); ++i) {
-    if (std::memcmp(&a[i], &b[i], sizeof(float)) != 0) return static_cast<std::int64_t>(i);
+    if (std::memcmp(&a[i], &b[i], sizeof(Real)) != 0) return static_cast<std::int64_t>(i);
   }
   return -1;
+}
+
+Problem problem_of(std::int64_t rows, std::int64_t cols, const Stencil& stencil,
+                   Boundary boundary) {
+  Problem problem;
+  problem.grid = {rows, cols};
+  problem.stencil = stencil;
+  problem.boundary = boundary;
+  problem.params = {0.03, 0.06, 0.2, 0.1, 0.5};
+  problem.validate();
+  return problem;
+}
+
+std::vector<Parameters> two_members(const Problem& problem) {
+  return {problem.params, {0.04, 0.065, 0.15, 0.08, 0.4}};
+}
+
+std::vector<reference::State> two_starts(std::int64_t rows, std::int64_t cols) {
+  return {grayscott::testing::varied_state(rows, cols, 5),
+          grayscott::testing::varied_state(rows, cols, 6)};
+}
+
+// The kernels through the launch plan against the CPU engine, bitwise, for each fuse option.
+template <class Real>
+void expect_kernels_match_cpu(const Problem& problem, std::int64_t steps,
+                              const std::vector<int>& fuse_options) {
+  const auto members = two_members(problem);
+  const auto starts = two_starts(problem.grid.rows, problem.grid.cols);
+  const Batch<Real> expected = run_cpu<Real>(problem, members, starts, steps);
+  for (int fuse : fuse_options) {
+    SCOPED_TRACE(problem.stencil.name() + " " + std::string(to_string(problem.boundary)) + " " +
+                 std::to_string(problem.grid.rows) + "x" + std::to_string(problem.grid.cols) + " " +
+                 (sizeof(Real) == 4 ? "float" : "double") + " fuse " + std::to_string(fuse) + ", " +
+                 std::to_string(steps) + " steps");
+    Batch<Real> got;
+    kernels::dispatch(problem.stencil.kind, problem.boundary, [&]<StencilKind K, Boundary B>() {
+      got = run_kernels<K, B, Real>(problem, members, starts, steps, fuse);
+    });
+    EXPECT_EQ(first_difference(got.u, expected.u), -1);
+    EXPECT_EQ(first_difference(got.v, expected.v), -1);
+  }
 }
 
 }  // namespace
@@ -106,32 +156,120 @@ TEST(CudaKernelsOnHost, MatchCpuEngineBitwise) {
   for (const auto& stencil : stencils) {
     for (Boundary boundary : {Boundary::ZeroFlux, Boundary::Periodic, Boundary::Fixed}) {
       for (auto [rows, cols] : {std::pair<std::int64_t, std::int64_t>{1, 1}, {37, 71}}) {
-        Problem problem;
-        problem.grid = {rows, cols};
-        problem.stencil = stencil;
-        problem.boundary = boundary;
-        problem.params = {0.03, 0.06, 0.2, 0.1, 0.5};
-        problem.validate();
-        const std::vector<Parameters> members = {problem.params, {0.04, 0.065, 0.15, 0.08, 0.4}};
-        const std::vector<reference::State> starts = {
-            grayscott::testing::varied_state(rows, cols, 5),
-            grayscott::testing::varied_state(rows, cols, 6)};
-        constexpr int steps = 7;
-        const Batch expected = run_cpu(problem, members, starts, steps);
-        for (int fuse : {1, 3}) {
-          SCOPED_TRACE(stencil.name() + " " + std::string(to_string(boundary)) + " " +
-                       std::to_string(rows) + "x" + std::to_string(cols) + " fuse " +
-                       std::to_string(fuse));
-          Batch got;
-          kernels::dispatch(stencil.kind, boundary, [&]<StencilKind K, Boundary B>() {
-            got = run_kernels<K, B>(problem, members, starts, steps, fuse);
-          });
-          EXPECT_EQ(first_difference(got.u, expected.u), -1);
-          EXPECT_EQ(first_difference(got.v, expected.v), -1);
-        }
+        expect_kernels_match_cpu<float>(problem_of(rows, cols, stencil, boundary), 7, {1, 3});
       }
     }
   }
+}
+
+// Grids large enough for blocks whose whole region lies inside the grid (the fused kernel's
+// unchecked fast path, at every depth from 2 to 8) beside blocks on every edge and corner, taller
+// than wide and wider than tall (a fast-path test that confuses rows and columns fails on one or
+// the other), with odd sizes that no block divides; every boundary, both precisions, every fuse
+// depth (0: the engine's default), 11 steps so that most depths end on a shorter launch.
+using Shape = std::pair<std::int64_t, std::int64_t>;
+using FastPathCase = std::tuple<Boundary, Shape>;
+class CudaKernelsFastPath : public ::testing::TestWithParam<FastPathCase> {};
+
+std::string fast_path_name(const ::testing::TestParamInfo<FastPathCase>& info) {
+  const Shape shape = std::get<1>(info.param);
+  std::string name = std::string(to_string(std::get<0>(info.param))) + "_" +
+                     std::to_string(shape.first) + "x" + std::to_string(shape.second);
+  for (char& ch : name) {
+    if (ch == '-') ch = '_';
+  }
+  return name;
+}
+
+TEST_P(CudaKernelsFastPath, EveryDepthFloat) {
+  const auto& [boundary, shape] = GetParam();
+  expect_kernels_match_cpu<float>(
+      problem_of(shape.first, shape.second, Stencil::oono_puri(), boundary), 11,
+      {0, 1, 2, 3, 4, 5, 6, 7, 8});
+}
+
+TEST_P(CudaKernelsFastPath, EveryDepthDouble) {
+  const auto& [boundary, shape] = GetParam();
+  expect_kernels_match_cpu<double>(
+      problem_of(shape.first, shape.second, Stencil::oono_puri(), boundary), 11,
+      {0, 1, 2, 3, 4, 5, 6, 7, 8});
+}
+
+INSTANTIATE_TEST_SUITE_P(InteriorBlocks, CudaKernelsFastPath,
+                         ::testing::Combine(::testing::Values(Boundary::ZeroFlux,
+                                                              Boundary::Periodic, Boundary::Fixed),
+                                            ::testing::Values(Shape(130, 150), Shape(163, 133))),
+                         fast_path_name);
+
+// The user weights and the other built-in stencils on the fast path too (one shape, the deepest
+// fusion and one that leaves a fused remainder).
+TEST(CudaKernelsOnHost, EveryStencilOnInteriorBlocks) {
+  for (const auto& stencil : {Stencil::pretty(), Stencil::five_point(),
+                              Stencil::custom({0.1, 0.7, 0.2, 0.4, 9.0, 0.6, 0.3, 0.5, 0.15})}) {
+    for (Boundary boundary : {Boundary::ZeroFlux, Boundary::Fixed}) {
+      expect_kernels_match_cpu<float>(problem_of(131, 157, stencil, boundary), 11, {3, 8});
+    }
+  }
+}
+
+// An advance longer than one graph: the plan splits it into graphs of max_graph_steps and the
+// buffer parity carries over from one to the next, whether a full graph holds an odd number of
+// launches (fuse 5: 205) or an even one (fuse 4: 256); on a grid of one block per member.
+TEST(CudaKernelsOnHost, AdvancesBeyondOneGraph) {
+  const std::int64_t steps = kernels::max_graph_steps + 6;
+  for (int fuse : {4, 5}) {
+    std::vector<std::pair<std::int64_t, int>> graphs;
+    kernels::for_each_graph(steps, fuse, 0,
+                            [&](std::int64_t n, int from) { graphs.emplace_back(n, from); });
+    ASSERT_EQ(graphs.size(), 2u);
+    EXPECT_EQ(graphs[0], std::make_pair(kernels::max_graph_steps, 0));
+    EXPECT_EQ(graphs[1].first, 6);
+    EXPECT_EQ(graphs[1].second, fuse == 5 ? 1 : 0);
+  }
+  for (Boundary boundary : {Boundary::ZeroFlux, Boundary::Periodic}) {
+    expect_kernels_match_cpu<float>(problem_of(9, 50, Stencil::oono_puri(), boundary), steps,
+                                    {4, 5});
+  }
+}
+
+// The plan itself: every launch holds 1..fuse steps, they add up, parities alternate from the
+// graph's, and the grid covers every output cell exactly (no block more than needed).
+TEST(CudaKernelsOnHost, LaunchPlanCoversEveryStepAndCell) {
+  for (int fuse = 1; fuse <= kernels::fused_max_steps; ++fuse) {
+    for (std::int64_t steps : {1, 2, 7, 8, 9, 1023, 1024, 1025, 3000}) {
+      std::int64_t total = 0;
+      int expected_parity = 0;
+      const int result = kernels::for_each_graph(steps, fuse, 0, [&](std::int64_t n, int from) {
+        EXPECT_EQ(from, expected_parity);
+        std::int64_t in_graph = 0;
+        int p = from;
+        expected_parity =
+            kernels::for_each_launch(n, fuse, from, 130, 150, 3, [&](const kernels::Launch& plan) {
+              EXPECT_GE(plan.steps, 1);
+              EXPECT_LE(plan.steps, fuse);
+              EXPECT_EQ(plan.parity, p);
+              p = 1 - p;
+              in_graph += plan.steps;
+              EXPECT_EQ(plan.grid.z, 3u);
+              // Output cells per block: the centre of the region, or one cell per thread.
+              const auto w = static_cast<unsigned>(
+                  plan.fused() ? kernels::fused_region_w - 2 * plan.steps : kernels::step_block_x);
+              const auto h = static_cast<unsigned>(
+                  plan.fused() ? kernels::fused_region_h - 2 * plan.steps : kernels::step_block_y);
+              EXPECT_GE(plan.grid.x * w, 150u);
+              EXPECT_LT((plan.grid.x - 1) * w, 150u);
+              EXPECT_GE(plan.grid.y * h, 130u);
+              EXPECT_LT((plan.grid.y - 1) * h, 130u);
+            });
+        EXPECT_EQ(in_graph, n);
+        total += n;
+      });
+      EXPECT_EQ(total, steps);
+      EXPECT_EQ(result, expected_parity);
+    }
+  }
+  EXPECT_EQ(kernels::steps_per_launch(0), kernels::default_fuse_steps);
+  EXPECT_EQ(kernels::steps_per_launch(6), 6);
 }
 
 // The frame kernel's cell numbering: every cell of the outer rectangle outside the inner one,

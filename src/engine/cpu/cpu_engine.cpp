@@ -351,6 +351,12 @@ void CpuEngine<Real>::capture(FieldSet fields) {
         std::copy_n(member.v[current_] + offset, cols, member.captured_v.data() + offset);
     }
   }
+  if (test_only_fault_on_capture && fields.u) {
+    for (Member& member : members_) {
+      test_only_fault_on_capture(
+          fuse_steps_, {member.captured_u.data(), static_cast<std::size_t>(grid_.cells())});
+    }
+  }
 }
 
 template <class Real>

@@ -5,6 +5,7 @@
 // wavefront of rows kept in its cache, reading and writing the grid once per pass).
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "engine/cpu/row_kernel.hpp"
@@ -38,6 +39,11 @@ class CpuEngine final : public Engine<Real> {
   // Whether a batch steps member by member in cache: many members (4 per thread at least) whose
   // two buffers of u and v fill at most half of a core's L2 cache.
   static bool steps_members_in_cache(const Grid& grid, std::size_t members, int threads);
+
+  // Test-only fault injection: when set, capture() hands it the fuse depth and each member's
+  // captured u, which it may alter, so that a test can plant a fault at one depth and see the
+  // checks refuse it (tests/test_bench.cpp). Null, and never set, outside the tests.
+  static inline void (*test_only_fault_on_capture)(int fuse_steps, std::span<Real> u) = nullptr;
 
  private:
   struct Member {

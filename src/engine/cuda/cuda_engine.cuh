@@ -21,6 +21,7 @@
 
 #include "engine/cuda/cuda_support.cuh"
 #include "engine/cuda/kernels.cuh"
+#include "engine/cuda/launch_plan.hpp"
 #include "engine/engine.hpp"
 
 namespace grayscott::cuda {
@@ -50,7 +51,7 @@ class CudaEngine final : public Engine<Real> {
   // Enqueues the launches for `steps` steps on the compute stream, from buffer `parity`; returns
   // the parity of the buffer holding the result.
   int enqueue_steps(std::int64_t steps, int parity);
-  void launch(int steps_in_launch, int parity);
+  void launch(const detail::Launch& plan);
   void use_device() const;
 
   int device_;

@@ -12,18 +12,6 @@
 
 namespace grayscott::cuda {
 
-namespace detail {
-
-// Steps per launch when EngineOptions::fuse_steps is 0. A starting point chosen by counting
-// (a 64x32 region loaded for a 56x24 centre: ~3 bytes of memory traffic per cell-update in single
-// precision instead of 16, ~19% of cells computed twice); to be tuned on the GPU.
-inline constexpr int default_fuse_steps = 4;
-
-// The largest step count held in one CUDA graph; longer advances replay it.
-inline constexpr std::int64_t max_graph_steps = 1024;
-
-}  // namespace detail
-
 template <class Real>
 CudaEngine<Real>::CudaEngine(const Problem& problem, std::span<const Parameters> member_params,
                              const EngineOptions& options)
@@ -33,7 +21,7 @@ CudaEngine<Real>::CudaEngine(const Problem& problem, std::span<const Parameters>
       kind_(problem.stencil.kind),
       members_(member_params.size()),
       cells_(static_cast<std::size_t>(problem.grid.cells())),
-      fuse_(options.fuse_steps == 0 ? detail::default_fuse_steps : options.fuse_steps) {
+      fuse_(detail::steps_per_launch(options.fuse_steps)) {
   if (members_ == 0) throw InvalidInput("an engine needs at least one member");
   if (members_ > 65535) throw InvalidInput("the CUDA backend runs at most 65535 members at once");
   if (grid_.rows > INT_MAX || grid_.cols > INT_MAX || grid_.cells() > INT_MAX) {
@@ -104,7 +92,8 @@ void CudaEngine<Real>::load(std::size_t member, std::span<const Real> u, std::sp
 }
 
 template <class Real>
-void CudaEngine<Real>::launch(int steps_in_launch, int parity) {
+void CudaEngine<Real>::launch(const detail::Launch& plan) {
+  const int parity = plan.parity;
   detail::StepArgs<Real> args{u_[parity].data(),
                               v_[parity].data(),
                               u_[1 - parity].data(),
@@ -113,20 +102,13 @@ void CudaEngine<Real>::launch(int steps_in_launch, int parity) {
                               weights_,
                               static_cast<int>(grid_.rows),
                               static_cast<int>(grid_.cols)};
-  const auto z = static_cast<unsigned>(members_);
   cudaStream_t stream = compute_.get();
+  const dim3 grid(plan.grid.x, plan.grid.y, plan.grid.z), block(plan.block.x, plan.block.y);
   detail::dispatch(kind_, boundary_, [&]<StencilKind K, Boundary B>() {
-    if (steps_in_launch == 1) {
-      const dim3 block(detail::step_block_x, detail::step_block_y);
-      const dim3 grid(detail::blocks(grid_.cols, detail::step_block_x),
-                      detail::blocks(grid_.rows, detail::step_block_y), z);
-      detail::step_kernel<K, B, Real><<<grid, block, 0, stream>>>(args);
+    if (plan.fused()) {
+      detail::fused_kernel<K, B, Real><<<grid, block, 0, stream>>>(args, plan.steps);
     } else {
-      const int out_w = detail::fused_region_w - 2 * steps_in_launch;
-      const int out_h = detail::fused_region_h - 2 * steps_in_launch;
-      const dim3 block(detail::fused_block_x, detail::fused_block_y);
-      const dim3 grid(detail::blocks(grid_.cols, out_w), detail::blocks(grid_.rows, out_h), z);
-      detail::fused_kernel<K, B, Real><<<grid, block, 0, stream>>>(args, steps_in_launch);
+      detail::step_kernel<K, B, Real><<<grid, block, 0, stream>>>(args);
     }
   });
   detail::check(cudaGetLastError(), "launching a step kernel");
@@ -134,10 +116,8 @@ void CudaEngine<Real>::launch(int steps_in_launch, int parity) {
 
 template <class Real>
 int CudaEngine<Real>::enqueue_steps(std::int64_t steps, int parity) {
-  while (steps > 0) {
-    const std::int64_t n = std::min(steps, detail::max_graph_steps);
-    const std::int64_t launches = (n + fuse_ - 1) / fuse_;
-    const auto key = std::make_pair(n, parity);
+  return detail::for_each_graph(steps, fuse_, parity, [&](std::int64_t n, int from) {
+    const auto key = std::make_pair(n, from);
     auto found = graphs_.find(key);
     if (found == graphs_.end()) {
       if (graphs_.size() >= 16) graphs_.clear();  // step counts vary: keep the cache small
@@ -146,11 +126,8 @@ int CudaEngine<Real>::enqueue_steps(std::int64_t steps, int parity) {
                     "recording a graph");
       cudaGraph_t raw = nullptr;
       try {
-        int p = parity;
-        for (std::int64_t left = n; left > 0; left -= fuse_) {
-          launch(static_cast<int>(std::min<std::int64_t>(fuse_, left)), p);
-          p = 1 - p;
-        }
+        detail::for_each_launch(n, fuse_, from, grid_.rows, grid_.cols, members_,
+                                [&](const detail::Launch& plan) { launch(plan); });
       } catch (...) {
         (void)cudaStreamEndCapture(stream, &raw);
         if (raw) (void)cudaGraphDestroy(raw);
@@ -163,10 +140,7 @@ int CudaEngine<Real>::enqueue_steps(std::int64_t steps, int parity) {
       found = graphs_.emplace(key, detail::GraphExec(exec)).first;
     }
     detail::check(cudaGraphLaunch(found->second.get(), compute_.get()), "launching steps");
-    if (launches % 2 == 1) parity = 1 - parity;
-    steps -= n;
-  }
-  return parity;
+  });
 }
 
 template <class Real>

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 
+#include "engine/cuda/launch_plan.hpp"  // the launch shapes
 #include "model/cell_update.hpp"
 
 namespace grayscott::cuda::detail {
@@ -35,19 +36,6 @@ struct StepArgs {
   StencilWeights<Real> weights;
   int rows, cols;
 };
-
-// Launch shapes, shared by the engine (grid sizes) and the kernels.
-inline constexpr int step_block_x = 32, step_block_y = 8;
-inline constexpr int fused_block_x = 32, fused_block_y = 8;
-inline constexpr int fused_region_w = 64, fused_region_h = 32;  // shared-memory region per block
-inline constexpr int fused_max_steps = 8;  // region minus a 2k halo must keep a useful centre
-inline constexpr int fused_cells_x = fused_region_w / fused_block_x;  // cells per thread
-inline constexpr int fused_cells_y = fused_region_h / fused_block_y;
-
-// Blocks needed to cover n cells, per_block at a time.
-inline unsigned blocks(long long n, int per_block) {
-  return static_cast<unsigned>((n + per_block - 1) / per_block);
-}
 
 __device__ __forceinline__ int wrap_index(int i, int n) {
   // i may lie up to fused_max_steps outside [0, n) on either side, and n may be tiny.

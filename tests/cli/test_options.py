@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+"""The command line end to end, option by option.
+
+- Every alias of the course's programs (--nbrow, --nbcol, --nbimage, --nbextrastep, --feedrate,
+  --killrate, --deltat; -o for --output) gives the same file, bit for bit, as the long name, for
+  `run` and `sweep`; `bench` reads its two aliases into the workload it reports.
+- Every rate (--feed, --kill, --du, --dv, --dt) and option (--stencil, --boundary, --precision)
+  lands in the file's attributes, and changes the images as the model says: a NumPy float64
+  model of docs/model.md, written here from the formulas and fed the values given on the command
+  line (not those read from the file), steps the first image to the last; the file must match it,
+  and must not match the same model run with the option's default value.
+
+Usage: test_options.py PATH/TO/grayscott WORK_DIR
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+
+GS = os.path.realpath(sys.argv[1])
+WORK = sys.argv[2]
+failures = []
+
+
+def check(condition, what):
+    if not condition:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def run(*args):
+    result = subprocess.run([GS, *args], capture_output=True, text=True)
+    if result.returncode != 0:
+        raise SystemExit(f"grayscott {' '.join(args)} failed: {result.stderr}")
+    return result
+
+
+def read(path):
+    """Every dataset (bitwise, with its dtype) and every attribute of a file."""
+    datasets, attributes = {}, {}
+    with h5py.File(path, "r") as f:
+        def visit(name, obj):
+            if isinstance(obj, h5py.Dataset):
+                datasets[name] = obj[...]
+            attributes[name] = {k: obj.attrs[k] for k in obj.attrs}
+        f.visititems(visit)
+        attributes["/"] = {k: f.attrs[k] for k in f.attrs}
+    return datasets, attributes
+
+
+def same_file(a, b):
+    da, aa = read(a)
+    db, ab = read(b)
+    if sorted(da) != sorted(db):
+        return f"datasets {sorted(da)} vs {sorted(db)}"
+    for name in da:
+        if da[name].dtype != db[name].dtype or da[name].shape != db[name].shape:
+            return f"{name}: {da[name].dtype}{da[name].shape} vs {db[name].dtype}{db[name].shape}"
+        if da[name].tobytes() != db[name].tobytes():
+            return f"{name} differs"
+    if sorted(aa) != sorted(ab):
+        return f"objects with attributes {sorted(aa)} vs {sorted(ab)}"
+    for name in aa:
+        if sorted(aa[name]) != sorted(ab[name]):
+            return f"attributes of {name}: {sorted(aa[name])} vs {sorted(ab[name])}"
+        for key in aa[name]:
+            if not np.array_equal(np.asarray(aa[name][key]), np.asarray(ab[name][key])):
+                return f"attribute {name}:{key}: {aa[name][key]!r} vs {ab[name][key]!r}"
+    return None
+
+
+# --- The model, from docs/model.md ------------------------------------------------------------
+
+STENCILS = {
+    "oono-puri": [0.25, 0.5, 0.25, 0.5, 0.0, 0.5, 0.25, 0.5, 0.25],
+    "pretty": [1.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 1.0],
+    "five-point": [0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0],
+}
+DEFAULTS = dict(feed=0.014, kill=0.054, du=0.1, dv=0.05, dt=1.0, stencil="oono-puri",
+                boundary="zero-flux")
+
+
+def neighbour(x, dr, dc, boundary, outside):
+    """x shifted so that cell (r, c) holds x[r + dr, c + dc], with the boundary's rule outside:
+    zero flux: the cell itself (no flux through the edge); periodic: the opposite edge; fixed: the
+    constant outside value."""
+    if boundary == "periodic":
+        return np.roll(x, (-dr, -dc), axis=(0, 1))
+    pad = np.pad(x, 1, mode="constant", constant_values=outside)
+    shifted = pad[1 + dr:1 + dr + x.shape[0], 1 + dc:1 + dc + x.shape[1]]
+    if boundary == "zero-flux":
+        rows = np.arange(x.shape[0])[:, None] + dr
+        cols = np.arange(x.shape[1])[None, :] + dc
+        outside_grid = (rows < 0) | (rows >= x.shape[0]) | (cols < 0) | (cols >= x.shape[1])
+        shifted = np.where(outside_grid, x, shifted)
+    return shifted
+
+
+def laplacian(x, weights, boundary, outside):
+    total = np.zeros_like(x)
+    for k, w in enumerate(weights):
+        dr, dc = k // 3 - 1, k % 3 - 1
+        if (dr, dc) != (0, 0) and w != 0.0:
+            total += w * (neighbour(x, dr, dc, boundary, outside) - x)
+    return total
+
+
+def model_steps(u, v, steps, p):
+    u, v = u.astype(np.float64), v.astype(np.float64)
+    weights = STENCILS.get(p["stencil"]) or [float(w) for w in p["stencil"].split(",")]
+    weights[4] = 0.0
+    for _ in range(steps):
+        uvv = u * v * v
+        lu = laplacian(u, weights, p["boundary"], 1.0)
+        lv = laplacian(v, weights, p["boundary"], 0.0)
+        u, v = (u + p["dt"] * (p["du"] * lu - uvv + p["feed"] * (1.0 - u)),
+                v + p["dt"] * (p["dv"] * lv + uvv - (p["feed"] + p["kill"]) * v))
+    return u, v
+
+
+shutil.rmtree(WORK, ignore_errors=True)  # a folder of the build tree, this test's own
+os.makedirs(WORK)
+os.chdir(WORK)
+
+# --- Aliases: the same file -------------------------------------------------------------------
+
+long_names = ["--rows", "21", "--cols", "34", "--images", "3", "--steps-per-image", "4",
+              "--feed", "0.03", "--kill", "0.061", "--dt", "0.9"]
+aliases = ["--nbrow", "21", "--nbcol", "34", "--nbimage", "3", "--nbextrastep", "4",
+           "--feedrate", "0.03", "--killrate", "0.061", "--deltat", "0.9"]
+common = ["--backend", "cpu", "--threads", "1", "--fields", "u,v", "--init", "noise", "--quiet"]
+run("run", *long_names, *common, "--output", "long.h5")
+run("run", *aliases, *common, "-o", "alias.h5")
+difference = same_file("long.h5", "alias.h5")
+check(difference is None, f"run: the aliases give another file than the long names: {difference}")
+with h5py.File("alias.h5", "r") as f:
+    for key, want in [("rows", 21), ("cols", 34), ("images", 3), ("steps_per_image", 4),
+                      ("feed", 0.03), ("kill", 0.061), ("dt", 0.9)]:
+        check(f.attrs[key] == want, f"run alias: attribute {key} = {f.attrs[key]}, wanted {want}")
+    check(f["u"].shape == (3, 21, 34), f"run alias: u has shape {f['u'].shape}")
+    check(list(f["step"][...]) == [4, 8, 12], f"run alias: steps {list(f['step'][...])}")
+
+# One alias at a time, so that an alias bound to another option than its long name cannot hide
+# behind the others.
+for i in range(0, len(aliases), 2):
+    mixed = list(long_names)
+    mixed[i] = aliases[i]
+    run("run", *mixed, *common, "--force", "-o", "mixed.h5")
+    difference = same_file("long.h5", "mixed.h5")
+    check(difference is None, f"run {aliases[i]}: not the same file as {long_names[i]}: {difference}")
+
+sweep_common = ["--rows", "16", "--nbcol", "18", "--nbimage", "2", "--nbextrastep", "3",
+                "--backend", "cpu", "--threads", "1", "--quiet"]
+run("sweep", "--feed", "0.02,0.03", "--kill", "0.05,0.06", *sweep_common, "--output", "s1.h5")
+run("sweep", "--feedrate", "0.02,0.03", "--killrate", "0.05,0.06", *sweep_common, "-o", "s2.h5")
+difference = same_file("s1.h5", "s2.h5")
+check(difference is None, f"sweep: --feedrate/--killrate give another file: {difference}")
+
+bench = ["bench", "--preset", "quick", "--rows", "16", "--cols", "24", "--backend", "cpu",
+         "--threads", "1", "--repeat", "1", "--json"]
+for images, steps in [("--images", "--steps-per-image"), ("--nbimage", "--nbextrastep")]:
+    report = json.loads(run(*bench, images, "2", steps, "5").stdout)
+    measured = report["runs"][0]
+    check(measured["images"] == 2 and measured["steps_per_image"] == 5 and measured["steps"] == 10,
+          f"bench {images} {steps}: the workload measured is {measured}")
+
+# --- Every rate and option: in the attributes, and in the images as the model says -------------
+
+base = ["--rows", "19", "--cols", "27", "--images", "4", "--steps-per-image", "1", "--init",
+        "noise", "--fields", "u,v", "--backend", "cpu", "--threads", "1", "--quiet"]
+cases = [
+    ("feed", "0.035"), ("kill", "0.062"), ("du", "0.16"), ("dv", "0.09"), ("dt", "0.6"),
+    ("stencil", "pretty"), ("stencil", "five-point"), ("stencil", "0.1,0.3,0.1,0.2,0,0.2,0.1,0.3,0.1"),
+    ("boundary", "periodic"), ("boundary", "fixed"),
+]
+for option, value in cases:
+    name = f"{option}_{len(failures)}_{value.replace(',', '_')}.h5"
+    run("run", *base, f"--{option}", value, "-o", name)
+    given = dict(DEFAULTS)
+    given[option] = value if option in ("stencil", "boundary") else float(value)
+    with h5py.File(name, "r") as f:
+        u, v = f["u"][...], f["v"][...]
+        if option == "stencil":
+            expected = STENCILS.get(value) or [float(w) for w in value.split(",")]
+            expected[4] = 0.0
+            check(np.array_equal(f.attrs["stencil"], expected),
+                  f"--stencil {value}: attribute {f.attrs['stencil']}")
+        elif option == "boundary":
+            check(f.attrs["boundary"] == value, f"--boundary {value}: attribute {f.attrs['boundary']}")
+        else:
+            check(f.attrs[option] == float(value),
+                  f"--{option} {value}: attribute {f.attrs[option]}")
+    # Image 0 is the state after one step; three more steps of the model must give image 3.
+    mu, mv = model_steps(u[0], v[0], 3, given)
+    worst = max(np.abs(u[3] - mu).max(), np.abs(v[3] - mv).max())
+    check(worst < 2e-6, f"--{option} {value}: the images differ from the model by {worst:.2e}")
+    # ... and the option made a difference the check can see.
+    du_, dv_ = model_steps(u[0], v[0], 3, DEFAULTS)
+    effect = max(np.abs(u[3] - du_).max(), np.abs(v[3] - dv_).max())
+    check(effect > 1e-4, f"--{option} {value}: no visible effect on the images ({effect:.2e})")
+
+# --precision double: float64 images, the model to float64 rounding.
+run("run", *base, "--precision", "double", "--kill", "0.058", "-o", "double.h5")
+with h5py.File("double.h5", "r") as f:
+    check(f.attrs["precision"] == "double", f"--precision double: attribute {f.attrs['precision']}")
+    check(f["u"].dtype == np.float64 and f["v"].dtype == np.float64,
+          f"--precision double: datasets {f['u'].dtype}, {f['v'].dtype}")
+    given = dict(DEFAULTS, kill=0.058)
+    mu, mv = model_steps(f["u"][0], f["v"][0], 3, given)
+    worst = max(np.abs(f["u"][3] - mu).max(), np.abs(f["v"][3] - mv).max())
+    check(worst < 1e-13, f"--precision double: the images differ from the model by {worst:.2e}")
+
+shutil.rmtree(WORK, ignore_errors=True)
+if failures:
+    print(f"{len(failures)} failure(s)")
+    sys.exit(1)
+print("all option checks passed")
