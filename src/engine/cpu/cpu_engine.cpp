@@ -176,11 +176,18 @@ RowNeighbourhood<Real> CpuEngine<Real>::neighbourhood(const Real* u, const Real*
 
 template <class Real>
 template <StencilKind K>
+void CpuEngine<Real>::step_row(Member& member, int src, int dst, std::int64_t row) const {
+  const std::int64_t cols = grid_.cols;
+  const auto in = neighbourhood(member.u[src], member.v[src], row);
+  update_row<K>(in, cols, edge_rule_, edge_rule_, member.coefficients, weights_.data(),
+                member.u[dst] + row * cols, member.v[dst] + row * cols);
+}
+
+template <class Real>
+template <StencilKind K>
 void CpuEngine<Real>::advance_one_step_sweeps(std::int64_t steps) {
-  const std::int64_t rows = grid_.rows, cols = grid_.cols;
+  const std::int64_t rows = grid_.rows;
   const auto nmembers = static_cast<std::int64_t>(members_.size());
-  const Real* w = weights_.data();
-  const EdgeRule edge = edge_rule_;
   const int start = current_;
 #pragma omp parallel num_threads(threads_)
   for (std::int64_t s = 0; s < steps; ++s) {
@@ -188,10 +195,7 @@ void CpuEngine<Real>::advance_one_step_sweeps(std::int64_t steps) {
 #pragma omp for collapse(2) schedule(static)
     for (std::int64_t m = 0; m < nmembers; ++m) {
       for (std::int64_t r = 0; r < rows; ++r) {
-        Member& member = members_[static_cast<std::size_t>(m)];
-        const auto in = neighbourhood(member.u[src], member.v[src], r);
-        update_row<K>(in, cols, edge, edge, member.coefficients, w, member.u[dst] + r * cols,
-                      member.v[dst] + r * cols);
+        step_row<K>(members_[static_cast<std::size_t>(m)], src, dst, r);
       }
     }
   }
@@ -301,21 +305,15 @@ void CpuEngine<Real>::advance_fused(std::int64_t steps) {
 template <class Real>
 template <StencilKind K>
 void CpuEngine<Real>::advance_members_in_cache(std::int64_t steps) {
-  const std::int64_t rows = grid_.rows, cols = grid_.cols;
+  const std::int64_t rows = grid_.rows;
   const auto nmembers = static_cast<std::int64_t>(members_.size());
-  const Real* w = weights_.data();
-  const EdgeRule edge = edge_rule_;
   const int start = current_;
 #pragma omp parallel for schedule(static) num_threads(threads_)
   for (std::int64_t m = 0; m < nmembers; ++m) {
     Member& member = members_[static_cast<std::size_t>(m)];
     for (std::int64_t s = 0; s < steps; ++s) {
       const int src = (start + static_cast<int>(s % 2)) % 2, dst = 1 - src;
-      for (std::int64_t r = 0; r < rows; ++r) {
-        const auto in = neighbourhood(member.u[src], member.v[src], r);
-        update_row<K>(in, cols, edge, edge, member.coefficients, w, member.u[dst] + r * cols,
-                      member.v[dst] + r * cols);
-      }
+      for (std::int64_t r = 0; r < rows; ++r) step_row<K>(member, src, dst, r);
     }
   }
   current_ = static_cast<int>((start + steps) % 2);

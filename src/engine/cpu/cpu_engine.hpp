@@ -68,6 +68,10 @@ class CpuEngine final : public Engine<Real> {
   template <StencilKind K>
   void fused_band(const Band& band, int depth, int src, Real* scratch);
   RowNeighbourhood<Real> neighbourhood(const Real* u, const Real* v, std::int64_t row) const;
+  // One step of one row of one member, from buffer src into buffer dst: the one-step path and the
+  // in-cache batch path share it.
+  template <StencilKind K>
+  void step_row(Member& member, int src, int dst, std::int64_t row) const;
   // The bands of thread `thread` out of `team`: the same split of (member, row) pairs as a static
   // OpenMP schedule over them, so each thread steps the rows it touched first.
   std::vector<Band> bands_of(int thread, int team) const;
