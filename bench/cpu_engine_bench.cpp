@@ -93,7 +93,7 @@ void BM_Advance(benchmark::State& state) {
       sizeof(Real) == 4 ? grayscott::Precision::Single : grayscott::Precision::Double;
   problem.validate();
   grayscott::EngineOptions options;
-  options.backend = grayscott::BackendKind::Cpu;
+  options.backend = "cpu";
   options.fuse_steps = static_cast<int>(state.range(0));
   const grayscott::Parameters params[1] = {problem.params};
   grayscott::cpu::CpuEngine<Real> engine(problem, params, options);

@@ -10,9 +10,9 @@
 
 #include "app/bench.hpp"
 #include "app/commands.hpp"
-#include "engine/backends.hpp"
 #include "engine/cpu/cpu_engine.hpp"
 #include "engine/engine.hpp"
+#include "engine/registry.hpp"
 
 using namespace grayscott;
 using namespace grayscott::app::bench;
@@ -35,7 +35,7 @@ Pair engine_and_reference(std::int64_t rows, std::int64_t cols, int steps) {
                                problem.params.dt};
   for (int s = 0; s < steps; ++s) reference::step(model, p.expected);
   const Parameters params[1] = {problem.params};
-  auto engine = make_engine<float>(problem, params, {BackendKind::Cpu, 0, 0, 0});
+  auto engine = make_engine<float>(problem, params, {"cpu", 0, 0, 0});
   std::vector<float> u(static_cast<std::size_t>(rows * cols)), v(u.size());
   fill_seed<float>(problem.grid, u, v);
   engine->load(0, u, v);
@@ -96,7 +96,7 @@ TEST(BenchVerification, EveryStencilBoundaryAndPrecisionOfTheCpuEnginePasses) {
         problem.precision = precision;
         problem.params.dt = 0.5;             // stable for every stencil above
         Workload workload{50, 70, 2, 7, 3};  // a batch, and steps in chunks of 7
-        const auto v = verify_engine(problem, workload, {BackendKind::Cpu, 0, 0, 0});
+        const auto v = verify_engine(problem, workload, {"cpu", 0, 0, 0});
         EXPECT_TRUE(v.passed) << stencil << " " << to_string(boundary) << " "
                               << to_string(precision) << ": " << v.detail;
         EXPECT_EQ(v.members, 3);
@@ -162,7 +162,7 @@ namespace {
 BenchRequest small_request() {
   BenchRequest r;
   r.workloads = {{16, 24, 2, 4, 1}};
-  r.engine.backend = BackendKind::Cpu;
+  r.engine.backend = "cpu";
   r.repeat = 1;
   return r;
 }
@@ -257,9 +257,11 @@ class FaultAtDepth16 {
 // grid, batch and threads, not of its own small grid), on a grid where every thread's band holds
 // two passes, with the workload's columns.
 TEST(BenchVerify, RunsAtTheDepthAndShapeItMeasures) {
-  ASSERT_EQ(cpu_fuse_depth({deep_workload.rows, deep_workload.cols}, Precision::Single, 2), 16);
+  ASSERT_EQ(find_backend("cpu").default_fuse_steps({deep_workload.rows, deep_workload.cols},
+                                                   Precision::Single, 2, 1),
+            16);
   Problem problem;
-  const auto v = verify_engine(problem, deep_workload, {BackendKind::Cpu, 2, 0, 0});
+  const auto v = verify_engine(problem, deep_workload, {"cpu", 2, 0, 0});
   EXPECT_TRUE(v.passed) << v.detail;
   EXPECT_EQ(v.fuse_steps, 16);
   EXPECT_GE(v.rows, 2 * 16 * 2);
@@ -267,16 +269,16 @@ TEST(BenchVerify, RunsAtTheDepthAndShapeItMeasures) {
   EXPECT_GE(v.steps, 40);
   // A batch: the depth of the whole batch (3 x 128 rows over 2 threads: 192 / 16 = 12).
   const Workload batch{128, 64, 1, 32, 3};
-  const auto vb = verify_engine(problem, batch, {BackendKind::Cpu, 2, 0, 0});
+  const auto vb = verify_engine(problem, batch, {"cpu", 2, 0, 0});
   EXPECT_TRUE(vb.passed) << vb.detail;
-  EXPECT_EQ(vb.fuse_steps, cpu_fuse_depth({128, 64}, Precision::Single, 2, 3));
+  EXPECT_EQ(vb.fuse_steps,
+            find_backend("cpu").default_fuse_steps({128, 64}, Precision::Single, 2, 3));
   EXPECT_EQ(vb.fuse_steps, 12);
   EXPECT_EQ(vb.members, 3);
   // The course's columns keep their remainder modulo 64 beyond 2048.
-  EXPECT_EQ(verify_engine(problem, {40, 4100, 1, 32, 1}, {BackendKind::Cpu, 2, 1, 0}).cols,
-            1984 + 4100 % 64);
+  EXPECT_EQ(verify_engine(problem, {40, 4100, 1, 32, 1}, {"cpu", 2, 1, 0}).cols, 1984 + 4100 % 64);
   // An explicit depth is the one checked.
-  EXPECT_EQ(verify_engine(problem, deep_workload, {BackendKind::Cpu, 2, 5, 0}).fuse_steps, 5);
+  EXPECT_EQ(verify_engine(problem, deep_workload, {"cpu", 2, 5, 0}).fuse_steps, 5);
 }
 
 // A fault that only the depth-16 path has: `grayscott bench` refuses to report a figure at the
@@ -286,7 +288,7 @@ TEST(BenchRun, RefusesAFigureWhenOnlyDepth16IsWrong) {
   const FaultAtDepth16 fault;
   BenchRequest request;
   request.workloads = {deep_workload};
-  request.engine = {BackendKind::Cpu, 2, 0, 0};
+  request.engine = {"cpu", 2, 0, 0};
   request.repeat = 1;
   request.warmup_images = 1;
   try {

@@ -28,7 +28,7 @@ template <class Real>
 CpuRun<Real> run_cpu(const Problem& problem, const reference::State& start, std::int64_t steps,
                      int threads = 0, std::int64_t chunk = 0) {
   EngineOptions options;
-  options.backend = BackendKind::Cpu;
+  options.backend = "cpu";
   options.threads = threads;
   const Parameters params[1] = {problem.params};
   cpu::CpuEngine<Real> engine(problem, params, options);
@@ -127,7 +127,7 @@ TEST(CpuEngine, BatchMembersEqualSingleRuns) {
   const std::vector<Parameters> members = {
       {0.02, 0.05, 0.2, 0.1, 0.5}, {0.03, 0.06, 0.2, 0.1, 0.5}, {0.04, 0.065, 0.2, 0.1, 0.5}};
   EngineOptions options;
-  options.backend = BackendKind::Cpu;
+  options.backend = "cpu";
   cpu::CpuEngine<float> batch(problem, members, options);
   std::vector<reference::State> starts;
   for (std::size_t m = 0; m < members.size(); ++m) {
@@ -158,7 +158,7 @@ void check_members_in_cache(Boundary boundary) {
   for (int m = 0; m < 9; ++m)
     members.push_back({0.02 + 0.003 * m, 0.05 + 0.001 * m, 0.2, 0.1, 0.5});
   EngineOptions options;
-  options.backend = BackendKind::Cpu;
+  options.backend = "cpu";
   options.threads = 2;
   ASSERT_TRUE(cpu::CpuEngine<Real>::steps_members_in_cache(problem.grid, members.size(), 2));
   cpu::CpuEngine<Real> batch(problem, members, options);
@@ -199,7 +199,7 @@ TEST(CpuEngine, CapturedImageSurvivesFurtherSteps) {
       stable_problem(16, 16, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
   const auto start = varied_state(16, 16);
   const Parameters params[1] = {problem.params};
-  cpu::CpuEngine<float> engine(problem, params, {BackendKind::Cpu, 1, 0, 0});
+  cpu::CpuEngine<float> engine(problem, params, {"cpu", 1, 0, 0});
   engine.load(0, to_real<float>(start.u), to_real<float>(start.v));
   engine.advance(5);
   engine.capture({false, true});

@@ -29,7 +29,7 @@ std::vector<Fields<Real>> run(const Problem& problem, const std::vector<Paramete
                               const std::vector<reference::State>& starts, std::int64_t steps,
                               int fuse, int threads, std::int64_t chunk = 0) {
   EngineOptions options;
-  options.backend = BackendKind::Cpu;
+  options.backend = "cpu";
   options.threads = threads;
   options.fuse_steps = fuse;
   cpu::CpuEngine<Real> engine(problem, members, options);
@@ -239,7 +239,7 @@ TEST(CpuFused, AutomaticDepthIsCappedAt16) {
     const Problem problem = stable_problem(600, 40, Stencil::pretty(), b, Precision::Single);
     const auto start = varied_state(600, 40, 12);
     EngineOptions options;
-    options.backend = BackendKind::Cpu;
+    options.backend = "cpu";
     options.threads = 2;
     const Parameters params[1] = {problem.params};
     EXPECT_EQ(cpu::CpuEngine<float>(problem, params, options).fuse_steps(), 16);
@@ -256,7 +256,7 @@ TEST(CpuFused, RejectsBadFuseDepth) {
   const Parameters params[1] = {problem.params};
   for (int fuse : {-1, cpu::CpuEngine<float>::max_fuse_steps + 1}) {
     EngineOptions options;
-    options.backend = BackendKind::Cpu;
+    options.backend = "cpu";
     options.fuse_steps = fuse;
     EXPECT_THROW(cpu::CpuEngine<float>(problem, params, options), InvalidInput) << fuse;
   }

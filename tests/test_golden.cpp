@@ -47,7 +47,7 @@ template <class Real>
 Fields<Real> advance(const Problem& problem, const std::vector<double>& u0,
                      const std::vector<double>& v0, std::int64_t steps, int fuse) {
   EngineOptions options;
-  options.backend = BackendKind::Cpu;
+  options.backend = "cpu";
   options.threads = 1;
   options.fuse_steps = fuse;
   const Parameters params[1] = {problem.params};

@@ -100,7 +100,7 @@ TEST(InitialState, NoiseRunIsTheSameForAnyThreadCount) {
   std::vector<std::vector<float>> results;
   for (int threads : {1, 2}) {
     EngineOptions options;
-    options.backend = BackendKind::Cpu;
+    options.backend = "cpu";
     options.threads = threads;
     auto engine = make_engine<float>(problem, params, options);
     std::vector<float> u(problem.grid.cells()), v(problem.grid.cells());

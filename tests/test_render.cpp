@@ -58,7 +58,7 @@ TEST(Render, OnePngPerImageWithTheGridSize) {
   r.steps_per_image = 20;
   r.output = dir / "run.h5";
   r.quiet = true;
-  r.engine.backend = BackendKind::Cpu;
+  r.engine.backend = "cpu";
   pipeline::execute_run(r);
 
   io::RenderOptions options;
@@ -126,7 +126,7 @@ TEST(Render, ThePictureShowsTheSeedOnTheBackground) {
   r.fields = {true, true};
   r.output = dir / "run.h5";
   r.quiet = true;
-  r.engine.backend = BackendKind::Cpu;
+  r.engine.backend = "cpu";
   pipeline::execute_run(r);
 
   // The seed rectangle of docs/model.md: rows [7R/16 - 4, 8R/16 - 4), columns [7C/16, 8C/16).

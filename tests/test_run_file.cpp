@@ -35,7 +35,7 @@ class RunFileTest : public ::testing::Test {
     r.steps_per_image = 7;
     r.output = dir_ / name;
     r.quiet = true;
-    r.engine.backend = BackendKind::Cpu;
+    r.engine.backend = "cpu";
     return r;
   }
 

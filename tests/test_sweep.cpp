@@ -13,6 +13,7 @@
 
 #include "app/cli.hpp"
 #include "app/sweep_values.hpp"
+#include "engine/registry.hpp"
 #include "io/atlas.hpp"
 #include "io/png.hpp"
 #include "io/run_file.hpp"
@@ -73,7 +74,7 @@ SweepRequest small_sweep(const fs::path& output, InitialKind init,
   r.images = 3;
   r.steps_per_image = 40;
   r.fields = {true, true};
-  r.engine.backend = BackendKind::Cpu;
+  r.engine.backend = "cpu";
   r.output = output;
   r.quiet = true;
   return r;
@@ -178,7 +179,7 @@ TEST(SweepBatching, FewestEqualBatchesWithinTheLimit) {
   EXPECT_EQ(batch_members(9, 100, 400), 3);       // 3 batches of 3 rather than 4, 4, 1
   EXPECT_EQ(batch_members(10, 100, 100), 1);
   EXPECT_THROW(batch_members(10, 100, 99), InvalidInput);
-  EXPECT_GT(default_batch_memory(BackendKind::Cpu), 0u);
+  EXPECT_GT(default_batch_memory(find_backend("cpu")), 0u);
   const Problem p = small_problem();
   EXPECT_EQ(sweep_bytes_per_member(p, {false, true}), 4u * 24 * 20 * (6 + 3));
   EXPECT_EQ(sweep_bytes_per_member(small_problem(Precision::Double), {true, true}),
@@ -533,4 +534,12 @@ TEST(SweepAtlas, LargeImagesAreSubsampledIntoTiles) {
   EXPECT_EQ(a.tile_x(1) - a.tile_x(0), a.tile_cols + a.gap);
   EXPECT_GT(a.tile_y(0), a.tile_y(1));  // feed increases upwards
   EXPECT_EQ(io::plan_atlas(128, 128, 1, 1).subsample, 1);
+}
+
+TEST(SweepBatches, ASweepTooLargeForOneEngineRunsInEqualBatchesThatFit) {
+  // 100000 members where one engine takes 65535: two batches of 50000, not 65535 + 34465.
+  EXPECT_EQ(batch_members(100'000, 1, UINT64_MAX, 65535), 50'000);
+  EXPECT_EQ(batch_members(65'535, 1, UINT64_MAX, 65535), 65'535);
+  // The memory limit still applies where it is the tighter one.
+  EXPECT_EQ(batch_members(100, 10, 250, 65535), 25);
 }

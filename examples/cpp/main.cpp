@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
     // Step it: one simulation on the CPU engine, from the course's rectangle.
     const gs::Parameters rates[] = {problem.params};
     gs::EngineOptions options;
-    options.backend = gs::BackendKind::Cpu;
+    options.backend = "cpu";
     auto engine = gs::make_engine<float>(problem, rates, options);
     const auto cells = static_cast<std::size_t>(problem.grid.cells());
     std::vector<float> u(cells), v(cells);

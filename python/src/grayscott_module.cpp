@@ -22,6 +22,7 @@
 
 #include "app/version.hpp"
 #include "engine/engine.hpp"
+#include "engine/registry.hpp"
 #include "model/initial_state.hpp"
 #include "model/model.hpp"
 #include "pipeline/run.hpp"
@@ -91,7 +92,8 @@ Problem make_problem(std::int64_t rows, std::int64_t cols, double feed, double k
 EngineOptions make_options(const std::string& backend, std::optional<int> threads, int fuse_steps,
                            int device) {
   EngineOptions options;
-  options.backend = parse_backend(backend);
+  check_backend_name(backend);
+  options.backend = backend;
   if (threads && *threads <= 0) throw InvalidInput("threads must be a positive integer");
   options.threads = threads.value_or(0);
   options.fuse_steps = fuse_steps;

@@ -11,9 +11,7 @@
 #include <limits>
 #include <sstream>
 
-#include "engine/backends.hpp"
-#include "engine/cuda/cuda_backend.hpp"
-#include "engine/host_buffer.hpp"
+#include "engine/registry.hpp"
 #include "pipeline/run.hpp"
 #include "reference/from_model.hpp"
 
@@ -159,15 +157,17 @@ std::string scientific(double x) {
 template <class Real>
 Verification verify_with(const Problem& problem, const Workload& workload,
                          const EngineOptions& options) {
-  // The steps per pass the measured run takes: the option, or the CPU's automatic depth for the
-  // workload's grid, batch and threads (a device's default does not depend on the grid).
+  // The steps per pass the measured run takes: the option, or the backend's default depth for the
+  // workload's grid, batch and threads (0 where that default does not depend on the grid).
   EngineOptions checked = options;
-  const bool on_cpu = options.backend == BackendKind::Cpu ||
-                      (options.backend == BackendKind::Auto && !device_available(nullptr));
   const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
-  if (checked.fuse_steps == 0 && on_cpu) {
-    checked.fuse_steps = cpu_fuse_depth({workload.rows, workload.cols}, problem.precision, threads,
-                                        static_cast<std::size_t>(workload.batch));
+  Problem measured = problem;
+  measured.grid = {workload.rows, workload.cols};
+  const auto batch = static_cast<std::size_t>(workload.batch);
+  const Backend& backend = *choose_backend(options, measured, batch).backend;
+  if (checked.fuse_steps == 0) {
+    checked.fuse_steps =
+        backend.default_fuse_steps(measured.grid, problem.precision, threads, batch);
   }
   const std::int64_t depth = std::max(checked.fuse_steps, 1);
   // Small enough for the reference to take at most a second or so, large enough for every edge and
@@ -280,39 +280,6 @@ Verification verify_engine(const Problem& problem, const Workload& workload,
 }
 
 // --- Measurement -------------------------------------------------------------------------------
-
-double cpu_copy_bandwidth(int threads) {
-  if (threads <= 0) threads = omp_get_max_threads();
-  // Two arrays of 256 MiB: far beyond any last-level cache, so the copy runs from memory.
-  constexpr std::size_t bytes = std::size_t{256} << 20;
-  HostBuffer<unsigned char> source(bytes), target(bytes);
-  const auto chunk = [&](int t) {
-    const std::size_t per = (bytes / static_cast<std::size_t>(threads) + 4095) / 4096 * 4096;
-    const std::size_t begin = std::min(bytes, per * static_cast<std::size_t>(t));
-    return std::pair{begin, std::min(bytes, begin + per) - begin};
-  };
-#pragma omp parallel num_threads(threads)
-  {  // first touch by the thread that will copy each part
-    const auto [begin, length] = chunk(omp_get_thread_num());
-    std::memset(source.data() + begin, 1 + omp_get_thread_num(), length);
-    std::memset(target.data() + begin, 0, length);
-  }
-  double best = std::numeric_limits<double>::infinity();
-  for (int pass = 0; pass < 6; ++pass) {
-    const auto start = Clock::now();
-#pragma omp parallel num_threads(threads)
-    {
-      const auto [begin, length] = chunk(omp_get_thread_num());
-      std::memcpy(target.data() + begin, source.data() + begin, length);
-    }
-    best = std::min(best, seconds_since(start));
-  }
-  // Read the copy back, so the copies are observably used and known to be complete.
-  for (std::size_t i = 0; i < bytes; i += 4096) {
-    if (target[i] != source[i]) throw std::runtime_error("copy bandwidth probe: the copy is wrong");
-  }
-  return 2.0 * static_cast<double>(bytes) / best;
-}
 
 double median(std::vector<double> values) {
   if (values.empty()) return 0;
@@ -430,16 +397,14 @@ BenchReport run_benchmark(const BenchRequest& request) {
     report.verifications.push_back(v);
   }
   report.backend = report.verifications.front().backend;
-  if (report.backend == "cuda") {
-    report.threads = 0;
-    report.copy_bytes_per_s = cuda::copy_bandwidth(request.engine.device);
-    report.copy_method =
-        "device-to-device copy on CUDA device " + std::to_string(request.engine.device);
-  } else {
-    report.threads = request.engine.threads > 0 ? request.engine.threads : omp_get_max_threads();
-    report.copy_bytes_per_s = cpu_copy_bandwidth(report.threads);
-    report.copy_method = "memcpy of 256 MiB with " + std::to_string(report.threads) + " threads";
-  }
+  const Backend& backend = find_backend(report.backend);
+  report.on_device = backend.on_device();
+  report.threads = report.on_device             ? 0
+                   : request.engine.threads > 0 ? request.engine.threads
+                                                : omp_get_max_threads();
+  const CopyBandwidth copy = backend.copy_bandwidth(request.engine);
+  report.copy_bytes_per_s = copy.bytes_per_s;
+  report.copy_method = copy.method;
   for (const Workload& w : request.workloads) {
     report.measurements.push_back(request.problem.precision == Precision::Single
                                       ? measure<float>(request, w, report.copy_bytes_per_s)
@@ -466,7 +431,7 @@ std::string format_table(const BenchReport& r) {
   std::ostringstream out;
   out << "grayscott bench" << (r.preset_name.empty() ? "" : " --preset " + r.preset_name) << ": "
       << r.backend;
-  if (r.backend == "cpu")
+  if (!r.on_device)
     out << " (" << r.threads << " threads, fuse " << fuse_text(r.engine.fuse_steps) << ")";
   else
     out << " (device " << r.engine.device << ", fuse " << fuse_text(r.engine.fuse_steps) << ")";

@@ -108,13 +108,6 @@ Verification compare_with_reference(std::span<const Real> u, std::span<const Rea
 Verification verify_engine(const Problem& problem, const Workload& workload,
                            const EngineOptions& options);
 
-// --- Measurement -------------------------------------------------------------------------------
-
-// STREAM-like copy bandwidth of this machine's memory with `threads` threads (0: OpenMP's
-// default), in bytes/s counting the bytes read and written, best of several passes over arrays far
-// larger than the caches.
-double cpu_copy_bandwidth(int threads);
-
 struct Measurement {
   Workload workload;
   std::vector<double> seconds;  // each timed repeat
@@ -126,7 +119,8 @@ struct Measurement {
 
 struct BenchReport {
   std::string preset_name;
-  std::string backend;  // what ran: "cpu", "cuda"
+  std::string backend;     // the backend that ran
+  bool on_device = false;  // it steps in a device's memory (else host threads)
   Problem problem;
   EngineOptions engine;
   int threads = 0;  // CPU threads used (the copy ran with the same)

@@ -6,6 +6,8 @@
 #include <limits>
 #include <sstream>
 
+#include "engine/registry.hpp"
+
 namespace grayscott::app {
 
 Problem ProblemOptions::to_problem() const {
@@ -25,7 +27,8 @@ EngineOptions EngineCliOptions::to_engine_options() const {
   }
   if (fuse < 0) throw InvalidInput("fuse must be a non-negative integer");
   if (device < 0) throw InvalidInput("device must be a non-negative integer");
-  return {parse_backend(backend), threads, fuse, device};
+  check_backend_name(backend);
+  return {backend, threads, fuse, device};
 }
 
 void add_problem_options(CLI::App& app, ProblemOptions& o) {
@@ -88,13 +91,13 @@ void add_output_options(CLI::App& app, OutputCliOptions& o) {
 }
 
 void add_engine_options(CLI::App& app, EngineCliOptions& o) {
-  app.add_option("--backend", o.backend, "auto, cpu or cuda")->capture_default_str();
+  app.add_option("--backend", o.backend, backend_choices())->capture_default_str();
   app.add_option("--threads", o.threads,
                  "CPU threads (0: all cores; at most " + std::to_string(max_threads) + ")")
       ->capture_default_str();
   app.add_option("--fuse", o.fuse, "Steps fused per pass over the grid (0: the backend's best)")
       ->capture_default_str();
-  app.add_option("--device", o.device, "CUDA device ordinal")->capture_default_str();
+  app.add_option("--device", o.device, "Device ordinal (device backends)")->capture_default_str();
 }
 
 FieldSet parse_fields(const std::string& text) {

@@ -184,9 +184,9 @@ void add_run_command(CLI::App& root) {
                   "Under mpirun/srun: halo cells = steps per halo exchange (0: automatic; the CPU "
                   "fuses the steps between exchanges)")
       ->capture_default_str();
-  run->add_option("--cuda-aware-mpi", state->distributed.cuda_aware_mpi,
-                  "Under mpirun/srun, on GPUs: pass halo messages to MPI in device memory "
-                  "(auto: when the MPI library says it can)")
+  run->add_option("--gpu-aware-mpi", state->distributed.gpu_aware_mpi,
+                  "Under mpirun/srun, on a device backend: pass halo messages to MPI in device "
+                  "memory (auto: when the MPI library says it can)")
       ->check(CLI::IsMember({"auto", "on", "off"}))
       ->capture_default_str();
   run->add_option("--overlap-writes", state->distributed.overlap_writes,

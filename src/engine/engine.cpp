@@ -1,31 +1,11 @@
 #include "engine/engine.hpp"
 
-#include <algorithm>
+#include <cstdio>
 
-#include "engine/cpu/cpu_engine.hpp"
-#include "engine/cuda/cuda_backend.hpp"
+#include "engine/registry.hpp"
 #include "model/initial_state.hpp"
 
 namespace grayscott {
-
-BackendKind parse_backend(std::string_view text) {
-  if (text == "auto") return BackendKind::Auto;
-  if (text == "cpu") return BackendKind::Cpu;
-  if (text == "cuda") return BackendKind::Cuda;
-  throw InvalidInput("backend: expected auto, cpu or cuda, got '" + std::string(text) + "'");
-}
-
-std::string_view to_string(BackendKind b) {
-  switch (b) {
-    case BackendKind::Auto:
-      return "auto";
-    case BackendKind::Cpu:
-      return "cpu";
-    case BackendKind::Cuda:
-      return "cuda";
-  }
-  return "auto";
-}
 
 template <class Real>
 std::unique_ptr<Engine<Real>> make_engine(const Problem& problem,
@@ -33,12 +13,9 @@ std::unique_ptr<Engine<Real>> make_engine(const Problem& problem,
                                           const EngineOptions& options) {
   problem.validate();
   if (member_params.empty()) throw InvalidInput("an engine needs at least one member");
-  BackendKind backend = options.backend;
-  if (backend == BackendKind::Auto) {
-    backend = cuda::available(nullptr) ? BackendKind::Cuda : BackendKind::Cpu;
-  }
-  if (backend == BackendKind::Cuda) return cuda::make_engine<Real>(problem, member_params, options);
-  return std::make_unique<cpu::CpuEngine<Real>>(problem, member_params, options);
+  const BackendChoice choice = choose_backend(options, problem, member_params.size());
+  if (!choice.notice.empty()) std::fprintf(stderr, "grayscott: %s\n", choice.notice.c_str());
+  return choice.backend->make<Real>(problem, member_params, options);
 }
 
 template <class Real>

@@ -1,4 +1,4 @@
-// The one small interface every backend implements (CPU, CUDA): a batch of simulations that share a
+// The one small interface every backend implements: a batch of simulations that share a
 // grid, stencil and boundary, each with its own rates, stepped in place where the backend keeps
 // its state. Front ends (run, sweep, bench) drive it and never see a backend's internals.
 #pragma once
@@ -14,15 +14,11 @@
 
 namespace grayscott {
 
-enum class BackendKind { Auto, Cpu, Cuda };
-BackendKind parse_backend(std::string_view text);
-std::string_view to_string(BackendKind b);
-
 struct EngineOptions {
-  BackendKind backend = BackendKind::Auto;
-  int threads = 0;     // CPU: 0 = OpenMP's default
-  int fuse_steps = 0;  // steps fused per pass over the grid; 0 = the backend's best
-  int device = 0;      // CUDA device ordinal
+  std::string backend = "auto";  // a registered backend's name (engine/registry.hpp), or "auto"
+  int threads = 0;               // host backends: 0 = OpenMP's default
+  int fuse_steps = 0;            // steps fused per pass over the grid; 0 = the backend's best
+  int device = 0;                // device backends: the device ordinal
 };
 
 template <class Real>
@@ -31,7 +27,7 @@ class Engine {
   using real_type = Real;
   virtual ~Engine() = default;
 
-  // "cpu", "cuda", ...: what actually runs, for attributes and messages.
+  // The name of the backend that runs it, for attributes and messages.
   virtual std::string backend() const = 0;
   virtual std::size_t members() const = 0;
 
@@ -55,15 +51,16 @@ class Engine {
     Real* u = nullptr;
     Real* v = nullptr;
     std::size_t member_stride = 0;  // values from one member's field to the next member's
-    bool on_device = false;         // device memory (CUDA), not host memory
+    bool on_device = false;         // device memory, not host memory
     int device = 0;                 // the device ordinal when on_device
   };
   virtual StateView state() = 0;
 };
 
-// The backend chosen for `options.backend`; Auto picks CUDA when a usable device is there.
-// `member_params` holds each member's rates (size = batch); the grid, stencil and boundary come
-// from `problem`. Throws InvalidInput (bad request) or std::runtime_error (backend unavailable).
+// An engine of the backend chosen for `options.backend` (engine/registry.hpp's choose_backend;
+// `auto` says on stderr, in one line, why it passed over a preferred backend). `member_params`
+// holds each member's rates (size = batch); the grid, stencil and boundary come from `problem`.
+// Throws InvalidInput (bad request) or std::runtime_error (backend unavailable).
 template <class Real>
 std::unique_ptr<Engine<Real>> make_engine(const Problem& problem,
                                           std::span<const Parameters> member_params,

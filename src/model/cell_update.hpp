@@ -5,7 +5,10 @@
 
 #include "model/model.hpp"
 
-#if defined(__CUDACC__)
+// A backend that compiles these for a device defines GRAYSCOTT_DEVICE_CODE in its device sources
+// (the CUDA backend does, in its CMakeLists.txt); every other compilation sees plain inline host
+// functions.
+#if defined(GRAYSCOTT_DEVICE_CODE)
 #define GRAYSCOTT_HD __host__ __device__ __forceinline__
 #define GRAYSCOTT_UNROLL _Pragma("unroll")
 #else

@@ -45,7 +45,7 @@ class DistributedEngine {
   void advance(std::int64_t steps);
   void read_owned(Real* u, Real* v);
   HaloStatistics statistics() const;
-  // What steps the block ("cpu", "cuda"), and whether halo messages stay in device memory.
+  // The name of the backend that steps the block, and whether halo messages stay in device memory.
   const char* backend() const { return block_->backend(); }
   bool messages_in_device_memory() const { return block_->messages_in_device_memory(); }
 

@@ -32,7 +32,8 @@ std::string library_description() {
 #endif
 }
 
-bool library_is_cuda_aware() {
+bool library_reads_device_memory(std::string_view kind) {
+  if (kind != "cuda") return false;
 #if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
   // Built with CUDA support; the runtime check says whether it is usable in this job.
   return MPIX_Query_cuda_support() == 1;

@@ -7,6 +7,7 @@
 
 #include <exception>
 #include <string>
+#include <string_view>
 
 namespace grayscott::mpi {
 
@@ -43,10 +44,11 @@ class Session {
   int thread_level_ = MPI_THREAD_SINGLE;
 };
 
-// Whether this MPI library says that its point-to-point calls read and write CUDA device memory:
-// Open MPI's MPIX_Query_cuda_support, MPICH 4's MPIX_GPU_query_support. False where the library
-// has no way to say (a user who knows better passes --cuda-aware-mpi on). After MPI_Init.
-bool library_is_cuda_aware();
+// Whether this MPI library says that its point-to-point calls read and write device memory of
+// `kind` (a backend's Backend::mpi_device_memory; "cuda": Open MPI's MPIX_Query_cuda_support,
+// MPICH 4's MPIX_GPU_query_support). False for a kind it has no way to say anything about (a user
+// who knows better passes --gpu-aware-mpi on). After MPI_Init.
+bool library_reads_device_memory(std::string_view kind);
 
 // The MPI library this build uses, in one line (its version string's first line), and what it
 // says at compile time about CUDA device memory. Callable without MPI_Init.

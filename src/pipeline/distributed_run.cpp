@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "app/version.hpp"
-#include "engine/backends.hpp"
+#include "engine/registry.hpp"
 #include "io/run_file.hpp"
 #include "mpi/decomposition.hpp"
 #include "mpi/distributed_engine.hpp"
@@ -50,45 +50,42 @@ struct InjectedFailure {
   }
 };
 
-// Collective: the halo depth when none is asked for. GPU blocks: 1, one exchange per step (deeper
-// halos are not measured there yet). CPU blocks fuse the steps after each exchange, so the depth
-// is the serial engine's automatic fuse depth for the smallest block, as deep as the block allows;
-// every rank must use the same, hence the minimum over ranks.
+// Collective: the halo depth when none is asked for, the backend's default for the smallest
+// block (a device: one exchange per step; the CPU fuses the steps after each exchange); every
+// rank must use the same, hence the minimum over ranks.
 int automatic_halo_depth(const RunRequest& request, const mpi::Session& session,
-                         mpi::ProcessGrid process_grid, bool gpu) {
-  if (gpu) return 1;
+                         mpi::ProcessGrid process_grid, const Backend& backend) {
   const Grid& grid = request.problem.grid;
   const Grid block{grid.rows / process_grid.rows, grid.cols / process_grid.cols};
-  const int threads = threads_per_rank(request.engine, session);
-  const int fuse = cpu_fuse_depth(block, request.problem.precision, threads);
-  int depth = static_cast<int>(
-      std::max<std::int64_t>(1, std::min<std::int64_t>({fuse, block.rows, block.cols})));
+  int depth = backend.default_halo_depth(block, request.problem.precision,
+                                         threads_per_rank(request.engine, session));
   MPI_Allreduce(MPI_IN_PLACE, &depth, 1, MPI_INT, MPI_MIN, session.world());
   return depth;
 }
 
 // Where the blocks step, settled by execute_distributed_run for every rank alike.
 struct BlockPlacement {
-  bool gpu = false;
-  bool messages_in_device_memory = false;  // GPU with a CUDA-aware MPI
+  RankPlacement rank;                      // the backend, and this rank's device
+  bool messages_in_device_memory = false;  // a device backend with an MPI that reads its memory
   bool overlap_writes = false;             // images written while the next is computed
+  bool on_device() const { return rank.backend->on_device(); }
 };
 
-// This rank's block on the CPU, or on the device its node-local rank picks.
+// This rank's block, on host threads or on the device its node-local rank picks.
 template <class Real>
 mpi::SubdomainFactory<Real> block_factory(const RunRequest& request, const mpi::Session& session,
                                           BlockPlacement placement, int* device) {
   const Problem& problem = request.problem;
   SubdomainOptions options;
-  options.on_device = placement.gpu;
-  if (placement.gpu) {
-    *device = options.device = device_for_rank(session);
+  if (placement.on_device()) {
+    *device = options.device = placement.rank.device;
     options.messages_in_device_memory = placement.messages_in_device_memory;
   } else {
     options.threads = threads_per_rank(request.engine, session);
   }
-  return [problem, options](const LocalLayout& layout, GlobalEdges edges) {
-    return make_subdomain<Real>(problem, layout, edges, options);
+  const Backend* backend = placement.rank.backend;
+  return [problem, options, backend](const LocalLayout& layout, GlobalEdges edges) {
+    return backend->make_block<Real>(problem, layout, edges, options);
   };
 }
 
@@ -232,10 +229,12 @@ RunSummary run_distributed(const RunRequest& request, const DistributedRunOption
     const mpi::HaloStatistics halo = engine->statistics();
     const auto& g = decomposition->process_grid();
     const std::string where =
-        !placement.gpu ? std::string("on the CPU")
-                       : "on GPUs (rank 0: device " + std::to_string(device) + "), halos through " +
-                             (placement.messages_in_device_memory ? "device memory (CUDA-aware MPI)"
-                                                                  : "pinned host memory");
+        "on " + std::string(placement.rank.backend->name()) +
+        (!placement.on_device()
+             ? std::string()
+             : " devices (rank 0: device " + std::to_string(device) + "), halos through " +
+                   (placement.messages_in_device_memory ? "device memory (GPU-aware MPI)"
+                                                        : "pinned host memory"));
     std::fprintf(stderr,
                  "decomposition %dx%d over %d ranks %s, halo depth %d: %llu halo bytes per "
                  "exchange from rank 0 (%d messages), %lld exchanges, %.3f s waiting on halos; "
@@ -268,7 +267,7 @@ RunSummary execute_distributed_run(const RunRequest& request, const DistributedR
           throw InvalidInput("halo-depth must be a positive integer, or 0 for automatic");
         }
         for (const auto& [name, value] :
-             {std::pair<const char*, const std::string&>{"cuda-aware-mpi", options.cuda_aware_mpi},
+             {std::pair<const char*, const std::string&>{"gpu-aware-mpi", options.gpu_aware_mpi},
               {"overlap-writes", options.overlap_writes}}) {
           if (value != "auto" && value != "on" && value != "off") {
             throw InvalidInput(std::string(name) + ": expected auto, on or off, got '" + value +
@@ -280,21 +279,24 @@ RunSummary execute_distributed_run(const RunRequest& request, const DistributedR
         process_grid = mpi::choose_process_grid(session.size(), request.problem.grid, forced,
                                                 std::max(options.halo_depth, 1));
       }));
-  placement.gpu = every_rank_uses_a_gpu(request.engine.backend, session);
+  placement.rank = agree_on_backend(request.engine, session);
   DistributedRunOptions resolved = options;
   if (options.halo_depth == 0) {
-    resolved.halo_depth = automatic_halo_depth(request, session, process_grid, placement.gpu);
+    resolved.halo_depth =
+        automatic_halo_depth(request, session, process_grid, *placement.rank.backend);
   }
+  const std::string_view device_memory = placement.rank.backend->mpi_device_memory();
   placement.messages_in_device_memory =
-      placement.gpu && (options.cuda_aware_mpi == "on" ||
-                        (options.cuda_aware_mpi == "auto" && mpi::library_is_cuda_aware()));
+      !device_memory.empty() &&
+      (options.gpu_aware_mpi == "on" ||
+       (options.gpu_aware_mpi == "auto" && mpi::library_reads_device_memory(device_memory)));
   // Every rank decides alike: the writes are collective, but whether a rank waits for them is its
   // own affair; agreeing keeps the summary true for all.
   placement.overlap_writes =
       session.thread_level() >= MPI_THREAD_MULTIPLE &&
       (options.overlap_writes == "on" ||
        (options.overlap_writes == "auto" &&
-        !mpi::any_rank(world, !writer_has_a_core(placement.gpu, request.engine, session))));
+        !mpi::any_rank(world, !writer_has_a_core(placement.on_device(), request.engine, session))));
   // The output path is one file on a shared file system: one rank looks at it. A continued run's
   // file is read by every rank (its attributes are small).
   std::optional<io::RunFileState> continued;

@@ -22,7 +22,7 @@ namespace grayscott::pipeline {
 struct DistributedRunOptions {
   std::string decomposition;            // "RxC" ranks, or empty: MPI_Dims_create's choice
   int halo_depth = 0;                   // cells of halo = steps per exchange; 0: automatic
-  std::string cuda_aware_mpi = "auto";  // on GPUs: halo messages from device memory? auto|on|off
+  std::string gpu_aware_mpi = "auto";   // on devices: halo messages from device memory? auto|on|off
   std::string overlap_writes = "auto";  // write from a thread while stepping? auto|on|off
 };
 

@@ -53,7 +53,8 @@ SweepSummary execute_distributed_sweep(const SweepRequest& original, const mpi::
   mpi::agree_on_errors(world, capture_error([&] { meta = sweep_metadata(request); }));
 
   // This rank's members and where they run; the output path, checked once.
-  const bool gpu = every_rank_uses_a_gpu(request.engine.backend, session);
+  const RankPlacement placement = agree_on_backend(request.engine, session);
+  const Backend& backend = *placement.backend;
   const mpi::Extent mine = mpi::block_extent(members, session.size(), rank);
   std::int64_t batch_size = 1;
   mpi::agree_on_errors(
@@ -63,17 +64,18 @@ SweepSummary execute_distributed_sweep(const SweepRequest& original, const mpi::
               "this MPI library does not provide MPI_THREAD_SERIALIZED, which a sweep needs (its "
               "writer thread calls MPI-IO)");
         }
-        request.engine.backend = gpu ? BackendKind::Cuda : BackendKind::Cpu;
-        if (gpu)
-          request.engine.device = device_for_rank(session);
+        request.engine.backend = backend.name();
+        if (backend.on_device())
+          request.engine.device = placement.device;
         else
           request.engine.threads = threads_per_rank(request.engine, session);
         const std::uint64_t limit =
             request.max_batch_bytes > 0
                 ? request.max_batch_bytes
-                : default_batch_memory(request.engine.backend, session.local_size());
+                : default_batch_memory(backend, session.local_size(), request.engine.device);
         batch_size = batch_members(std::max<std::int64_t>(mine.size, 1),
-                                   sweep_bytes_per_member(request.problem, request.fields), limit);
+                                   sweep_bytes_per_member(request.problem, request.fields), limit,
+                                   backend.members_per_engine(request.problem));
         if (request.resume && request.single_writer_format) {
           throw InvalidInput(request.output.string() +
                              " was written by a single process, in the format of HDF5's SWMR "
@@ -84,7 +86,7 @@ SweepSummary execute_distributed_sweep(const SweepRequest& original, const mpi::
           io::check_output_path(request.output, request.overwrite, io::sweep_output_bytes(meta));
         }
       }));
-  meta.backend = gpu ? "cuda" : "cpu";
+  meta.backend = backend.name();
 
   // The file, created by every rank together.
   namespace h5 = io::h5;

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "app/version.hpp"
+#include "engine/registry.hpp"
 #include "io/run_file.hpp"
 #include "model/initial_state.hpp"
 #include "pipeline/adapters.hpp"
@@ -174,7 +175,13 @@ template <class Real>
 RunSummary execute_run_with(const RunRequest& request) {
   PreparedRun prepared = prepare_run(request);
   const Parameters params[1] = {request.problem.params};
-  auto engine = make_engine<Real>(request.problem, params, request.engine);
+  EngineOptions options = request.engine;
+  const BackendChoice choice = choose_backend(options, request.problem, 1);
+  options.backend = choice.backend->name();
+  if (!choice.notice.empty() && !request.quiet) {
+    std::fprintf(stderr, "grayscott: %s\n", choice.notice.c_str());
+  }
+  auto engine = make_engine<Real>(request.problem, params, options);
   if (prepared.continued)
     load_continued_state(*engine, request, *prepared.continued);
   else

@@ -8,7 +8,7 @@
 #include <optional>
 
 #include "app/version.hpp"
-#include "engine/backends.hpp"
+#include "engine/registry.hpp"
 #include "io/run_file.hpp"
 #include "io/sweep_file.hpp"
 #include "pipeline/adapters.hpp"
@@ -53,34 +53,31 @@ std::uint64_t sweep_bytes_per_member(const Problem& problem, FieldSet fields) {
   return bytes >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
 }
 
-std::uint64_t default_batch_memory(BackendKind backend, int processes_per_node) {
+std::uint64_t default_batch_memory(const Backend& backend, int processes_per_node, int device) {
   const auto sharing = static_cast<std::uint64_t>(std::max(processes_per_node, 1));
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
   std::uint64_t limit = pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) *
                                                     static_cast<std::uint64_t>(page) / 2
                                               : std::uint64_t{4} << 30;
   limit /= sharing;
-  const bool on_device =
-      backend == BackendKind::Cuda || (backend == BackendKind::Auto && device_available(nullptr));
-  const auto devices = static_cast<std::uint64_t>(on_device ? device_count() : 0);
+  const auto devices = static_cast<std::uint64_t>(backend.on_device() ? backend.device_count() : 0);
   if (devices > 0) {
-    // The processes of a node take the devices in turn: this many share each. (No device after
-    // all: the engine reports it when the sweep starts.)
+    // The processes of a node take the devices in turn: this many share each.
     const std::uint64_t per_device = (sharing + devices - 1) / devices;
-    limit = std::min<std::uint64_t>(limit, smallest_device_memory() / 4 * 3 / per_device);
+    limit = std::min<std::uint64_t>(limit, backend.free_memory(device) / 4 * 3 / per_device);
   }
   return limit;
 }
 
 std::int64_t batch_members(std::int64_t members, std::uint64_t bytes_per_member,
-                           std::uint64_t max_bytes) {
+                           std::uint64_t max_bytes, std::uint64_t max_members) {
   if (bytes_per_member > max_bytes) {
     throw InvalidInput("one member needs " + io::format_bytes(bytes_per_member) +
                        ", more than the batch memory limit of " + io::format_bytes(max_bytes) +
                        " (--max-batch-memory)");
   }
-  const auto fit = static_cast<std::int64_t>(
-      std::min<std::uint64_t>(max_bytes / bytes_per_member, static_cast<std::uint64_t>(members)));
+  const auto fit = static_cast<std::int64_t>(std::min<std::uint64_t>(
+      {max_bytes / bytes_per_member, max_members, static_cast<std::uint64_t>(members)}));
   const std::int64_t batches = (members + fit - 1) / fit;
   return (members + batches - 1) / batches;
 }
@@ -336,16 +333,25 @@ SweepRequest resume_sweep_request(const std::filesystem::path& path) {
   return request;
 }
 
-SweepSummary execute_sweep(const SweepRequest& request) {
-  io::SweepMetadata meta = sweep_metadata(request);
+SweepSummary execute_sweep(const SweepRequest& original) {
+  io::SweepMetadata meta = sweep_metadata(original);
+  // The backend is chosen once, for the grid: batches are sized to what one of its engines takes.
+  SweepRequest request = original;
+  const BackendChoice choice = choose_backend(request.engine, request.problem, 1);
+  const Backend& backend = *choice.backend;
+  request.engine.backend = backend.name();
   const std::uint64_t limit = request.max_batch_bytes > 0
                                   ? request.max_batch_bytes
-                                  : default_batch_memory(request.engine.backend);
+                                  : default_batch_memory(backend, 1, request.engine.device);
   const std::int64_t batch_size =
       batch_members(static_cast<std::int64_t>(request.members.size()),
-                    sweep_bytes_per_member(request.problem, request.fields), limit);
+                    sweep_bytes_per_member(request.problem, request.fields), limit,
+                    backend.members_per_engine(request.problem));
   if (!request.resume) {
     io::check_output_path(request.output, request.overwrite, io::sweep_output_bytes(meta));
+  }
+  if (!choice.notice.empty() && !request.quiet) {
+    std::fprintf(stderr, "grayscott: %s\n", choice.notice.c_str());
   }
   return request.problem.precision == Precision::Single
              ? sweep_with<float>(request, std::move(meta), batch_size)

@@ -18,6 +18,10 @@
 #include "pipeline/image_loop.hpp"
 #include "pipeline/progress.hpp"
 
+namespace grayscott {
+class Backend;  // engine/registry.hpp
+}
+
 namespace grayscott::pipeline {
 
 struct SweepMember {
@@ -54,20 +58,20 @@ struct SweepRequest {
 // InvalidInput when the file is not a sweep file or holds a complete sweep.
 SweepRequest resume_sweep_request(const std::filesystem::path& path);
 
-// Half the machine's memory, and at most three quarters of the CUDA device's when the CUDA
-// backend would run; shared by `processes_per_node` processes (a sweep over MPI ranks).
-std::uint64_t default_batch_memory(BackendKind backend, int processes_per_node);
+// Half the machine's memory, and for a device backend at most three quarters of the free memory
+// of `device`; shared by `processes_per_node` processes (a sweep over MPI ranks), which take a
+// node's devices in turn.
+std::uint64_t default_batch_memory(const Backend& backend, int processes_per_node = 1,
+                                   int device = 0);
 
 // Memory one member needs while the sweep runs: the engine's state, capture buffers and the
 // writer queue's share (an estimate used to size batches).
 std::uint64_t sweep_bytes_per_member(const Problem& problem, FieldSet fields);
-inline std::uint64_t default_batch_memory(BackendKind backend) {
-  return default_batch_memory(backend, 1);
-}
-// Members advanced together: all of them if they fit `max_bytes`, otherwise the sweep is cut
-// into the fewest batches that fit, of equal size (the last possibly smaller).
+// Members advanced together: all of them if they fit `max_bytes` and one engine takes that many
+// (`max_members`), otherwise the sweep is cut into the fewest batches that fit, of equal size
+// (the last possibly smaller).
 std::int64_t batch_members(std::int64_t members, std::uint64_t bytes_per_member,
-                           std::uint64_t max_bytes);
+                           std::uint64_t max_bytes, std::uint64_t max_members = UINT64_MAX);
 
 struct SweepSummary {
   std::string backend;

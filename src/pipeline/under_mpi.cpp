@@ -9,7 +9,6 @@
 #include <cstdlib>
 #include <string>
 
-#include "engine/backends.hpp"
 #include "pipeline/run.hpp"
 
 namespace grayscott::pipeline {
@@ -20,24 +19,42 @@ int threads_per_rank(const EngineOptions& engine, const mpi::Session& session) {
   return std::max(1, omp_get_num_procs() / std::max(1, session.local_size()));
 }
 
-bool writer_has_a_core(bool gpu, const EngineOptions& engine, const mpi::Session& session) {
-  const int busy = gpu ? 1 : threads_per_rank(engine, session);
+bool writer_has_a_core(bool on_device, const EngineOptions& engine, const mpi::Session& session) {
+  const int busy = on_device ? 1 : threads_per_rank(engine, session);
   return (busy + 1) * std::max(1, session.local_size()) <= omp_get_num_procs();
 }
 
-bool every_rank_uses_a_gpu(BackendKind backend, const mpi::Session& session) {
-  std::string why_not;
-  const bool device_here = backend != BackendKind::Cpu && device_available(&why_not);
-  mpi::agree_on_errors(session.world(), capture_error([&] {
-                         if (backend == BackendKind::Cuda && !device_here) {
-                           throw std::runtime_error("backend cuda: " + why_not);
-                         }
-                       }));
-  return backend != BackendKind::Cpu && !mpi::any_rank(session.world(), !device_here);
+namespace {
+
+// This rank's device for `backend` (0 for a host backend), and whether the backend runs there.
+RankPlacement place_on(const Backend& backend, const mpi::Session& session, std::string* why) {
+  RankPlacement here{&backend, 0};
+  if (backend.on_device()) here.device = session.local_rank() % std::max(1, backend.device_count());
+  if (!backend.available(here.device, why)) here.backend = nullptr;
+  return here;
 }
 
-int device_for_rank(const mpi::Session& session) {
-  return session.local_rank() % std::max(1, device_count());
+}  // namespace
+
+RankPlacement agree_on_backend(const EngineOptions& engine, const mpi::Session& session) {
+  RankPlacement placement;
+  if (engine.backend != "auto") {
+    mpi::agree_on_errors(session.world(), capture_error([&] {
+                           const Backend& named = find_backend(engine.backend);
+                           std::string why;
+                           placement = place_on(named, session, &why);
+                           if (placement.backend == nullptr) {
+                             throw std::runtime_error("backend " + engine.backend + ": " + why);
+                           }
+                         }));
+    return placement;
+  }
+  for (const Backend* backend : preferred_backends()) {
+    placement = place_on(*backend, session, nullptr);
+    if (!mpi::any_rank(session.world(), placement.backend == nullptr)) return placement;
+  }
+  // A host backend runs everywhere; reaching this is a build without one.
+  throw std::runtime_error("no backend is available on every rank");
 }
 
 std::string MpiAgreement::first_reason(const std::string& local) {

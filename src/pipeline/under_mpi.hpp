@@ -1,5 +1,5 @@
 // What `run` and `sweep` share when an MPI launcher (mpirun, srun) started them: agreeing on
-// errors, where each rank computes (CPU threads or one GPU), and reporting an error once.
+// errors, where each rank computes (host threads or one device), and reporting an error once.
 #pragma once
 
 #include <exception>
@@ -7,6 +7,7 @@
 #include <string>
 
 #include "engine/engine.hpp"
+#include "engine/registry.hpp"
 #include "mpi/session.hpp"
 #include "pipeline/image_loop.hpp"
 #include "pipeline/under_mpi_errors.hpp"
@@ -28,18 +29,22 @@ std::exception_ptr capture_error(F&& f) {
 // may run on.
 int threads_per_rank(const EngineOptions& engine, const mpi::Session& session);
 
-// Whether this rank leaves a core free for a writer thread: its main thread (stepping on the CPU
-// with its OpenMP threads, or driving a GPU) plus a writer, times the ranks on this node, fit the
-// cores the rank may use.
-bool writer_has_a_core(bool gpu, const EngineOptions& engine, const mpi::Session& session);
+// Whether this rank leaves a core free for a writer thread: its main thread (stepping with its
+// OpenMP threads, or driving a device) plus a writer, times the ranks on this node, fit the cores
+// the rank may use.
+bool writer_has_a_core(bool on_device, const EngineOptions& engine, const mpi::Session& session);
 
-// Collective: whether the ranks compute on GPUs. With `cuda` every rank must see a device (else
-// every rank throws the same one-line error); with `auto`, when every rank sees one.
-bool every_rank_uses_a_gpu(BackendKind backend, const mpi::Session& session);
+// Where the ranks compute: one backend for all, and this rank's device for a device backend.
+struct RankPlacement {
+  const Backend* backend = nullptr;
+  int device = 0;  // its rank on its node modulo the devices it sees (0 when each sees one, as
+                   // with srun --gpus-per-task=1)
+};
 
-// The device this rank uses: its rank on its node modulo the devices it sees (0 when each rank
-// sees one, as with srun --gpus-per-task=1).
-int device_for_rank(const mpi::Session& session);
+// Collective: a named backend must be available on every rank (else every rank throws the same
+// one-line error); `auto` takes the most preferred backend available on every rank. Each rank
+// asks only about the device it would use.
+RankPlacement agree_on_backend(const EngineOptions& engine, const mpi::Session& session);
 
 // The image loop's agreement among the ranks of `comm`: one allreduce per question; rank 0's
 // clock decides when to checkpoint and flush.

@@ -61,7 +61,7 @@ template <class Real>
 Fields<Real> run_gpu(const Problem& problem, const reference::State& start, std::int64_t steps,
                      const GpuRunOptions& run = {}) {
   EngineOptions options;
-  options.backend = BackendKind::Cuda;
+  options.backend = "cuda";
   options.fuse_steps = run.fuse;
   const Parameters params[1] = {problem.params};
   auto engine = make_engine<Real>(problem, params, options);
@@ -89,7 +89,7 @@ Fields<Real> run_gpu(const Problem& problem, const reference::State& start, std:
 template <class Real>
 Fields<Real> run_cpu(const Problem& problem, const reference::State& start, std::int64_t steps) {
   EngineOptions options;
-  options.backend = BackendKind::Cpu;
+  options.backend = "cpu";
   const Parameters params[1] = {problem.params};
   cpu::CpuEngine<Real> engine(problem, params, options);
   engine.load(0, to_real<Real>(start.u), to_real<Real>(start.v));

@@ -127,7 +127,7 @@ TEST(CudaEngine, BatchMembersEqualSingleRuns) {
                                              {0.04, 0.065, 0.15, 0.08, 0.4},
                                              {0.055, 0.062, 0.2, 0.1, 0.5}};
     EngineOptions options;
-    options.backend = BackendKind::Cuda;
+    options.backend = "cuda";
     options.fuse_steps = fuse;
     auto batch = make_engine<float>(problem, members, options);
     ASSERT_EQ(batch->members(), members.size());
@@ -160,7 +160,7 @@ TEST(CudaEngine, CapturedImageSurvivesFurtherSteps) {
       stable_problem(64, 80, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
   const auto start = varied_state(64, 80);
   const Parameters params[1] = {problem.params};
-  auto engine = make_engine<float>(problem, params, {BackendKind::Cuda, 0, 0, 0});
+  auto engine = make_engine<float>(problem, params, {"cuda", 0, 0, 0});
   engine->load(0, to_real<float>(start.u), to_real<float>(start.v));
   engine->advance(5);
   engine->capture({false, true});
@@ -186,7 +186,7 @@ TEST(CudaErrors, UnusableCudaIsAOneLineError) {
       stable_problem(8, 8, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
   const Parameters params[1] = {problem.params};
   try {
-    make_engine<float>(problem, params, {BackendKind::Cuda, 0, 0, 0});
+    make_engine<float>(problem, params, {"cuda", 0, 0, 0});
     FAIL() << "--backend cuda must fail when CUDA is unusable";
   } catch (const std::runtime_error& e) {
     const std::string message = e.what();
@@ -201,7 +201,7 @@ TEST(CudaErrors, AutoFallsBackToCpuOrPicksCuda) {
   const Problem problem =
       stable_problem(8, 8, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
   const Parameters params[1] = {problem.params};
-  auto engine = make_engine<float>(problem, params, {BackendKind::Auto, 0, 0, 0});
+  auto engine = make_engine<float>(problem, params, {"auto", 0, 0, 0});
   EXPECT_EQ(engine->backend(), cuda::available(nullptr) ? "cuda" : "cpu");
 }
 
@@ -213,7 +213,7 @@ TEST(CudaErrors, BadDeviceOrdinal) {
   const int count = static_cast<int>(cuda::devices().size());
   for (int ordinal : {count, 4096, -1}) {
     try {
-      make_engine<float>(problem, params, {BackendKind::Cuda, 0, 0, ordinal});
+      make_engine<float>(problem, params, {"cuda", 0, 0, ordinal});
       FAIL() << "device " << ordinal << " must be refused";
     } catch (const InvalidInput& e) {
       const std::string message = e.what();
@@ -228,8 +228,8 @@ TEST(CudaErrors, BadFuseDepth) {
   const Problem problem =
       stable_problem(8, 8, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
   const Parameters params[1] = {problem.params};
-  EXPECT_THROW(make_engine<float>(problem, params, {BackendKind::Cuda, 0, 9, 0}), InvalidInput);
-  EXPECT_THROW(make_engine<float>(problem, params, {BackendKind::Cuda, 0, -1, 0}), InvalidInput);
+  EXPECT_THROW(make_engine<float>(problem, params, {"cuda", 0, 9, 0}), InvalidInput);
+  EXPECT_THROW(make_engine<float>(problem, params, {"cuda", 0, -1, 0}), InvalidInput);
 }
 
 TEST(CudaErrors, OutOfDeviceMemoryIsAOneLineError) {
@@ -239,7 +239,7 @@ TEST(CudaErrors, OutOfDeviceMemoryIsAOneLineError) {
       stable_problem(32767, 65535, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
   const std::vector<Parameters> members(65535, problem.params);
   try {
-    make_engine<float>(problem, members, {BackendKind::Cuda, 0, 0, 0});
+    make_engine<float>(problem, members, {"cuda", 0, 0, 0});
     FAIL() << "the allocation must fail";
   } catch (const InvalidInput&) {
     FAIL() << "out of memory is not bad input";

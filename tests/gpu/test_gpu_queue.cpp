@@ -26,7 +26,7 @@ TEST(GpuImageQueue, SlowWriterMakesTheGpuWaitAndLosesNothing) {
   std::vector<std::vector<float>> expected;
   {
     const Parameters params[1] = {problem.params};
-    cpu::CpuEngine<float> cpu(problem, params, {BackendKind::Cpu, 0, 0, 0});
+    cpu::CpuEngine<float> cpu(problem, params, {"cpu", 0, 0, 0});
     cpu.load(0, to_real<float>(start.u), to_real<float>(start.v));
     for (std::int64_t i = 0; i < images; ++i) {
       cpu.advance(steps_per_image);
@@ -37,7 +37,7 @@ TEST(GpuImageQueue, SlowWriterMakesTheGpuWaitAndLosesNothing) {
   }
 
   const Parameters params[1] = {problem.params};
-  auto engine = make_engine<float>(problem, params, {BackendKind::Cuda, 0, 0, 0});
+  auto engine = make_engine<float>(problem, params, {"cuda", 0, 0, 0});
   engine->load(0, to_real<float>(start.u), to_real<float>(start.v));
   pipeline::ImageQueue<float> queue(capacity, cells, false, true);
 

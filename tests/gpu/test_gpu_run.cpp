@@ -27,7 +27,7 @@ pipeline::RunRequest cuda_run(std::int64_t rows, std::int64_t cols, std::int64_t
       stable_problem(rows, cols, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
   request.images = images;
   request.steps_per_image = steps_per_image;
-  request.engine.backend = BackendKind::Cuda;
+  request.engine.backend = "cuda";
   request.output = temporary_path(name);
   request.overwrite = true;
   request.quiet = true;

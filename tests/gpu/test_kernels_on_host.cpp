@@ -77,7 +77,7 @@ Batch<Real> run_kernels(const Problem& problem, const std::vector<Parameters>& m
 template <class Real>
 Batch<Real> run_cpu(const Problem& problem, const std::vector<Parameters>& members,
                     const std::vector<reference::State>& starts, std::int64_t steps) {
-  cpu::CpuEngine<Real> engine(problem, members, {BackendKind::Cpu, 1, 1, 0});
+  cpu::CpuEngine<Real> engine(problem, members, {"cpu", 1, 1, 0});
   for (std::size_t m = 0; m < members.size(); ++m) {
     engine.load(m, std::vector<Real>(starts[m].u.begin(), starts[m].u.end()),
                 std::vector<Real>(starts[m].v.begin(), starts[m].v.end()));

@@ -412,7 +412,7 @@ void expect_bitwise_equal_to_serial(const EngineCase& ec) {
   const std::int64_t steps = 7;  // not a multiple of the halo depths tested
 
   EngineOptions options;
-  options.backend = BackendKind::Cpu;
+  options.backend = "cpu";
   options.threads = 1;
   const Parameters params[1] = {problem.params};
   auto serial = make_engine<Real>(problem, params, options);

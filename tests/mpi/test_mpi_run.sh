@@ -136,10 +136,10 @@ if [[ $gpu -eq 1 ]]; then
     for run in "2:1:off" "4:1:off" "3:2:off" "4:3:auto"; do
       IFS=: read -r ranks depth aware <<< "$run"
       "${mpi[@]}" -n "$ranks" "$grayscott" run "${common[@]}" --backend cuda \
-          --boundary "$boundary" --halo-depth "$depth" --cuda-aware-mpi "$aware" \
+          --boundary "$boundary" --halo-depth "$depth" --gpu-aware-mpi "$aware" \
           -o "$work/gpu.h5" &&
         "$python" "$here/compare_runs.py" "$work/serial.h5" "$work/gpu.h5" backend ||
-        fail "GPU over $ranks ranks, depth $depth, cuda-aware-mpi $aware ($boundary)"
+        fail "GPU over $ranks ranks, depth $depth, gpu-aware-mpi $aware ($boundary)"
     done
   done
 else
@@ -215,8 +215,8 @@ if [[ $gpu -eq 0 ]]; then
 fi
 expect_failure "overlap-writes takes auto, on or off" "overlap-writes" -- \
   "${mpi[@]}" -n 2 "$grayscott" run "${common[@]}" --overlap-writes sometimes -o "$work/x.h5"
-expect_failure "cuda-aware-mpi takes auto, on or off" "cuda-aware-mpi" -- \
-  "${mpi[@]}" -n 2 "$grayscott" run "${common[@]}" --cuda-aware-mpi maybe -o "$work/x.h5"
+expect_failure "gpu-aware-mpi takes auto, on or off" "gpu-aware-mpi" -- \
+  "${mpi[@]}" -n 2 "$grayscott" run "${common[@]}" --gpu-aware-mpi maybe -o "$work/x.h5"
 expect_failure "sweep: injected failure on rank 1" "rank 1: injected failure" -- \
   env GRAYSCOTT_TEST_FAIL_RANK=1 "${mpi[@]}" -n 3 "$grayscott" sweep "${sweep[@]}" \
   -o "$work/fail.h5"

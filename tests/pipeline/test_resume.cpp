@@ -52,7 +52,7 @@ class Resume : public ::testing::TestWithParam<Case> {
     r.fields = {false, true};
     r.output = dir_ / name;
     r.quiet = true;
-    r.engine.backend = BackendKind::Cpu;
+    r.engine.backend = "cpu";
     return r;
   }
 
@@ -122,7 +122,7 @@ TEST_P(Resume, StoppedRunContinuesBitwise) {
     }
     auto continued = pipeline::resume_request(r.output);
     continued.quiet = true;
-    continued.engine.backend = BackendKind::Cpu;
+    continued.engine.backend = "cpu";
     continued.engine.threads = 2;
     const auto summary = pipeline::execute_run(continued);
     EXPECT_TRUE(summary.completed);
@@ -160,7 +160,7 @@ TEST_P(Resume, ContinuesOnCudaWhereThereIsADevice) {
   run_until(r, 3);
   auto continued = pipeline::resume_request(r.output);
   continued.quiet = true;
-  continued.engine.backend = BackendKind::Cuda;
+  continued.engine.backend = "cuda";
   ASSERT_TRUE(pipeline::execute_run(continued).completed);
   expect_same_datasets(reference.output, r.output);
 }
@@ -176,7 +176,7 @@ TEST(ResumeRefusals, CompleteFilesAndMissingFiles) {
   r.output = dir / "done.h5";
   r.quiet = true;
   r.overwrite = true;
-  r.engine.backend = BackendKind::Cpu;
+  r.engine.backend = "cpu";
   ASSERT_TRUE(pipeline::execute_run(r).completed);
   try {
     pipeline::resume_request(r.output);

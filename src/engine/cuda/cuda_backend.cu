@@ -78,14 +78,30 @@ int select_device(int ordinal) {
 
 }  // namespace detail
 
-bool available(std::string* why) {
+bool available(std::string* why, int ordinal) {
   std::string reason;
-  if (count_devices(reason) > 0) {
-    const cudaError_t status = cudaSetDevice(0);
-    reason = status == cudaSuccess ? kernel_problem(0) : describe_failure(status);
+  const int count = count_devices(reason);
+  if (count > 0 && (ordinal < 0 || ordinal >= count)) {
+    reason = "no CUDA device " + std::to_string(ordinal) + " (" + std::to_string(count) +
+             " found, numbered from 0)";
+  } else if (count > 0) {
+    const cudaError_t status = cudaSetDevice(ordinal);
+    reason = status == cudaSuccess ? kernel_problem(ordinal) : describe_failure(status);
   }
   if (why) *why = reason;
   return reason.empty();
+}
+
+int device_count() {
+  std::string why;
+  return count_devices(why);
+}
+
+std::uint64_t free_memory(int ordinal) {
+  detail::select_device(ordinal);
+  std::size_t free_bytes = 0, total_bytes = 0;
+  detail::check(cudaMemGetInfo(&free_bytes, &total_bytes), "reading free device memory");
+  return free_bytes;
 }
 
 std::vector<DeviceInfo> devices() {

@@ -1,7 +1,8 @@
-// The CUDA backend's entry points, seen by the rest of the program. When the build has no CUDA,
-// cuda_unavailable.cpp implements them by saying so.
+// The CUDA backend's entry points, behind its registry entry (cuda_registration.cpp) and seen by
+// its tests. When the build has no CUDA, cuda_unavailable.cpp implements them by saying so.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -19,10 +20,21 @@ struct DeviceInfo {
   int major = 0, minor = 0;
 };
 
-// True when this build has CUDA and a usable device; otherwise false with the reason in `why`.
-bool available(std::string* why);
+// True when this build has CUDA and device `ordinal` runs its kernels; otherwise false with the
+// reason in `why`. Creates a context on that device only.
+bool available(std::string* why, int ordinal = 0);
+// The devices seen, counted without creating a context (0 when none, or no CUDA).
+int device_count();
 // The devices seen; throws std::runtime_error saying why there are none.
 std::vector<DeviceInfo> devices();
+// The free memory of device `ordinal`, in bytes.
+std::uint64_t free_memory(int ordinal);
+
+// The launch limits of one engine: empty when `members` members of `grid` fit, otherwise why not
+// (cuda_limits.cpp, plain host code: the same answer with or without a GPU).
+std::string refuses(const Grid& grid, std::size_t members);
+// The most members one engine launches at once.
+inline constexpr std::size_t max_members = 65535;
 
 // Device-to-device copy bandwidth of device `ordinal` in bytes/s (a STREAM-like copy, read + write
 // counted), the roofline the benchmark reports against.

@@ -23,13 +23,8 @@ CudaEngine<Real>::CudaEngine(const Problem& problem, std::span<const Parameters>
       cells_(static_cast<std::size_t>(problem.grid.cells())),
       fuse_(detail::steps_per_launch(options.fuse_steps)) {
   if (members_ == 0) throw InvalidInput("an engine needs at least one member");
-  if (members_ > 65535) throw InvalidInput("the CUDA backend runs at most 65535 members at once");
-  if (grid_.rows > INT_MAX || grid_.cols > INT_MAX || grid_.cells() > INT_MAX) {
-    throw InvalidInput("the CUDA backend takes at most 2^31 - 1 cells per member");
-  }
-  if (detail::blocks(grid_.rows, detail::step_block_y) > 65535) {  // the launch grid's y limit
-    throw InvalidInput("the CUDA backend takes at most " +
-                       std::to_string(65535 * detail::step_block_y) + " rows");
+  if (const std::string refusal = refuses(grid_, members_); !refusal.empty()) {
+    throw InvalidInput(refusal);
   }
   if (options.fuse_steps < 0 || options.fuse_steps > detail::fused_max_steps) {
     throw InvalidInput(

@@ -10,12 +10,16 @@ constexpr const char* reason =
     "this grayscott was built without CUDA (configure with -DGRAYSCOTT_CUDA=ON)";
 }
 
-bool available(std::string* why) {
+bool available(std::string* why, int) {
   if (why) *why = reason;
   return false;
 }
 
+int device_count() { return 0; }
+
 std::vector<DeviceInfo> devices() { throw std::runtime_error(reason); }
+
+std::uint64_t free_memory(int) { throw std::runtime_error(reason); }
 
 double copy_bandwidth(int) { throw std::runtime_error(reason); }
 

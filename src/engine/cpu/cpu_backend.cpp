@@ -1,0 +1,121 @@
+// The CPU backend's entry in the registry: OpenMP threads over host memory, on every machine.
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+#include "engine/cpu/cpu_engine.hpp"
+#include "engine/cpu/cpu_subdomain.hpp"
+#include "engine/host_buffer.hpp"
+#include "engine/registry.hpp"
+
+namespace grayscott::cpu {
+
+namespace {
+
+// STREAM-like copy bandwidth of the host memory with `threads` threads, read and write counted,
+// best of several passes over arrays far larger than the caches.
+double host_copy_bandwidth(int threads) {
+  using Clock = std::chrono::steady_clock;
+  // Two arrays of 256 MiB: far beyond any last-level cache, so the copy runs from memory.
+  constexpr std::size_t bytes = std::size_t{256} << 20;
+  HostBuffer<unsigned char> source(bytes), target(bytes);
+  const auto chunk = [&](int t) {
+    const std::size_t per = (bytes / static_cast<std::size_t>(threads) + 4095) / 4096 * 4096;
+    const std::size_t begin = std::min(bytes, per * static_cast<std::size_t>(t));
+    return std::pair{begin, std::min(bytes, begin + per) - begin};
+  };
+#pragma omp parallel num_threads(threads)
+  {  // first touch by the thread that will copy each part
+    const auto [begin, length] = chunk(omp_get_thread_num());
+    std::memset(source.data() + begin, 1 + omp_get_thread_num(), length);
+    std::memset(target.data() + begin, 0, length);
+  }
+  double best = std::numeric_limits<double>::infinity();
+  for (int pass = 0; pass < 6; ++pass) {
+    const auto start = Clock::now();
+#pragma omp parallel num_threads(threads)
+    {
+      const auto [begin, length] = chunk(omp_get_thread_num());
+      std::memcpy(target.data() + begin, source.data() + begin, length);
+    }
+    best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count());
+  }
+  // Read the copy back, so the copies are observably used and known to be complete.
+  for (std::size_t i = 0; i < bytes; i += 4096) {
+    if (target[i] != source[i]) throw std::runtime_error("copy bandwidth probe: the copy is wrong");
+  }
+  return 2.0 * static_cast<double>(bytes) / best;
+}
+
+class CpuBackend final : public Backend {
+ public:
+  std::string_view name() const override { return "cpu"; }
+  int preference() const override { return 0; }
+  bool on_device() const override { return false; }
+  int device_count() const override { return 0; }
+  bool available(int, std::string*) const override { return true; }
+  std::vector<DeviceInfo> devices() const override { return {}; }
+  std::vector<std::string> describe() const override {
+    return {std::to_string(omp_get_max_threads()) + " OpenMP threads"};
+  }
+  std::uint64_t free_memory(int) const override { return 0; }
+  std::string refuses(const Problem&, std::size_t) const override { return {}; }
+  std::size_t members_per_engine(const Problem&) const override {
+    return std::numeric_limits<std::size_t>::max();
+  }
+  int default_fuse_steps(const Grid& grid, Precision precision, int threads,
+                         std::size_t members) const override {
+    return precision == Precision::Single
+               ? CpuEngine<float>::automatic_fuse_steps(grid, members, threads)
+               : CpuEngine<double>::automatic_fuse_steps(grid, members, threads);
+  }
+  // A block fuses the steps after each exchange, as deep as the serial engine would fuse a grid
+  // of its size and as the block allows.
+  int default_halo_depth(const Grid& block, Precision precision, int threads) const override {
+    const int fuse = default_fuse_steps(block, precision, threads, 1);
+    return static_cast<int>(
+        std::max<std::int64_t>(1, std::min<std::int64_t>({fuse, block.rows, block.cols})));
+  }
+  CopyBandwidth copy_bandwidth(const EngineOptions& options) const override {
+    const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
+    return {host_copy_bandwidth(threads),
+            "memcpy of 256 MiB with " + std::to_string(threads) + " threads"};
+  }
+  std::string_view mpi_device_memory() const override { return {}; }
+
+  std::unique_ptr<Engine<float>> make_engine(std::type_identity<float>, const Problem& problem,
+                                             std::span<const Parameters> member_params,
+                                             const EngineOptions& options) const override {
+    return std::make_unique<CpuEngine<float>>(problem, member_params, options);
+  }
+  std::unique_ptr<Engine<double>> make_engine(std::type_identity<double>, const Problem& problem,
+                                              std::span<const Parameters> member_params,
+                                              const EngineOptions& options) const override {
+    return std::make_unique<CpuEngine<double>>(problem, member_params, options);
+  }
+  std::unique_ptr<SubdomainStepper<float>> make_subdomain(
+      std::type_identity<float>, const Problem& problem, const LocalLayout& layout,
+      GlobalEdges edges, const SubdomainOptions& options) const override {
+    return std::make_unique<CpuSubdomain<float>>(problem, problem.params, layout, edges,
+                                                 options.threads);
+  }
+  std::unique_ptr<SubdomainStepper<double>> make_subdomain(
+      std::type_identity<double>, const Problem& problem, const LocalLayout& layout,
+      GlobalEdges edges, const SubdomainOptions& options) const override {
+    return std::make_unique<CpuSubdomain<double>>(problem, problem.params, layout, edges,
+                                                  options.threads);
+  }
+};
+
+}  // namespace
+
+const Backend& registered_backend() {
+  static const CpuBackend backend;
+  return backend;
+}
+
+}  // namespace grayscott::cpu
