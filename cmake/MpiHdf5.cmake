@@ -24,7 +24,7 @@ if(MPI_C_FOUND AND NOT _grayscott_mpi_request STREQUAL "OFF")
 else()
   set(HDF5_PREFER_PARALLEL FALSE)
 endif()
-find_package(HDF5 REQUIRED COMPONENTS C)
+find_package(HDF5 REQUIRED COMPONENTS C HL)  # HL: dimension scales (H5DS)
 
 if(MPI_C_FOUND AND NOT _grayscott_mpi_request STREQUAL "OFF")
   include(CheckCSourceCompiles)

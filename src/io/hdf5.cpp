@@ -1,8 +1,22 @@
 #include "io/hdf5.hpp"
 
+#include <hdf5_hl.h>
+
 #include <cstdlib>
 
 namespace grayscott::io::h5 {
+
+std::string library_description() {
+  unsigned major = 0, minor = 0, release = 0;
+  H5get_libversion(&major, &minor, &release);
+  std::string text = std::to_string(major) + "." + std::to_string(minor) + "." +
+                     std::to_string(release);
+#ifdef H5_HAVE_PARALLEL
+  return text + ", parallel (MPI-IO: one file written by every MPI rank)";
+#else
+  return text + ", serial";
+#endif
+}
 
 void silence_library_errors() {
   if (!std::getenv("GRAYSCOTT_HDF5_ERRORS")) H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
@@ -86,6 +100,41 @@ void rewrite_string_attribute(hid_t obj, const std::string& name, const std::str
   if (H5Tis_variable_str(type) <= 0) throw std::logic_error(name + " is not a variable string");
   const char* text = value.c_str();
   check(H5Awrite(attr, type, &text), "write attribute " + name);
+}
+
+void make_scale(hid_t dataset, const std::string& name) {
+  check(H5DSset_scale(dataset, name.c_str()), "make " + name + " a dimension scale");
+}
+
+void attach_scales(hid_t dataset, std::span<const hid_t> scales) {
+  for (std::size_t k = 0; k < scales.size(); ++k) {
+    check(H5DSattach_scale(dataset, scales[k], static_cast<unsigned>(k)),
+          "attach a dimension scale");
+  }
+}
+
+Id create_index_scale(hid_t where, const std::string& name, std::int64_t count, bool write_values,
+                      hid_t transfer) {
+  const hsize_t dims[1] = {static_cast<hsize_t>(count)};
+  Id space = simple_space(dims);
+  Id dataset(H5Dcreate2(where, name.c_str(), H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT,
+                        H5P_DEFAULT),
+             H5Dclose, "create dataset " + name);
+  if (count > 0 && (write_values || transfer != H5P_DEFAULT)) {
+    std::vector<std::int64_t> values(write_values ? static_cast<std::size_t>(count) : 0);
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<std::int64_t>(i);
+    Id file_space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
+    Id mem_space = simple_space(dims);
+    if (!write_values) {
+      check(H5Sselect_none(file_space), "select nothing");
+      check(H5Sselect_none(mem_space), "select nothing");
+    }
+    check(H5Dwrite(dataset, H5T_NATIVE_INT64, mem_space, file_space, transfer,
+                   values.empty() ? nullptr : values.data()),
+          "write dataset " + name);
+  }
+  make_scale(dataset, name);
+  return dataset;
 }
 
 }  // namespace grayscott::io::h5

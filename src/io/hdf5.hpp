@@ -12,6 +12,9 @@
 
 namespace grayscott::io::h5 {
 
+// "1.10.8, parallel (MPI-IO)" or "1.10.8, serial": the library this program runs with.
+std::string library_description();
+
 // HDF5 prints its own error stack by default; we report one line instead.
 void silence_library_errors();
 
@@ -70,6 +73,19 @@ void write_attribute(hid_t obj, const std::string& name, const std::string& valu
 // Writes a new value into an existing variable-length string attribute, in place: allowed while
 // the file is written in SWMR mode, where attributes cannot be created or deleted.
 void rewrite_string_attribute(hid_t obj, const std::string& name, const std::string& value);
+
+// HDF5 dimension scales, which xarray (h5netcdf) and netCDF-4 readers take as the names and
+// coordinates of a dataset's axes. Attaching writes attributes: done at creation, before SWMR
+// writing starts; under MPI every process makes the same calls (they are collective).
+// Makes `dataset` (one-dimensional) the dimension scale `name`.
+void make_scale(hid_t dataset, const std::string& name);
+// Attaches scales[k] to dimension k of `dataset`, for each k.
+void attach_scales(hid_t dataset, std::span<const hid_t> scales);
+// Creates the one-dimensional int64 dataset `name` holding 0, 1, ..., count - 1 and makes it a
+// dimension scale. The values are written by the process with `write_values`; with a collective
+// `transfer` every other process takes part in the write with an empty selection.
+Id create_index_scale(hid_t where, const std::string& name, std::int64_t count, bool write_values,
+                      hid_t transfer = H5P_DEFAULT);
 
 // Native type of float or double.
 template <class Real>

@@ -211,7 +211,7 @@ hsize_t chunk_rows_for(std::int64_t rows, std::int64_t cols, Precision precision
 }  // namespace
 
 struct RunFileWriter::Handles {
-  h5::Id file, u, v, step, checkpoint_u, checkpoint_v, checkpoint_images;
+  h5::Id file, u, v, step, time, checkpoint_u, checkpoint_v, checkpoint_images;
   std::int64_t slot_images[2] = {0, 0};  // images done at each checkpoint slot; 0: empty
 };
 
@@ -270,6 +270,29 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
       h_->step =
           h5::Id(H5Dcreate2(h_->file, "step", H5T_STD_I64LE, space, H5P_DEFAULT, props, uncached),
                  H5Dclose, "create dataset step");
+      // The model time of each image, step x dt, grows with the images as /step does.
+      h_->time =
+          h5::Id(H5Dcreate2(h_->file, "time", H5T_IEEE_F64LE, space, H5P_DEFAULT, props, uncached),
+                 H5Dclose, "create dataset time");
+    }
+    {
+      // The axes' names and coordinates, as dimension scales: /v and /u are (time, y, x), /step
+      // is (time); xarray and netCDF-4 readers read them (see docs/file-format.md).
+      h5::make_scale(h_->time, "time");
+      const h5::Id y = h5::create_index_scale(h_->file, "y", p.grid.rows,
+                                              access_.writes_companions, access_.transfer);
+      const h5::Id x = h5::create_index_scale(h_->file, "x", p.grid.cols,
+                                              access_.writes_companions, access_.transfer);
+      const hid_t image_axes[3] = {h_->time, y, x};
+      for (const h5::Id* field : {&h_->v, &h_->u}) {
+        if (field->get() < 0) continue;
+        h5::attach_scales(*field, image_axes);
+        h5::write_attribute(*field, "coordinates", std::string("step"));
+      }
+      h5::attach_scales(h_->step, std::span<const hid_t>(image_axes, 1));
+      h5::write_attribute(h_->time, "long_name", std::string("model time: step x dt"));
+      h5::write_attribute(y, "long_name", std::string("row (0 at the top of the pictures)"));
+      h5::write_attribute(x, "long_name", std::string("column"));
     }
     {
       // Two slots of the whole state: the newer valid one is the checkpoint.
@@ -316,7 +339,7 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
       write_companion();  // no image yet: replaces any stale companion
     }
   } catch (...) {
-    h_->u.reset(), h_->v.reset(), h_->step.reset(), h_->checkpoint_u.reset(),
+    h_->u.reset(), h_->v.reset(), h_->step.reset(), h_->time.reset(), h_->checkpoint_u.reset(),
         h_->checkpoint_v.reset(), h_->checkpoint_images.reset(), h_->file.reset();
     std::error_code ignored;
     if (access_.writes_companions) fs::remove(partial, ignored);
@@ -358,6 +381,8 @@ void RunFileWriter::open_datasets() {
   if (meta_.fields.v) h_->v = open("v");
   if (meta_.fields.u) h_->u = open("u");
   h_->step = open("step");
+  // Files written before the time coordinate have none.
+  if (H5Lexists(h_->file, "time", H5P_DEFAULT) > 0) h_->time = open("time");
   if (!meta_.fields.u) h_->checkpoint_u = open("checkpoint/u");
   if (!meta_.fields.v) h_->checkpoint_v = open("checkpoint/v");
   h_->checkpoint_images = open("checkpoint/images");
@@ -432,6 +457,7 @@ void RunFileWriter::after_write_error(const std::exception& e) {
   if (meta_.fields.v && first_extent(h_->v) > n) H5Dset_extent(h_->v, images);
   if (meta_.fields.u && first_extent(h_->u) > n) H5Dset_extent(h_->u, images);
   if (first_extent(h_->step) > n) H5Dset_extent(h_->step, steps);
+  if (h_->time.get() >= 0 && first_extent(h_->time) > n) H5Dset_extent(h_->time, steps);
   H5Fflush(h_->file, H5F_SCOPE_GLOBAL);
 }
 
@@ -457,22 +483,30 @@ void RunFileWriter::append_image(std::int64_t step, const void* u, const void* v
   };
   if (meta_.fields.v) append_image(h_->v, v, "v");
   if (meta_.fields.u) append_image(h_->u, u, "u");
-  {
-    const hsize_t extent[1] = {std::max(first_extent(h_->step), n + 1)};
-    h5::check(H5Dset_extent(h_->step, extent), "grow dataset step");
-    h5::Id file_space(H5Dget_space(h_->step), H5Sclose, "get a dataspace");
+  // The image's time, then its step: /step, written last, never counts an image whose values are
+  // not all there.
+  auto append_value = [&](const h5::Id& dataset, hid_t value_type, const void* value,
+                          const char* name) {
+    const hsize_t extent[1] = {std::max(first_extent(dataset), n + 1)};
+    h5::check(H5Dset_extent(dataset, extent), std::string("grow dataset ") + name);
+    h5::Id file_space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
     const hsize_t start[1] = {n}, count[1] = {1};
     h5::check(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, count, nullptr),
-              "select a step");
+              std::string("select a ") + name);
     h5::Id mem_space = h5::simple_space(std::span<const hsize_t>(count, 1));
     // Every process takes part in a collective write; one of them brings the value.
     if (!access_.writes_companions) {
-      h5::check(H5Sselect_none(file_space), "select no step");
-      h5::check(H5Sselect_none(mem_space), "select no step");
+      h5::check(H5Sselect_none(file_space), std::string("select no ") + name);
+      h5::check(H5Sselect_none(mem_space), std::string("select no ") + name);
     }
-    h5::check(H5Dwrite(h_->step, H5T_NATIVE_INT64, mem_space, file_space, access_.transfer, &step),
-              "write step to " + path_.string());
+    h5::check(H5Dwrite(dataset, value_type, mem_space, file_space, access_.transfer, value),
+              std::string("write ") + name + " to " + path_.string());
+  };
+  if (h_->time.get() >= 0) {
+    const double time = static_cast<double>(step) * p.params.dt;
+    append_value(h_->time, H5T_NATIVE_DOUBLE, &time, "time");
   }
+  append_value(h_->step, H5T_NATIVE_INT64, &step, "step");
   ++written_;
 }
 
@@ -548,14 +582,14 @@ void RunFileWriter::finish(const std::string& status) {
   if (disk_full_) {
     // Recording the status needs room the disk does not have, and a half-written attribute would
     // make the file unreadable: it keeps "running", and the images that reached the disk.
-    h_->u.reset(), h_->v.reset(), h_->step.reset(), h_->checkpoint_u.reset(),
+    h_->u.reset(), h_->v.reset(), h_->step.reset(), h_->time.reset(), h_->checkpoint_u.reset(),
         h_->checkpoint_v.reset(), h_->checkpoint_images.reset();
     H5Fclose(h_->file.release());
     return;
   }
   // In place: a reader never finds the file in any other state than open for SWMR or closed.
   h5::rewrite_string_attribute(h_->file, "status", status);
-  h_->u.reset(), h_->v.reset(), h_->step.reset(), h_->checkpoint_u.reset(),
+  h_->u.reset(), h_->v.reset(), h_->step.reset(), h_->time.reset(), h_->checkpoint_u.reset(),
       h_->checkpoint_v.reset(), h_->checkpoint_images.reset();
   if (H5Fclose(h_->file.release()) < 0) h5::fail("close " + path_.string());
   swmr_ = false;

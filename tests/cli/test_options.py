@@ -43,10 +43,19 @@ def read(path):
     """Every dataset (bitwise, with its dtype) and every attribute of a file."""
     datasets, attributes = {}, {}
     with h5py.File(path, "r") as f:
+        def value(obj, key):
+            # Dimension scales refer to datasets by object references, which differ between two
+            # files: compare the names they lead to.
+            if key == "DIMENSION_LIST":
+                return tuple(tuple(f[r].name for r in refs) for refs in obj.attrs[key])
+            if key == "REFERENCE_LIST":
+                return tuple((f[r].name, int(i)) for r, i in obj.attrs[key])
+            return obj.attrs[key]
+
         def visit(name, obj):
             if isinstance(obj, h5py.Dataset):
                 datasets[name] = obj[...]
-            attributes[name] = {k: obj.attrs[k] for k in obj.attrs}
+            attributes[name] = {k: value(obj, k) for k in obj.attrs}
         f.visititems(visit)
         attributes["/"] = {k: f.attrs[k] for k in f.attrs}
     return datasets, attributes
