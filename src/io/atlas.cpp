@@ -172,55 +172,134 @@ bool is_sweep_file(const fs::path& file) {
   return false;
 }
 
+struct AtlasPainter::State {
+  State(const fs::path& file, const RenderOptions& options)
+      : reader(file), field(options.field), lo(options.lo), hi(options.hi), text(atlas_font()) {
+    const auto dims = field_shape(reader, file, field, "sweep");
+    if (dims.size() != 4) {
+      throw InvalidInput(file.string() + ": /" + field + " is not [members, images, rows, cols]");
+    }
+    members = dims[0], images = dims[1], rows = dims[2], cols = dims[3];
+    feed = reader.read_doubles("feed"), kill = reader.read_doubles("kill");
+    seed = reader.read_int64("seed");
+    if (static_cast<std::int64_t>(feed.size()) != members ||
+        static_cast<std::int64_t>(kill.size()) != members ||
+        static_cast<std::int64_t>(seed.size()) != members) {
+      throw InvalidInput(file.string() + ": /feed, /kill and /seed do not match the members");
+    }
+    if (images == 0) throw InvalidInput(no_image_message(reader, file));
+    if (reader.has_field("step")) steps = reader.read_int64("step");
+    feed_index = axis(feed), kill_index = axis(kill);
+    for (std::int64_t s : seed) {  // in order of first appearance
+      if (std::find(seeds.begin(), seeds.end(), s) == seeds.end()) seeds.push_back(s);
+    }
+    layout = plan_atlas(rows, cols, static_cast<std::int64_t>(feed_index.size()),
+                        static_cast<std::int64_t>(kill_index.size()));
+    noise = reader.has_attribute("init") && reader.attribute_string("init") == "noise";
+    // One member's image at a time, and the atlas picture itself.
+    check_render_memory(
+        render_bytes(rows, cols) + 3 * static_cast<std::uint64_t>(layout.width) *
+                                       static_cast<std::uint64_t>(layout.height),
+        "an atlas of " + std::to_string(rows) + "x" + std::to_string(cols) + " images");
+    if (!text.usable()) {
+      std::fprintf(stderr,
+                   "warning: no usable font for the atlas labels (install fonts-dejavu-core or "
+                   "set GRAYSCOTT_FONT); writing the atlas without text\n");
+    }
+  }
+
+  RunFileReader reader;
+  std::string field;
+  double lo, hi;
+  TextRenderer text;
+  std::int64_t members = 0, images = 0, rows = 0, cols = 0;
+  std::vector<double> feed, kill;
+  std::vector<std::int64_t> seed, steps, seeds;
+  std::map<double, std::int64_t> feed_index, kill_index;
+  AtlasLayout layout;
+  bool noise = false;
+};
+
+AtlasPainter::AtlasPainter(const fs::path& file, const RenderOptions& options)
+    : s_(std::make_unique<State>(file, options)) {}
+AtlasPainter::~AtlasPainter() = default;
+
+std::int64_t AtlasPainter::images() const { return s_->images; }
+const std::vector<std::int64_t>& AtlasPainter::seeds() const { return s_->seeds; }
+std::int64_t AtlasPainter::width() const { return s_->layout.width; }
+std::int64_t AtlasPainter::height() const { return s_->layout.height; }
+
+Rgb8Image AtlasPainter::paint(std::int64_t image, std::int64_t seed_value) const {
+  const State& st = *s_;
+  const AtlasLayout& layout = st.layout;
+  const std::int64_t step =
+      image < static_cast<std::int64_t>(st.steps.size()) ? st.steps[static_cast<std::size_t>(image)]
+                                                          : image;
+  Rgb8Image atlas{layout.width, layout.height,
+                  std::vector<std::uint8_t>(
+                      static_cast<std::size_t>(3 * layout.width * layout.height), background)};
+  for (std::int64_t m = 0; m < st.members; ++m) {
+    if (st.seed[static_cast<std::size_t>(m)] != seed_value) continue;
+    const auto values = st.reader.read_image(st.field, image, m);
+    const Rgb8Image tile = colorize(values, st.rows, st.cols, st.lo, st.hi);
+    const std::int64_t x0 = layout.tile_x(st.kill_index.at(st.kill[static_cast<std::size_t>(m)]));
+    const std::int64_t y0 = layout.tile_y(st.feed_index.at(st.feed[static_cast<std::size_t>(m)]));
+    for (std::int64_t r = 0; r < layout.tile_rows; ++r) {
+      for (std::int64_t c = 0; c < layout.tile_cols; ++c) {
+        const std::int64_t from = 3 * (r * layout.subsample * st.cols + c * layout.subsample);
+        const std::int64_t to = 3 * ((y0 + r) * layout.width + x0 + c);
+        std::copy_n(tile.pixels.begin() + from, 3, atlas.pixels.begin() + to);
+      }
+    }
+  }
+  const TextRenderer& text = st.text;
+  if (text.usable()) {
+    // Feed labels left of their rows and kill labels (reading upwards) below their columns;
+    // crowded axes label every n-th value so that labels never overlap.
+    const std::int64_t line = text.line_height();
+    const std::int64_t label_right = layout.left - pad;
+    const std::int64_t row_stride =
+        (line + layout.tile_rows + layout.gap - 1) / (layout.tile_rows + layout.gap);
+    for (const auto& [value, f] : st.feed_index) {
+      if (f % row_stride != 0) continue;
+      const TextMask mask = text.render(label(value));
+      draw(atlas, mask, label_right - mask.width,
+           layout.tile_y(f) + (layout.tile_rows - mask.height) / 2);
+    }
+    const std::int64_t col_stride =
+        (line + layout.tile_cols + layout.gap - 1) / (layout.tile_cols + layout.gap);
+    const std::int64_t grid_bottom =
+        layout.top + layout.feeds * layout.tile_rows + (layout.feeds - 1) * layout.gap;
+    for (const auto& [value, k] : st.kill_index) {
+      if (k % col_stride != 0) continue;
+      const TextMask mask = rotated(text.render(label(value)));
+      draw(atlas, mask, layout.tile_x(k) + (layout.tile_cols - mask.width) / 2, grid_bottom + pad);
+    }
+    const TextMask feed_title = rotated(text.render("feed F"));
+    const std::int64_t grid_height = grid_bottom - layout.top;
+    draw(atlas, feed_title, pad, layout.top + (grid_height - feed_title.height) / 2);
+    const TextMask kill_title = text.render("kill k");
+    const std::int64_t grid_width =
+        layout.kills * layout.tile_cols + (layout.kills - 1) * layout.gap;
+    draw(atlas, kill_title, layout.left + (grid_width - kill_title.width) / 2,
+         layout.height - pad - kill_title.height);
+    std::string title = st.field + " at step " + std::to_string(step);
+    if (st.seeds.size() > 1 || st.noise) title += ", seed " + std::to_string(seed_value);
+    draw(atlas, text.render(title), layout.left, pad);
+  }
+  return atlas;
+}
+
 std::vector<fs::path> render_atlas(const fs::path& file, const RenderOptions& options) {
-  RunFileReader reader(file);
-  const auto dims = field_shape(reader, file, options.field, "sweep");
-  if (dims.size() != 4) {
-    throw InvalidInput(file.string() + ": /" + options.field +
-                       " is not [members, images, rows, cols]");
-  }
-  const std::int64_t members = dims[0], images = dims[1], rows = dims[2], cols = dims[3];
-  const auto feed = reader.read_doubles("feed"), kill = reader.read_doubles("kill");
-  const auto seed = reader.read_int64("seed");
-  if (static_cast<std::int64_t>(feed.size()) != members ||
-      static_cast<std::int64_t>(kill.size()) != members ||
-      static_cast<std::int64_t>(seed.size()) != members) {
-    throw InvalidInput(file.string() + ": /feed, /kill and /seed do not match the members");
-  }
-  if (images == 0) throw InvalidInput(no_image_message(reader, file));
-  const std::int64_t image = resolve_image(options.image.value_or(-1), images);
-  const std::int64_t step = reader.has_field("step")
-                                ? reader.read_int64("step").at(static_cast<std::size_t>(image))
-                                : image;
-
-  const auto feed_index = axis(feed), kill_index = axis(kill);
-  std::vector<std::int64_t> seeds;  // in order of first appearance
-  for (std::int64_t s : seed) {
-    if (std::find(seeds.begin(), seeds.end(), s) == seeds.end()) seeds.push_back(s);
-  }
-  const AtlasLayout layout = plan_atlas(rows, cols, static_cast<std::int64_t>(feed_index.size()),
-                                        static_cast<std::int64_t>(kill_index.size()));
-
-  // One member's image at a time, and the atlas picture itself.
-  check_render_memory(
-      render_bytes(rows, cols) +
-          3 * static_cast<std::uint64_t>(layout.width) * static_cast<std::uint64_t>(layout.height),
-      "an atlas of " + std::to_string(rows) + "x" + std::to_string(cols) + " images");
-
-  const fs::path font = atlas_font();
-  const TextRenderer text(font);
-  if (!text.usable()) {
-    std::fprintf(stderr,
-                 "warning: no usable font for the atlas labels (install fonts-dejavu-core or set "
-                 "GRAYSCOTT_FONT); writing the atlas without text\n");
-  }
-
+  const AtlasPainter painter(file, options);
+  const std::int64_t image = resolve_image(options.image.value_or(-1), painter.images());
   const auto atlas_path = [&](std::int64_t s) {
-    return options.out_dir / (seeds.size() == 1 ? std::string("atlas.png")
-                                                : "atlas_seed" + std::to_string(s) + ".png");
+    return options.out_dir / (painter.seeds().size() == 1
+                                  ? std::string("atlas.png")
+                                  : "atlas_seed" + std::to_string(s) + ".png");
   };
   std::vector<fs::path> pictures;
-  for (std::int64_t s : seeds) pictures.push_back(atlas_path(s));
+  for (std::int64_t s : painter.seeds()) pictures.push_back(atlas_path(s));
   check_pictures_absent(pictures, options.overwrite);
   std::error_code ec;
   fs::create_directories(options.out_dir, ec);
@@ -228,64 +307,9 @@ std::vector<fs::path> render_atlas(const fs::path& file, const RenderOptions& op
     throw InvalidInput("cannot create folder " + options.out_dir.string());
   }
   std::vector<fs::path> written;
-  for (std::int64_t s : seeds) {
-    Rgb8Image atlas{layout.width, layout.height,
-                    std::vector<std::uint8_t>(
-                        static_cast<std::size_t>(3 * layout.width * layout.height), background)};
-    for (std::int64_t m = 0; m < members; ++m) {
-      if (seed[static_cast<std::size_t>(m)] != s) continue;
-      const auto values = reader.read_image(options.field, image, m);
-      const Rgb8Image tile = colorize(values, rows, cols, options.lo, options.hi);
-      const std::int64_t x0 = layout.tile_x(kill_index.at(kill[static_cast<std::size_t>(m)]));
-      const std::int64_t y0 = layout.tile_y(feed_index.at(feed[static_cast<std::size_t>(m)]));
-      for (std::int64_t r = 0; r < layout.tile_rows; ++r) {
-        for (std::int64_t c = 0; c < layout.tile_cols; ++c) {
-          const std::int64_t from = 3 * (r * layout.subsample * cols + c * layout.subsample);
-          const std::int64_t to = 3 * ((y0 + r) * layout.width + x0 + c);
-          std::copy_n(tile.pixels.begin() + from, 3, atlas.pixels.begin() + to);
-        }
-      }
-    }
-    if (text.usable()) {
-      // Feed labels left of their rows and kill labels (reading upwards) below their columns;
-      // crowded axes label every n-th value so that labels never overlap.
-      const std::int64_t line = text.line_height();
-      const std::int64_t label_right = layout.left - pad;
-      const std::int64_t row_stride =
-          (line + layout.tile_rows + layout.gap - 1) / (layout.tile_rows + layout.gap);
-      for (const auto& [value, f] : feed_index) {
-        if (f % row_stride != 0) continue;
-        const TextMask mask = text.render(label(value));
-        draw(atlas, mask, label_right - mask.width,
-             layout.tile_y(f) + (layout.tile_rows - mask.height) / 2);
-      }
-      const std::int64_t col_stride =
-          (line + layout.tile_cols + layout.gap - 1) / (layout.tile_cols + layout.gap);
-      const std::int64_t grid_bottom =
-          layout.top + layout.feeds * layout.tile_rows + (layout.feeds - 1) * layout.gap;
-      for (const auto& [value, k] : kill_index) {
-        if (k % col_stride != 0) continue;
-        const TextMask mask = rotated(text.render(label(value)));
-        draw(atlas, mask, layout.tile_x(k) + (layout.tile_cols - mask.width) / 2,
-             grid_bottom + pad);
-      }
-      const TextMask feed_title = rotated(text.render("feed F"));
-      const std::int64_t grid_height = grid_bottom - layout.top;
-      draw(atlas, feed_title, pad, layout.top + (grid_height - feed_title.height) / 2);
-      const TextMask kill_title = text.render("kill k");
-      const std::int64_t grid_width =
-          layout.kills * layout.tile_cols + (layout.kills - 1) * layout.gap;
-      draw(atlas, kill_title, layout.left + (grid_width - kill_title.width) / 2,
-           layout.height - pad - kill_title.height);
-      std::string title = options.field + " at step " + std::to_string(step);
-      const bool noise = reader.has_attribute("init") && reader.attribute_string("init") == "noise";
-      if (seeds.size() > 1 || noise) {
-        title += ", seed " + std::to_string(s);
-      }
-      draw(atlas, text.render(title), layout.left, pad);
-    }
+  for (std::int64_t s : painter.seeds()) {
     const fs::path path = atlas_path(s);
-    write_png(path, atlas);
+    write_png(path, painter.paint(image, s));
     written.push_back(path);
   }
   return written;

@@ -6,9 +6,11 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "io/png.hpp"
 #include "io/render.hpp"
 
 namespace grayscott::io {
@@ -37,6 +39,25 @@ std::filesystem::path atlas_font();
 
 // True when `file` holds a sweep (a 4-D /v or /u).
 bool is_sweep_file(const std::filesystem::path& file);
+
+// The atlas pictures of a sweep file, one image (and one seed) at a time: the file is opened, its
+// axes read and the memory checked once, so that a video paints one frame after another.
+class AtlasPainter {
+ public:
+  // Throws InvalidInput for a file that is not a sweep or holds no image.
+  AtlasPainter(const std::filesystem::path& file, const RenderOptions& options);
+  ~AtlasPainter();
+  std::int64_t images() const;
+  const std::vector<std::int64_t>& seeds() const;  // in order of first appearance
+  std::int64_t width() const;
+  std::int64_t height() const;
+  // The atlas of image `image` (resolved, from 0) for the members of seed `seed`.
+  Rgb8Image paint(std::int64_t image, std::int64_t seed) const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
 
 // Writes DIR/atlas.png (one seed) or DIR/atlas_seed<S>.png (one per seed); returns the paths.
 // options.image picks the image shown (default: the last).

@@ -90,4 +90,6 @@ void write_png_to(const std::filesystem::path& path, std::FILE* out, const Rgb8I
 
 }  // namespace
 
+std::string libpng_description() { return std::string("libpng ") + png_get_libpng_ver(nullptr); }
+
 }  // namespace grayscott::io

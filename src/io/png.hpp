@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace grayscott::io {
@@ -19,5 +20,8 @@ Rgb8Image colorize(std::span<const double> values, std::int64_t rows, std::int64
                    double hi);
 
 void write_png(const std::filesystem::path& path, const Rgb8Image& image);
+
+// "libpng 1.6.39": the library this program runs with, for `grayscott info`.
+std::string libpng_description();
 
 }  // namespace grayscott::io

@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <fstream>
 #include <sstream>
 #include <system_error>
@@ -11,6 +13,7 @@
 #include "io/atlas.hpp"
 #include "io/png.hpp"
 #include "io/run_file.hpp"
+#include "io/video.hpp"
 #include "model/model.hpp"
 
 namespace grayscott::io {
@@ -204,6 +207,67 @@ std::vector<fs::path> render_run(const fs::path& file, const RenderOptions& opti
     written.push_back(path);
   }
   return written;
+}
+
+std::int64_t render_video(const fs::path& file, const RenderOptions& options) {
+  if (options.every < 1) throw InvalidInput("every: expected a whole number from 1 up");
+  if (!(options.fps > 0) || options.fps > 1000) {
+    throw InvalidInput("fps: expected a number above 0 and at most 1000");
+  }
+  check_video_output(options.video, options.overwrite);
+  RunFileReader reader(file);
+  const auto dims = field_shape(reader, file, options.field, "run");
+  std::optional<AtlasPainter> atlas;
+  std::int64_t images = 0, width = 0, height = 0, seed = 0;
+  if (dims.size() == 4) {  // a sweep file: its atlas, frame by frame
+    atlas.emplace(file, options);
+    images = atlas->images();
+    const auto& seeds = atlas->seeds();
+    seed = options.seed.value_or(seeds.front());
+    if (std::find(seeds.begin(), seeds.end(), seed) == seeds.end()) {
+      throw InvalidInput("seed " + std::to_string(seed) + ": " + file.string() +
+                         " has no member with that seed");
+    }
+    width = atlas->width(), height = atlas->height();
+  } else if (dims.size() == 3) {
+    if (options.seed) throw InvalidInput("--seed picks the members of a sweep's atlas video");
+    images = dims[0], height = dims[1], width = dims[2];
+    if (images == 0) throw InvalidInput(no_image_message(reader, file));
+    check_render_memory(render_bytes(height, width),
+                        "an image of " + std::to_string(height) + "x" + std::to_string(width));
+  } else {
+    throw InvalidInput(file.string() + ": /" + options.field + " is not [images, rows, cols]");
+  }
+  std::int64_t first = 0, last = images;
+  if (options.image) {
+    first = resolve_image(*options.image, images);
+    last = first + 1;
+  }
+  const std::int64_t frames = (last - first + options.every - 1) / options.every;
+  if (video_format(options.video) == "gif") {
+    // ffmpeg keeps every frame of a GIF until the end, to choose one palette for all of them.
+    const std::uint64_t bytes = static_cast<std::uint64_t>(frames) * 3 *
+                                static_cast<std::uint64_t>(width + 1) *
+                                static_cast<std::uint64_t>(height + 1);
+    if (bytes > available_memory() / 2) {
+      throw InvalidInput("a GIF of " + std::to_string(frames) + " frames of " +
+                         std::to_string(width) + "x" + std::to_string(height) + " needs " +
+                         format_bytes(bytes) +
+                         " of memory while ffmpeg encodes it, more than half of what is free; "
+                         "render every n-th image (--every) or an .mp4");
+    }
+  }
+  VideoWriter video(options.video, options.fps, options.overwrite);
+  std::int64_t done = 0;
+  for (std::int64_t i = first; i < last; i += options.every) {
+    video.write(atlas ? atlas->paint(i, seed)
+                      : colorize(reader.read_image(options.field, i), height, width, options.lo,
+                                 options.hi));
+    ++done;
+    if (options.on_frame) options.on_frame(done, frames);
+  }
+  video.finish();
+  return done;
 }
 
 }  // namespace grayscott::io

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +18,14 @@ struct RenderOptions {
   double lo = 0.0, hi = 0.5;          // the colour range
   std::optional<std::int64_t> image;  // one image only; negative counts from the end (-1: last)
   bool overwrite = false;             // replace pictures that exist already (--force)
+  // Videos (render_video): the file (.mp4, .webm or .gif), one frame per `every` images at `fps`
+  // frames a second, and of a sweep the atlas of members with seed `seed` (default: the first).
+  std::filesystem::path video;
+  std::int64_t every = 1;
+  double fps = 10;
+  std::optional<std::int64_t> seed;
+  // Called after each frame with the frames done and the total (a progress bar).
+  std::function<void(std::int64_t done, std::int64_t total)> on_frame;
 };
 
 // Throws InvalidInput, before anything is written, when one of `pictures` exists (a file or a
@@ -64,6 +73,13 @@ std::vector<std::int64_t> field_shape(const RunFileReader& reader,
 // created when the first picture is written). Creates nothing. Throws InvalidInput, e.g. when
 // `dir` is a regular file.
 void check_render_folder(const std::filesystem::path& dir);
+
+// Writes options.video: one frame per options.every images of a run file (its pictures), or of a
+// sweep file (its atlas), from the first image to the last (or the one --image names); returns
+// the frames written. Checks everything it can (the name, ffmpeg, an existing file, the memory a
+// GIF needs) before the first frame. Throws InvalidInput, or std::runtime_error with ffmpeg's
+// last words.
+std::int64_t render_video(const std::filesystem::path& file, const RenderOptions& options);
 
 // Writes DIR/<field>_<image>.png for each image (or the one asked); returns the paths written.
 std::vector<std::filesystem::path> render_run(const std::filesystem::path& file,

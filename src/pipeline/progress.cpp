@@ -34,9 +34,11 @@ void Progress::update(std::int64_t done) {
       seconds > 0 ? static_cast<double>(done) * cell_updates_per_image_ / seconds : 0;
   const double left =
       done > 0 ? seconds * static_cast<double>(total_ - done) / static_cast<double>(done) : 0;
-  std::fprintf(stderr, "\r[%s] image %lld/%lld  %s  %s left   ", bar.c_str(),
+  std::fprintf(stderr, "\r[%s] image %lld/%lld  %s%s%s left   ", bar.c_str(),
                static_cast<long long>(done), static_cast<long long>(total_),
-               format_rate(rate).c_str(), done > 0 ? format_duration(left).c_str() : "?");
+               cell_updates_per_image_ > 0 ? format_rate(rate).c_str() : "",
+               cell_updates_per_image_ > 0 ? "  " : "",
+               done > 0 ? format_duration(left).c_str() : "?");
   std::fflush(stderr);
 }
 

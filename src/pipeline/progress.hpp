@@ -9,9 +9,11 @@ namespace grayscott::pipeline {
 
 class Progress {
  public:
-  // `enabled`: draw the bar (stderr is a terminal and not --quiet).
+  // `enabled`: draw the bar (stderr is a terminal and not --quiet). With no cell updates per
+  // image (rendering), the bar shows no rate.
   Progress(std::int64_t total_images, double cell_updates_per_image, bool enabled);
   void update(std::int64_t images_done);
+  void set_total(std::int64_t total_images) { total_ = total_images; }
   void clear();  // erase the bar before printing anything else
   double elapsed_seconds() const;
 
