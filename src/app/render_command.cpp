@@ -1,20 +1,36 @@
 #include <unistd.h>
 
+#include <charconv>
 #include <cstdio>
 #include <memory>
 
 #include "app/commands.hpp"
 #include "io/render.hpp"
+#include "io/run_file.hpp"
 #include "pipeline/progress.hpp"
 
 namespace grayscott::app {
+
+namespace {
+
+std::int64_t parse_scale(const std::string& text) {
+  std::int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < 1 || value > 64) {
+    throw InvalidInput("scale: expected auto or a whole number from 1 to 64, got '" + text + "'");
+  }
+  return value;
+}
+
+}  // namespace
 
 void add_render_command(CLI::App& root) {
   struct State {
     std::string file, out = "images", range = "0:0.5", field = "v";
     std::int64_t image = 0;  // used only when --image is given
     bool force = false, quiet = false;
-    std::string video;
+    std::string video, colormap = "inferno", scale = "auto";
+    bool annotate = false;
     std::int64_t every = 1, seed = 0;
     double fps = 10;
   };
@@ -42,13 +58,35 @@ void add_render_command(CLI::App& root) {
   render->add_option("--fps", state->fps, "Video: frames per second")->capture_default_str();
   CLI::Option* seed = render->add_option(
       "--seed", state->seed, "Video of a sweep: the members of this seed (default: the first)");
+  render->add_option("--colormap", state->colormap,
+                     "inferno, viridis, magma, plasma, cividis or gray")
+      ->capture_default_str();
+  render->add_option("--scale", state->scale,
+                     "Pixels per cell along each axis, 1 to 64 (auto: enough for a longer side of "
+                     "about 512 pixels)")
+      ->capture_default_str();
+  render->add_flag("--annotate", state->annotate,
+                   "A title (field, step, time) above each picture and a colorbar below");
   render->add_flag("--quiet", state->quiet, "No progress bar and no summary");
-  render->callback([state, image, seed] {
+  // The appearance, the same for pictures and videos.
+  const auto look = [state](io::RenderOptions& options, const std::string& file) {
+    options.field = state->field;
+    std::tie(options.lo, options.hi) = io::parse_range(state->range);
+    options.colormap = io::parse_colormap(state->colormap);
+    options.annotate = state->annotate;
+    if (state->scale == "auto") {
+      io::RunFileReader reader(file);
+      const auto dims = io::field_shape(reader, file, state->field, "run");
+      options.scale = io::auto_scale(dims[dims.size() - 2], dims[dims.size() - 1]);
+    } else {
+      options.scale = parse_scale(state->scale);
+    }
+  };
+  render->callback([state, image, seed, look] {
     if (!state->video.empty()) {
       io::RenderOptions options;
       options.video = state->video;
-      options.field = state->field;
-      std::tie(options.lo, options.hi) = io::parse_range(state->range);
+      look(options, state->file);
       if (image->count() > 0) options.image = state->image;
       if (seed->count() > 0) options.seed = state->seed;
       options.every = state->every;
@@ -70,8 +108,7 @@ void add_render_command(CLI::App& root) {
     io::check_render_folder(state->out);
     io::RenderOptions options;
     options.out_dir = state->out;
-    options.field = state->field;
-    std::tie(options.lo, options.hi) = io::parse_range(state->range);
+    look(options, state->file);
     if (image->count() > 0) options.image = state->image;
     options.overwrite = state->force;
     const auto written = io::render_run(state->file, options);

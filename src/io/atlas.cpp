@@ -1,8 +1,5 @@
 #include "io/atlas.hpp"
 
-#include <ft2build.h>
-#include FT_FREETYPE_H
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -14,6 +11,7 @@
 
 #include "io/png.hpp"
 #include "io/run_file.hpp"
+#include "io/text.hpp"
 #include "model/model.hpp"
 
 namespace grayscott::io {
@@ -25,96 +23,6 @@ namespace {
 constexpr std::uint8_t background = 255;  // white page, black text
 constexpr std::int64_t label_px = 14;     // text height in pixels
 constexpr std::int64_t pad = 6;
-
-// A grey-level coverage mask of a line of text (255 = ink).
-struct TextMask {
-  std::int64_t width = 0, height = 0;
-  std::vector<std::uint8_t> coverage;
-};
-
-// Text through FreeType: one face, one pixel size, owned for the atlas's lifetime.
-class TextRenderer {
- public:
-  explicit TextRenderer(const fs::path& font) {
-    if (font.empty()) return;
-    FT_Library library = nullptr;
-    if (FT_Init_FreeType(&library) != 0) return;
-    library_.reset(library);
-    FT_Face face = nullptr;
-    if (FT_New_Face(library_.get(), font.c_str(), 0, &face) != 0) return;
-    face_.reset(face);
-    if (FT_Set_Pixel_Sizes(face_.get(), 0, static_cast<FT_UInt>(label_px)) != 0) face_.reset();
-  }
-  bool usable() const { return face_ != nullptr; }
-  std::int64_t line_height() const { return usable() ? (face_->size->metrics.height >> 6) : 0; }
-
-  TextMask render(const std::string& text) const {
-    TextMask mask;
-    if (!usable()) return mask;
-    const std::int64_t ascender = face_->size->metrics.ascender >> 6;
-    mask.height = line_height();
-    for (char c : text) {
-      if (FT_Load_Char(face_.get(), static_cast<unsigned char>(c), FT_LOAD_DEFAULT) == 0) {
-        mask.width += face_->glyph->advance.x >> 6;
-      }
-    }
-    mask.coverage.assign(static_cast<std::size_t>(mask.width * mask.height), 0);
-    std::int64_t pen = 0;
-    for (char c : text) {
-      if (FT_Load_Char(face_.get(), static_cast<unsigned char>(c), FT_LOAD_RENDER) != 0) continue;
-      const FT_GlyphSlot glyph = face_->glyph;
-      const FT_Bitmap& bitmap = glyph->bitmap;
-      for (unsigned r = 0; r < bitmap.rows; ++r) {
-        for (unsigned col = 0; col < bitmap.width; ++col) {
-          const std::int64_t x = pen + glyph->bitmap_left + col;
-          const std::int64_t y = ascender - glyph->bitmap_top + r;
-          if (x < 0 || y < 0 || x >= mask.width || y >= mask.height) continue;
-          auto& out = mask.coverage[static_cast<std::size_t>(y * mask.width + x)];
-          out = std::max(out, bitmap.buffer[r * static_cast<unsigned>(bitmap.pitch) + col]);
-        }
-      }
-      pen += glyph->advance.x >> 6;
-    }
-    return mask;
-  }
-
- private:
-  struct FreeLibrary {
-    void operator()(FT_Library l) const { FT_Done_FreeType(l); }
-  };
-  struct FreeFace {
-    void operator()(FT_Face f) const { FT_Done_Face(f); }
-  };
-  std::unique_ptr<std::remove_pointer_t<FT_Library>, FreeLibrary> library_;
-  std::unique_ptr<std::remove_pointer_t<FT_Face>, FreeFace> face_;
-};
-
-// The mask turned a quarter anticlockwise (text reading upwards).
-TextMask rotated(const TextMask& m) {
-  TextMask r{m.height, m.width, std::vector<std::uint8_t>(m.coverage.size())};
-  for (std::int64_t y = 0; y < m.height; ++y) {
-    for (std::int64_t x = 0; x < m.width; ++x) {
-      r.coverage[static_cast<std::size_t>((m.width - 1 - x) * r.width + y)] =
-          m.coverage[static_cast<std::size_t>(y * m.width + x)];
-    }
-  }
-  return r;
-}
-
-// Draws black ink over the picture with the mask's coverage, its top-left at (x, y).
-void draw(Rgb8Image& image, const TextMask& mask, std::int64_t x, std::int64_t y) {
-  for (std::int64_t r = 0; r < mask.height; ++r) {
-    for (std::int64_t c = 0; c < mask.width; ++c) {
-      const std::int64_t px = x + c, py = y + r;
-      if (px < 0 || py < 0 || px >= image.width || py >= image.height) continue;
-      const unsigned ink = mask.coverage[static_cast<std::size_t>(r * mask.width + c)];
-      for (int channel = 0; channel < 3; ++channel) {
-        auto& value = image.pixels[static_cast<std::size_t>(3 * (py * image.width + px) + channel)];
-        value = static_cast<std::uint8_t>(value * (255u - ink) / 255u);
-      }
-    }
-  }
-}
 
 std::string label(double value) {
   char text[32];
@@ -174,7 +82,12 @@ bool is_sweep_file(const fs::path& file) {
 
 struct AtlasPainter::State {
   State(const fs::path& file, const RenderOptions& options)
-      : reader(file), field(options.field), lo(options.lo), hi(options.hi), text(atlas_font()) {
+      : reader(file),
+        field(options.field),
+        lo(options.lo),
+        hi(options.hi),
+        colormap(options.colormap),
+        text(atlas_font(), label_px) {
     const auto dims = field_shape(reader, file, field, "sweep");
     if (dims.size() != 4) {
       throw InvalidInput(file.string() + ": /" + field + " is not [members, images, rows, cols]");
@@ -211,6 +124,7 @@ struct AtlasPainter::State {
   RunFileReader reader;
   std::string field;
   double lo, hi;
+  Colormap colormap;
   TextRenderer text;
   std::int64_t members = 0, images = 0, rows = 0, cols = 0;
   std::vector<double> feed, kill;
@@ -241,7 +155,7 @@ Rgb8Image AtlasPainter::paint(std::int64_t image, std::int64_t seed_value) const
   for (std::int64_t m = 0; m < st.members; ++m) {
     if (st.seed[static_cast<std::size_t>(m)] != seed_value) continue;
     const auto values = st.reader.read_image(st.field, image, m);
-    const Rgb8Image tile = colorize(values, st.rows, st.cols, st.lo, st.hi);
+    const Rgb8Image tile = colorize(values, st.rows, st.cols, st.lo, st.hi, st.colormap);
     const std::int64_t x0 = layout.tile_x(st.kill_index.at(st.kill[static_cast<std::size_t>(m)]));
     const std::int64_t y0 = layout.tile_y(st.feed_index.at(st.feed[static_cast<std::size_t>(m)]));
     for (std::int64_t r = 0; r < layout.tile_rows; ++r) {

@@ -12,21 +12,78 @@
 #include <stdexcept>
 #include <string>
 
+#include "io/colormaps.hpp"
 #include "io/inferno.hpp"
+#include "model/model.hpp"
 
 namespace grayscott::io {
 
+namespace {
+constexpr ColormapTable gray_ramp() {
+  ColormapTable table{};
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    const auto level = static_cast<std::uint8_t>(i);
+    table[i] = {level, level, level};
+  }
+  return table;
+}
+constexpr ColormapTable gray_colormap = gray_ramp();
+}  // namespace
+
+Colormap parse_colormap(const std::string& name) {
+  if (name == "inferno") return Colormap::Inferno;
+  if (name == "viridis") return Colormap::Viridis;
+  if (name == "magma") return Colormap::Magma;
+  if (name == "plasma") return Colormap::Plasma;
+  if (name == "cividis") return Colormap::Cividis;
+  if (name == "gray" || name == "grey") return Colormap::Gray;
+  throw InvalidInput("colormap: expected inferno, viridis, magma, plasma, cividis or gray, got '" +
+                     name + "'");
+}
+
+const ColormapTable& colormap_table(Colormap map) {
+  switch (map) {
+    case Colormap::Viridis:
+      return viridis_colormap;
+    case Colormap::Magma:
+      return magma_colormap;
+    case Colormap::Plasma:
+      return plasma_colormap;
+    case Colormap::Cividis:
+      return cividis_colormap;
+    case Colormap::Gray:
+      return gray_colormap;
+    case Colormap::Inferno:
+      break;
+  }
+  return inferno_colormap;
+}
+
 Rgb8Image colorize(std::span<const double> values, std::int64_t rows, std::int64_t cols, double lo,
-                   double hi) {
+                   double hi, Colormap map) {
   Rgb8Image image{cols, rows, std::vector<std::uint8_t>(values.size() * 3)};
+  const ColormapTable& table = colormap_table(map);
   const double scale = hi > lo ? 255.0 / (hi - lo) : 0.0;
   for (std::size_t i = 0; i < values.size(); ++i) {
     const double x = std::isnan(values[i]) ? 0.0 : (values[i] - lo) * scale;
     const auto index = static_cast<std::size_t>(std::clamp(x, 0.0, 255.0) + 0.5);
-    const auto& rgb = inferno_colormap[std::min<std::size_t>(index, 255)];
+    const auto& rgb = table[std::min<std::size_t>(index, 255)];
     std::copy(rgb.begin(), rgb.end(), image.pixels.begin() + static_cast<std::ptrdiff_t>(3 * i));
   }
   return image;
+}
+
+Rgb8Image enlarged(const Rgb8Image& image, std::int64_t factor) {
+  if (factor <= 1) return image;
+  Rgb8Image out{image.width * factor, image.height * factor,
+                std::vector<std::uint8_t>(
+                    static_cast<std::size_t>(3 * image.width * factor * image.height * factor))};
+  for (std::int64_t r = 0; r < out.height; ++r) {
+    const std::uint8_t* from = image.pixels.data() + 3 * (r / factor) * image.width;
+    std::uint8_t* to = out.pixels.data() + 3 * r * out.width;
+    for (std::int64_t c = 0; c < out.width; ++c) std::copy_n(from + 3 * (c / factor), 3, to + 3 * c);
+  }
+  return out;
 }
 
 namespace {

@@ -1,6 +1,8 @@
-// Pictures of the fields: an 8-bit RGB PNG through libpng, coloured with inferno.
+// Pictures of the fields: an 8-bit RGB PNG through libpng, coloured with a colormap (inferno by
+// default).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <span>
@@ -14,10 +16,20 @@ struct Rgb8Image {
   std::vector<std::uint8_t> pixels;  // row-major, 3 bytes a pixel
 };
 
-// Maps values linearly from [lo, hi] onto the inferno colormap (values outside are clamped;
-// NaN shows as the colormap's low end).
+// The colormaps pictures can use: matplotlib's perceptual maps and a grey ramp.
+enum class Colormap { Inferno, Viridis, Magma, Plasma, Cividis, Gray };
+using ColormapTable = std::array<std::array<std::uint8_t, 3>, 256>;
+// "inferno", "viridis", "magma", "plasma", "cividis", "gray" (or "grey"); throws InvalidInput.
+Colormap parse_colormap(const std::string& name);
+const ColormapTable& colormap_table(Colormap map);
+
+// Maps values linearly from [lo, hi] onto the colormap (values outside are clamped; NaN shows as
+// the colormap's low end).
 Rgb8Image colorize(std::span<const double> values, std::int64_t rows, std::int64_t cols, double lo,
-                   double hi);
+                   double hi, Colormap map = Colormap::Inferno);
+
+// The picture enlarged `factor` times along each axis, each cell a factor x factor square.
+Rgb8Image enlarged(const Rgb8Image& image, std::int64_t factor);
 
 void write_png(const std::filesystem::path& path, const Rgb8Image& image);
 

@@ -13,6 +13,7 @@
 #include "io/atlas.hpp"
 #include "io/png.hpp"
 #include "io/run_file.hpp"
+#include "io/text.hpp"
 #include "io/video.hpp"
 #include "model/model.hpp"
 
@@ -177,6 +178,115 @@ std::string no_image_message(const RunFileReader& reader, const fs::path& file) 
   return file.string() + " holds no image (status: " + status + ")";
 }
 
+namespace {
+
+std::string short_number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g", value);
+  return text;
+}
+
+// A run file's step of each image (image + 1 times steps_per_image for files without /step) and
+// its dt (1 when the file does not say), for the titles of annotated pictures.
+struct ImageClock {
+  std::vector<std::int64_t> steps;
+  std::int64_t steps_per_image = 1;
+  double dt = 1;
+  ImageClock(const RunFileReader& reader) {
+    if (reader.has_field("step")) steps = reader.read_int64("step");
+    if (reader.has_attribute("steps_per_image")) {
+      steps_per_image = reader.attribute_int64("steps_per_image");
+    }
+    if (reader.has_attribute("dt")) dt = reader.attribute_double("dt");
+  }
+  std::int64_t step(std::int64_t image) const {
+    return image < static_cast<std::int64_t>(steps.size()) ? steps[static_cast<std::size_t>(image)]
+                                                            : (image + 1) * steps_per_image;
+  }
+};
+
+void check_scale(const RenderOptions& options) {
+  if (options.scale < 1 || options.scale > 64) {
+    throw InvalidInput("scale: expected a whole number from 1 to 64, got " +
+                       std::to_string(options.scale));
+  }
+}
+
+// Memory of one picture: render_bytes, and the enlarged or annotated copy when there is one (with
+// room for the title and the colorbar).
+std::uint64_t picture_bytes(std::int64_t rows, std::int64_t cols, const RenderOptions& options) {
+  if (options.scale == 1 && !options.annotate) return render_bytes(rows, cols);
+  const auto scale = static_cast<std::uint64_t>(options.scale);
+  return render_bytes(rows, cols) + 3 * (static_cast<std::uint64_t>(rows) * scale + 64) *
+                                        (static_cast<std::uint64_t>(cols) * scale + 200);
+}
+
+}  // namespace
+
+std::int64_t auto_scale(std::int64_t rows, std::int64_t cols) {
+  const std::int64_t longer = std::max<std::int64_t>(1, std::max(rows, cols));
+  return std::max<std::int64_t>(1, 512 / longer);
+}
+
+std::string picture_title(const std::string& field, std::int64_t step, double dt) {
+  return field + " at step " + std::to_string(step) +
+         ", t = " + short_number(static_cast<double>(step) * dt);
+}
+
+Rgb8Image make_picture(std::span<const double> values, std::int64_t rows, std::int64_t cols,
+                       const RenderOptions& options, const std::string& title,
+                       const std::string& widest_title) {
+  Rgb8Image image = enlarged(colorize(values, rows, cols, options.lo, options.hi, options.colormap),
+                             std::max<std::int64_t>(1, options.scale));
+  if (!options.annotate) return image;
+  // One font for the process: loaded once, not per frame.
+  static const TextRenderer text(atlas_font(), 14);
+  constexpr std::int64_t pad = 6, bar_height = 12, min_width = 160;
+  const std::int64_t line = text.line_height();
+  const TextMask widest = text.render(widest_title);
+  const std::int64_t width = std::max({image.width, widest.width + 2 * pad, min_width});
+  const std::int64_t top = line > 0 ? pad + line + pad : pad;
+  const std::int64_t bar_top = top + image.height + pad;
+  const std::int64_t height = bar_top + bar_height + (line > 0 ? 2 + line : 0) + pad;
+  Rgb8Image canvas{width, height,
+                   std::vector<std::uint8_t>(static_cast<std::size_t>(3 * width * height), 255)};
+  const std::int64_t x0 = (width - image.width) / 2;
+  for (std::int64_t r = 0; r < image.height; ++r) {
+    std::copy_n(image.pixels.begin() + 3 * r * image.width, 3 * image.width,
+                canvas.pixels.begin() + 3 * ((top + r) * width + x0));
+  }
+  // The colorbar: the colormap from LO (left) to HI (right), framed in grey, labelled below.
+  const ColormapTable& table = colormap_table(options.colormap);
+  const std::int64_t bar_left = pad, bar_right = width - pad;  // [left, right)
+  for (std::int64_t x = bar_left; x < bar_right; ++x) {
+    const bool edge = x == bar_left || x == bar_right - 1;
+    const auto index = static_cast<std::size_t>(
+        (x - bar_left) * 255 / std::max<std::int64_t>(1, bar_right - bar_left - 1));
+    for (std::int64_t y = bar_top; y < bar_top + bar_height; ++y) {
+      const bool frame = edge || y == bar_top || y == bar_top + bar_height - 1;
+      std::uint8_t* px = canvas.pixels.data() + 3 * (y * width + x);
+      if (frame) {
+        px[0] = px[1] = px[2] = 128;
+      } else {
+        std::copy_n(table[std::min<std::size_t>(index, 255)].begin(), 3, px);
+      }
+    }
+  }
+  if (line > 0) {
+    draw(canvas, text.render(title), pad, pad);
+    const std::int64_t label_top = bar_top + bar_height + 2;
+    const TextMask lo = text.render(short_number(options.lo));
+    const TextMask hi = text.render(short_number(options.hi));
+    const TextMask mid = text.render(short_number((options.lo + options.hi) / 2));
+    draw(canvas, lo, bar_left, label_top);
+    draw(canvas, hi, bar_right - hi.width, label_top);
+    if (lo.width + mid.width + hi.width + 4 * pad < bar_right - bar_left) {
+      draw(canvas, mid, (bar_left + bar_right - mid.width) / 2, label_top);
+    }
+  }
+  return canvas;
+}
+
 std::vector<fs::path> render_run(const fs::path& file, const RenderOptions& options) {
   RunFileReader reader(file);
   const auto dims = field_shape(reader, file, options.field, "run");
@@ -190,8 +300,16 @@ std::vector<fs::path> render_run(const fs::path& file, const RenderOptions& opti
     first = resolve_image(*options.image, images);
     last = first + 1;
   }
-  check_render_memory(render_bytes(rows, cols),
+  check_scale(options);
+  check_render_memory(picture_bytes(rows, cols, options),
                       "an image of " + std::to_string(rows) + "x" + std::to_string(cols));
+  if (options.annotate && atlas_font().empty()) {
+    std::fprintf(stderr,
+                 "warning: no usable font for the annotations (install fonts-dejavu-core or set "
+                 "GRAYSCOTT_FONT); writing the colorbar without text\n");
+  }
+  const ImageClock clock(reader);
+  const std::string widest = picture_title(options.field, clock.step(last - 1), clock.dt);
   const auto pictures = picture_paths(options.out_dir, options.field, first, last, images);
   check_pictures_absent(pictures, options.overwrite);
   std::error_code ec;
@@ -203,7 +321,8 @@ std::vector<fs::path> render_run(const fs::path& file, const RenderOptions& opti
   for (std::int64_t i = first; i < last; ++i) {
     const auto values = reader.read_image(options.field, i);
     const fs::path& path = pictures[static_cast<std::size_t>(i - first)];
-    write_png(path, colorize(values, rows, cols, options.lo, options.hi));
+    write_png(path, make_picture(values, rows, cols, options,
+                                 picture_title(options.field, clock.step(i), clock.dt), widest));
     written.push_back(path);
   }
   return written;
@@ -233,7 +352,8 @@ std::int64_t render_video(const fs::path& file, const RenderOptions& options) {
     if (options.seed) throw InvalidInput("--seed picks the members of a sweep's atlas video");
     images = dims[0], height = dims[1], width = dims[2];
     if (images == 0) throw InvalidInput(no_image_message(reader, file));
-    check_render_memory(render_bytes(height, width),
+    check_scale(options);
+    check_render_memory(picture_bytes(height, width, options),
                         "an image of " + std::to_string(height) + "x" + std::to_string(width));
   } else {
     throw InvalidInput(file.string() + ": /" + options.field + " is not [images, rows, cols]");
@@ -244,6 +364,14 @@ std::int64_t render_video(const fs::path& file, const RenderOptions& options) {
     last = first + 1;
   }
   const std::int64_t frames = (last - first + options.every - 1) / options.every;
+  const ImageClock clock(reader);
+  const std::string widest = picture_title(options.field, clock.step(last - 1), clock.dt);
+  // The frame size, from the first frame of a run (scaled, perhaps annotated).
+  if (!atlas) {
+    const std::vector<double> blank(static_cast<std::size_t>(height * width), 0.0);
+    const Rgb8Image probe = make_picture(blank, height, width, options, widest, widest);
+    width = probe.width, height = probe.height;
+  }
   if (video_format(options.video) == "gif") {
     // ffmpeg keeps every frame of a GIF until the end, to choose one palette for all of them.
     const std::uint64_t bytes = static_cast<std::uint64_t>(frames) * 3 *
@@ -261,8 +389,9 @@ std::int64_t render_video(const fs::path& file, const RenderOptions& options) {
   std::int64_t done = 0;
   for (std::int64_t i = first; i < last; i += options.every) {
     video.write(atlas ? atlas->paint(i, seed)
-                      : colorize(reader.read_image(options.field, i), height, width, options.lo,
-                                 options.hi));
+                      : make_picture(reader.read_image(options.field, i), dims[1], dims[2],
+                                     options, picture_title(options.field, clock.step(i), clock.dt),
+                                     widest));
     ++done;
     if (options.on_frame) options.on_frame(done, frames);
   }

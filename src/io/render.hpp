@@ -5,8 +5,11 @@
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
+
+#include "io/png.hpp"
 
 namespace grayscott::io {
 
@@ -18,6 +21,9 @@ struct RenderOptions {
   double lo = 0.0, hi = 0.5;          // the colour range
   std::optional<std::int64_t> image;  // one image only; negative counts from the end (-1: last)
   bool overwrite = false;             // replace pictures that exist already (--force)
+  Colormap colormap = Colormap::Inferno;
+  std::int64_t scale = 1;  // pixels per cell along each axis (a run's pictures and videos)
+  bool annotate = false;   // a run's pictures: a title (field, step, time) and a colorbar
   // Videos (render_video): the file (.mp4, .webm or .gif), one frame per `every` images at `fps`
   // frames a second, and of a sweep the atlas of members with seed `seed` (default: the first).
   std::filesystem::path video;
@@ -80,6 +86,20 @@ void check_render_folder(const std::filesystem::path& dir);
 // GIF needs) before the first frame. Throws InvalidInput, or std::runtime_error with ffmpeg's
 // last words.
 std::int64_t render_video(const std::filesystem::path& file, const RenderOptions& options);
+
+// The --scale a grid gets by default: the largest whole factor that keeps its longer side at
+// most 512 pixels (1 for grids that are already that large), so that a 64x64 run is readable.
+std::int64_t auto_scale(std::int64_t rows, std::int64_t cols);
+
+// "v at step 320, t = 160": what an annotated picture says about its image.
+std::string picture_title(const std::string& field, std::int64_t step, double dt);
+
+// A run's picture of one image: colorized, enlarged options.scale times, and with
+// options.annotate `title` above and a colorbar (LO to HI) below. Pictures of one series share a
+// size when their titles are no wider than `widest_title`.
+Rgb8Image make_picture(std::span<const double> values, std::int64_t rows, std::int64_t cols,
+                       const RenderOptions& options, const std::string& title,
+                       const std::string& widest_title);
 
 // Writes DIR/<field>_<image>.png for each image (or the one asked); returns the paths written.
 std::vector<std::filesystem::path> render_run(const std::filesystem::path& file,

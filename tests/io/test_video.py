@@ -32,6 +32,8 @@ def check(ok, what):
 
 
 def run(*args, env=None):
+    if args[0] == "render" and "--scale" not in args:
+        args = (*args, "--scale", "1")  # the grid's own size: frames compare with the cells
     return subprocess.run([GRAYSCOTT, *args], capture_output=True, text=True,
                           env={**os.environ, **(env or {})})
 
