@@ -14,6 +14,7 @@
 #include "io/sweep_file.hpp"
 #include "mpi/decomposition.hpp"
 #include "mpi/parallel_output.hpp"
+#include "pipeline/progress.hpp"
 #include "pipeline/under_mpi.hpp"
 
 namespace grayscott::pipeline {
@@ -83,7 +84,13 @@ SweepSummary execute_distributed_sweep(const SweepRequest& original, const mpi::
                              "mpirun/srun");
         }
         if (root && !request.resume) {
-          io::check_output_path(request.output, request.overwrite, io::sweep_output_bytes(meta));
+          const std::uint64_t bytes = io::sweep_output_bytes(meta);
+          io::check_output_path(request.output, request.overwrite, bytes);
+          announce_output(request.output,
+                          describe_images(request.images, request.problem.grid.rows,
+                                          request.problem.grid.cols, request.fields.u,
+                                          request.fields.v, members),
+                          bytes, request.quiet);
         }
       }));
   meta.backend = backend.name();

@@ -50,6 +50,30 @@ void Progress::clear() {
   }
 }
 
+void announce_output(const std::filesystem::path& path, const std::string& contents,
+                     std::uint64_t bytes, bool quiet) {
+  if (quiet) return;
+  const std::string extension = path.extension().string();
+  if (extension != ".h5" && extension != ".hdf5" && extension != ".he5" && extension != ".nc") {
+    std::fprintf(stderr,
+                 "grayscott: warning: %s does not end in .h5 or .hdf5; it is written as HDF5 all "
+                 "the same\n",
+                 path.c_str());
+  }
+  if (bytes > 1'000'000'000) {
+    std::fprintf(stderr, "grayscott: writing %s to %s: %.1f GB on disk\n", contents.c_str(),
+                 path.c_str(), static_cast<double>(bytes) / 1e9);
+  }
+}
+
+std::string describe_images(std::int64_t images, std::int64_t rows, std::int64_t cols,
+                            bool u, bool v, std::int64_t members) {
+  const std::string fields = u && v ? "u, v" : u ? "u" : "v";
+  return (members > 0 ? std::to_string(members) + " members x " : std::string()) +
+         std::to_string(images) + " image" + (images == 1 ? "" : "s") + " of " +
+         std::to_string(rows) + "x" + std::to_string(cols) + " (" + fields + ")";
+}
+
 std::string format_rate(double r) {
   char text[64];
   if (r >= 1e9)

@@ -33,7 +33,12 @@ PreparedRun prepare_run(const RunRequest& request) {
       throw InvalidInput("nothing to resume: " + request.output.string() + " holds a complete run");
     }
   } else {
-    io::check_output_path(request.output, request.overwrite, io::run_output_bytes(prepared.meta));
+    const std::uint64_t bytes = io::run_output_bytes(prepared.meta);
+    io::check_output_path(request.output, request.overwrite, bytes);
+    announce_output(request.output,
+                    describe_images(request.images, request.problem.grid.rows,
+                                    request.problem.grid.cols, request.fields.u, request.fields.v),
+                    bytes, request.quiet);
   }
   return prepared;
 }
