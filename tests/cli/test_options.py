@@ -223,6 +223,31 @@ with h5py.File("double.h5", "r") as f:
     worst = max(np.abs(f["u"][3] - mu).max(), np.abs(f["v"][3] - mv).max())
     check(worst < 1e-13, f"--precision double: the images differ from the model by {worst:.2e}")
 
+# What a run says before it writes: a name that is not .h5 is warned about (and written as
+# HDF5), and an output beyond 1 GB is announced with its size before the first step. That run is
+# stopped by SIGINT as soon as it has said so.
+r = run("run", "--rows", "16", "--cols", "16", "--images", "1", "--steps-per-image", "1",
+        "-o", "named.txt")
+check("named.txt does not end in .h5 or .hdf5" in r.stderr and h5py.is_hdf5("named.txt"),
+      f"-o named.txt: warned and written as HDF5: {r.stderr}")
+r = run("run", "--rows", "16", "--cols", "16", "--images", "1", "--steps-per-image", "1",
+        "-o", "quiet.txt", "--quiet")
+check(r.stderr == "", f"--quiet silences the name warning: {r.stderr!r}")
+r = run("run", "--rows", "16", "--cols", "16", "--images", "1", "--steps-per-image", "1",
+        "-o", "small.h5")
+check("GB on disk" not in r.stderr and "warning" not in r.stderr, f"a small run: {r.stderr!r}")
+import signal  # noqa: E402
+big = subprocess.Popen([GS, "run", "--rows", "4096", "--cols", "4096", "--images", "16",
+                        "--steps-per-image", "1000", "-o", "big.h5"], stderr=subprocess.PIPE,
+                       text=True)
+first = big.stderr.readline()
+big.send_signal(signal.SIGINT)
+rest = big.communicate(timeout=120)[1]
+check(first.startswith("grayscott: writing 16 images of 4096x4096 (v) to big.h5: 1.") and
+      first.endswith(" GB on disk\n"),
+      f"a run beyond 1 GB says so first: {first!r}")
+check(big.returncode == 130 and "interrupted" in rest, f"and stops on SIGINT: {rest!r}")
+
 shutil.rmtree(WORK, ignore_errors=True)
 if failures:
     print(f"{len(failures)} failure(s)")
