@@ -30,6 +30,12 @@ void add_bench_command(CLI::App& root) {
   auto state = std::make_shared<BenchCliState>();
   CLI::App* bench = root.add_subcommand(
       "bench", "Measure a backend on a workload, against the memory bandwidth, after verifying it");
+  bench->footer(
+      "Examples:\n"
+      "  grayscott bench --preset quick\n"
+      "  grayscott bench --preset batch-vs-large --json > bench.json\n"
+      "  grayscott bench --preset quick --io hdf5      stepping and writing every image\n\n" +
+      docs_pointer());
   bench
       ->add_option("--preset", state->preset,
                    "seed (1080x1920, 1000 images x 32 steps), quick (10 images), or "

@@ -186,3 +186,67 @@ void apply_config(CLI::App& app, const std::string& path) {
 }
 
 }  // namespace grayscott::app
+
+namespace grayscott::app {
+
+std::string docs_pointer() {
+  return "Documentation: README.md and docs/ in the grayscott source tree (docs/file-format.md, "
+         "docs/sweeps.md, docs/cluster.md, docs/python.md, docs/backends.md).";
+}
+
+void name_metavars(CLI::App& app) {
+  std::string backends = backend_choices();  // "auto, cpu or cuda" -> "auto|cpu|cuda"
+  for (const std::string separator : {", ", " or "}) {
+    for (std::size_t at; (at = backends.find(separator)) != std::string::npos;) {
+      backends.replace(at, separator.size(), "|");
+    }
+  }
+  // Only where CLI11 would say TEXT: its INT and FLOAT already say what a number option takes.
+  const std::pair<const char*, std::string> names[] = {
+      {"stencil", "NAME|9 WEIGHTS"},
+      {"boundary", "zero-flux|periodic|fixed"},
+      {"precision", "single|double"},
+      {"init", "rectangle|noise"},
+      {"seed", "UINT"},
+      {"seeds", "S1,S2,..."},
+      {"backend", backends},
+      {"output", "FILE.h5"},
+      {"fields", "v|u|u,v"},
+      {"render", "DIR"},
+      {"out", "DIR"},
+      {"config", "FILE.toml"},
+      {"decomposition", "ROWSxCOLS"},
+      {"max-batch-memory", "BYTES"},
+      {"feed", "F1,F2,...|FROM:TO:N"},
+      {"kill", "K1,K2,...|FROM:TO:N"},
+      {"range", "LO:HI"},
+      {"field", "u|v"},
+      {"video", "FILE.mp4|.webm|.gif"},
+      {"colormap", "NAME"},
+      {"scale", "N|auto"},
+      {"resume", "FILE.h5"},
+      {"checkpoint-every", "N|DURATION"},
+      {"file", "FILE.h5"},
+      {"preset", "NAME"},
+      {"io", "none|hdf5"},
+  };
+  const auto rename = [&](CLI::App& command) {
+    for (CLI::Option* option : command.get_options()) {
+      if (option->get_type_size() == 0) continue;  // a flag
+      const std::string shown = option->get_type_name();
+      if (shown.rfind("TEXT", 0) != 0) continue;
+      const auto& long_names = option->get_lnames();
+      const std::string name =
+          !long_names.empty() ? long_names.front() : option->get_name(false, true);
+      for (const auto& [key, metavar] : names) {
+        if (name == key) option->type_name(metavar);
+      }
+    }
+  };
+  rename(app);
+  for (CLI::App* command : app.get_subcommands([](const CLI::App*) { return true; })) {
+    rename(*command);
+  }
+}
+
+}  // namespace grayscott::app

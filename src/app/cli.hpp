@@ -73,4 +73,11 @@ void add_engine_options(CLI::App& app, EngineCliOptions& o);
 void add_config_option(CLI::App& app, std::string& path);
 void apply_config(CLI::App& app, const std::string& path);
 
+// The help footers' last line: where the documentation is.
+std::string docs_pointer();
+
+// Gives every option of `app` and its commands a metavar that says what it takes (FILE, DIR,
+// LO:HI, single|double, ...) in place of CLI11's TEXT, INT and FLOAT where those say too little.
+void name_metavars(CLI::App& app);
+
 }  // namespace grayscott::app

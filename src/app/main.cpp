@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <exception>
 
+#include "app/cli.hpp"
 #include "app/commands.hpp"
 #include "app/version.hpp"
 #include "model/model.hpp"
@@ -20,6 +21,46 @@ int main(int argc, char** argv) {
   app::add_info_command(app);
   app::add_sweep_command(app);
   app::add_bench_command(app);
+  app.footer(
+      "Examples:\n"
+      "  grayscott run --rows 256 --cols 256 --images 100 -o spots.h5 --render spots/\n"
+      "  grayscott render spots.h5 --video spots.mp4 --annotate\n"
+      "  grayscott sweep --feed 0.01:0.06:8 --kill 0.04:0.07:8 --rows 96 --cols 96 -o sweep.h5\n"
+      "  grayscott COMMAND --help          the options of one command\n\n" +
+      app::docs_pointer());
+  app::name_metavars(app);
+  // The commands, for the messages that name them.
+  std::string commands;
+  for (const CLI::App* command : app.get_subcommands([](const CLI::App*) { return true; })) {
+    commands += (commands.empty() ? "" : ", ") + command->get_name();
+  }
+  // An unknown or missing command is named, with the list, before CLI11 says something vaguer.
+  const bool asks_for_help = argc >= 2 && argv[1][0] == '-';
+  if (argc < 2 || !asks_for_help) {
+    bool known = false;
+    for (const CLI::App* command : app.get_subcommands([](const CLI::App*) { return true; })) {
+      known = known || (argc >= 2 && command->check_name(argv[1]));
+    }
+    if (!known) {
+      if (app::secondary_mpi_process()) return 2;
+      if (argc < 2) {
+        std::fprintf(stderr, "grayscott: error: a command is needed: %s (see grayscott --help)\n",
+                     commands.c_str());
+      } else {
+        std::fprintf(stderr,
+                     "grayscott: error: unknown command '%s'; the commands are %s (see grayscott "
+                     "--help)\n",
+                     argv[1], commands.c_str());
+      }
+      return 2;
+    }
+  }
+  // Where a parse error sends the user: the help of the command being parsed.
+  const auto help_for = [&app] {
+    const auto parsed = app.get_subcommands();
+    return parsed.empty() ? std::string("grayscott --help")
+                          : "grayscott " + parsed.back()->get_name() + " --help";
+  };
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -37,7 +78,7 @@ int main(int argc, char** argv) {
     return 128 + e.signal;
   } catch (const CLI::ParseError& e) {
     if (app::secondary_mpi_process()) return 2;
-    std::fprintf(stderr, "grayscott: error: %s (see grayscott --help)\n", e.what());
+    std::fprintf(stderr, "grayscott: error: %s (see %s)\n", e.what(), help_for().c_str());
     return 2;
   } catch (const InvalidInput& e) {
     if (app::secondary_mpi_process()) return 2;

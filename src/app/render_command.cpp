@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "app/cli.hpp"
 #include "app/commands.hpp"
 #include "io/render.hpp"
 #include "io/run_file.hpp"
@@ -37,6 +38,12 @@ void add_render_command(CLI::App& root) {
   auto state = std::make_shared<State>();
   CLI::App* render = root.add_subcommand(
       "render", "Write PNG pictures or a video (MP4, WebM, GIF) of a run file's images");
+  render->footer(
+      "Examples:\n"
+      "  grayscott render run.h5 --out pictures/ --annotate --colormap viridis\n"
+      "  grayscott render run.h5 --video run.mp4 --every 4 --fps 25\n"
+      "  grayscott render sweep.h5 --out atlas/      one tile per (feed, kill)\n\n" +
+      docs_pointer());
   render
       ->add_option("file", state->file,
                    "HDF5 file written by grayscott run, or by grayscott sweep (writes an atlas)")

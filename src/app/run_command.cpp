@@ -166,6 +166,15 @@ bool secondary_mpi_process() {
 void add_run_command(CLI::App& root) {
   auto state = std::make_shared<RunCliState>();
   CLI::App* run = root.add_subcommand("run", "Run a simulation and write every image to HDF5");
+  run->footer(
+      "Examples:\n"
+      "  grayscott run                        the course's workload: 1000 images x 32 steps, "
+      "1080x1920\n"
+      "  grayscott run --rows 512 --cols 512 --images 200 --init noise --seed 3 -o spots.h5 "
+      "--render spots/\n"
+      "  grayscott run --resume spots.h5      continue a run stopped by a signal or a time limit\n"
+      "  mpirun -n 4 grayscott run ...        one grid over four ranks, one file\n\n" +
+      docs_pointer());
   add_problem_options(*run, state->problem);
   add_initial_options(*run, state->initial);
   add_image_options(*run, state->out, "Images to write");

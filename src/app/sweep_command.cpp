@@ -82,6 +82,12 @@ void add_sweep_command(CLI::App& root) {
   auto state = std::make_shared<SweepCliState>();
   CLI::App* sweep = root.add_subcommand(
       "sweep", "Run a batch of simulations over feed and kill values (and seeds) into one file");
+  sweep->footer(
+      "Examples:\n"
+      "  grayscott sweep --feed 0.01:0.06:8 --kill 0.04:0.07:8 --rows 96 --cols 96 -o sweep.h5\n"
+      "  grayscott sweep --feed 0.03,0.04 --kill 0.06 --init noise --seeds 1,2,3 -o seeds.h5\n"
+      "  grayscott render sweep.h5 --out atlas/      the atlas of the last images\n\n" +
+      docs_pointer());
   add_problem_options(*sweep, state->problem);
   // A sweep takes sets of rates: replace run's single-valued --feed and --kill.
   sweep->remove_option(sweep->get_option("--feed"));

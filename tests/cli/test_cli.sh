@@ -191,5 +191,31 @@ expect_error "empty.h5 holds no image (status: interrupted by SIGTERM after imag
 "$gs" info >info.txt 2>&1 && grep -q '^cpu: [0-9]* OpenMP threads$' info.txt &&
   grep -q '^mpi: ' info.txt && grep -q '^cuda: ' info.txt && pass || fail "info: $(cat info.txt)"
 
+grep -q '^hdf5: 1\.[0-9]*\.[0-9]*, \(serial\|parallel\)' info.txt && grep -q '^png: libpng ' info.txt &&
+  grep -q '^ffmpeg: ' info.txt && pass || fail "info names HDF5, libpng and ffmpeg: $(cat info.txt)"
+
+# A friendlier command line: the command that is wrong is named, errors point to the command's
+# help, every help ends with examples and the documentation, metavars say what options take.
+expect_error "unknown command 'foo'; the commands are run, render, info, sweep, bench" foo
+expect_error "a command is needed: run, render, info, sweep, bench"
+expect_error "(see grayscott run --help)" run --bogus
+expect_error "(see grayscott sweep --help)" sweep --rows
+for command in "" run sweep render bench; do
+  "$gs" $command --help >help.txt 2>&1
+  if grep -q '^Examples:' help.txt && grep -q '^Documentation: README.md and docs/' help.txt; then
+    pass
+  else
+    fail "grayscott $command --help has no examples or no pointer to the docs"
+  fi
+done
+"$gs" run --help >help.txt
+if grep -q -- '--seed UINT' help.txt && grep -q -- '-o,--output FILE.h5' help.txt &&
+   grep -q -- '--boundary zero-flux|periodic|fixed' help.txt &&
+   ! grep -E -- '--[a-z-]+ TEXT( |=|$)' help.txt; then
+  pass
+else
+  fail "run --help: metavars that say what the options take: $(grep -E 'TEXT|seed' help.txt)"
+fi
+
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]
