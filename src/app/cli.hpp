@@ -70,8 +70,15 @@ void add_engine_options(CLI::App& app, EngineCliOptions& o);
 // Adds --config FILE to `app`. Call apply_config() after parsing: each TOML key names a long
 // option of `app`; options given on the command line win. Throws InvalidInput naming the file,
 // the line and the key for a malformed file or an unknown key.
+// A file may hold sections [run], [sweep], [render], [bench]: a section applies to its command
+// only and wins over the top-level keys; a top-level key applies to each command that has the
+// option (one that no command has is an error). A value of the wrong type (rows = "128") is an
+// error. With --print-config (added too), apply_config prints the command's effective options as
+// a TOML section that --config reads back, and throws ConfigPrinted: the command does nothing
+// else.
 void add_config_option(CLI::App& app, std::string& path);
 void apply_config(CLI::App& app, const std::string& path);
+struct ConfigPrinted {};
 
 // The help footers' last line: where the documentation is.
 std::string docs_pointer();

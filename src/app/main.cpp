@@ -69,6 +69,8 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
+  } catch (const app::ConfigPrinted&) {
+    return 0;
   } catch (const pipeline::ErrorAlreadyReported& e) {
     return e.exit_code;
   } catch (const pipeline::RunInterrupted& e) {

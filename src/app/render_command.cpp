@@ -30,7 +30,7 @@ void add_render_command(CLI::App& root) {
     std::string file, out = "images", range = "0:0.5", field = "v";
     std::int64_t image = 0;  // used only when --image is given
     bool force = false, quiet = false;
-    std::string video, colormap = "inferno", scale = "auto";
+    std::string video, colormap = "inferno", scale = "auto", config;
     bool annotate = false;
     std::int64_t every = 1, seed = 0;
     double fps = 10;
@@ -75,6 +75,7 @@ void add_render_command(CLI::App& root) {
   render->add_flag("--annotate", state->annotate,
                    "A title (field, step, time) above each picture and a colorbar below");
   render->add_flag("--quiet", state->quiet, "No progress bar and no summary");
+  add_config_option(*render, state->config);
   // The appearance, the same for pictures and videos.
   const auto look = [state](io::RenderOptions& options, const std::string& file) {
     options.field = state->field;
@@ -89,7 +90,8 @@ void add_render_command(CLI::App& root) {
       options.scale = parse_scale(state->scale);
     }
   };
-  render->callback([state, image, seed, look] {
+  render->callback([render, state, image, seed, look] {
+    apply_config(*render, state->config);
     if (!state->video.empty()) {
       io::RenderOptions options;
       options.video = state->video;
