@@ -23,6 +23,13 @@ std::int64_t parse_scale(const std::string& text) {
   return value;
 }
 
+// After rendering an unfinished file: what it holds, so that nobody takes its pictures for a
+// whole run.
+void note_unfinished(const std::string& file, const std::string& field) {
+  const std::string note = io::unfinished_note(file, field);
+  if (!note.empty()) std::fprintf(stderr, "note: %s\n", note.c_str());
+}
+
 }  // namespace
 
 void add_render_command(CLI::App& root) {
@@ -111,6 +118,7 @@ void add_render_command(CLI::App& root) {
       if (!state->quiet) {
         std::fprintf(stderr, "rendered %lld frame%s into %s\n", static_cast<long long>(frames),
                      frames == 1 ? "" : "s", state->video.c_str());
+        note_unfinished(state->file, state->field);
       }
       return;
     }
@@ -121,8 +129,11 @@ void add_render_command(CLI::App& root) {
     if (image->count() > 0) options.image = state->image;
     options.overwrite = state->force;
     const auto written = io::render_run(state->file, options);
-    if (!state->quiet) std::fprintf(stderr, "rendered %s into %s\n", io::count_pictures(written.size()).c_str(),
-                 state->out.c_str());
+    if (!state->quiet) {
+      std::fprintf(stderr, "rendered %s into %s\n", io::count_pictures(written.size()).c_str(),
+                   state->out.c_str());
+      note_unfinished(state->file, state->field);
+    }
   });
 }
 

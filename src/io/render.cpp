@@ -172,6 +172,21 @@ std::string count_pictures(std::size_t n) {
   return std::to_string(n) + (n == 1 ? " picture" : " pictures");
 }
 
+std::string unfinished_note(const fs::path& file, const std::string& field) {
+  RunFileReader reader(file);
+  if (!reader.has_attribute("status")) return {};
+  const std::string status = reader.attribute_string("status");
+  if (status == "complete") return {};
+  const auto dims = reader.shape(field);
+  const std::int64_t planned =
+      reader.has_attribute("images") ? reader.attribute_int64("images") : -1;
+  if (dims.size() == 3 && planned >= 0) {
+    return file.string() + " holds " + std::to_string(dims[0]) + " of " + std::to_string(planned) +
+           " images (status: " + status + ")";
+  }
+  return file.string() + " is not complete (status: " + status + ")";
+}
+
 std::string no_image_message(const RunFileReader& reader, const fs::path& file) {
   const std::string status =
       reader.has_attribute("status") ? reader.attribute_string("status") : "no status";

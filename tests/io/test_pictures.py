@@ -103,6 +103,23 @@ if shutil.which("ffprobe"):
     check(r.returncode == 0 and (w, h) == (a.shape[1] + a.shape[1] % 2, a.shape[0] + a.shape[0] % 2),
           f"the annotated video is the annotated picture's size ({w}x{h})")
 
+# An unfinished file is rendered with a note of what it holds; a complete one without.
+import signal  # noqa: E402
+import time  # noqa: E402
+writer = subprocess.Popen([GRAYSCOTT, "run", "--rows", "256", "--cols", "256", "--images", "400",
+                           "--steps-per-image", "100", "-o", "stopped.h5", "--quiet"])
+time.sleep(1.5)
+writer.send_signal(signal.SIGINT)
+writer.wait(timeout=60)
+with h5py.File("stopped.h5", "r") as f:
+    held = len(f["step"])
+r = run("render", "stopped.h5", "--out", "stopped", "--scale", "1")
+check(r.returncode == 0 and
+      f"note: stopped.h5 holds {held} of 400 images (status: interrupted by SIGINT after image "
+      f"{held})" in r.stderr, f"an interrupted file's pictures come with a note: {r.stderr!r}")
+r = run("render", "ramp.h5", "--out", "complete", "--scale", "1")
+check("note:" not in r.stderr, f"a complete file's pictures come without: {r.stderr!r}")
+
 if failures:
     print(f"{len(failures)} failure(s):\n  " + "\n  ".join(failures))
     sys.exit(1)
