@@ -112,6 +112,7 @@ inline void launch(Index3 grid, Index3 block, const std::function<void()>& body)
     }
   }
   fibers::in_launch = false;
+  fibers::body = nullptr;  // the body lives only as long as this launch
 }
 
 // Runs `body` for every thread of every block on this thread (kernels without __syncthreads).

@@ -149,7 +149,10 @@ RowNeighbourhood<Real> CpuEngine<Real>::neighbourhood(const Real* u, const Real*
                                                       std::int64_t row) const {
   const std::int64_t rows = grid_.rows, cols = grid_.cols;
   RowNeighbourhood<Real> n{};
-  for (int d = 0; d < 3; ++d) {
+  // The row itself is always in the grid; the rows above and below follow the boundary.
+  n.u[1] = u + row * cols;
+  n.v[1] = v + row * cols;
+  for (int d = 0; d < 3; d += 2) {
     std::int64_t r = row + d - 1;
     if (r >= 0 && r < rows) {
       n.u[d] = u + r * cols;
