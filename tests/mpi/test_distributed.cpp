@@ -14,7 +14,7 @@
 #include <sstream>
 #include <vector>
 
-#include "gpu/kernel_emulation.hpp"
+#include "engine/cuda/kernel_emulation.hpp"
 // (the kernels first: the emulation's macros must not reach other headers)
 #include "engine/cpu/cpu_subdomain.hpp"
 #include "engine/cuda/cuda_backend.hpp"

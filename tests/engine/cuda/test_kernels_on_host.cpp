@@ -6,7 +6,7 @@
 #include <cstring>
 #include <vector>
 
-#include "gpu/kernel_emulation.hpp"
+#include "engine/cuda/kernel_emulation.hpp"
 // (the kernels first: the emulation's macros must not reach other headers)
 #include "engine/cpu/cpu_engine.hpp"
 #include "engine_test_support.hpp"
