@@ -310,12 +310,8 @@ std::string docs_pointer() {
 }
 
 void name_metavars(CLI::App& app) {
-  std::string backends = backend_choices();  // "auto, cpu or cuda" -> "auto|cpu|cuda"
-  for (const std::string separator : {", ", " or "}) {
-    for (std::size_t at; (at = backends.find(separator)) != std::string::npos;) {
-      backends.replace(at, separator.size(), "|");
-    }
-  }
+  std::string backends = "auto";
+  for (const Backend* backend : registered_backends()) backends += "|" + std::string(backend->name());
   // Only where CLI11 would say TEXT: its INT and FLOAT already say what a number option takes.
   const std::pair<const char*, std::string> names[] = {
       {"stencil", "NAME|9 WEIGHTS"},

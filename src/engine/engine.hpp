@@ -35,6 +35,10 @@ class Engine {
   virtual void load(std::size_t member, std::span<const Real> u, std::span<const Real> v) = 0;
   // Advances every member by `steps` explicit-Euler steps. May return before the work is done.
   virtual void advance(std::int64_t steps) = 0;
+  // Readies everything an advance of `steps` will need (a device backend records its launch
+  // graphs), without stepping, so that a benchmark's clock starts after it. Optional: advance()
+  // does it on first use.
+  virtual void prepare(std::int64_t steps) { (void)steps; }
   // Freezes the current state as the next image to read, without waiting for it; stepping may go
   // on at once. Only the fields named are kept.
   virtual void capture(FieldSet fields) = 0;

@@ -155,7 +155,16 @@ TEST(Registry, CudaLaunchLimitsAreKnownWithoutAGpu) {
   problem.grid = {65535 * 8, 16};
   EXPECT_EQ(cuda.refuses(problem, 1), "");
   problem.grid = {65535 * 8 + 1, 16};
-  EXPECT_NE(cuda.refuses(problem, 1), "");
+  EXPECT_EQ(cuda.refuses(problem, 1), "the CUDA backend takes at most 524280 rows");
+  // More than 2^31 cells in a member: the offsets are 64-bit, only the memory limits it.
+  problem.grid = {65536, 65536};
+  EXPECT_EQ(cuda.refuses(problem, 1), "");
+  // A column index near INT_MAX would overflow the kernels' int arithmetic: bounded.
+  problem.grid = {8, cuda::max_cols};
+  EXPECT_EQ(cuda.refuses(problem, 1), "");
+  problem.grid = {8, cuda::max_cols + 1};
+  EXPECT_EQ(cuda.refuses(problem, 1),
+            "the CUDA backend takes at most " + std::to_string(cuda::max_cols) + " columns");
   // The CPU takes any shape.
   EXPECT_EQ(find_backend("cpu").refuses(problem, 1'000'000), "");
 }

@@ -35,6 +35,9 @@ std::uint64_t free_memory(int ordinal);
 std::string refuses(const Grid& grid, std::size_t members);
 // The most members one engine launches at once.
 inline constexpr std::size_t max_members = 65535;
+// The most columns: the kernels' int column index, plus a fused region's margin, stays below
+// INT_MAX.
+inline constexpr std::int64_t max_cols = 2147483647 - 256;
 
 // Device-to-device copy bandwidth of device `ordinal` in bytes/s (a STREAM-like copy, read + write
 // counted), the roofline the benchmark reports against.

@@ -39,6 +39,7 @@ class CudaEngine final : public Engine<Real> {
   std::size_t members() const override { return members_; }
   void load(std::size_t member, std::span<const Real> u, std::span<const Real> v) override;
   void advance(std::int64_t steps) override;
+  void prepare(std::int64_t steps) override;
   void capture(FieldSet fields) override;
   void read_captured(std::size_t member, Real* u, Real* v) override;
   typename Engine<Real>::StateView state() override;
@@ -51,6 +52,8 @@ class CudaEngine final : public Engine<Real> {
   // Enqueues the launches for `steps` steps on the compute stream, from buffer `parity`; returns
   // the parity of the buffer holding the result.
   int enqueue_steps(std::int64_t steps, int parity);
+  // The graph of `n` steps from buffer `from`, recorded on first use.
+  cudaGraphExec_t graph_for(std::int64_t n, int from);
   void launch(const detail::Launch& plan);
   void use_device() const;
 

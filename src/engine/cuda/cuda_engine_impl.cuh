@@ -110,31 +110,33 @@ void CudaEngine<Real>::launch(const detail::Launch& plan) {
 }
 
 template <class Real>
+cudaGraphExec_t CudaEngine<Real>::graph_for(std::int64_t n, int from) {
+  const auto key = std::make_pair(n, from);
+  if (const auto found = graphs_.find(key); found != graphs_.end()) return found->second.get();
+  if (graphs_.size() >= 16) graphs_.clear();  // step counts vary: keep the cache small
+  cudaStream_t stream = compute_.get();
+  detail::check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal),
+                "recording a graph");
+  cudaGraph_t raw = nullptr;
+  try {
+    detail::for_each_launch(n, fuse_, from, grid_.rows, grid_.cols, members_,
+                            [&](const detail::Launch& plan) { launch(plan); });
+  } catch (...) {
+    (void)cudaStreamEndCapture(stream, &raw);
+    if (raw) (void)cudaGraphDestroy(raw);
+    throw;
+  }
+  detail::check(cudaStreamEndCapture(stream, &raw), "recording a graph");
+  const detail::Graph graph(raw);
+  cudaGraphExec_t exec = nullptr;
+  detail::check(cudaGraphInstantiate(&exec, graph.get(), 0), "instantiating a graph");
+  return graphs_.emplace(key, detail::GraphExec(exec)).first->second.get();
+}
+
+template <class Real>
 int CudaEngine<Real>::enqueue_steps(std::int64_t steps, int parity) {
   return detail::for_each_graph(steps, fuse_, parity, [&](std::int64_t n, int from) {
-    const auto key = std::make_pair(n, from);
-    auto found = graphs_.find(key);
-    if (found == graphs_.end()) {
-      if (graphs_.size() >= 16) graphs_.clear();  // step counts vary: keep the cache small
-      cudaStream_t stream = compute_.get();
-      detail::check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal),
-                    "recording a graph");
-      cudaGraph_t raw = nullptr;
-      try {
-        detail::for_each_launch(n, fuse_, from, grid_.rows, grid_.cols, members_,
-                                [&](const detail::Launch& plan) { launch(plan); });
-      } catch (...) {
-        (void)cudaStreamEndCapture(stream, &raw);
-        if (raw) (void)cudaGraphDestroy(raw);
-        throw;
-      }
-      detail::check(cudaStreamEndCapture(stream, &raw), "recording a graph");
-      const detail::Graph graph(raw);
-      cudaGraphExec_t exec = nullptr;
-      detail::check(cudaGraphInstantiate(&exec, graph.get(), 0), "instantiating a graph");
-      found = graphs_.emplace(key, detail::GraphExec(exec)).first;
-    }
-    detail::check(cudaGraphLaunch(found->second.get(), compute_.get()), "launching steps");
+    detail::check(cudaGraphLaunch(graph_for(n, from), compute_.get()), "launching steps");
   });
 }
 
@@ -143,6 +145,17 @@ void CudaEngine<Real>::advance(std::int64_t steps) {
   if (steps <= 0) return;
   use_device();
   current_ = enqueue_steps(steps, current_);
+}
+
+template <class Real>
+void CudaEngine<Real>::prepare(std::int64_t steps) {
+  if (steps <= 0) return;
+  use_device();
+  // From either buffer: an advance starts from whichever holds the state then.
+  for (int parity = 0; parity < 2; ++parity) {
+    detail::for_each_graph(steps, fuse_, parity,
+                           [&](std::int64_t n, int from) { (void)graph_for(n, from); });
+  }
 }
 
 template <class Real>

@@ -13,8 +13,11 @@ std::string refuses(const Grid& grid, std::size_t members) {
     return "the CUDA backend runs at most " + std::to_string(max_members) +
            " members at once, not " + std::to_string(members);
   }
-  if (grid.rows > INT_MAX || grid.cols > INT_MAX || grid.cells() > INT_MAX) {
-    return "the CUDA backend takes at most 2^31 - 1 cells per member";
+  // The kernels index a cell by int row and column (and a 64-bit offset, so a member may hold
+  // more than 2^31 cells, up to the memory): a column and its neighbours, up to a fused region
+  // beyond the last, must stay below INT_MAX.
+  if (grid.cols > max_cols) {
+    return "the CUDA backend takes at most " + std::to_string(max_cols) + " columns";
   }
   if (detail::blocks(grid.rows, detail::step_block_y) > 65535) {  // the launch grid's y limit
     return "the CUDA backend takes at most " + std::to_string(65535 * detail::step_block_y) +

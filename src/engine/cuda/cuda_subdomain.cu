@@ -38,6 +38,12 @@ class CudaSubdomain final : public SubdomainStepper<Real> {
     if (layout.padded_rows() > INT_MAX / 2 || layout.stride() > INT_MAX / 2) {
       throw InvalidInput("the CUDA backend takes blocks of at most 2^30 rows and columns");
     }
+    // The launch grid's y limit, checked here rather than at the first step.
+    if (detail::blocks(layout.padded_rows(), detail::region_block_y) > 65535) {
+      throw InvalidInput("the CUDA backend takes blocks of at most " +
+                         std::to_string(65535LL * detail::region_block_y) +
+                         " rows (ghost rows included): use more ranks along the rows");
+    }
     for (int k = 0; k < 9; ++k) weights_.w[k] = static_cast<Real>(problem.stencil.weights[k]);
     for (int b = 0; b < 2; ++b) {
       u_[b] = detail::DeviceBuffer<Real>(layout.padded_cells());

@@ -63,6 +63,8 @@ __device__ __forceinline__ Real global_neighbour(const Real* __restrict__ field,
 
 template <StencilKind K, Boundary B, class Real>
 __global__ void __launch_bounds__(step_block_x* step_block_y) step_kernel(StepArgs<Real> a) {
+  // int indices: cuda::max_cols (cuda_backend.hpp) keeps c + 1, and a fused region's columns
+  // beyond the last, below INT_MAX; the rows are far fewer (the launch grid's y limit).
   const int c = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   const int r = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
   if (r >= a.rows || c >= a.cols) return;
