@@ -412,6 +412,9 @@ BenchReport run_benchmark(const BenchRequest& request) {
                                       ? measure<float>(request, w, report.copy_bytes_per_s)
                                       : measure<double>(request, w, report.copy_bytes_per_s));
   }
+  // Again after: if the stepping rate falls over a long run while this holds, the program is the
+  // cause, not the machine.
+  report.copy_bytes_per_s_after = backend.copy_bandwidth(request.engine).bytes_per_s;
   return report;
 }
 
@@ -446,8 +449,14 @@ std::string format_table(const BenchReport& r) {
         << scientific(v.u_error) << ", v " << scientific(v.v_error) << " (tolerance "
         << scientific(v.tolerance) << ")\n";
   }
-  out << "copy bandwidth: " << fixed(r.copy_bytes_per_s / 1e9, 1) << " GB/s (" << r.copy_method
-      << ", bytes read + written)\n\n";
+  out << "copy bandwidth: " << fixed(r.copy_bytes_per_s / 1e9, 1) << " GB/s before the timed runs, "
+      << fixed(r.copy_bytes_per_s_after / 1e9, 1) << " GB/s after (" << r.copy_method
+      << ", bytes read + written)\n";
+  if (r.copy_bytes_per_s_after < 0.9 * r.copy_bytes_per_s) {
+    out << "note: the memory copied more slowly after the runs than before: the machine was "
+           "busier, so compare these figures with care\n";
+  }
+  out << "\n";
   char line[256];
   std::snprintf(line, sizeof line, "%-48s %10s %14s %10s %9s\n", "workload",
                 ("s (med/" + std::to_string(r.repeat) + ")").c_str(), "Gcell-upd/s", "GB/s",
@@ -550,6 +559,7 @@ std::string format_json(const BenchReport& r) {
       .integer("fuse", r.engine.fuse_steps)
       .integer("repeat", r.repeat)
       .number("copy_bytes_per_s", r.copy_bytes_per_s)
+      .number("copy_bytes_per_s_after", r.copy_bytes_per_s_after)
       .string("copy_method", r.copy_method);
   std::string verifications = "[";
   for (std::size_t i = 0; i < r.verifications.size(); ++i) {

@@ -126,13 +126,15 @@ struct BenchReport {
   int threads = 0;  // CPU threads used (the copy ran with the same)
   OutputMode io = OutputMode::None;
   int repeat = 0;
-  double copy_bytes_per_s = 0;
+  double copy_bytes_per_s = 0;        // before the timed runs: the roofline "of copy" is against
+  double copy_bytes_per_s_after = 0;  // after them: a machine whose memory slowed meanwhile shows
   std::string copy_method;
   std::vector<Verification> verifications;  // one per workload
   std::vector<Measurement> measurements;    // one per workload
 };
 
-// Verifies, measures the copy bandwidth, warms up, then times each workload `repeat` times.
+// Verifies, measures the copy bandwidth, warms up, times each workload `repeat` times, then
+// measures the copy bandwidth again.
 // Throws InvalidInput for a bad request, VerificationFailed when a result is wrong.
 BenchReport run_benchmark(const BenchRequest& request);
 

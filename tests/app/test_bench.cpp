@@ -213,6 +213,7 @@ TEST(BenchRun, ReportsPositiveConsistentFigures) {
   EXPECT_EQ(m.seconds.size(), 3u);
   EXPECT_EQ(m.median_seconds, median(m.seconds));
   EXPECT_GT(report.copy_bytes_per_s, 0);
+  EXPECT_GT(report.copy_bytes_per_s_after, 0);
   EXPECT_NEAR(m.cell_updates_per_s, 16.0 * 24 * 2 * 4 * 2 / m.median_seconds,
               1e-6 * m.cell_updates_per_s);
   EXPECT_DOUBLE_EQ(m.bytes_per_s, 16 * m.cell_updates_per_s);
@@ -222,7 +223,7 @@ TEST(BenchRun, ReportsPositiveConsistentFigures) {
   const std::string json = format_json(report);
   for (const char* key : {"\"backend\": \"cpu\"", "\"rows\": 16", "\"cols\": 24", "\"steps\": 8",
                           "\"precision\": \"single\"", "\"stencil\": \"oono-puri\"", "\"seconds\"",
-                          "\"cell_updates_per_s\"", "\"bytes_per_s\"", "\"copy_bytes_per_s\"",
+                          "\"cell_updates_per_s\"", "\"bytes_per_s\"", "\"copy_bytes_per_s\"", "\"copy_bytes_per_s_after\"",
                           "\"fraction_of_copy\"", "\"batch\": 2"}) {
     EXPECT_NE(json.find(key), std::string::npos) << key << " in " << json;
   }

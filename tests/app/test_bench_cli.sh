@@ -40,7 +40,7 @@ for key in ("backend", "rows", "cols", "steps", "precision", "stencil", "seconds
             "cell_updates_per_s", "bytes_per_s", "copy_bytes_per_s", "fraction_of_copy"):
     assert key in r, "missing " + key
 for key in ("rows", "cols", "steps", "seconds", "cell_updates_per_s", "bytes_per_s",
-            "copy_bytes_per_s", "fraction_of_copy"):
+            "copy_bytes_per_s", "copy_bytes_per_s_after", "fraction_of_copy"):
     assert r[key] > 0, key + " not positive: " + repr(r[key])
 per_cell = 16 if r["precision"] == "single" else 32
 assert abs(r["bytes_per_s"] - per_cell * r["cell_updates_per_s"]) <= 1e-9 * r["bytes_per_s"]
@@ -67,7 +67,8 @@ echo "$out" | check_json batch=7 precision=double stencil=pretty boundary=period
 
 # The quick preset with its table.
 out=$("$grayscott" bench --preset quick --images 2 --repeat 1) || fail "quick exited $?"
-for text in "verified:" "copy bandwidth:" "1080x1920, 2 images x 32 steps" "of copy"; do
+for text in "verified:" "copy bandwidth:" "GB/s before the timed runs," "GB/s after (" \
+            "1080x1920, 2 images x 32 steps" "of copy"; do
   grep -qF "$text" <<<"$out" || fail "quick table lacks '$text': $out"
 done
 
