@@ -1,6 +1,6 @@
 // The CUDA backend's kernels. Both compute a cell exactly as the CPU engine does: the same 3x3
-// neighbourhood (a neighbour that contributes nothing is passed as the centre value, the Fixed
-// boundary's outside values as constants), then laplacian<K> and react from model/cell_update.hpp.
+// neighbourhood (gather_neighbourhood and the boundary rules of model/neighbourhood.hpp), then
+// laplacian<K> and react from model/cell_update.hpp.
 // With contraction off (--fmad=false) they also round exactly as the CPU engine does.
 //
 // - step_kernel: one step, one thread per cell, neighbours read from global memory (L1/L2).
@@ -17,6 +17,7 @@
 
 #include "engine/cuda/launch_plan.hpp"  // the launch shapes
 #include "model/cell_update.hpp"
+#include "model/neighbourhood.hpp"
 
 namespace grayscott::cuda::detail {
 
@@ -43,24 +44,6 @@ __device__ __forceinline__ int wrap_index(int i, int n) {
   return i < 0 ? i + n : i;
 }
 
-template <Boundary B, class Real>
-__device__ __forceinline__ Real global_neighbour(const Real* __restrict__ field, int r, int c,
-                                                 int rows, int cols, Real centre, Real outside) {
-  if constexpr (B == Boundary::Periodic) {
-    r = r < 0 ? rows - 1 : (r >= rows ? 0 : r);
-    c = c < 0 ? cols - 1 : (c >= cols ? 0 : c);
-    return field[static_cast<std::size_t>(r) * cols + c];
-  } else {
-    if (r < 0 || r >= rows || c < 0 || c >= cols) {
-      if constexpr (B == Boundary::ZeroFlux)
-        return centre;
-      else
-        return outside;
-    }
-    return field[static_cast<std::size_t>(r) * cols + c];
-  }
-}
-
 template <StencilKind K, Boundary B, class Real>
 __global__ void __launch_bounds__(step_block_x* step_block_y) step_kernel(StepArgs<Real> a) {
   // int indices: cuda::max_cols (cuda_backend.hpp) keeps c + 1, and a fused region's columns
@@ -76,14 +59,23 @@ __global__ void __launch_bounds__(step_block_x* step_block_y) step_kernel(StepAr
   const std::size_t i = static_cast<std::size_t>(r) * a.cols + c;
   const Real cu = u[i], cv = v[i];
   Real nu[9], nv[9];
-  GRAYSCOTT_UNROLL
-  for (int k = 0; k < 9; ++k) {
-    const int rr = r + k / 3 - 1, cc = c + k % 3 - 1;
-    nu[k] = global_neighbour<B>(u, rr, cc, a.rows, a.cols, cu, fixed_u<Real>);
-    nv[k] = global_neighbour<B>(v, rr, cc, a.rows, a.cols, cv, fixed_v<Real>);
-  }
-  nu[4] = cu;
-  nv[4] = cv;
+  gather_neighbourhood<B>(
+      cu, cv,
+      [&](int dr, int dc) {
+        const int rr = r + dr, cc = c + dc;
+        return rr >= 0 && rr < a.rows && cc >= 0 && cc < a.cols;
+      },
+      [&](int dr, int dc, Real& nu_k, Real& nv_k) {
+        int rr = r + dr, cc = c + dc;
+        if constexpr (B == Boundary::Periodic) {
+          rr = wrap_near(rr, a.rows);
+          cc = wrap_near(cc, a.cols);
+        }
+        const std::size_t n = static_cast<std::size_t>(rr) * a.cols + cc;
+        nu_k = u[n];
+        nv_k = v[n];
+      },
+      nu, nv);
   Real un, vn;
   react(cu, cv, laplacian<K>(nu, a.weights.w), laplacian<K>(nv, a.weights.w), coefficients, un, vn);
   a.u_out[base + i] = un;
@@ -116,26 +108,17 @@ __device__ __forceinline__ void fused_steps(Real (&su)[fused_region_h][fused_reg
         if (!active) continue;
         const Real cu = su[ly][lx], cv = sv[ly][lx];
         Real nu[9], nv[9];
-        GRAYSCOTT_UNROLL
-        for (int k = 0; k < 9; ++k) {
-          const int dr = k / 3 - 1, dc = k % 3 - 1;
-          bool inside = true;
-          if constexpr (Checked) {
-            inside = gr + dr >= 0 && gr + dr < rows && gc + dc >= 0 && gc + dc < cols;
-          }
-          if (inside) {
-            nu[k] = su[ly + dr][lx + dc];
-            nv[k] = sv[ly + dr][lx + dc];
-          } else if constexpr (B == Boundary::ZeroFlux) {
-            nu[k] = cu;
-            nv[k] = cv;
-          } else {
-            nu[k] = fixed_u<Real>;
-            nv[k] = fixed_v<Real>;
-          }
-        }
-        nu[4] = cu;
-        nv[4] = cv;
+        gather_neighbourhood<B>(
+            cu, cv,
+            [&](int dr, int dc) {
+              return !Checked || (gr + dr >= 0 && gr + dr < rows && gc + dc >= 0 &&
+                                  gc + dc < cols);
+            },
+            [&](int dr, int dc, Real& nu_k, Real& nv_k) {
+              nu_k = su[ly + dr][lx + dc];
+              nv_k = sv[ly + dr][lx + dc];
+            },
+            nu, nv);
         react(cu, cv, laplacian<K>(nu, w), laplacian<K>(nv, w), coefficients, next_u[i][j],
               next_v[i][j]);
       }

@@ -16,6 +16,7 @@
 #include "engine/cuda/kernels.cuh"
 #include "engine/subdomain.hpp"
 #include "model/cell_update.hpp"
+#include "model/neighbourhood.hpp"
 
 namespace grayscott::cuda::detail {
 
@@ -79,26 +80,20 @@ __device__ __forceinline__ void step_cell(const BlockArgs<Real>& a, int r, int c
   const long long i = padded_index(a.stride, a.depth, r, c);
   const Real cu = a.u_in[i], cv = a.v_in[i];
   Real nu[9], nv[9];
-  GRAYSCOTT_UNROLL
-  for (int k = 0; k < 9; ++k) {
-    const int dr = k / 3 - 1, dc = k % 3 - 1;
-    const bool beyond_edge =
-        (dr < 0 && r == 0 && a.edge_top) || (dr > 0 && r == a.rows - 1 && a.edge_bottom) ||
-        (dc < 0 && c == 0 && a.edge_left) || (dc > 0 && c == a.cols - 1 && a.edge_right);
-    if (!beyond_edge) {
-      const long long n = i + static_cast<long long>(dr) * a.stride + dc;
-      nu[k] = a.u_in[n];
-      nv[k] = a.v_in[n];
-    } else if constexpr (B == Boundary::Fixed) {
-      nu[k] = fixed_u<Real>;
-      nv[k] = fixed_v<Real>;
-    } else {  // ZeroFlux (a periodic grid has no edge)
-      nu[k] = cu;
-      nv[k] = cv;
-    }
-  }
-  nu[4] = cu;
-  nv[4] = cv;
+  // Every neighbour is in memory (the block's cells or its ghost frame, which holds a periodic
+  // grid's wrapped cells) except beyond an edge of the whole grid.
+  gather_neighbourhood<B>(
+      cu, cv,
+      [&](int dr, int dc) {
+        return !((dr < 0 && r == 0 && a.edge_top) || (dr > 0 && r == a.rows - 1 && a.edge_bottom) ||
+                 (dc < 0 && c == 0 && a.edge_left) || (dc > 0 && c == a.cols - 1 && a.edge_right));
+      },
+      [&](int dr, int dc, Real& nu_k, Real& nv_k) {
+        const long long n = i + static_cast<long long>(dr) * a.stride + dc;
+        nu_k = a.u_in[n];
+        nv_k = a.v_in[n];
+      },
+      nu, nv);
   Real un, vn;
   react(cu, cv, laplacian<K>(nu, a.weights.w), laplacian<K>(nv, a.weights.w), a.coefficients, un,
         vn);
