@@ -152,9 +152,9 @@ std::string option_text(const CLI::Option& option, const toml::node& node,
     if (auto f = node.as_floating_point(); f && !takes_whole_number(option)) {
       return shortest(f->get());
     }
-    throw InvalidInput(where + ": expected " +
-                       (takes_whole_number(option) ? "a whole number" : "a number") +
-                       " (without quotes), got " + (node.is_string() ? "a string" : "another type"));
+    throw InvalidInput(
+        where + ": expected " + (takes_whole_number(option) ? "a whole number" : "a number") +
+        " (without quotes), got " + (node.is_string() ? "a string" : "another type"));
   }
   if (auto s = node.as_string()) return s->get();
   if (auto i = node.as_integer()) return std::to_string(i->get());
@@ -173,9 +173,17 @@ std::string option_text(const CLI::Option& option, const toml::node& node,
   throw InvalidInput(where + ": expected a string, a number or an array");
 }
 
+// A flag takes no value (CLI11 gives flags a type size of 1: their expected values say it).
+bool is_flag(const CLI::Option& option) { return option.get_items_expected_max() == 0; }
+
+// The options a config file cannot set nor --print-config print.
+bool is_about_the_options(const std::string& name) {
+  return name == "config" || name == "print-config" || name == "help";
+}
+
 // The command's option for a TOML key, or null.
 CLI::Option* option_for(CLI::App& app, const std::string& name) {
-  if (name == "config" || name == "print-config" || name == "help") return nullptr;
+  if (is_about_the_options(name)) return nullptr;
   CLI::Option* option = app.get_option_no_throw("--" + name);
   if (option == nullptr || option->get_lnames().empty() || option->get_lnames().front() != name) {
     return nullptr;
@@ -186,7 +194,7 @@ CLI::Option* option_for(CLI::App& app, const std::string& name) {
 void apply_key(CLI::Option& option, const toml::node& node, const std::string& where) {
   if (option.count() > 0) return;  // the command line (or the command's own section) wins
   try {
-    if (option.get_items_expected_max() == 0) {  // a flag
+    if (is_flag(option)) {
       const auto b = node.as_boolean();
       if (!b) throw InvalidInput(where + ": expected true or false");
       if (!b->get()) return;
@@ -215,8 +223,8 @@ void print_config(const CLI::App& app) {
   for (const CLI::Option* option : app.get_options()) {
     if (option->get_lnames().empty()) continue;
     const std::string name = option->get_lnames().front();
-    if (name == "help" || name == "config" || name == "print-config") continue;
-    if (option->get_items_expected_max() == 0) {
+    if (is_about_the_options(name)) continue;
+    if (is_flag(*option)) {
       std::printf("%s = %s\n", name.c_str(), option->count() > 0 ? "true" : "false");
       continue;
     }
@@ -229,8 +237,8 @@ void print_config(const CLI::App& app) {
       value = option->get_default_str();
       if (value.empty()) continue;  // not given and no default: the program's own choice
     }
-    std::printf("%s = %s\n", name.c_str(), takes_number(*option) ? value.c_str()
-                                                                 : toml_string(value).c_str());
+    std::printf("%s = %s\n", name.c_str(),
+                takes_number(*option) ? value.c_str() : toml_string(value).c_str());
   }
 }
 
@@ -250,7 +258,7 @@ void apply_config(CLI::App& app, const std::string& path) {
     }
     CLI::App* root = app.get_parent() != nullptr ? app.get_parent() : &app;
     const auto is_command = [&](const std::string& name) {
-      for (const CLI::App* command : root->get_subcommands([](const CLI::App*) { return true; })) {
+      for (const CLI::App* command : commands_of(*root)) {
         if (command->get_name() == name) return true;
       }
       return false;
@@ -259,16 +267,16 @@ void apply_config(CLI::App& app, const std::string& path) {
       return "config " + path + " line " + std::to_string(node.source().begin.line) + ", key '" +
              name + "'";
     };
+    const auto unknown_key = [&](const std::string& at) {
+      return InvalidInput(at + ": unknown key (keys are the long option names of '" +
+                          app.get_name() + "', e.g. rows, feed, stencil)");
+    };
     // The command's own section first: its keys win over the top level's.
     if (const toml::table* section = table[app.get_name()].as_table()) {
       for (const auto& [key, node] : *section) {
         const std::string name(key.str());
         CLI::Option* option = option_for(app, name);
-        if (option == nullptr) {
-          throw InvalidInput(where(node, app.get_name() + "." + name) +
-                             ": unknown key (keys are the long option names of '" +
-                             app.get_name() + "', e.g. rows, feed, stencil)");
-        }
+        if (option == nullptr) throw unknown_key(where(node, app.get_name() + "." + name));
         apply_key(*option, node, where(node, app.get_name() + "." + name));
       }
     }
@@ -283,13 +291,11 @@ void apply_config(CLI::App& app, const std::string& path) {
         // A top-level key is shared by the commands: one that some other command takes is
         // that command's business.
         bool elsewhere = false;
-        for (CLI::App* command :
-             root->get_subcommands([](const CLI::App*) { return true; })) {
+        for (CLI::App* command : commands_of(*root)) {
           elsewhere = elsewhere || (command != &app && option_for(*command, name) != nullptr);
         }
         if (elsewhere) continue;
-        throw InvalidInput(where(node, name) + ": unknown key (keys are the long option names of '" +
-                           app.get_name() + "', e.g. rows, feed, stencil)");
+        throw unknown_key(where(node, name));
       }
       apply_key(*option, node, where(node, name));
     }
@@ -304,6 +310,10 @@ void apply_config(CLI::App& app, const std::string& path) {
 
 namespace grayscott::app {
 
+std::vector<CLI::App*> commands_of(CLI::App& app) {
+  return app.get_subcommands([](const CLI::App*) { return true; });
+}
+
 std::string docs_pointer() {
   return "Documentation: README.md and docs/ in the grayscott source tree (docs/file-format.md, "
          "docs/sweeps.md, docs/cluster.md, docs/python.md, docs/backends.md).";
@@ -311,7 +321,8 @@ std::string docs_pointer() {
 
 void name_metavars(CLI::App& app) {
   std::string backends = "auto";
-  for (const Backend* backend : registered_backends()) backends += "|" + std::string(backend->name());
+  for (const Backend* backend : registered_backends())
+    backends += "|" + std::string(backend->name());
   // Only where CLI11 would say TEXT: its INT and FLOAT already say what a number option takes.
   const std::pair<const char*, std::string> names[] = {
       {"stencil", "NAME|9 WEIGHTS"},
@@ -343,7 +354,7 @@ void name_metavars(CLI::App& app) {
   };
   const auto rename = [&](CLI::App& command) {
     for (CLI::Option* option : command.get_options()) {
-      if (option->get_items_expected_max() == 0) continue;  // a flag
+      if (is_flag(*option)) continue;
       const std::string shown = option->get_type_name();
       if (shown.rfind("TEXT", 0) != 0) continue;
       const auto& long_names = option->get_lnames();
@@ -355,7 +366,7 @@ void name_metavars(CLI::App& app) {
     }
   };
   rename(app);
-  for (CLI::App* command : app.get_subcommands([](const CLI::App*) { return true; })) {
+  for (CLI::App* command : commands_of(app)) {
     rename(*command);
   }
 }

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 #include "engine/engine.hpp"
 #include "model/initial_state.hpp"
@@ -79,6 +80,9 @@ void add_engine_options(CLI::App& app, EngineCliOptions& o);
 void add_config_option(CLI::App& app, std::string& path);
 void apply_config(CLI::App& app, const std::string& path);
 struct ConfigPrinted {};
+
+// Every command of `app` (CLI11's get_subcommands() lists only those given on the command line).
+std::vector<CLI::App*> commands_of(CLI::App& app);
 
 // The help footers' last line: where the documentation is.
 std::string docs_pointer();

@@ -29,31 +29,26 @@ int main(int argc, char** argv) {
       "  grayscott COMMAND --help          the options of one command\n\n" +
       app::docs_pointer());
   app::name_metavars(app);
-  // The commands, for the messages that name them.
-  std::string commands;
-  for (const CLI::App* command : app.get_subcommands([](const CLI::App*) { return true; })) {
-    commands += (commands.empty() ? "" : ", ") + command->get_name();
-  }
   // An unknown or missing command is named, with the list, before CLI11 says something vaguer.
-  const bool asks_for_help = argc >= 2 && argv[1][0] == '-';
-  if (argc < 2 || !asks_for_help) {
-    bool known = false;
-    for (const CLI::App* command : app.get_subcommands([](const CLI::App*) { return true; })) {
-      known = known || (argc >= 2 && command->check_name(argv[1]));
+  std::string commands;
+  bool known = false;
+  for (const CLI::App* command : app::commands_of(app)) {
+    commands += (commands.empty() ? "" : ", ") + command->get_name();
+    known = known || (argc >= 2 && command->check_name(argv[1]));
+  }
+  const bool first_is_an_option = argc >= 2 && argv[1][0] == '-';  // --help, --version, ...
+  if (!known && !first_is_an_option) {
+    if (app::secondary_mpi_process()) return 2;
+    if (argc < 2) {
+      std::fprintf(stderr, "grayscott: error: a command is needed: %s (see grayscott --help)\n",
+                   commands.c_str());
+    } else {
+      std::fprintf(stderr,
+                   "grayscott: error: unknown command '%s'; the commands are %s (see grayscott "
+                   "--help)\n",
+                   argv[1], commands.c_str());
     }
-    if (!known) {
-      if (app::secondary_mpi_process()) return 2;
-      if (argc < 2) {
-        std::fprintf(stderr, "grayscott: error: a command is needed: %s (see grayscott --help)\n",
-                     commands.c_str());
-      } else {
-        std::fprintf(stderr,
-                     "grayscott: error: unknown command '%s'; the commands are %s (see grayscott "
-                     "--help)\n",
-                     argv[1], commands.c_str());
-      }
-      return 2;
-    }
+    return 2;
   }
   // Where a parse error sends the user: the help of the command being parsed.
   const auto help_for = [&app] {

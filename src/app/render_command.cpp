@@ -7,7 +7,6 @@
 #include "app/cli.hpp"
 #include "app/commands.hpp"
 #include "io/render.hpp"
-#include "io/run_file.hpp"
 #include "pipeline/progress.hpp"
 
 namespace grayscott::app {
@@ -72,37 +71,33 @@ void add_render_command(CLI::App& root) {
   render->add_option("--fps", state->fps, "Video: frames per second")->capture_default_str();
   CLI::Option* seed = render->add_option(
       "--seed", state->seed, "Video of a sweep: the members of this seed (default: the first)");
-  render->add_option("--colormap", state->colormap,
-                     "inferno, viridis, magma, plasma, cividis or gray")
+  render
+      ->add_option("--colormap", state->colormap,
+                   "inferno, viridis, magma, plasma, cividis or gray")
       ->capture_default_str();
-  render->add_option("--scale", state->scale,
-                     "Pixels per cell along each axis, 1 to 64 (auto: enough for a longer side of "
-                     "about 512 pixels)")
+  render
+      ->add_option("--scale", state->scale,
+                   "Pixels per cell along each axis, 1 to 64 (auto: enough for a longer side of "
+                   "about 512 pixels)")
       ->capture_default_str();
   render->add_flag("--annotate", state->annotate,
                    "A title (field, step, time) above each picture and a colorbar below");
   render->add_flag("--quiet", state->quiet, "No progress bar and no summary");
   add_config_option(*render, state->config);
   // The appearance, the same for pictures and videos.
-  const auto look = [state](io::RenderOptions& options, const std::string& file) {
+  const auto look = [state](io::RenderOptions& options) {
     options.field = state->field;
     std::tie(options.lo, options.hi) = io::parse_range(state->range);
     options.colormap = io::parse_colormap(state->colormap);
     options.annotate = state->annotate;
-    if (state->scale == "auto") {
-      io::RunFileReader reader(file);
-      const auto dims = io::field_shape(reader, file, state->field, "run");
-      options.scale = io::auto_scale(dims[dims.size() - 2], dims[dims.size() - 1]);
-    } else {
-      options.scale = parse_scale(state->scale);
-    }
+    options.scale = state->scale == "auto" ? 0 : parse_scale(state->scale);
   };
   render->callback([render, state, image, seed, look] {
     apply_config(*render, state->config);
     if (!state->video.empty()) {
       io::RenderOptions options;
       options.video = state->video;
-      look(options, state->file);
+      look(options);
       if (image->count() > 0) options.image = state->image;
       if (seed->count() > 0) options.seed = state->seed;
       options.every = state->every;
@@ -125,7 +120,7 @@ void add_render_command(CLI::App& root) {
     io::check_render_folder(state->out);
     io::RenderOptions options;
     options.out_dir = state->out;
-    look(options, state->file);
+    look(options);
     if (image->count() > 0) options.image = state->image;
     options.overwrite = state->force;
     const auto written = io::render_run(state->file, options);

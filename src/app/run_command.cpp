@@ -113,7 +113,7 @@ void report(const RunRequest& request, const RunSummary& summary) {
     io::RenderOptions render;
     render.out_dir = *request.render_dir;
     render.overwrite = request.overwrite;
-    render.scale = io::auto_scale(request.problem.grid.rows, request.problem.grid.cols);
+    render.scale = 0;  // auto_scale: small grids enlarged, as render does by default
     const auto pictures = io::render_run(request.output, render);
     if (!request.quiet) {
       std::fprintf(stderr, "rendered %s into %s\n", io::count_pictures(pictures.size()).c_str(),

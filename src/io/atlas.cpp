@@ -140,15 +140,13 @@ AtlasPainter::~AtlasPainter() = default;
 
 std::int64_t AtlasPainter::images() const { return s_->images; }
 const std::vector<std::int64_t>& AtlasPainter::seeds() const { return s_->seeds; }
-std::int64_t AtlasPainter::width() const { return s_->layout.width; }
-std::int64_t AtlasPainter::height() const { return s_->layout.height; }
 
 Rgb8Image AtlasPainter::paint(std::int64_t image, std::int64_t seed_value) const {
   const State& st = *s_;
   const AtlasLayout& layout = st.layout;
-  const std::int64_t step =
-      image < static_cast<std::int64_t>(st.steps.size()) ? st.steps[static_cast<std::size_t>(image)]
-                                                          : image;
+  const std::int64_t step = image < static_cast<std::int64_t>(st.steps.size())
+                                ? st.steps[static_cast<std::size_t>(image)]
+                                : image;
   Rgb8Image atlas{layout.width, layout.height,
                   std::vector<std::uint8_t>(
                       static_cast<std::size_t>(3 * layout.width * layout.height), background)};

@@ -49,8 +49,6 @@ class AtlasPainter {
   ~AtlasPainter();
   std::int64_t images() const;
   const std::vector<std::int64_t>& seeds() const;  // in order of first appearance
-  std::int64_t width() const;
-  std::int64_t height() const;
   // The atlas of image `image` (resolved, from 0) for the members of seed `seed`.
   Rgb8Image paint(std::int64_t image, std::int64_t seed) const;
 

@@ -9,8 +9,8 @@ namespace grayscott::io::h5 {
 std::string library_description() {
   unsigned major = 0, minor = 0, release = 0;
   H5get_libversion(&major, &minor, &release);
-  std::string text = std::to_string(major) + "." + std::to_string(minor) + "." +
-                     std::to_string(release);
+  std::string text =
+      std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(release);
 #ifdef H5_HAVE_PARALLEL
   return text + ", parallel (MPI-IO: one file written by every MPI rank)";
 #else
@@ -117,9 +117,9 @@ Id create_index_scale(hid_t where, const std::string& name, std::int64_t count, 
                       hid_t transfer) {
   const hsize_t dims[1] = {static_cast<hsize_t>(count)};
   Id space = simple_space(dims);
-  Id dataset(H5Dcreate2(where, name.c_str(), H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT,
-                        H5P_DEFAULT),
-             H5Dclose, "create dataset " + name);
+  Id dataset(
+      H5Dcreate2(where, name.c_str(), H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+      H5Dclose, "create dataset " + name);
   if (count > 0 && (write_values || transfer != H5P_DEFAULT)) {
     std::vector<std::int64_t> values(write_values ? static_cast<std::size_t>(count) : 0);
     for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<std::int64_t>(i);
@@ -135,6 +135,20 @@ Id create_index_scale(hid_t where, const std::string& name, std::int64_t count, 
   }
   make_scale(dataset, name);
   return dataset;
+}
+
+GridScales create_grid_scales(hid_t where, std::int64_t rows, std::int64_t cols, bool write_values,
+                              hid_t transfer) {
+  GridScales scales{create_index_scale(where, "y", rows, write_values, transfer),
+                    create_index_scale(where, "x", cols, write_values, transfer)};
+  write_attribute(scales.y, "long_name", std::string("row (0 at the top of the pictures)"));
+  write_attribute(scales.x, "long_name", std::string("column"));
+  return scales;
+}
+
+void make_time_scale(hid_t dataset) {
+  make_scale(dataset, "time");
+  write_attribute(dataset, "long_name", std::string("model time: step x dt"));
 }
 
 }  // namespace grayscott::io::h5

@@ -86,6 +86,15 @@ void attach_scales(hid_t dataset, std::span<const hid_t> scales);
 // `transfer` every other process takes part in the write with an empty selection.
 Id create_index_scale(hid_t where, const std::string& name, std::int64_t count, bool write_values,
                       hid_t transfer = H5P_DEFAULT);
+// The grid's axes of a run or sweep file: /y (rows, 0 at the top of the pictures) and /x
+// (columns), index scales with their long names; written as create_index_scale writes.
+struct GridScales {
+  Id y, x;
+};
+GridScales create_grid_scales(hid_t where, std::int64_t rows, std::int64_t cols, bool write_values,
+                              hid_t transfer = H5P_DEFAULT);
+// Makes `dataset` (one model time per image, step x dt) the dimension scale "time".
+void make_time_scale(hid_t dataset);
 
 // Native type of float or double.
 template <class Real>

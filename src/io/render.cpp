@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <optional>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <system_error>
 
@@ -216,7 +216,7 @@ struct ImageClock {
   }
   std::int64_t step(std::int64_t image) const {
     return image < static_cast<std::int64_t>(steps.size()) ? steps[static_cast<std::size_t>(image)]
-                                                            : (image + 1) * steps_per_image;
+                                                           : (image + 1) * steps_per_image;
   }
 };
 
@@ -302,30 +302,63 @@ Rgb8Image make_picture(std::span<const double> values, std::int64_t rows, std::i
   return canvas;
 }
 
+namespace {
+
+// A run file's images as pictures: its shape checked, the images asked resolved, the scale
+// settled (0: auto_scale), the memory checked and the titles' clock read, once for pictures and
+// videos alike.
+class RunPictures {
+ public:
+  RunPictures(const RunFileReader& reader, const fs::path& file, const RenderOptions& options,
+              const std::vector<std::int64_t>& dims)
+      : reader_(reader), options_(options), clock_(reader) {
+    if (dims.size() != 3) {
+      throw InvalidInput(file.string() + ": /" + options.field + " is not [images, rows, cols]");
+    }
+    images_ = dims[0], rows_ = dims[1], cols_ = dims[2];
+    if (images_ == 0) throw InvalidInput(no_image_message(reader, file));
+    if (options_.image) {
+      first_ = resolve_image(*options_.image, images_);
+      last_ = first_ + 1;
+    } else {
+      last_ = images_;
+    }
+    if (options_.scale == 0) options_.scale = auto_scale(rows_, cols_);
+    check_scale(options_);
+    check_render_memory(picture_bytes(rows_, cols_, options_),
+                        "an image of " + std::to_string(rows_) + "x" + std::to_string(cols_));
+    if (options_.annotate && atlas_font().empty()) {
+      std::fprintf(stderr,
+                   "warning: no usable font for the annotations (install fonts-dejavu-core or "
+                   "set GRAYSCOTT_FONT); writing the colorbar without text\n");
+    }
+    widest_ = picture_title(options_.field, clock_.step(last_ - 1), clock_.dt);
+  }
+  std::int64_t images() const { return images_; }
+  std::int64_t first() const { return first_; }
+  std::int64_t last() const { return last_; }
+  Rgb8Image picture(std::int64_t image) const {
+    return make_picture(reader_.read_image(options_.field, image), rows_, cols_, options_,
+                        picture_title(options_.field, clock_.step(image), clock_.dt), widest_);
+  }
+
+ private:
+  const RunFileReader& reader_;
+  RenderOptions options_;
+  ImageClock clock_;
+  std::int64_t images_ = 0, rows_ = 0, cols_ = 0, first_ = 0, last_ = 0;
+  std::string widest_;  // the last image's title, the widest: every picture gets the same size
+};
+
+}  // namespace
+
 std::vector<fs::path> render_run(const fs::path& file, const RenderOptions& options) {
   RunFileReader reader(file);
   const auto dims = field_shape(reader, file, options.field, "run");
   if (dims.size() == 4) return render_atlas(file, options);  // a sweep file
-  if (dims.size() != 3)
-    throw InvalidInput(file.string() + ": /" + options.field + " is not [images, rows, cols]");
-  const std::int64_t images = dims[0], rows = dims[1], cols = dims[2];
-  if (images == 0) throw InvalidInput(no_image_message(reader, file));
-  std::int64_t first = 0, last = images;
-  if (options.image) {
-    first = resolve_image(*options.image, images);
-    last = first + 1;
-  }
-  check_scale(options);
-  check_render_memory(picture_bytes(rows, cols, options),
-                      "an image of " + std::to_string(rows) + "x" + std::to_string(cols));
-  if (options.annotate && atlas_font().empty()) {
-    std::fprintf(stderr,
-                 "warning: no usable font for the annotations (install fonts-dejavu-core or set "
-                 "GRAYSCOTT_FONT); writing the colorbar without text\n");
-  }
-  const ImageClock clock(reader);
-  const std::string widest = picture_title(options.field, clock.step(last - 1), clock.dt);
-  const auto pictures = picture_paths(options.out_dir, options.field, first, last, images);
+  const RunPictures run(reader, file, options, dims);
+  const auto pictures =
+      picture_paths(options.out_dir, options.field, run.first(), run.last(), run.images());
   check_pictures_absent(pictures, options.overwrite);
   std::error_code ec;
   fs::create_directories(options.out_dir, ec);
@@ -333,11 +366,9 @@ std::vector<fs::path> render_run(const fs::path& file, const RenderOptions& opti
     throw InvalidInput("cannot create folder " + options.out_dir.string());
   }
   std::vector<fs::path> written;
-  for (std::int64_t i = first; i < last; ++i) {
-    const auto values = reader.read_image(options.field, i);
-    const fs::path& path = pictures[static_cast<std::size_t>(i - first)];
-    write_png(path, make_picture(values, rows, cols, options,
-                                 picture_title(options.field, clock.step(i), clock.dt), widest));
+  for (std::int64_t i = run.first(); i < run.last(); ++i) {
+    const fs::path& path = pictures[static_cast<std::size_t>(i - run.first())];
+    write_png(path, run.picture(i));
     written.push_back(path);
   }
   return written;
@@ -351,62 +382,52 @@ std::int64_t render_video(const fs::path& file, const RenderOptions& options) {
   check_video_output(options.video, options.overwrite);
   RunFileReader reader(file);
   const auto dims = field_shape(reader, file, options.field, "run");
-  std::optional<AtlasPainter> atlas;
-  std::int64_t images = 0, width = 0, height = 0, seed = 0;
-  if (dims.size() == 4) {  // a sweep file: its atlas, frame by frame
+  std::optional<AtlasPainter> atlas;  // a sweep file: its atlas, frame by frame
+  std::optional<RunPictures> run;
+  std::int64_t first = 0, last = 0, seed = 0;
+  if (dims.size() == 4) {
     atlas.emplace(file, options);
-    images = atlas->images();
     const auto& seeds = atlas->seeds();
     seed = options.seed.value_or(seeds.front());
     if (std::find(seeds.begin(), seeds.end(), seed) == seeds.end()) {
       throw InvalidInput("seed " + std::to_string(seed) + ": " + file.string() +
                          " has no member with that seed");
     }
-    width = atlas->width(), height = atlas->height();
-  } else if (dims.size() == 3) {
-    if (options.seed) throw InvalidInput("--seed picks the members of a sweep's atlas video");
-    images = dims[0], height = dims[1], width = dims[2];
-    if (images == 0) throw InvalidInput(no_image_message(reader, file));
-    check_scale(options);
-    check_render_memory(picture_bytes(height, width, options),
-                        "an image of " + std::to_string(height) + "x" + std::to_string(width));
+    last = atlas->images();
+    if (options.image) {
+      first = resolve_image(*options.image, last);
+      last = first + 1;
+    }
   } else {
-    throw InvalidInput(file.string() + ": /" + options.field + " is not [images, rows, cols]");
+    if (options.seed) throw InvalidInput("--seed picks the members of a sweep's atlas video");
+    run.emplace(reader, file, options, dims);
+    first = run->first(), last = run->last();
   }
-  std::int64_t first = 0, last = images;
-  if (options.image) {
-    first = resolve_image(*options.image, images);
-    last = first + 1;
-  }
+  const auto frame = [&](std::int64_t image) {
+    return atlas ? atlas->paint(image, seed) : run->picture(image);
+  };
   const std::int64_t frames = (last - first + options.every - 1) / options.every;
-  const ImageClock clock(reader);
-  const std::string widest = picture_title(options.field, clock.step(last - 1), clock.dt);
-  // The frame size, from the first frame of a run (scaled, perhaps annotated).
-  if (!atlas) {
-    const std::vector<double> blank(static_cast<std::size_t>(height * width), 0.0);
-    const Rgb8Image probe = make_picture(blank, height, width, options, widest, widest);
-    width = probe.width, height = probe.height;
-  }
+  // The first frame tells the size of them all.
+  const Rgb8Image first_frame = frame(first);
   if (video_format(options.video) == "gif") {
     // ffmpeg keeps every frame of a GIF until the end, to choose one palette for all of them.
     const std::uint64_t bytes = static_cast<std::uint64_t>(frames) * 3 *
-                                static_cast<std::uint64_t>(width + 1) *
-                                static_cast<std::uint64_t>(height + 1);
+                                static_cast<std::uint64_t>(first_frame.width + 1) *
+                                static_cast<std::uint64_t>(first_frame.height + 1);
     if (bytes > available_memory() / 2) {
       throw InvalidInput("a GIF of " + std::to_string(frames) + " frames of " +
-                         std::to_string(width) + "x" + std::to_string(height) + " needs " +
-                         format_bytes(bytes) +
+                         std::to_string(first_frame.width) + "x" +
+                         std::to_string(first_frame.height) + " needs " + format_bytes(bytes) +
                          " of memory while ffmpeg encodes it, more than half of what is free; "
                          "render every n-th image (--every) or an .mp4");
     }
   }
   VideoWriter video(options.video, options.fps, options.overwrite);
-  std::int64_t done = 0;
-  for (std::int64_t i = first; i < last; i += options.every) {
-    video.write(atlas ? atlas->paint(i, seed)
-                      : make_picture(reader.read_image(options.field, i), dims[1], dims[2],
-                                     options, picture_title(options.field, clock.step(i), clock.dt),
-                                     widest));
+  video.write(first_frame);
+  std::int64_t done = 1;
+  if (options.on_frame) options.on_frame(done, frames);
+  for (std::int64_t i = first + options.every; i < last; i += options.every) {
+    video.write(frame(i));
     ++done;
     if (options.on_frame) options.on_frame(done, frames);
   }

@@ -22,7 +22,8 @@ struct RenderOptions {
   std::optional<std::int64_t> image;  // one image only; negative counts from the end (-1: last)
   bool overwrite = false;             // replace pictures that exist already (--force)
   Colormap colormap = Colormap::Inferno;
-  std::int64_t scale = 1;  // pixels per cell along each axis (a run's pictures and videos)
+  std::int64_t scale = 1;  // pixels per cell along each axis (a run's pictures and videos);
+                           // 0: auto_scale of the grid
   bool annotate = false;   // a run's pictures: a title (field, step, time) and a colorbar
   // Videos (render_video): the file (.mp4, .webm or .gif), one frame per `every` images at `fps`
   // frames a second, and of a sweep the atlas of members with seed `seed` (default: the first).

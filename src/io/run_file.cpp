@@ -278,21 +278,16 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
     {
       // The axes' names and coordinates, as dimension scales: /v and /u are (time, y, x), /step
       // is (time); xarray and netCDF-4 readers read them (see docs/file-format.md).
-      h5::make_scale(h_->time, "time");
-      const h5::Id y = h5::create_index_scale(h_->file, "y", p.grid.rows,
-                                              access_.writes_companions, access_.transfer);
-      const h5::Id x = h5::create_index_scale(h_->file, "x", p.grid.cols,
-                                              access_.writes_companions, access_.transfer);
-      const hid_t image_axes[3] = {h_->time, y, x};
+      h5::make_time_scale(h_->time);
+      const h5::GridScales grid = h5::create_grid_scales(
+          h_->file, p.grid.rows, p.grid.cols, access_.writes_companions, access_.transfer);
+      const hid_t image_axes[3] = {h_->time, grid.y, grid.x};
       for (const h5::Id* field : {&h_->v, &h_->u}) {
         if (field->get() < 0) continue;
         h5::attach_scales(*field, image_axes);
         h5::write_attribute(*field, "coordinates", std::string("step"));
       }
       h5::attach_scales(h_->step, std::span<const hid_t>(image_axes, 1));
-      h5::write_attribute(h_->time, "long_name", std::string("model time: step x dt"));
-      h5::write_attribute(y, "long_name", std::string("row (0 at the top of the pictures)"));
-      h5::write_attribute(x, "long_name", std::string("column"));
     }
     {
       // Two slots of the whole state: the newer valid one is the checkpoint.

@@ -211,18 +211,18 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
       for (std::size_t i = 0; i < times.size(); ++i) {
         times[i] = static_cast<double>(steps[i]) * p.params.dt;
       }
-      write_vector(h_->file, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, times.size(),
-                   times.data(), writes);
+      write_vector(h_->file, "time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, times.size(), times.data(),
+                   writes);
       const auto open = [&](const char* name) {
         return h5::Id(H5Dopen2(h_->file, name, H5P_DEFAULT), H5Dclose,
                       std::string("open /") + name);
       };
       const h5::Id time = open("time");
-      h5::make_scale(time, "time");
+      h5::make_time_scale(time);
       const h5::Id member = h5::create_index_scale(h_->file, "member", meta.members(), writes);
-      const h5::Id y = h5::create_index_scale(h_->file, "y", p.grid.rows, writes);
-      const h5::Id x = h5::create_index_scale(h_->file, "x", p.grid.cols, writes);
-      const hid_t axes[4] = {member, time, y, x};
+      const h5::GridScales grid =
+          h5::create_grid_scales(h_->file, p.grid.rows, p.grid.cols, writes);
+      const hid_t axes[4] = {member, time, grid.y, grid.x};
       for (const h5::Id* field : {&h_->v, &h_->u}) {
         if (field->get() < 0) continue;
         h5::attach_scales(*field, axes);
@@ -232,11 +232,8 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
         h5::attach_scales(open(name), std::span<const hid_t>(axes, 1));
       }
       h5::attach_scales(open("step"), std::span<const hid_t>(axes + 1, 1));
-      h5::write_attribute(time, "long_name", std::string("model time: step x dt"));
       h5::write_attribute(member, "long_name",
                           std::string("member index; its rates and seed are feed, kill, seed"));
-      h5::write_attribute(y, "long_name", std::string("row (0 at the top of the pictures)"));
-      h5::write_attribute(x, "long_name", std::string("column"));
     }
     h_->open_small_datasets();
     h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + path.string());

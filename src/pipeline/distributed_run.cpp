@@ -315,13 +315,7 @@ RunSummary execute_distributed_run(const RunRequest& request, const DistributedR
                                "without mpirun/srun");
           }
         } else if (session.rank() == 0) {
-          const std::uint64_t bytes = io::run_output_bytes(meta);
-          io::check_output_path(request.output, request.overwrite, bytes);
-          announce_output(request.output,
-                          describe_images(request.images, request.problem.grid.rows,
-                                          request.problem.grid.cols, request.fields.u,
-                                          request.fields.v),
-                          bytes, request.quiet);
+          claim_output(request.output, request.overwrite, request.quiet, meta);
         }
       }));
   const io::RunFileState* from = continued ? &*continued : nullptr;

@@ -84,13 +84,7 @@ SweepSummary execute_distributed_sweep(const SweepRequest& original, const mpi::
                              "mpirun/srun");
         }
         if (root && !request.resume) {
-          const std::uint64_t bytes = io::sweep_output_bytes(meta);
-          io::check_output_path(request.output, request.overwrite, bytes);
-          announce_output(request.output,
-                          describe_images(request.images, request.problem.grid.rows,
-                                          request.problem.grid.cols, request.fields.u,
-                                          request.fields.v, members),
-                          bytes, request.quiet);
+          claim_output(request.output, request.overwrite, request.quiet, meta);
         }
       }));
   meta.backend = backend.name();

@@ -2,6 +2,9 @@
 
 #include <cstdio>
 
+#include "io/run_file.hpp"
+#include "io/sweep_file.hpp"
+
 namespace grayscott::pipeline {
 
 using Clock = std::chrono::steady_clock;
@@ -34,11 +37,10 @@ void Progress::update(std::int64_t done) {
       seconds > 0 ? static_cast<double>(done) * cell_updates_per_image_ / seconds : 0;
   const double left =
       done > 0 ? seconds * static_cast<double>(total_ - done) / static_cast<double>(done) : 0;
-  std::fprintf(stderr, "\r[%s] image %lld/%lld  %s%s%s left   ", bar.c_str(),
-               static_cast<long long>(done), static_cast<long long>(total_),
-               cell_updates_per_image_ > 0 ? format_rate(rate).c_str() : "",
-               cell_updates_per_image_ > 0 ? "  " : "",
-               done > 0 ? format_duration(left).c_str() : "?");
+  std::fprintf(
+      stderr, "\r[%s] image %lld/%lld  %s%s%s left   ", bar.c_str(), static_cast<long long>(done),
+      static_cast<long long>(total_), cell_updates_per_image_ > 0 ? format_rate(rate).c_str() : "",
+      cell_updates_per_image_ > 0 ? "  " : "", done > 0 ? format_duration(left).c_str() : "?");
   std::fflush(stderr);
 }
 
@@ -49,6 +51,8 @@ void Progress::clear() {
     drawn_ = false;
   }
 }
+
+namespace {
 
 void announce_output(const std::filesystem::path& path, const std::string& contents,
                      std::uint64_t bytes, bool quiet) {
@@ -66,12 +70,33 @@ void announce_output(const std::filesystem::path& path, const std::string& conte
   }
 }
 
-std::string describe_images(std::int64_t images, std::int64_t rows, std::int64_t cols,
-                            bool u, bool v, std::int64_t members) {
-  const std::string fields = u && v ? "u, v" : u ? "u" : "v";
-  return (members > 0 ? std::to_string(members) + " members x " : std::string()) +
-         std::to_string(images) + " image" + (images == 1 ? "" : "s") + " of " +
-         std::to_string(rows) + "x" + std::to_string(cols) + " (" + fields + ")";
+// "1000 images of 1080x1920 (v)".
+std::string describe_images(std::int64_t images, const Grid& grid, FieldSet fields) {
+  return std::to_string(images) + " image" + (images == 1 ? "" : "s") + " of " +
+         std::to_string(grid.rows) + "x" + std::to_string(grid.cols) + " (" +
+         (fields.u && fields.v ? "u, v"
+          : fields.u           ? "u"
+                               : "v") +
+         ")";
+}
+
+}  // namespace
+
+void claim_output(const std::filesystem::path& path, bool overwrite, bool quiet,
+                  const io::RunMetadata& run) {
+  const std::uint64_t bytes = io::run_output_bytes(run);
+  io::check_output_path(path, overwrite, bytes);
+  announce_output(path, describe_images(run.images, run.problem.grid, run.fields), bytes, quiet);
+}
+
+void claim_output(const std::filesystem::path& path, bool overwrite, bool quiet,
+                  const io::SweepMetadata& sweep) {
+  const std::uint64_t bytes = io::sweep_output_bytes(sweep);
+  io::check_output_path(path, overwrite, bytes);
+  announce_output(path,
+                  std::to_string(sweep.members()) + " members x " +
+                      describe_images(sweep.images, sweep.problem.grid, sweep.fields),
+                  bytes, quiet);
 }
 
 std::string format_rate(double r) {

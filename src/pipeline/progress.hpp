@@ -6,6 +6,11 @@
 #include <filesystem>
 #include <string>
 
+namespace grayscott::io {
+struct RunMetadata;    // io/run_file.hpp
+struct SweepMetadata;  // io/sweep_file.hpp
+}  // namespace grayscott::io
+
 namespace grayscott::pipeline {
 
 class Progress {
@@ -26,14 +31,14 @@ class Progress {
   bool drawn_ = false;
 };
 
-// Before a run or sweep writes `path`, on stderr unless `quiet`: a warning when its name does not
-// end in .h5, .hdf5, .he5 or .nc (it is written as HDF5 all the same), and, when it will take
-// more than about 1 GB, what it will write ("1000 images of 1080x1920 (v): 8.3 GB on disk").
-void announce_output(const std::filesystem::path& path, const std::string& contents,
-                     std::uint64_t bytes, bool quiet);
-// "1000 images of 1080x1920 (v)"; with `members`, "64 members x 1000 images of ...".
-std::string describe_images(std::int64_t images, std::int64_t rows, std::int64_t cols,
-                            bool u, bool v, std::int64_t members = 0);
+// Before a run or sweep writes its new file `path`: refuses it as io::check_output_path does,
+// then, on stderr unless `quiet`, warns when its name does not end in .h5, .hdf5, .he5 or .nc (it
+// is written as HDF5 all the same) and, when it will take more than about 1 GB, says what it will
+// write ("1000 images of 1080x1920 (v): 8.3 GB on disk").
+void claim_output(const std::filesystem::path& path, bool overwrite, bool quiet,
+                  const io::RunMetadata& run);
+void claim_output(const std::filesystem::path& path, bool overwrite, bool quiet,
+                  const io::SweepMetadata& sweep);
 
 std::string format_rate(double cell_updates_per_s);  // "5.41 Gcell-updates/s"
 std::string format_duration(double seconds);         // "1 m 12 s", "3.2 s"

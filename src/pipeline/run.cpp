@@ -33,12 +33,7 @@ PreparedRun prepare_run(const RunRequest& request) {
       throw InvalidInput("nothing to resume: " + request.output.string() + " holds a complete run");
     }
   } else {
-    const std::uint64_t bytes = io::run_output_bytes(prepared.meta);
-    io::check_output_path(request.output, request.overwrite, bytes);
-    announce_output(request.output,
-                    describe_images(request.images, request.problem.grid.rows,
-                                    request.problem.grid.cols, request.fields.u, request.fields.v),
-                    bytes, request.quiet);
+    claim_output(request.output, request.overwrite, request.quiet, prepared.meta);
   }
   return prepared;
 }

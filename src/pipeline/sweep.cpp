@@ -348,13 +348,7 @@ SweepSummary execute_sweep(const SweepRequest& original) {
                     sweep_bytes_per_member(request.problem, request.fields), limit,
                     backend.members_per_engine(request.problem));
   if (!request.resume) {
-    const std::uint64_t bytes = io::sweep_output_bytes(meta);
-    io::check_output_path(request.output, request.overwrite, bytes);
-    announce_output(request.output,
-                    describe_images(request.images, request.problem.grid.rows,
-                                    request.problem.grid.cols, request.fields.u, request.fields.v,
-                                    static_cast<std::int64_t>(request.members.size())),
-                    bytes, request.quiet);
+    claim_output(request.output, request.overwrite, request.quiet, meta);
   }
   if (!choice.notice.empty() && !request.quiet) {
     std::fprintf(stderr, "grayscott: %s\n", choice.notice.c_str());
