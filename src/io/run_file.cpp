@@ -208,6 +208,17 @@ hsize_t chunk_rows_for(std::int64_t rows, std::int64_t cols, Precision precision
   return std::min(static_cast<hsize_t>(rows), max_chunk_rows);
 }
 
+// Chunked, and each chunk placed in the file when the dataset grows rather than at its first
+// write: parallel HDF5 writes only into chunks that are already placed (it cannot place them
+// during a collective write), so a file one process wrote can then be continued over MPI. Nothing
+// is written at placement (no fill value is set), so this costs no extra I/O.
+h5::Id growing_dataset_properties(int rank, const hsize_t* chunk) {
+  h5::Id props(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "create dataset properties");
+  h5::check(H5Pset_chunk(props, rank, chunk), "set chunking");
+  h5::check(H5Pset_alloc_time(props, H5D_ALLOC_TIME_EARLY), "place chunks as the dataset grows");
+  return props;
+}
+
 }  // namespace
 
 struct RunFileWriter::Handles {
@@ -250,8 +261,7 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
       const hsize_t max_dims[3] = {first_max, rows, cols};
       const hsize_t chunk[3] = {1, chunk_rows, cols};
       h5::Id space = h5::simple_space(dims, max_dims);
-      h5::Id props(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "create dataset properties");
-      h5::check(H5Pset_chunk(props, 3, chunk), "set chunking");
+      h5::Id props = growing_dataset_properties(3, chunk);
       return h5::Id(H5Dcreate2(where, name, type, space, H5P_DEFAULT, props, uncached), H5Dclose,
                     std::string("create dataset ") + name);
     };
@@ -265,8 +275,7 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
     {
       const hsize_t sdims[1] = {0}, smax[1] = {H5S_UNLIMITED}, schunk[1] = {1024};
       h5::Id space = h5::simple_space(sdims, smax);
-      h5::Id props(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "create dataset properties");
-      h5::check(H5Pset_chunk(props, 1, schunk), "set chunking");
+      h5::Id props = growing_dataset_properties(1, schunk);
       h_->step =
           h5::Id(H5Dcreate2(h_->file, "step", H5T_STD_I64LE, space, H5P_DEFAULT, props, uncached),
                  H5Dclose, "create dataset step");
@@ -623,7 +632,13 @@ RunFileState read_run_state(const fs::path& path) {
   m.version = file.attribute_string("version");
   state.status = file.attribute_string("status");
   state.images_in_file = static_cast<std::int64_t>(file.read_int64("step").size());
-  state.single_writer_format = file.superblock_version() >= 3;
+  // Files of earlier versions placed the chunks of a single process's file at their first write.
+  state.extendable_in_parallel = true;
+  for (const char* name : {"v", "u", "step", "time", "checkpoint/u", "checkpoint/v"}) {
+    if (file.has_field(name) && !file.places_chunks_as_it_grows(name)) {
+      state.extendable_in_parallel = false;
+    }
+  }
   if (file.has_field("checkpoint/images")) {
     for (std::int64_t n : file.read_int64("checkpoint/images")) {
       // A checkpoint never runs ahead of the images durable before it.
@@ -708,10 +723,31 @@ RunFileReader::RunFileReader(const fs::path& path) : h_(std::make_unique<Handles
 
 RunFileReader::~RunFileReader() = default;
 
-unsigned RunFileReader::superblock_version() const {
-  H5F_info2_t info{};
-  h5::check(H5Fget_info2(h_->file, &info), "read the file's format of " + path_.string());
-  return info.super.version;
+bool RunFileReader::places_chunks_as_it_grows(const std::string& dataset) const {
+  h5::Id d(H5Dopen2(h_->file, dataset.c_str(), H5P_DEFAULT), H5Dclose,
+           "open /" + dataset + " in " + path_.string());
+  h5::Id props(H5Dget_create_plist(d), H5Pclose, "read the properties of /" + dataset);
+  if (H5Pget_layout(props) != H5D_CHUNKED) return true;
+  H5D_alloc_time_t when = H5D_ALLOC_TIME_DEFAULT;
+  h5::check(H5Pget_alloc_time(props, &when), "read the allocation time of /" + dataset);
+  return when == H5D_ALLOC_TIME_EARLY;
+}
+
+std::int64_t RunFileReader::unplaced_chunks(const std::string& dataset) const {
+  h5::Id d(H5Dopen2(h_->file, dataset.c_str(), H5P_DEFAULT), H5Dclose,
+           "open /" + dataset + " in " + path_.string());
+  h5::Id props(H5Dget_create_plist(d), H5Pclose, "read the properties of /" + dataset);
+  if (H5Pget_layout(props) != H5D_CHUNKED) return 0;
+  h5::Id space(H5Dget_space(d), H5Sclose, "read the shape of /" + dataset);
+  const int rank = H5Sget_simple_extent_ndims(space);
+  std::vector<hsize_t> dims(static_cast<std::size_t>(std::max(rank, 1))), chunk(dims.size());
+  H5Sget_simple_extent_dims(space, dims.data(), nullptr);
+  h5::check(H5Pget_chunk(props, rank, chunk.data()), "read the chunks of /" + dataset);
+  hsize_t chunks = 1;
+  for (int i = 0; i < rank; ++i) chunks *= (dims[i] + chunk[i] - 1) / chunk[i];
+  hsize_t placed = 0;
+  h5::check(H5Dget_num_chunks(d, space, &placed), "count the chunks of /" + dataset);
+  return static_cast<std::int64_t>(chunks - std::min(chunks, placed));
 }
 
 bool RunFileReader::has_field(const std::string& field) const {

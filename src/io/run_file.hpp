@@ -142,9 +142,9 @@ struct RunFileState {
   std::string status;
   std::int64_t images_in_file = 0;
   std::int64_t checkpoint_images = 0;  // images done at the newest valid checkpoint; 0: none
-  // Written by one process, in the format SWMR needs: parallel HDF5 1.10 cannot write into its
-  // chunk indices, so such a file is continued by one process.
-  bool single_writer_format = false;
+  // Parallel HDF5 can continue it: every chunk of its growing datasets is placed when the dataset
+  // grows. Not so in a file one process wrote with an earlier grayscott: one process continues it.
+  bool extendable_in_parallel = true;
 };
 RunFileState read_run_state(const std::filesystem::path& path);
 // This process's block of the newest checkpoint, in the run's precision (Real = float or double),
@@ -180,8 +180,10 @@ class RunFileReader {
   std::string attribute_string(const std::string& name) const;
   std::vector<double> attribute_doubles(const std::string& name) const;
   bool has_attribute(const std::string& name) const;
-  // 3 and above: the format of files written in SWMR mode.
-  unsigned superblock_version() const;
+  // Whether a dataset's chunks are placed in the file when it grows (true for one not chunked).
+  bool places_chunks_as_it_grows(const std::string& dataset) const;
+  // How many of a chunked dataset's chunks are not yet placed in the file (0 if not chunked).
+  std::int64_t unplaced_chunks(const std::string& dataset) const;
 
  private:
   struct Handles;

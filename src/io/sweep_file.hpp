@@ -108,9 +108,15 @@ struct SweepFileState {
   SweepMetadata meta;
   std::string status;
   std::vector<std::int64_t> checkpoint_images, nonfinite_image;
-  bool single_writer_format = false;
+  // Every chunk of the images and checkpoints is placed in the file (a file processes shared over
+  // MPI); one process places each at its first write, and parallel HDF5 writes into placed ones.
+  bool every_chunk_placed = true;
 };
 SweepFileState read_sweep_state(const std::filesystem::path& path);
+// Readies a sweep file one process wrote for processes sharing it over MPI: writes the fill value
+// (NaN) into every chunk not yet placed, so that the file reads the same and every chunk is
+// placed. Costs one write of what the sweep has not yet written.
+void place_unwritten_chunks(const std::filesystem::path& path);
 // Members [member_begin, member_begin + count)'s newest checkpoint (all at the same image).
 template <class Real>
 void read_sweep_checkpoint(const std::filesystem::path& path, std::int64_t member_begin,

@@ -308,11 +308,11 @@ RunSummary execute_distributed_run(const RunRequest& request, const DistributedR
             throw InvalidInput("nothing to resume: " + request.output.string() +
                                " holds a complete run");
           }
-          if (continued->single_writer_format) {
+          if (!continued->extendable_in_parallel) {
             throw InvalidInput(request.output.string() +
-                               " was written by a single process, in the format of HDF5's "
-                               "SWMR mode, which parallel HDF5 cannot extend: continue it "
-                               "without mpirun/srun");
+                               " was written by one process of an earlier grayscott, whose "
+                               "files parallel HDF5 cannot extend: continue it without "
+                               "mpirun/srun");
           }
         } else if (session.rank() == 0) {
           claim_output(request.output, request.overwrite, request.quiet, meta);

@@ -77,11 +77,9 @@ SweepSummary execute_distributed_sweep(const SweepRequest& original, const mpi::
         batch_size = batch_members(std::max<std::int64_t>(mine.size, 1),
                                    sweep_bytes_per_member(request.problem, request.fields), limit,
                                    backend.members_per_engine(request.problem));
-        if (request.resume && request.single_writer_format) {
-          throw InvalidInput(request.output.string() +
-                             " was written by a single process, in the format of HDF5's SWMR "
-                             "mode, which parallel HDF5 cannot extend: continue it without "
-                             "mpirun/srun");
+        // A file one process wrote: its unwritten chunks are placed before the ranks share it.
+        if (root && request.resume && !request.every_chunk_placed) {
+          io::place_unwritten_chunks(request.output);
         }
         if (root && !request.resume) {
           claim_output(request.output, request.overwrite, request.quiet, meta);

@@ -329,7 +329,7 @@ SweepRequest resume_sweep_request(const std::filesystem::path& path) {
   request.resume = true;
   request.start_images = state.checkpoint_images;
   request.nonfinite_image = state.nonfinite_image;
-  request.single_writer_format = state.single_writer_format;
+  request.every_chunk_placed = state.every_chunk_placed;
   return request;
 }
 

@@ -51,7 +51,7 @@ struct SweepRequest {
   bool resume = false;
   std::vector<std::int64_t> start_images;     // per member: images done already (empty: none)
   std::vector<std::int64_t> nonfinite_image;  // per member, as the file records it
-  bool single_writer_format = false;          // the file was written by one process (SWMR)
+  bool every_chunk_placed = true;  // the file's chunks are all in place (see io::SweepFileState)
 };
 
 // The request that continues the sweep in `path`; its parameters come from the file. Throws

@@ -3,7 +3,8 @@
 time limit) stops every rank at the same image with a checkpoint; kill -9 of one rank leaves the
 images flushed before it; --resume continues on another number of ranks (P -> Q, 1 included) and
 the finished file is bitwise the serial run's, for every boundary and both precisions; a file
-written by one process (SWMR format) is refused over MPI with one line.
+written by one process (SWMR format), run or sweep, continues over MPI as well; an earlier
+version's single-process file is refused over MPI with one line.
 
 Usage: test_mpi_durability.py GRAYSCOTT MPIEXEC [MPIEXEC_FLAGS...]
 """
@@ -107,6 +108,7 @@ for k, (boundary, precision) in enumerate(cases):
     same(f"serial{k}.h5", path, f"{boundary}/{precision}: kill -9 of a rank after {n}, resumed "
                                 f"on {again}")
 
+run_seconds = duration  # of the last serial run above
 # A sweep over 3 ranks stopped by SIGTERM continues on 2, each member from its own checkpoint.
 SWEEP = ["--feed", "0.02:0.05:3", "--kill", "0.05:0.065:3", "--rows", "48", "--cols", "48",
          "--images", "30", "--steps-per-image", "400", "--init", "noise", "--seeds", "1,2",
@@ -130,16 +132,47 @@ if status != "complete":
     check(code == 0, f"MPI sweep resumed on 2 ranks: {err}")
 same("sweep-serial.h5", "sweep-mpi.h5", f"sweep over 3 ranks ({status}), resumed on 2")
 
-# A single process's file (SWMR format) continues without the launcher only.
-p = mpi(0, "run", *base("zero-flux", "single"), "-o", "single.h5", "--checkpoint-every", "2")
+# A single process's file (SWMR format) stopped by SIGTERM or by kill -9 continues over 2 and 3
+# ranks (rank 0 places the unwritten chunks of a sweep first), bitwise the uninterrupted run's.
+for way, resumed_on in (("SIGTERM", 2), ("SIGKILL", 3)):
+    path = f"single-{way}.h5"
+    p = mpi(0, "run", *base("zero-flux", "single"), "-o", path, "--checkpoint-every", "2")
+    while p.poll() is None and not os.path.exists(path):
+        time.sleep(0.02)
+    time.sleep(random.uniform(0.2, 0.6) * run_seconds)
+    p.send_signal(getattr(signal, way))
+    finished(p)
+    with h5py.File(path, "r", swmr=True) as f:
+        status, n = f.attrs["status"], f["v"].shape[0]
+    check(status != "complete", f"the single-process run ended before its {way}")
+    code, err = finished(mpi(resumed_on, "run", "--resume", path, "--quiet"))
+    check(code == 0, f"a single process's file ({way} after {n} images) over {resumed_on} ranks: {err}")
+    same("serial0.h5", path, f"single process {way} after {n}, resumed on {resumed_on} ranks")
+
+    path = f"sweep-single-{way}.h5"
+    p = mpi(0, "sweep", *SWEEP, "-o", path, "--checkpoint-every", "3", "--quiet")
+    while p.poll() is None and not os.path.exists(path):
+        time.sleep(0.02)
+    time.sleep(random.uniform(0.2, 0.5) * duration)
+    p.send_signal(getattr(signal, way))
+    finished(p)
+    code, err = finished(mpi(resumed_on, "sweep", "--resume", path, "--quiet"))
+    check(code == 0, f"a single process's sweep ({way}) over {resumed_on} ranks: {err}")
+    same("sweep-serial.h5", path, f"single-process sweep {way}, resumed on {resumed_on} ranks")
+
+# A file of an earlier version, whose chunks one process placed at their first write, is refused
+# over MPI in one line (parallel HDF5 writes only into chunks already placed).
+p = mpi(0, "run", *base("zero-flux", "single"), "-o", "earlier.h5", "--checkpoint-every", "2")
 time.sleep(0.3)
 p.send_signal(signal.SIGTERM)
 finished(p)
-code, err = finished(mpi(2, "run", "--resume", "single.h5"))
-check(code != 0 and "without mpirun" in err, f"an SWMR file is not refused over MPI: {err!r}")
-code, err = finished(mpi(0, "run", "--resume", "single.h5", "--quiet"))
-check(code == 0, f"the SWMR file does not continue alone: {err}")
-same("serial0.h5", "single.h5", "single process stopped and resumed")  # serial0: u,v
+with h5py.File("earlier.h5", "r+") as f:
+    images = f["u"][...]
+    del f["u"]
+    f.create_dataset("u", data=images, chunks=(1, 96, 80), maxshape=(None, 96, 80))  # placed at write
+code, err = finished(mpi(2, "run", "--resume", "earlier.h5"))
+check(code != 0 and "earlier grayscott" in err and "without mpirun" in err and
+      err.count("grayscott: error") == 1, f"an earlier version's file is not refused over MPI: {err!r}")
 
 if failures:
     print(f"{len(failures)} failed")
