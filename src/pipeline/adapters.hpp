@@ -2,6 +2,7 @@
 // ImageSource, and a run file as an ImageSink.
 #pragma once
 
+#include <algorithm>
 #include <string>
 
 #include "engine/engine.hpp"
@@ -10,15 +11,29 @@
 
 namespace grayscott::pipeline {
 
-// A local engine's members, one after the other in each slot.
+// A local engine's members, one after the other in each slot. An engine whose state is in host
+// memory steps on the calling thread (advance returns when done): its image is read straight from
+// the state, with no capture and no captured copy. A device engine captures and steps on while the
+// image travels.
 template <class Real>
 class EngineSource final : public ImageSource<Real> {
  public:
-  EngineSource(Engine<Real>& engine, std::size_t cells) : engine_(engine), cells_(cells) {}
-  bool asynchronous() const override { return true; }
+  EngineSource(Engine<Real>& engine, std::size_t cells)
+      : engine_(engine), cells_(cells), on_device_(engine.state().on_device) {}
+  bool asynchronous() const override { return on_device_; }
   void advance(std::int64_t steps) override { engine_.advance(steps); }
-  void capture(FieldSet fields) override { engine_.capture(fields); }
+  void capture(FieldSet fields) override {
+    if (on_device_) engine_.capture(fields);
+  }
   void gather(ImageSlot<Real>& slot, FieldSet fields) override {
+    if (!on_device_) {
+      const typename Engine<Real>::StateView state = engine_.state();
+      for (std::size_t m = 0; m < engine_.members(); ++m) {
+        if (fields.u) std::copy_n(state.u + m * state.member_stride, cells_, slot.u.data() + m * cells_);
+        if (fields.v) std::copy_n(state.v + m * state.member_stride, cells_, slot.v.data() + m * cells_);
+      }
+      return;
+    }
     for (std::size_t m = 0; m < engine_.members(); ++m) {
       engine_.read_captured(m, fields.u ? slot.u.data() + m * cells_ : nullptr,
                             fields.v ? slot.v.data() + m * cells_ : nullptr);
@@ -28,6 +43,7 @@ class EngineSource final : public ImageSource<Real> {
  private:
   Engine<Real>& engine_;
   std::size_t cells_;
+  bool on_device_;
 };
 
 // "stopped: values became non-finite at image I (step S)" when a written field of the slot is.

@@ -128,9 +128,11 @@ LoopOutcome run_image_loop(ImageSource<Real>& source, ImageSink<Real>& sink, con
                            Agreement& agreement) {
   using namespace detail;
   using Clock = std::chrono::steady_clock;
-  // Three buffers: one being filled, one being written, one spare so neither side waits on a
-  // single hand-over. A field is allocated on first use (u only once a checkpoint needs it).
-  ImageQueue<Real> queue(3, 0, false, false);
+  // Two images in memory at most, beside the engine's state: one being filled while the other is
+  // written. A field is allocated on first use; a checkpoint that needs a field the images do not
+  // hold (u beside v) first waits for the writer and frees the idle buffers, so that it too stays
+  // within two images' worth.
+  ImageQueue<Real> queue(2, 0, false, false);
   LoopOutcome outcome;
   outcome.images_done = plan.first_image;
   std::atomic<bool> writer_gone = false;
@@ -194,12 +196,17 @@ LoopOutcome run_image_loop(ImageSource<Real>& source, ImageSink<Real>& sink, con
         next_issued = true;
       }
 
+      const bool extra_field = (captured.u && !plan.fields.u) || (captured.v && !plan.fields.v);
+      if (extra_field) queue.drain_and_free_buffers();
       std::optional<ImageSlot<Real>> slot = queue.acquire();  // none once the writer stopped
       unsigned after = 0;
       std::string reason;
       std::exception_ptr error;
       if (slot) {
         try {
+          // A field kept from a checkpoint's slot that this image does not need is freed.
+          if (!captured.u) std::vector<Real>().swap(slot->u);
+          if (!captured.v) std::vector<Real>().swap(slot->v);
           if (captured.u) slot->u.resize(plan.slot_values);
           if (captured.v) slot->v.resize(plan.slot_values);
           slot->index = i;

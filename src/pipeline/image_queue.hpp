@@ -87,6 +87,15 @@ class ImageQueue {
     std::unique_lock lock(mutex_);
     changed_.wait(lock, [&] { return free_.size() == capacity_ || closed_; });
   }
+  // Producer: drain(), then frees the buffers of every idle slot (they are allocated again on use).
+  void drain_and_free_buffers() {
+    drain();
+    std::lock_guard lock(mutex_);
+    for (ImageSlot<Real>& slot : free_) {
+      std::vector<Real>().swap(slot.u);
+      std::vector<Real>().swap(slot.v);
+    }
+  }
   std::size_t in_flight() {
     std::lock_guard lock(mutex_);
     return full_.size();

@@ -41,6 +41,12 @@ PreparedRun prepare_run(const RunRequest& request) {
 template <class Real>
 void load_initial_state(Engine<Real>& engine, const RunRequest& request) {
   const auto cells = static_cast<std::size_t>(request.problem.grid.cells());
+  // Straight into a host engine's state: two fields fewer to allocate and touch.
+  if (const typename Engine<Real>::StateView state = engine.state(); !state.on_device) {
+    fill_initial_state<Real>(request.problem.grid, request.initial, {state.u, cells},
+                             {state.v, cells});
+    return;
+  }
   std::vector<Real> u(cells), v(cells);
   fill_initial_state<Real>(request.problem.grid, request.initial, u, v);
   engine.load(0, u, v);

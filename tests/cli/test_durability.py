@@ -191,8 +191,9 @@ r = run("sweep", "--resume", "sweep0.h5", "--rows", "32")
 check(r.returncode == 2 and "--rows with --resume" in r.stderr, f"sweep --resume --rows: {r.stderr}")
 
 # ---- a second Ctrl-C exits at once -------------------------------------------------------------
-# Images of about a second each: the first SIGINT waits for the image boundary, the second not.
-p = start("run", "--rows", "512", "--cols", "512", "--images", "3", "--steps-per-image", "3000",
+# Images of a few seconds each (3.6 s at 2.3 Gcell-updates/s): the first SIGINT waits for the
+# image boundary, the second not.
+p = start("run", "--rows", "1024", "--cols", "1024", "--images", "3", "--steps-per-image", "8000",
           "-o", "twice.h5")
 time.sleep(0.5)
 p.send_signal(signal.SIGINT)

@@ -44,8 +44,6 @@ CpuEngine<Real>::CpuEngine(const Problem& problem, std::span<const Parameters> m
       member.u[b] = state_u_[b].data() + m * cells;
       member.v[b] = state_v_[b].data() + m * cells;
     }
-    member.captured_u = HostBuffer<Real>::huge_pages(cells);
-    member.captured_v = HostBuffer<Real>::huge_pages(cells);
   }
   fixed_row_u_.assign(static_cast<std::size_t>(grid_.cols), fixed_u<Real>);
   fixed_row_v_.assign(static_cast<std::size_t>(grid_.cols), fixed_v<Real>);
@@ -58,8 +56,7 @@ CpuEngine<Real>::CpuEngine(const Problem& problem, std::span<const Parameters> m
     for (std::int64_t r = 0; r < rows; ++r) {
       Member& member = members_[static_cast<std::size_t>(m)];
       const std::size_t offset = static_cast<std::size_t>(r * cols);
-      for (Real* p : {member.u[0], member.u[1], member.v[0], member.v[1], member.captured_u.data(),
-                      member.captured_v.data()}) {
+      for (Real* p : {member.u[0], member.u[1], member.v[0], member.v[1]}) {
         std::fill_n(p + offset, cols, Real(0));
       }
     }
@@ -341,6 +338,15 @@ void CpuEngine<Real>::capture(FieldSet fields) {
   captured_ = fields;
   const std::int64_t rows = grid_.rows, cols = grid_.cols;
   const auto nmembers = static_cast<std::int64_t>(members_.size());
+  // Made at the first capture: a front end that reads the state in place (the run pipeline, see
+  // state()) never needs them, and a large grid's two extra fields are memory and first-touch time.
+  const auto cells = static_cast<std::size_t>(grid_.cells());
+  for (Member& member : members_) {
+    if (fields.u && member.captured_u.size() != cells)
+      member.captured_u = HostBuffer<Real>::huge_pages(cells);
+    if (fields.v && member.captured_v.size() != cells)
+      member.captured_v = HostBuffer<Real>::huge_pages(cells);
+  }
 #pragma omp parallel for collapse(2) schedule(static) num_threads(threads_)
   for (std::int64_t m = 0; m < nmembers; ++m) {
     for (std::int64_t r = 0; r < rows; ++r) {
