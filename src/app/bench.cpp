@@ -328,7 +328,8 @@ double time_stepping(const Problem& base, const Workload& w, std::int64_t images
 
 // One timed run through the run command's driver, writing every image of v to HDF5: the time a
 // user waits for the file, from engine construction to the file's close.
-double time_run_with_output(const BenchRequest& request, const Workload& w, std::int64_t images) {
+double time_run_with_output(const BenchRequest& request, const Workload& w, std::int64_t images,
+                            std::vector<std::pair<std::string, double>>* phases = nullptr) {
   pipeline::RunRequest run;
   run.problem = request.problem;
   run.problem.grid = {w.rows, w.cols};
@@ -343,6 +344,21 @@ double time_run_with_output(const BenchRequest& request, const Workload& w, std:
   const pipeline::RunSummary summary = pipeline::execute_run(run);
   const double seconds = seconds_since(start);
   if (!summary.completed) throw VerificationFailed(request.output.string() + ": " + summary.status);
+  if (phases) {
+    const pipeline::RunTimes& t = summary.times;
+    const pipeline::LoopTimes& l = t.in_loop;
+    *phases = {{"engine", t.engine},
+               {"initial_state", t.initial_state},
+               {"file_open", t.file_open},
+               {"stepping", l.stepping},
+               {"reading_images", l.reading},
+               {"waiting_for_writer", l.waiting},
+               {"last_write", l.last_write},
+               {"loop_other", t.loop - l.stepping - l.reading - l.waiting - l.last_write},
+               {"file_close", t.file_close},
+               {"writer_writing", l.writing},
+               {"writer_saving", l.saving}};
+  }
   return seconds;
 }
 
@@ -359,9 +375,10 @@ Measurement measure(const BenchRequest& request, const Workload& w, double copy_
   }
   Measurement m;
   m.workload = w;
+  std::vector<std::vector<std::pair<std::string, double>>> phases;
   for (int r = 0; r < request.repeat; ++r) {
     if (request.io == OutputMode::Hdf5) {
-      m.seconds.push_back(time_run_with_output(request, w, w.images));
+      m.seconds.push_back(time_run_with_output(request, w, w.images, &phases.emplace_back()));
       continue;
     }
     m.seconds.push_back(time_stepping<Real>(request.problem, w, w.images, request.engine, final_v));
@@ -372,6 +389,15 @@ Measurement measure(const BenchRequest& request, const Workload& w, double copy_
       throw VerificationFailed("repeats of the same run gave different results");
   }
   m.median_seconds = median(m.seconds);
+  if (!phases.empty()) {  // the repeat nearest the median
+    std::size_t nearest = 0;
+    for (std::size_t i = 1; i < m.seconds.size(); ++i) {
+      if (std::abs(m.seconds[i] - m.median_seconds) <
+          std::abs(m.seconds[nearest] - m.median_seconds))
+        nearest = i;
+    }
+    m.phases = phases[nearest];
+  }
   m.cell_updates_per_s = w.cell_updates() / m.median_seconds;
   m.bytes_per_s = m.cell_updates_per_s * bytes_per_cell_update(request.problem.precision);
   m.fraction_of_copy = copy_bytes_per_s > 0 ? m.bytes_per_s / copy_bytes_per_s : 0;
@@ -468,6 +494,19 @@ std::string format_table(const BenchReport& r) {
                   m.bytes_per_s / 1e9, 100 * m.fraction_of_copy);
     out << line;
   }
+  for (const Measurement& m : r.measurements) {
+    if (m.phases.empty()) continue;
+    std::string stepping_thread, writer_thread;
+    for (const auto& [name, seconds] : m.phases) {
+      const bool writer = name.starts_with("writer_");
+      std::string label = writer ? name.substr(7) : name;
+      std::replace(label.begin(), label.end(), '_', ' ');
+      std::string& text = writer ? writer_thread : stepping_thread;
+      text += (text.empty() ? "" : ", ") + label + " " + fixed(seconds, 3);
+    }
+    out << "\nwhere the time went (the repeat nearest the median), s:\n  " << stepping_thread
+        << "\n  beside it, the writer thread: " << writer_thread << "\n";
+  }
   if (r.measurements.size() == 2) {
     out << "\nrate ratio (first / second): "
         << fixed(r.measurements[0].cell_updates_per_s / r.measurements[1].cell_updates_per_s, 3)
@@ -543,6 +582,11 @@ void add_run_fields(JsonObject& o, const Measurement& m, Precision precision) {
       .integer("bytes_per_cell_update", bytes_per_cell_update(precision))
       .number("bytes_per_s", m.bytes_per_s)
       .number("fraction_of_copy", m.fraction_of_copy);
+  if (!m.phases.empty()) {
+    JsonObject phases;
+    for (const auto& [name, seconds] : m.phases) phases.number(name, seconds);
+    o.field("phases_seconds", phases.str());
+  }
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "engine/engine.hpp"
@@ -115,6 +116,9 @@ struct Measurement {
   double cell_updates_per_s = 0;
   double bytes_per_s = 0;
   double fraction_of_copy = 0;
+  // --io hdf5: where the median repeat's time went (seconds by phase, in the run's order; the
+  // writer thread's phases last, beside the stepping thread's).
+  std::vector<std::pair<std::string, double>> phases;
 };
 
 struct BenchReport {

@@ -101,7 +101,19 @@ struct LoopPlan {
   std::function<void(std::int64_t images_done)> on_image;  // progress
 };
 
+// Where a loop's time went, in seconds. The stepping thread's share adds up to about the loop's
+// wall time; the writer's runs beside it (on a core of its own if there is one).
+struct LoopTimes {
+  double stepping = 0;     // in advance(): the steps, or a device engine's launches
+  double reading = 0;      // capture, copying the image out of the engine, and its check
+  double waiting = 0;      // for a free image buffer (the writer behind)
+  double last_write = 0;   // at the end, for the writer to finish the last image and checkpoint
+  double writing = 0;      // writer thread: the images into the file
+  double saving = 0;       // writer thread: checkpoints and the flushes that make images durable
+};
+
 struct LoopOutcome {
+  LoopTimes times;
   std::int64_t images_done = 0;        // images handed to the writer, counting plan.first_image
   std::int64_t checkpoint_images = 0;  // images done at the newest checkpoint handed over
   std::string stop_reason;             // why the loop stopped early (non-finite values, ...)
@@ -137,10 +149,15 @@ LoopOutcome run_image_loop(ImageSource<Real>& source, ImageSink<Real>& sink, con
   outcome.images_done = plan.first_image;
   std::atomic<bool> writer_gone = false;
   std::string writer_stop_reason;
+  const auto seconds_since = [](Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+  };
   std::thread writer([&] {
     try {
       while (auto slot = queue.pop()) {
+        Clock::time_point t = Clock::now();
         std::string reason = sink.write(*slot);
+        outcome.times.writing += seconds_since(t);
         if (!reason.empty()) {
           writer_stop_reason = std::move(reason);
           sink.make_durable();
@@ -148,8 +165,10 @@ LoopOutcome run_image_loop(ImageSource<Real>& source, ImageSink<Real>& sink, con
           queue.close();
           return;
         }
+        t = Clock::now();
         if (slot->checkpoint) sink.save_checkpoint(*slot);
         if (slot->durable) sink.make_durable();
+        outcome.times.saving += seconds_since(t);
         queue.release(std::move(*slot));
       }
     } catch (...) {
@@ -159,14 +178,18 @@ LoopOutcome run_image_loop(ImageSource<Real>& source, ImageSink<Real>& sink, con
     }
   });
 
-  const auto seconds_since = [](Clock::time_point t) {
-    return std::chrono::duration<double>(Clock::now() - t).count();
+  // Adds the time `work` takes to `total`.
+  const auto timed = [&](double& total, auto&& work) {
+    const Clock::time_point t = Clock::now();
+    work();
+    total += seconds_since(t);
   };
+  LoopTimes& times = outcome.times;
   Clock::time_point last_checkpoint = Clock::now(), last_durable = Clock::now();
   bool next_issued = false;
   try {
     for (std::int64_t i = plan.first_image; i < plan.images; ++i) {
-      if (!next_issued) source.advance(plan.steps_per_image);
+      if (!next_issued) timed(times.stepping, [&] { source.advance(plan.steps_per_image); });
       next_issued = false;
       const bool last = i + 1 == plan.images;
 
@@ -189,16 +212,20 @@ LoopOutcome run_image_loop(ImageSource<Real>& source, ImageSink<Real>& sink, con
       // The last image's state is saved too: the file then ends the same however it got there.
       const bool checkpoint = plan.checkpoints && (last || interrupt || (before & Checkpoint));
       const FieldSet captured = checkpoint ? FieldSet{true, true} : plan.fields;
-      source.capture(captured);
+      timed(times.reading, [&] { source.capture(captured); });
       if (source.asynchronous() && !last && !interrupt) {
         // The next image's steps run while this one travels to the writer.
-        source.advance(plan.steps_per_image);
+        timed(times.stepping, [&] { source.advance(plan.steps_per_image); });
         next_issued = true;
       }
 
       const bool extra_field = (captured.u && !plan.fields.u) || (captured.v && !plan.fields.v);
-      if (extra_field) queue.drain_and_free_buffers();
-      std::optional<ImageSlot<Real>> slot = queue.acquire();  // none once the writer stopped
+      std::optional<ImageSlot<Real>> slot;  // none once the writer stopped
+      timed(times.waiting, [&] {
+        if (extra_field) queue.drain_and_free_buffers();
+        slot = queue.acquire();
+      });
+      const Clock::time_point reading_from = Clock::now();
       unsigned after = 0;
       std::string reason;
       std::exception_ptr error;
@@ -219,6 +246,7 @@ LoopOutcome run_image_loop(ImageSource<Real>& source, ImageSink<Real>& sink, con
           error = std::current_exception();
         }
       }
+      times.reading += seconds_since(reading_from);
       if (!slot) after |= WriterGone;
       if (!reason.empty()) after |= Stop;
       if (error) after |= Failed;
@@ -251,8 +279,10 @@ LoopOutcome run_image_loop(ImageSource<Real>& source, ImageSink<Real>& sink, con
     outcome.stepping_error = std::current_exception();
     queue.close();
   }
-  queue.finish();
-  writer.join();
+  timed(times.last_write, [&] {
+    queue.finish();
+    writer.join();
+  });
   if (!writer_stop_reason.empty() && outcome.stop_reason.empty()) {
     outcome.stop_reason = writer_stop_reason;
   }

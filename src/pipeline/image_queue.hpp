@@ -3,6 +3,7 @@
 // ever dropped.
 #pragma once
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -87,13 +88,19 @@ class ImageQueue {
     std::unique_lock lock(mutex_);
     changed_.wait(lock, [&] { return free_.size() == capacity_ || closed_; });
   }
-  // Producer: drain(), then frees the buffers of every idle slot (they are allocated again on use).
+  // Producer: drain(), then frees the buffers of every idle slot but the next one acquire() hands
+  // out, chosen among those that hold buffers already (memory touched again costs time).
   void drain_and_free_buffers() {
     drain();
     std::lock_guard lock(mutex_);
-    for (ImageSlot<Real>& slot : free_) {
-      std::vector<Real>().swap(slot.u);
-      std::vector<Real>().swap(slot.v);
+    const auto held = [](const ImageSlot<Real>& slot) { return slot.u.size() + slot.v.size(); };
+    auto fullest = std::max_element(free_.begin(), free_.end(),
+                                    [&](const auto& a, const auto& b) { return held(a) < held(b); });
+    if (fullest == free_.end()) return;
+    std::iter_swap(free_.begin(), fullest);
+    for (auto slot = std::next(free_.begin()); slot != free_.end(); ++slot) {
+      std::vector<Real>().swap(slot->u);
+      std::vector<Real>().swap(slot->v);
     }
   }
   std::size_t in_flight() {

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 
 #include "app/version.hpp"
@@ -14,6 +15,20 @@
 namespace grayscott::pipeline {
 
 namespace {
+
+// Seconds between laps, on a steady clock.
+class Stopwatch {
+ public:
+  double lap() {
+    const auto now = std::chrono::steady_clock::now();
+    const double seconds = std::chrono::duration<double>(now - last_).count();
+    last_ = now;
+    return seconds;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
 
 // The request's file metadata, and the state of the file it continues (if it does): checked
 // before any engine is made.
@@ -75,11 +90,14 @@ RunSummary run_on(Engine<Real>& engine, const RunRequest& request, PreparedRun p
   const auto cells = static_cast<std::size_t>(problem.grid.cells());
   const std::int64_t first = continued ? continued->checkpoint_images : 0;
 
+  RunTimes times;
+  Stopwatch clock;
   std::optional<io::RunFileWriter> file;
   if (continued)
     file.emplace(request.output, meta, io::RunFileWriter::Continue{first});
   else
     file.emplace(request.output, meta, request.overwrite);
+  times.file_open = clock.lap();
 
   const double cell_updates_per_image =
       static_cast<double>(cells) * static_cast<double>(request.steps_per_image);
@@ -96,6 +114,8 @@ RunSummary run_on(Engine<Real>& engine, const RunRequest& request, PreparedRun p
   };
   Agreement alone;
   const LoopOutcome outcome = run_image_loop<Real>(source, sink, plan, alone);
+  times.loop = clock.lap();
+  times.in_loop = outcome.times;
   progress.clear();
 
   RunSummary summary;
@@ -112,6 +132,8 @@ RunSummary run_on(Engine<Real>& engine, const RunRequest& request, PreparedRun p
                        ? interrupted_status(outcome.signal, summary.images_written)
                        : "stopped: an error ended the run";
   file->finish(summary.status);
+  times.file_close = clock.lap();
+  summary.times = times;
   if (outcome.stepping_error) std::rethrow_exception(outcome.stepping_error);
   if (outcome.writer_error) std::rethrow_exception(outcome.writer_error);
   summary.cell_updates_per_s = summary.seconds > 0
@@ -187,12 +209,18 @@ RunSummary execute_run_with(const RunRequest& request) {
   if (!choice.notice.empty() && !request.quiet) {
     std::fprintf(stderr, "grayscott: %s\n", choice.notice.c_str());
   }
+  Stopwatch clock;
   auto engine = make_engine<Real>(request.problem, params, options);
+  const double engine_seconds = clock.lap();
   if (prepared.continued)
     load_continued_state(*engine, request, *prepared.continued);
   else
     load_initial_state(*engine, request);
-  return run_on(*engine, request, std::move(prepared));
+  const double initial_state_seconds = clock.lap();
+  RunSummary summary = run_on(*engine, request, std::move(prepared));
+  summary.times.engine = engine_seconds;
+  summary.times.initial_state = initial_state_seconds;
+  return summary;
 }
 
 }  // namespace

@@ -36,7 +36,18 @@ struct RunRequest {
   std::function<void(std::int64_t, std::int64_t)> on_progress;
 };
 
+// Where a run's time went, in seconds (see LoopTimes for the loop's share).
+struct RunTimes {
+  double engine = 0;         // making the engine: allocation and first touch of its state
+  double initial_state = 0;  // the initial state or the checkpoint into the engine
+  double file_open = 0;      // creating (or reopening) the file
+  double loop = 0;           // the image loop, wall time
+  LoopTimes in_loop;
+  double file_close = 0;     // the final status, the companion .xmf, closing the file
+};
+
 struct RunSummary {
+  RunTimes times;
   std::string backend;
   std::int64_t first_image = 0;     // images the file held already (a continued run)
   std::int64_t images_written = 0;  // images in the file at the end

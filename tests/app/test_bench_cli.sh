@@ -77,6 +77,25 @@ out=$("$grayscott" bench --rows 40 --cols 60 --images 4 --steps-per-image 3 --re
       --output "$work/bench.h5" --json) || fail "io hdf5 exited $?"
 echo "$out" | check_json io=hdf5 steps=12 || fail "io hdf5: bad JSON: $out"
 [ -s "$work/bench.h5" ] || fail "io hdf5 wrote no file"
+# Where the time went: every phase, none negative, the stepping thread's adding up to at most the
+# whole (the rest is outside the pipeline's phases: choosing the backend, the output's claim).
+echo "$out" | "$python" -c '
+import json, sys
+r = json.load(sys.stdin)
+p = r["phases_seconds"]
+names = ["engine", "initial_state", "file_open", "stepping", "reading_images",
+         "waiting_for_writer", "last_write", "loop_other", "file_close", "writer_writing",
+         "writer_saving"]
+assert list(p) == names, list(p)
+assert all(p[n] >= 0 for n in names if n != "loop_other") and p["loop_other"] > -1e-3, p
+assert p["stepping"] > 0 and p["writer_writing"] > 0, p
+inside = sum(p[n] for n in names if not n.startswith("writer_"))
+assert inside <= r["seconds"] * 1.01, (inside, r["seconds"])
+' || fail "io hdf5: bad phases: $out"
+table=$("$grayscott" bench --rows 40 --cols 60 --images 4 --steps-per-image 3 --repeat 1 --io hdf5 \
+        --output "$work/bench.h5") || fail "io hdf5 table exited $?"
+echo "$table" | grep -q "where the time went" || fail "io hdf5: no breakdown in the table: $table"
+echo "$table" | grep -q "beside it, the writer thread: writing" || fail "io hdf5: no writer line: $table"
 
 # The comparison preset, made small: both runs and their ratio.
 out=$("$grayscott" bench --preset batch-vs-large --images 1 --steps-per-image 1 --repeat 1 --warmup 0 --json) ||

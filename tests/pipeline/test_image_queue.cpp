@@ -73,3 +73,31 @@ TEST(ImageQueue, DrainWaitsForTheWriterToFinish) {
   queue.finish();
   writer.join();
 }
+
+// Before a checkpoint's extra field, the queue waits for the writer and keeps one slot's buffers:
+// the one acquire() hands out next, chosen among the slots that hold buffers.
+TEST(ImageQueue, DrainAndFreeKeepsTheNextSlotsBuffersOnly) {
+  ImageQueue<float> queue(2, 0, false, false);
+  auto first = queue.acquire();
+  auto second = queue.acquire();
+  ASSERT_TRUE(first && second);
+  second->v.assign(64, 7.0f);  // only the second slot was ever filled
+  queue.release(std::move(*first));
+  std::thread writer([&] {
+    auto written = queue.pop();
+    ASSERT_TRUE(written);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // drain must wait for this
+    queue.release(std::move(*written));
+  });
+  queue.push(std::move(*second));
+  queue.drain_and_free_buffers();
+  EXPECT_EQ(queue.in_flight(), 0u);
+  auto next = queue.acquire();
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->v.size(), 64u);  // the slot that holds buffers comes first
+  auto other = queue.acquire();
+  ASSERT_TRUE(other);
+  EXPECT_TRUE(other->u.empty() && other->v.empty());
+  queue.finish();
+  writer.join();
+}
