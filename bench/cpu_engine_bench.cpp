@@ -17,10 +17,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
 #include "engine/cpu/cpu_engine.hpp"
+#include "engine/cpu/subnormals.hpp"
 #include "engine/engine.hpp"
 #include "engine/host_buffer.hpp"
 
@@ -121,8 +123,71 @@ void BM_Advance(benchmark::State& state) {
   state.counters["fuse_steps"] = engine.fuse_steps();
 }
 
+// One output row of one step, in cache, on one thread: what a batch of narrow members costs per
+// cell, and why it was slow.
+//   bench_cpu_engine --benchmark_filter=Row
+// BM_RowKernel times the whole row (edge columns included), BM_RowInterior only the vectorised
+// interior span: their difference is the two edge cells' share, which grows as rows narrow.
+// BM_RowSubnormal is the cause of the batch's old gap and its cure: rows of v as a pattern's
+// decaying tail has them (subnormal:1, 2^-120 down to 2^-149, mostly below float's smallest normal
+// number) against ordinary ones (subnormal:0), with the flush-to-zero mode the engine sets
+// (flush:1, engine/cpu/subnormals.hpp) and without it (flush:0).
+template <bool WholeRow>
+void row_kernel_bench(benchmark::State& state, bool subnormal_inputs = false) {
+  using namespace grayscott;
+  const auto cols = static_cast<std::int64_t>(state.range(0));
+  std::vector<float> u(3 * static_cast<std::size_t>(cols)), v(u.size());
+  for (std::size_t i = 0; i < u.size(); ++i) {
+    u[i] = 1.0f - 0.01f * static_cast<float>(i % 7);
+    // A decaying tail: from 2^-120 (normal) down to 2^-149 (the smallest subnormal number).
+    v[i] = subnormal_inputs ? std::ldexp(1.0f, -120 - static_cast<int>(i % 30))
+                            : 0.01f * static_cast<float>(1 + i % 5);
+  }
+  std::vector<float> out_u(static_cast<std::size_t>(cols)), out_v(out_u.size());
+  const cpu::RowNeighbourhood<float> in{{u.data(), u.data() + cols, u.data() + 2 * cols},
+                                        {v.data(), v.data() + cols, v.data() + 2 * cols}};
+  const auto coefficients = Coefficients<float>::from(Parameters{});
+  const Stencil stencil = Stencil::oono_puri();
+  const std::vector<float> w(stencil.weights.begin(), stencil.weights.end());
+  constexpr int rows_per_iteration = 64;
+  for (auto _ : state) {
+    for (int r = 0; r < rows_per_iteration; ++r) {
+      if constexpr (WholeRow) {
+        cpu::update_row<StencilKind::OonoPuri>(in, cols, cpu::EdgeRule::Absent,
+                                               cpu::EdgeRule::Absent, coefficients, w.data(),
+                                               out_u.data(), out_v.data());
+      } else {
+        cpu::detail::update_span<StencilKind::OonoPuri, true, true>(
+            in, 1, cols - 1, coefficients, w.data(), out_u.data(), out_v.data());
+      }
+      benchmark::DoNotOptimize(out_u.data());
+      benchmark::ClobberMemory();
+    }
+  }
+  const double cells = static_cast<double>(WholeRow ? cols : cols - 2) * rows_per_iteration;
+  state.counters["ns_per_cell"] =
+      benchmark::Counter(cells * static_cast<double>(state.iterations()),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+void BM_RowKernel(benchmark::State& state) { row_kernel_bench<true>(state); }
+void BM_RowInterior(benchmark::State& state) { row_kernel_bench<false>(state); }
+void BM_RowSubnormal(benchmark::State& state) {
+  const bool subnormal = state.range(1) != 0, flush = state.range(2) != 0;
+  if (flush) {
+    const grayscott::cpu::FlushSubnormals<float> mode;
+    row_kernel_bench<true>(state, subnormal);
+  } else {
+    row_kernel_bench<true>(state, subnormal);
+  }
+}
+
 }  // namespace
 
+BENCHMARK(BM_RowKernel)->ArgName("cols")->Arg(64)->Arg(128)->Arg(1024)->Arg(4096);
+BENCHMARK(BM_RowInterior)->ArgName("cols")->Arg(64)->Arg(128)->Arg(1024)->Arg(4096);
+BENCHMARK(BM_RowSubnormal)
+    ->ArgNames({"cols", "subnormal", "flush"})
+    ->ArgsProduct({{128}, {0, 1}, {0, 1}});
 BENCHMARK(BM_Copy)->UseRealTime()->Unit(benchmark::kMillisecond);
 // 0 = the engine's automatic choice (reported in the fuse_steps counter).
 BENCHMARK_TEMPLATE(BM_Advance, float)

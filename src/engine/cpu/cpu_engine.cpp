@@ -7,6 +7,8 @@
 #include <cstring>
 #include <string>
 
+#include "engine/cpu/subnormals.hpp"
+
 namespace grayscott::cpu {
 
 template <class Real>
@@ -190,12 +192,15 @@ void CpuEngine<Real>::advance_one_step_sweeps(std::int64_t steps) {
   const auto nmembers = static_cast<std::int64_t>(members_.size());
   const int start = current_;
 #pragma omp parallel num_threads(threads_)
-  for (std::int64_t s = 0; s < steps; ++s) {
-    const int src = (start + static_cast<int>(s % 2)) % 2, dst = 1 - src;
+  {
+    const FlushSubnormals<Real> flush;
+    for (std::int64_t s = 0; s < steps; ++s) {
+      const int src = (start + static_cast<int>(s % 2)) % 2, dst = 1 - src;
 #pragma omp for collapse(2) schedule(static)
-    for (std::int64_t m = 0; m < nmembers; ++m) {
-      for (std::int64_t r = 0; r < rows; ++r) {
-        step_row<K>(members_[static_cast<std::size_t>(m)], src, dst, r);
+      for (std::int64_t m = 0; m < nmembers; ++m) {
+        for (std::int64_t r = 0; r < rows; ++r) {
+          step_row<K>(members_[static_cast<std::size_t>(m)], src, dst, r);
+        }
       }
     }
   }
@@ -278,6 +283,7 @@ void CpuEngine<Real>::advance_fused(std::int64_t steps) {
   const int start = current_;
 #pragma omp parallel num_threads(threads_)
   {
+    const FlushSubnormals<Real> flush;
     const int thread = omp_get_thread_num(), team = omp_get_num_threads();
     // The bands split in advance, unless OpenMP gave fewer threads than asked for.
     std::vector<Band> fewer_threads_bands;
@@ -300,20 +306,26 @@ void CpuEngine<Real>::advance_fused(std::int64_t steps) {
 // once per step (or per fused pass) is bound by the memory bandwidth, while one member's fields
 // fit in a core's cache. So each thread takes whole members, the same static split of members as
 // the first touch, and carries each through every step of the advance before the next: the
-// member's rows stay in cache from step to step. Every row goes through update_row with the same
-// inputs as in the other paths, so the result is bitwise the same.
+// member's rows stay in cache from step to step. (Fusing the steps within a member as well, one
+// band of all its rows, measured 0.93 of this on 128x128 members: from cache, the steps are bound
+// by arithmetic, not by traffic.) Every row goes through update_row with the same inputs as in the
+// other paths, so the result is bitwise the same.
 template <class Real>
 template <StencilKind K>
 void CpuEngine<Real>::advance_members_in_cache(std::int64_t steps) {
   const std::int64_t rows = grid_.rows;
   const auto nmembers = static_cast<std::int64_t>(members_.size());
   const int start = current_;
-#pragma omp parallel for schedule(static) num_threads(threads_)
-  for (std::int64_t m = 0; m < nmembers; ++m) {
-    Member& member = members_[static_cast<std::size_t>(m)];
-    for (std::int64_t s = 0; s < steps; ++s) {
-      const int src = (start + static_cast<int>(s % 2)) % 2, dst = 1 - src;
-      for (std::int64_t r = 0; r < rows; ++r) step_row<K>(member, src, dst, r);
+#pragma omp parallel num_threads(threads_)
+  {
+    const FlushSubnormals<Real> flush;
+#pragma omp for schedule(static)
+    for (std::int64_t m = 0; m < nmembers; ++m) {
+      Member& member = members_[static_cast<std::size_t>(m)];
+      for (std::int64_t s = 0; s < steps; ++s) {
+        const int src = (start + static_cast<int>(s % 2)) % 2, dst = 1 - src;
+        for (std::int64_t r = 0; r < rows; ++r) step_row<K>(member, src, dst, r);
+      }
     }
   }
   current_ = static_cast<int>((start + steps) % 2);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "engine/cpu/subnormals.hpp"
+
 namespace grayscott::cpu {
 
 template <class Real>
@@ -119,11 +121,15 @@ void CpuSubdomain<Real>::step_with(const Region& region) {
   };
   // Small strips (the rim around the interior) are not worth waking the thread team for.
   const bool parallel = threads_ > 1 && region.cells() >= 32768;
-#pragma omp parallel for schedule(static) num_threads(threads_) if (parallel)
-  for (std::int64_t r = region.row_begin; r < region.row_end; ++r) {
-    const auto in = neighbourhood(r, region.col_begin, state_rows);
-    const auto out = layout_.offset(r, region.col_begin);
-    update_row<K>(in, width, left, right, coefficients_, w, du + out, dv + out);
+#pragma omp parallel num_threads(threads_) if (parallel)
+  {
+    const FlushSubnormals<Real> flush;
+#pragma omp for schedule(static)
+    for (std::int64_t r = region.row_begin; r < region.row_end; ++r) {
+      const auto in = neighbourhood(r, region.col_begin, state_rows);
+      const auto out = layout_.offset(r, region.col_begin);
+      update_row<K>(in, width, left, right, coefficients_, w, du + out, dv + out);
+    }
   }
 }
 
@@ -210,11 +216,15 @@ void CpuSubdomain<Real>::step_chain(std::span<const Region> regions) {
     chain_scratch_.assign(per_band * static_cast<std::size_t>(bands), Real(0));
   }
   dispatch_stencil(stencil_kind_, [&]<StencilKind K>() {
-#pragma omp parallel for schedule(static, 1) num_threads(bands) if (bands > 1)
-    for (int b = 0; b < bands; ++b) {
-      const std::int64_t begin = last.row_begin + last.rows() * b / bands;
-      const std::int64_t end = last.row_begin + last.rows() * (b + 1) / bands;
-      chain_band<K>(regions, begin, end, chain_scratch_.data() + per_band * b);
+#pragma omp parallel num_threads(bands) if (bands > 1)
+    {
+      const FlushSubnormals<Real> flush;
+#pragma omp for schedule(static, 1)
+      for (int b = 0; b < bands; ++b) {
+        const std::int64_t begin = last.row_begin + last.rows() * b / bands;
+        const std::int64_t end = last.row_begin + last.rows() * (b + 1) / bands;
+        chain_band<K>(regions, begin, end, chain_scratch_.data() + per_band * b);
+      }
     }
   });
   current_ = 1 - current_;

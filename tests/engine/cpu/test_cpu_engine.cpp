@@ -1,6 +1,13 @@
 #include <gtest/gtest.h>
 
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
+
+#include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <tuple>
 
 #include "engine/cpu/cpu_engine.hpp"
@@ -208,4 +215,50 @@ TEST(CpuEngine, CapturedImageSurvivesFurtherSteps) {
   engine.read_captured(0, u.data(), v.data());
   EXPECT_EQ(v, run_cpu<float>(problem, start, 5).v);
   EXPECT_EQ(u, std::vector<float>(256, -1.f)) << "u was not captured and must be left alone";
+}
+
+// float32 flushes subnormal numbers to zero (engine/cpu/subnormals.hpp): a 128x128 grid from the
+// seed, where after 128 steps a tenth of v lies below float's smallest normal number in float64,
+// holds none in float32, on every path (one step per pass, fused, a batch in cache); the caller's
+// own floating-point mode is left as it was.
+TEST(CpuEngine, Float32FlushesSubnormalsAndLeavesTheCallersModeAlone) {
+  Problem problem;
+  problem.grid = {128, 128};
+  const std::size_t cells = problem.grid.cells();
+  std::vector<double> u64(cells), v64(cells);
+  fill_seed<double>(problem.grid, u64, v64);
+  cpu::CpuEngine<double> wide(problem, std::vector<Parameters>{problem.params}, {"cpu", 2, 1, 0});
+  wide.load(0, u64, v64);
+  wide.advance(128);
+  wide.capture({false, true});
+  wide.read_captured(0, nullptr, v64.data());
+  const auto below_float_normal = std::count_if(v64.begin(), v64.end(), [](double x) {
+    return x != 0 && std::abs(x) < std::numeric_limits<float>::min();
+  });
+  EXPECT_GT(below_float_normal, static_cast<std::ptrdiff_t>(cells / 20));  // else nothing to see
+
+  std::vector<float> u(cells), v(cells);
+  fill_seed<float>(problem.grid, u, v);
+  for (auto [fuse, members] : {std::pair{1, 1}, {8, 1}, {0, 16}}) {
+    SCOPED_TRACE("fuse " + std::to_string(fuse) + ", " + std::to_string(members) + " members");
+    const std::vector<Parameters> params(static_cast<std::size_t>(members), problem.params);
+    cpu::CpuEngine<float> engine(problem, params, {"cpu", 2, fuse, 0});
+    for (int m = 0; m < members; ++m) engine.load(static_cast<std::size_t>(m), u, v);
+#if defined(__SSE__)
+    // The mode bits (rounding, flush, masks), not the sticky exception flags (bits 0-5).
+    constexpr unsigned mode = ~0x3Fu;
+    const unsigned before = _mm_getcsr() & mode;
+    engine.advance(128);
+    EXPECT_EQ(_mm_getcsr() & mode, before) << "the engine changed the caller's floating-point mode";
+#else
+    engine.advance(128);
+#endif
+    std::vector<float> out(cells);
+    engine.capture({false, true});
+    engine.read_captured(static_cast<std::size_t>(members - 1), nullptr, out.data());
+    const auto subnormal = std::count_if(out.begin(), out.end(), [](float x) {
+      return std::fpclassify(x) == FP_SUBNORMAL;
+    });
+    EXPECT_EQ(subnormal, 0);
+  }
 }

@@ -9,6 +9,7 @@
 #include "engine/cuda/kernel_emulation.hpp"
 // (the kernels first: the emulation's macros must not reach other headers)
 #include "engine/cpu/cpu_engine.hpp"
+#include "engine/cpu/subnormals.hpp"
 #include "engine_test_support.hpp"
 
 using namespace grayscott;
@@ -30,6 +31,8 @@ template <StencilKind K, Boundary B, class Real>
 Batch<Real> run_kernels(const Problem& problem, const std::vector<Parameters>& members,
                         const std::vector<reference::State>& starts, std::int64_t steps,
                         int fuse_option) {
+  // The kernels are built with nvcc --ftz=true: float32 subnormals flushed to zero, as here.
+  const cpu::FlushSubnormals<Real> flush;
   const int rows = static_cast<int>(problem.grid.rows), cols = static_cast<int>(problem.grid.cols);
   const std::size_t cells = problem.grid.cells(), count = members.size();
   std::vector<Real> u[2], v[2];
@@ -159,6 +162,23 @@ TEST(CudaKernelsOnHost, MatchCpuEngineBitwise) {
         expect_kernels_match_cpu<float>(problem_of(rows, cols, stencil, boundary), 7, {1, 3});
       }
     }
+  }
+}
+
+// From the seed, where float32's subnormal numbers appear within a hundred steps (see
+// CpuEngine.Float32FlushesSubnormalsAndLeavesTheCallersModeAlone): the kernels flush them as the
+// CPU engine does, one step per launch and fused.
+TEST(CudaKernelsOnHost, FlushSubnormalsAsTheCpuEngineDoes) {
+  const Problem problem = problem_of(64, 96, Stencil::oono_puri(), Boundary::ZeroFlux);
+  const auto members = two_members(problem);
+  const std::vector<reference::State> starts(
+      2, reference::initial_state(problem.grid.rows, problem.grid.cols));
+  const Batch<float> expected = run_cpu<float>(problem, members, starts, 150);
+  for (int fuse : {1, 6}) {
+    Batch<float> got = run_kernels<StencilKind::OonoPuri, Boundary::ZeroFlux, float>(
+        problem, members, starts, 150, fuse);
+    EXPECT_EQ(first_difference(got.v, expected.v), -1) << "fuse " << fuse;
+    EXPECT_EQ(first_difference(got.u, expected.u), -1) << "fuse " << fuse;
   }
 }
 
