@@ -478,7 +478,6 @@ void SweepFileWriter::finish(const std::string& status,
   if (H5Fclose(h_->file.release()) < 0) h5::fail("close " + path_.string());
 }
 
-
 void place_unwritten_chunks(const fs::path& path) {
   h5::silence_library_errors();
   h5::Id fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "create file access properties");
@@ -507,9 +506,11 @@ void place_unwritten_chunks(const fs::path& path) {
     for (int d = 0; d < rank; ++d) chunk_values *= chunk[d];
     const std::size_t value_size = H5Tget_size(type);
     std::vector<unsigned char> fill(value_size), values(chunk_values * value_size);
-    h5::check(H5Pget_fill_value(props, type, fill.data()), std::string("read the fill value of /") + name);
+    h5::check(H5Pget_fill_value(props, type, fill.data()),
+              std::string("read the fill value of /") + name);
     for (hsize_t i = 0; i < chunk_values; ++i) {
-      std::copy(fill.begin(), fill.end(), values.begin() + static_cast<std::ptrdiff_t>(i * value_size));
+      std::copy(fill.begin(), fill.end(),
+                values.begin() + static_cast<std::ptrdiff_t>(i * value_size));
     }
     // Every chunk in row-major order of the chunk grid.
     std::array<hsize_t, 4> at{};
@@ -523,8 +524,9 @@ void place_unwritten_chunks(const fs::path& path) {
         std::array<hsize_t, 4> count{};
         for (int d = 0; d < rank; ++d) count[d] = std::min(chunk[d], dims[d] - at[d]);
         h5::Id part(H5Scopy(space), H5Sclose, "copy a dataspace");
-        h5::check(H5Sselect_hyperslab(part, H5S_SELECT_SET, at.data(), nullptr, count.data(), nullptr),
-                  "select a chunk");
+        h5::check(
+            H5Sselect_hyperslab(part, H5S_SELECT_SET, at.data(), nullptr, count.data(), nullptr),
+            "select a chunk");
         h5::Id memory = h5::simple_space(std::span<const hsize_t>(count.data(), rank));
         h5::check(H5Dwrite(dataset, type, memory, part, H5P_DEFAULT, values.data()),
                   std::string("write the fill value into /") + name + " of " + path.string());

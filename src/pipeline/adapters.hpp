@@ -29,8 +29,10 @@ class EngineSource final : public ImageSource<Real> {
     if (!on_device_) {
       const typename Engine<Real>::StateView state = engine_.state();
       for (std::size_t m = 0; m < engine_.members(); ++m) {
-        if (fields.u) std::copy_n(state.u + m * state.member_stride, cells_, slot.u.data() + m * cells_);
-        if (fields.v) std::copy_n(state.v + m * state.member_stride, cells_, slot.v.data() + m * cells_);
+        if (fields.u)
+          std::copy_n(state.u + m * state.member_stride, cells_, slot.u.data() + m * cells_);
+        if (fields.v)
+          std::copy_n(state.v + m * state.member_stride, cells_, slot.v.data() + m * cells_);
       }
       return;
     }

@@ -104,12 +104,12 @@ struct LoopPlan {
 // Where a loop's time went, in seconds. The stepping thread's share adds up to about the loop's
 // wall time; the writer's runs beside it (on a core of its own if there is one).
 struct LoopTimes {
-  double stepping = 0;     // in advance(): the steps, or a device engine's launches
-  double reading = 0;      // capture, copying the image out of the engine, and its check
-  double waiting = 0;      // for a free image buffer (the writer behind)
-  double last_write = 0;   // at the end, for the writer to finish the last image and checkpoint
-  double writing = 0;      // writer thread: the images into the file
-  double saving = 0;       // writer thread: checkpoints and the flushes that make images durable
+  double stepping = 0;    // in advance(): the steps, or a device engine's launches
+  double reading = 0;     // capture, copying the image out of the engine, and its check
+  double waiting = 0;     // for a free image buffer (the writer behind)
+  double last_write = 0;  // at the end, for the writer to finish the last image and checkpoint
+  double writing = 0;     // writer thread: the images into the file
+  double saving = 0;      // writer thread: checkpoints and the flushes that make images durable
 };
 
 struct LoopOutcome {

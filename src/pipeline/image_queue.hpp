@@ -94,8 +94,9 @@ class ImageQueue {
     drain();
     std::lock_guard lock(mutex_);
     const auto held = [](const ImageSlot<Real>& slot) { return slot.u.size() + slot.v.size(); };
-    auto fullest = std::max_element(free_.begin(), free_.end(),
-                                    [&](const auto& a, const auto& b) { return held(a) < held(b); });
+    auto fullest = std::max_element(free_.begin(), free_.end(), [&](const auto& a, const auto& b) {
+      return held(a) < held(b);
+    });
     if (fullest == free_.end()) return;
     std::iter_swap(free_.begin(), fullest);
     for (auto slot = std::next(free_.begin()); slot != free_.end(); ++slot) {

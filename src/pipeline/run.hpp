@@ -43,7 +43,7 @@ struct RunTimes {
   double file_open = 0;      // creating (or reopening) the file
   double loop = 0;           // the image loop, wall time
   LoopTimes in_loop;
-  double file_close = 0;     // the final status, the companion .xmf, closing the file
+  double file_close = 0;  // the final status, the companion .xmf, closing the file
 };
 
 struct RunSummary {

@@ -256,9 +256,8 @@ TEST(CpuEngine, Float32FlushesSubnormalsAndLeavesTheCallersModeAlone) {
     std::vector<float> out(cells);
     engine.capture({false, true});
     engine.read_captured(static_cast<std::size_t>(members - 1), nullptr, out.data());
-    const auto subnormal = std::count_if(out.begin(), out.end(), [](float x) {
-      return std::fpclassify(x) == FP_SUBNORMAL;
-    });
+    const auto subnormal = std::count_if(
+        out.begin(), out.end(), [](float x) { return std::fpclassify(x) == FP_SUBNORMAL; });
     EXPECT_EQ(subnormal, 0);
   }
 }
