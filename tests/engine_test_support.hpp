@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <ostream>
 #include <string>
 #include <tuple>
@@ -74,6 +75,16 @@ double max_abs_difference(const std::vector<Real>& a, const std::vector<double>&
     worst = (d > worst || std::isnan(d)) ? d : worst;
   }
   return worst;
+}
+
+// Index of the first value whose bits differ, or -1.
+template <class Real>
+std::int64_t first_bitwise_difference(const std::vector<Real>& a, const std::vector<Real>& b) {
+  if (a.size() != b.size()) return 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (std::memcmp(&a[i], &b[i], sizeof(Real)) != 0) return static_cast<std::int64_t>(i);
+  }
+  return -1;
 }
 
 }  // namespace grayscott::testing

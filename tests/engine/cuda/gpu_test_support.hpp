@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -113,14 +112,5 @@ std::size_t count_non_finite(const std::vector<Real>& x) {
   return n;
 }
 
-// Index of the first value whose bits differ, or -1.
-template <class Real>
-std::int64_t first_bitwise_difference(const std::vector<Real>& a, const std::vector<Real>& b) {
-  if (a.size() != b.size()) return 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (std::memcmp(&a[i], &b[i], sizeof(Real)) != 0) return static_cast<std::int64_t>(i);
-  }
-  return -1;
-}
 
 }  // namespace grayscott::testing

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
 #include <vector>
 
 #include "engine/cuda/kernel_emulation.hpp"
@@ -13,6 +12,7 @@
 #include "engine_test_support.hpp"
 
 using namespace grayscott;
+using grayscott::testing::first_bitwise_difference;
 namespace kernels = grayscott::cuda::detail;
 
 namespace {
@@ -96,16 +96,6 @@ Batch<Real> run_cpu(const Problem& problem, const std::vector<Parameters>& membe
   return out;
 }
 
-// The first index where a and b differ in their bits, -1 if none.
-template <class Real>
-std::int64_t first_difference(const std::vector<Real>& a, const std::vector<Real>& b) {
-  if (a.size() != b.size()) return 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (std::memcmp(&a[i], &b[i], sizeof(Real)) != 0) return static_cast<std::int64_t>(i);
-  }
-  return -1;
-}
-
 Problem problem_of(std::int64_t rows, std::int64_t cols, const Stencil& stencil,
                    Boundary boundary) {
   Problem problem;
@@ -142,8 +132,8 @@ void expect_kernels_match_cpu(const Problem& problem, std::int64_t steps,
     kernels::dispatch(problem.stencil.kind, problem.boundary, [&]<StencilKind K, Boundary B>() {
       got = run_kernels<K, B, Real>(problem, members, starts, steps, fuse);
     });
-    EXPECT_EQ(first_difference(got.u, expected.u), -1);
-    EXPECT_EQ(first_difference(got.v, expected.v), -1);
+    EXPECT_EQ(first_bitwise_difference(got.u, expected.u), -1);
+    EXPECT_EQ(first_bitwise_difference(got.v, expected.v), -1);
   }
 }
 
@@ -177,8 +167,8 @@ TEST(CudaKernelsOnHost, FlushSubnormalsAsTheCpuEngineDoes) {
   for (int fuse : {1, 6}) {
     Batch<float> got = run_kernels<StencilKind::OonoPuri, Boundary::ZeroFlux, float>(
         problem, members, starts, 150, fuse);
-    EXPECT_EQ(first_difference(got.v, expected.v), -1) << "fuse " << fuse;
-    EXPECT_EQ(first_difference(got.u, expected.u), -1) << "fuse " << fuse;
+    EXPECT_EQ(first_bitwise_difference(got.v, expected.v), -1) << "fuse " << fuse;
+    EXPECT_EQ(first_bitwise_difference(got.u, expected.u), -1) << "fuse " << fuse;
   }
 }
 
