@@ -22,6 +22,20 @@ void silence_library_errors() {
   if (!std::getenv("GRAYSCOTT_HDF5_ERRORS")) H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
 }
 
+Id writer_access(hid_t shared) {
+  if (shared != H5P_DEFAULT) return Id(H5Pcopy(shared), H5Pclose, "copy file access properties");
+  Id fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "create file access properties");
+  check(H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST), "choose the file format");
+  return fapl;
+}
+
+void clear_writer_marks_on_open(hid_t fapl) {
+  hbool_t clear = 1;
+  if (H5Pexist(fapl, "clear_status_flags") > 0) {
+    check(H5Pset(fapl, "clear_status_flags", &clear), "ask to clear the file's write marks");
+  }
+}
+
 namespace {
 // The file drivers describe a failed system call as "..., errno = 28, error message = 'No space
 // left on device', ...": the part after "error message = '" is the reason a user needs.

@@ -66,6 +66,14 @@ inline void check(herr_t status, const std::string& what) {
 
 Id simple_space(std::span<const hsize_t> dims, std::span<const hsize_t> max_dims = {});
 
+// The file access properties to write a file with: a copy of `shared` (the processes' MPI-IO
+// access), or for one process alone (`shared` = H5P_DEFAULT) the newest file format, which SWMR
+// needs.
+Id writer_access(hid_t shared);
+// A writer that was killed leaves the file marked as open for writing, and HDF5 then refuses to
+// open it again; h5clear's way of clearing the mark is this property of the file access list.
+void clear_writer_marks_on_open(hid_t fapl);
+
 void write_attribute(hid_t obj, const std::string& name, std::int64_t value);
 void write_attribute(hid_t obj, const std::string& name, double value);
 void write_attribute(hid_t obj, const std::string& name, std::span<const double> values);

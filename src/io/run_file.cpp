@@ -153,27 +153,6 @@ double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-// File access for one process writing alone: the newest file format, which SWMR needs.
-h5::Id single_writer_access() {
-  h5::Id fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "create file access properties");
-  h5::check(H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST),
-            "choose the file format");
-  return fapl;
-}
-
-h5::Id copy_access(hid_t fapl) {
-  return h5::Id(H5Pcopy(fapl), H5Pclose, "copy file access properties");
-}
-
-// A writer that was killed leaves the file marked as open for writing, and HDF5 then refuses to
-// open it again; h5clear's way of clearing the mark is this property of the file access list.
-void clear_writer_marks_on_open(hid_t fapl) {
-  hbool_t clear = 1;
-  if (H5Pexist(fapl, "clear_status_flags") > 0) {
-    h5::check(H5Pset(fapl, "clear_status_flags", &clear), "ask to clear the file's write marks");
-  }
-}
-
 // Opens a file for reading: as a finished file, or, when a writer has it open in SWMR mode (or
 // was killed while it had), as an SWMR reader, which sees every image flushed so far.
 hid_t open_for_reading(const fs::path& path) {
@@ -250,7 +229,7 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
   const fs::path partial = partial_name(
       path, access_.partial_tag.empty() ? std::to_string(::getpid()) : access_.partial_tag);
   try {
-    h5::Id fapl = access_.shared() ? copy_access(access_.file_access) : single_writer_access();
+    h5::Id fapl = h5::writer_access(access_.file_access);
     h_->file = h5::Id(H5Fcreate(partial.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl), H5Fclose,
                       "create " + partial.string());
 
@@ -360,8 +339,8 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, Cont
       meta_(meta),
       access_(with_block(access, meta.problem.grid)) {
   h5::silence_library_errors();
-  h5::Id fapl = access_.shared() ? copy_access(access_.file_access) : single_writer_access();
-  clear_writer_marks_on_open(fapl);
+  h5::Id fapl = h5::writer_access(access_.file_access);
+  h5::clear_writer_marks_on_open(fapl);
   h_->file = h5::Id(H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl), H5Fclose,
                     "open " + path.string() + " to continue it");
   // A killed writer may leave the superblock's end of file behind what it flushed.

@@ -99,13 +99,7 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
   const bool shared = access.file_access != H5P_DEFAULT;
   const fs::path partial = partial_name(
       path, access.partial_tag.empty() ? std::to_string(::getpid()) : access.partial_tag);
-  h5::Id fapl(shared ? H5Pcopy(access.file_access) : H5Pcreate(H5P_FILE_ACCESS), H5Pclose,
-              "create file access properties");
-  // Alone: the newest format, which SWMR needs.
-  if (!shared) {
-    h5::check(H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST),
-              "choose the file format");
-  }
+  h5::Id fapl = h5::writer_access(access.file_access);
   h_->file = h5::Id(H5Fcreate(partial.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl), H5Fclose,
                     "create " + partial.string());
   try {
@@ -256,14 +250,8 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
     : h_(std::make_unique<Handles>()), path_(path), meta_(meta), access_(access) {
   h5::silence_library_errors();
   const bool shared = access.file_access != H5P_DEFAULT;
-  h5::Id fapl(shared ? H5Pcopy(access.file_access) : H5Pcreate(H5P_FILE_ACCESS), H5Pclose,
-              "create file access properties");
-  if (!shared) {
-    h5::check(H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST),
-              "choose the file format");
-  }
-  hbool_t clear = 1;  // a killed writer's marks (see RunFileWriter)
-  if (H5Pexist(fapl, "clear_status_flags") > 0) H5Pset(fapl, "clear_status_flags", &clear);
+  h5::Id fapl = h5::writer_access(access.file_access);
+  h5::clear_writer_marks_on_open(fapl);
   h_->file = h5::Id(H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl), H5Fclose,
                     "open " + path.string() + " to continue it");
   if (!shared) H5Fincrement_filesize(h_->file, 0);
@@ -480,11 +468,8 @@ void SweepFileWriter::finish(const std::string& status,
 
 void place_unwritten_chunks(const fs::path& path) {
   h5::silence_library_errors();
-  h5::Id fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "create file access properties");
-  h5::check(H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST),
-            "choose the file format");
-  hbool_t clear = 1;  // a killed writer's marks (see RunFileWriter)
-  if (H5Pexist(fapl, "clear_status_flags") > 0) H5Pset(fapl, "clear_status_flags", &clear);
+  h5::Id fapl = h5::writer_access(H5P_DEFAULT);  // this process alone, before the ranks open it
+  h5::clear_writer_marks_on_open(fapl);
   h5::Id file(H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl), H5Fclose,
               "open " + path.string() + " to ready it for MPI");
   H5Fincrement_filesize(file, 0);  // a killed writer may leave the end of file behind
