@@ -42,6 +42,13 @@ def finished(p, timeout=300):
     return p.returncode, err
 
 
+def partway(p, path, low, high, seconds):
+    """Once `path` exists (or p ended), waits a random fraction in [low, high] of `seconds`."""
+    while p.poll() is None and not os.path.exists(path):
+        time.sleep(0.02)
+    time.sleep(random.uniform(low, high) * seconds)
+
+
 def same(a, b, what):
     problems = compare_runs.main(a, b, ("backend",))
     check(problems == 0, f"{what}: differs from the uninterrupted serial run")
@@ -67,9 +74,7 @@ for k, (boundary, precision) in enumerate(cases):
     # SIGTERM to the launcher, as a batch system's time limit sends it.
     path = f"stopped{k}.h5"
     p = mpi(ranks, "run", *problem, "-o", path, "--checkpoint-every", str(random.randint(2, 9)))
-    while p.poll() is None and not os.path.exists(path):
-        time.sleep(0.02)
-    time.sleep(random.uniform(0.05, 0.4) * duration)
+    partway(p, path, 0.05, 0.4, duration)
     p.send_signal(signal.SIGTERM)
     code, err = finished(p)
     with h5py.File(path, "r") as f:
@@ -93,9 +98,7 @@ for k, (boundary, precision) in enumerate(cases):
     # kill -9 of one rank: the launcher ends the job; the collective flushes kept the images.
     path = f"killed{k}.h5"
     p = mpi(ranks, "run", *problem, "-o", path, "--checkpoint-every", "3", "--quiet")
-    while p.poll() is None and not os.path.exists(path):
-        time.sleep(0.02)
-    time.sleep(random.uniform(0.1, 0.5) * duration)
+    partway(p, path, 0.1, 0.5, duration)
     # One rank (the newest process that is the program itself, not the launcher).
     subprocess.run(["pkill", "-9", "-n", "-f", f"^{GRAYSCOTT} run .*{path}"])
     finished(p)
@@ -118,9 +121,7 @@ code, err = finished(mpi(0, "sweep", *SWEEP, "-o", "sweep-serial.h5", "--quiet")
 check(code == 0, f"serial sweep: {err}")
 duration = time.monotonic() - t0
 p = mpi(3, "sweep", *SWEEP, "-o", "sweep-mpi.h5", "--checkpoint-every", "3", "--quiet")
-while p.poll() is None and not os.path.exists("sweep-mpi.h5"):
-    time.sleep(0.02)
-time.sleep(random.uniform(0.2, 0.5) * duration)
+partway(p, "sweep-mpi.h5", 0.2, 0.5, duration)
 p.send_signal(signal.SIGTERM)
 finished(p)
 with h5py.File("sweep-mpi.h5", "r") as f:
@@ -137,9 +138,7 @@ same("sweep-serial.h5", "sweep-mpi.h5", f"sweep over 3 ranks ({status}), resumed
 for way, resumed_on in (("SIGTERM", 2), ("SIGKILL", 3)):
     path = f"single-{way}.h5"
     p = mpi(0, "run", *base("zero-flux", "single"), "-o", path, "--checkpoint-every", "2")
-    while p.poll() is None and not os.path.exists(path):
-        time.sleep(0.02)
-    time.sleep(random.uniform(0.2, 0.6) * run_seconds)
+    partway(p, path, 0.2, 0.6, run_seconds)
     p.send_signal(getattr(signal, way))
     finished(p)
     with h5py.File(path, "r", swmr=True) as f:
@@ -151,9 +150,7 @@ for way, resumed_on in (("SIGTERM", 2), ("SIGKILL", 3)):
 
     path = f"sweep-single-{way}.h5"
     p = mpi(0, "sweep", *SWEEP, "-o", path, "--checkpoint-every", "3", "--quiet")
-    while p.poll() is None and not os.path.exists(path):
-        time.sleep(0.02)
-    time.sleep(random.uniform(0.2, 0.5) * duration)
+    partway(p, path, 0.2, 0.5, duration)
     p.send_signal(getattr(signal, way))
     finished(p)
     code, err = finished(mpi(resumed_on, "sweep", "--resume", path, "--quiet"))
