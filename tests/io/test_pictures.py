@@ -17,18 +17,12 @@ import matplotlib
 import matplotlib.image
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from script_checks import check, finish, work_in  # noqa: E402
+
 GRAYSCOTT = os.path.abspath(sys.argv[1])
 WORK = sys.argv[2]
-shutil.rmtree(WORK, ignore_errors=True)
-os.makedirs(WORK)
-os.chdir(WORK)
-failures = []
-
-
-def check(ok, what):
-    print(("ok: " if ok else "FAIL: ") + what, flush=True)
-    if not ok:
-        failures.append(what)
+work_in(WORK)
 
 
 def run(*args):
@@ -120,7 +114,4 @@ check(r.returncode == 0 and
 r = run("render", "ramp.h5", "--out", "complete", "--scale", "1")
 check("note:" not in r.stderr, f"a complete file's pictures come without: {r.stderr!r}")
 
-if failures:
-    print(f"{len(failures)} failure(s):\n  " + "\n  ".join(failures))
-    sys.exit(1)
-print("PASS: colormaps, scale and annotations")
+finish("colormaps, scale and annotations")

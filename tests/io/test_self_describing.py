@@ -9,7 +9,6 @@ Usage: test_self_describing.py GRAYSCOTT WORKDIR [MPIEXEC [FLAGS...]].
 Needs Debian's python3-xarray, python3-h5netcdf, python3-netcdf4, python3-h5py, python3-numpy.
 """
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -20,19 +19,13 @@ import netCDF4
 import numpy as np
 import xarray as xr
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from script_checks import check, failures, finish, work_in  # noqa: E402
+
 GRAYSCOTT = os.path.abspath(sys.argv[1])
 WORK = sys.argv[2]
 MPIEXEC = sys.argv[3:]
-shutil.rmtree(WORK, ignore_errors=True)
-os.makedirs(WORK)
-os.chdir(WORK)
-failures = []
-
-
-def check(ok, what):
-    print(("ok: " if ok else "FAIL: ") + what, flush=True)
-    if not ok:
-        failures.append(what)
+work_in(WORK)
 
 
 def run(*args, launcher=()):
@@ -142,7 +135,4 @@ if MPIEXEC:
         launcher=[*MPIEXEC, "-n", "2"])
     check_sweep_file("mpi-sweep.h5", 6, 2, 5)
 
-if failures:
-    print(f"{len(failures)} failure(s):\n  " + "\n  ".join(failures))
-    sys.exit(1)
-print("PASS: run and sweep files name their axes for xarray and netCDF4")
+finish("run and sweep files name their axes for xarray and netCDF4")

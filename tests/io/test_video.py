@@ -13,22 +13,16 @@ import sys
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from script_checks import check, finish, work_in  # noqa: E402
+
 GRAYSCOTT = os.path.abspath(sys.argv[1])
 WORK = sys.argv[2]
-shutil.rmtree(WORK, ignore_errors=True)
-os.makedirs(WORK)
-os.chdir(WORK)
-failures = []
+work_in(WORK)
 for tool in ("ffmpeg", "ffprobe"):
     if shutil.which(tool) is None:
         print(f"FAIL: {tool} is missing (Debian: apt-get install ffmpeg; scripts/setup does)")
         sys.exit(1)
-
-
-def check(ok, what):
-    print(("ok: " if ok else "FAIL: ") + what, flush=True)
-    if not ok:
-        failures.append(what)
 
 
 def run(*args, env=None):
@@ -136,7 +130,4 @@ if shutil.which("script"):
 r = run("render", "run.h5", "--video", "quiet.mp4", "--quiet")
 check(r.returncode == 0 and r.stderr == "", f"--quiet: {r.stderr!r}")
 
-if failures:
-    print(f"{len(failures)} failure(s):\n  " + "\n  ".join(failures))
-    sys.exit(1)
-print("PASS: videos of runs and sweeps, as ffprobe and ffmpeg read them")
+finish("videos of runs and sweeps, as ffprobe and ffmpeg read them")
