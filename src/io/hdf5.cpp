@@ -2,7 +2,10 @@
 
 #include <hdf5_hl.h>
 
+#include <algorithm>
+#include <array>
 #include <cstdlib>
+#include <vector>
 
 namespace grayscott::io::h5 {
 
@@ -164,5 +167,69 @@ void make_time_scale(hid_t dataset) {
   make_scale(dataset, "time");
   write_attribute(dataset, "long_name", std::string("model time: step x dt"));
 }
+
+void place_unwritten_chunks(const std::string& path, std::span<const char* const> datasets) {
+  silence_library_errors();
+  // This process alone, before the ranks open it; the file's own format (no new objects).
+  Id fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "create file access properties");
+  clear_writer_marks_on_open(fapl);
+  Id file(H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl), H5Fclose,
+              "open " + path + " to ready it for MPI");
+  H5Fincrement_filesize(file, 0);  // a killed writer may leave the end of file behind
+  for (const char* name : datasets) {
+    if (H5Lexists(file, name, H5P_DEFAULT) <= 0) continue;  // negative: no such group either
+    Id dataset(H5Dopen2(file, name, H5P_DEFAULT), H5Dclose, std::string("open /") + name);
+    Id props(H5Dget_create_plist(dataset), H5Pclose, std::string("read /") + name);
+    if (H5Pget_layout(props) != H5D_CHUNKED) continue;
+    Id type(H5Dget_type(dataset), H5Tclose, std::string("read the type of /") + name);
+    Id space(H5Dget_space(dataset), H5Sclose, std::string("read the shape of /") + name);
+    const int rank = H5Sget_simple_extent_ndims(space);
+    std::array<hsize_t, 4> dims{}, chunk{};
+    if (rank < 1 || rank > 4 || H5Pget_chunk(props, rank, chunk.data()) != rank) {
+      throw std::runtime_error("unexpected chunking of /" + std::string(name) + " in " +
+                               path);
+    }
+    H5Sget_simple_extent_dims(space, dims.data(), nullptr);
+    hsize_t chunk_values = 1;
+    for (int d = 0; d < rank; ++d) chunk_values *= chunk[d];
+    const std::size_t value_size = H5Tget_size(type);
+    std::vector<unsigned char> fill(value_size), values(chunk_values * value_size);
+    check(H5Pget_fill_value(props, type, fill.data()),
+              std::string("read the fill value of /") + name);
+    for (hsize_t i = 0; i < chunk_values; ++i) {
+      std::copy(fill.begin(), fill.end(),
+                values.begin() + static_cast<std::ptrdiff_t>(i * value_size));
+    }
+    // Every chunk in row-major order of the chunk grid.
+    std::array<hsize_t, 4> at{};
+    for (;;) {
+      haddr_t address = HADDR_UNDEF;
+      unsigned filters = 0;
+      hsize_t bytes = 0;
+      check(H5Dget_chunk_info_by_coord(dataset, at.data(), &filters, &address, &bytes),
+                std::string("look up a chunk of /") + name);
+      if (address == HADDR_UNDEF) {
+        std::array<hsize_t, 4> count{};
+        for (int d = 0; d < rank; ++d) count[d] = std::min(chunk[d], dims[d] - at[d]);
+        Id part(H5Scopy(space), H5Sclose, "copy a dataspace");
+        check(
+            H5Sselect_hyperslab(part, H5S_SELECT_SET, at.data(), nullptr, count.data(), nullptr),
+            "select a chunk");
+        Id memory = simple_space(std::span<const hsize_t>(count.data(), rank));
+        check(H5Dwrite(dataset, type, memory, part, H5P_DEFAULT, values.data()),
+                  std::string("write the fill value into /") + name + " of " + path);
+      }
+      int d = rank - 1;
+      for (; d >= 0; --d) {
+        at[d] += chunk[d];
+        if (at[d] < dims[d]) break;
+        at[d] = 0;
+      }
+      if (d < 0) break;
+    }
+  }
+  check(H5Fflush(file, H5F_SCOPE_GLOBAL), "flush " + path);
+}
+
 
 }  // namespace grayscott::io::h5

@@ -73,6 +73,11 @@ Id writer_access(hid_t shared);
 // A writer that was killed leaves the file marked as open for writing, and HDF5 then refuses to
 // open it again; h5clear's way of clearing the mark is this property of the file access list.
 void clear_writer_marks_on_open(hid_t fapl);
+// Readies a file one process wrote, or one a killed job left, for processes that share it over
+// MPI: parallel HDF5 writes only into chunks already placed in the file, so this process writes
+// the fill value into every chunk of `datasets` (those that exist and are chunked) not placed
+// yet, within their current extent. The file reads as before. Costs one write of those chunks.
+void place_unwritten_chunks(const std::string& path, std::span<const char* const> datasets);
 
 void write_attribute(hid_t obj, const std::string& name, std::int64_t value);
 void write_attribute(hid_t obj, const std::string& name, double value);

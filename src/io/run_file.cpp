@@ -153,6 +153,10 @@ double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+// The run file's chunked datasets.
+constexpr const char* run_chunked_datasets[] = {"v", "u", "step", "time", "checkpoint/u",
+                                                "checkpoint/v"};
+
 // Opens a file for reading: as a finished file, or, when a writer has it open in SWMR mode (or
 // was killed while it had), as an SWMR reader, which sees every image flushed so far.
 hid_t open_for_reading(const fs::path& path) {
@@ -614,11 +618,10 @@ RunFileState read_run_state(const fs::path& path) {
   state.status = file.attribute_string("status");
   state.images_in_file = static_cast<std::int64_t>(file.read_int64("step").size());
   // Files of earlier versions placed the chunks of a single process's file at their first write.
-  state.extendable_in_parallel = true;
-  for (const char* name : {"v", "u", "step", "time", "checkpoint/u", "checkpoint/v"}) {
-    if (file.has_field(name) && !file.places_chunks_as_it_grows(name)) {
-      state.extendable_in_parallel = false;
-    }
+  for (const char* name : run_chunked_datasets) {
+    if (!file.has_field(name)) continue;
+    if (!file.places_chunks_as_it_grows(name)) state.extendable_in_parallel = false;
+    if (file.unplaced_chunks(name) > 0) state.every_chunk_placed = false;
   }
   if (file.has_field("checkpoint/images")) {
     for (std::int64_t n : file.read_int64("checkpoint/images")) {
@@ -627,6 +630,10 @@ RunFileState read_run_state(const fs::path& path) {
     }
   }
   return state;
+}
+
+void place_unwritten_run_chunks(const fs::path& path) {
+  h5::place_unwritten_chunks(path.string(), run_chunked_datasets);
 }
 
 template <class Real>

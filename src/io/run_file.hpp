@@ -145,8 +145,13 @@ struct RunFileState {
   // Parallel HDF5 can continue it: every chunk of its growing datasets is placed when the dataset
   // grows. Not so in a file one process wrote with an earlier grayscott: one process continues it.
   bool extendable_in_parallel = true;
+  // Every chunk within the datasets' extents is placed. Not always so after kill -9 under MPI:
+  // HDF5's metadata on disk can then hold an extent whose newest chunks it does not list yet.
+  bool every_chunk_placed = true;
 };
 RunFileState read_run_state(const std::filesystem::path& path);
+// Readies a run file for MPI ranks to continue it (h5::place_unwritten_chunks on its datasets).
+void place_unwritten_run_chunks(const std::filesystem::path& path);
 // This process's block of the newest checkpoint, in the run's precision (Real = float or double),
 // rows*cols values each; block rows = 0: the whole grid.
 template <class Real>

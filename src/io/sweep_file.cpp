@@ -467,65 +467,7 @@ void SweepFileWriter::finish(const std::string& status,
 }
 
 void place_unwritten_chunks(const fs::path& path) {
-  h5::silence_library_errors();
-  h5::Id fapl = h5::writer_access(H5P_DEFAULT);  // this process alone, before the ranks open it
-  h5::clear_writer_marks_on_open(fapl);
-  h5::Id file(H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl), H5Fclose,
-              "open " + path.string() + " to ready it for MPI");
-  H5Fincrement_filesize(file, 0);  // a killed writer may leave the end of file behind
-  for (const char* name : chunked_datasets) {
-    if (H5Lexists(file, name, H5P_DEFAULT) <= 0) continue;  // negative: no such group either
-    h5::Id dataset(H5Dopen2(file, name, H5P_DEFAULT), H5Dclose, std::string("open /") + name);
-    h5::Id props(H5Dget_create_plist(dataset), H5Pclose, std::string("read /") + name);
-    if (H5Pget_layout(props) != H5D_CHUNKED) continue;
-    h5::Id type(H5Dget_type(dataset), H5Tclose, std::string("read the type of /") + name);
-    h5::Id space(H5Dget_space(dataset), H5Sclose, std::string("read the shape of /") + name);
-    const int rank = H5Sget_simple_extent_ndims(space);
-    std::array<hsize_t, 4> dims{}, chunk{};
-    if (rank < 1 || rank > 4 || H5Pget_chunk(props, rank, chunk.data()) != rank) {
-      throw std::runtime_error("unexpected chunking of /" + std::string(name) + " in " +
-                               path.string());
-    }
-    H5Sget_simple_extent_dims(space, dims.data(), nullptr);
-    hsize_t chunk_values = 1;
-    for (int d = 0; d < rank; ++d) chunk_values *= chunk[d];
-    const std::size_t value_size = H5Tget_size(type);
-    std::vector<unsigned char> fill(value_size), values(chunk_values * value_size);
-    h5::check(H5Pget_fill_value(props, type, fill.data()),
-              std::string("read the fill value of /") + name);
-    for (hsize_t i = 0; i < chunk_values; ++i) {
-      std::copy(fill.begin(), fill.end(),
-                values.begin() + static_cast<std::ptrdiff_t>(i * value_size));
-    }
-    // Every chunk in row-major order of the chunk grid.
-    std::array<hsize_t, 4> at{};
-    for (;;) {
-      haddr_t address = HADDR_UNDEF;
-      unsigned filters = 0;
-      hsize_t bytes = 0;
-      h5::check(H5Dget_chunk_info_by_coord(dataset, at.data(), &filters, &address, &bytes),
-                std::string("look up a chunk of /") + name);
-      if (address == HADDR_UNDEF) {
-        std::array<hsize_t, 4> count{};
-        for (int d = 0; d < rank; ++d) count[d] = std::min(chunk[d], dims[d] - at[d]);
-        h5::Id part(H5Scopy(space), H5Sclose, "copy a dataspace");
-        h5::check(
-            H5Sselect_hyperslab(part, H5S_SELECT_SET, at.data(), nullptr, count.data(), nullptr),
-            "select a chunk");
-        h5::Id memory = h5::simple_space(std::span<const hsize_t>(count.data(), rank));
-        h5::check(H5Dwrite(dataset, type, memory, part, H5P_DEFAULT, values.data()),
-                  std::string("write the fill value into /") + name + " of " + path.string());
-      }
-      int d = rank - 1;
-      for (; d >= 0; --d) {
-        at[d] += chunk[d];
-        if (at[d] < dims[d]) break;
-        at[d] = 0;
-      }
-      if (d < 0) break;
-    }
-  }
-  h5::check(H5Fflush(file, H5F_SCOPE_GLOBAL), "flush " + path.string());
+  h5::place_unwritten_chunks(path.string(), chunked_datasets);
 }
 
 }  // namespace grayscott::io

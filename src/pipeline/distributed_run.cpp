@@ -318,6 +318,13 @@ RunSummary execute_distributed_run(const RunRequest& request, const DistributedR
           claim_output(request.output, request.overwrite, request.quiet, meta);
         }
       }));
+  // The ranks write only into placed chunks: rank 0 places any the file lacks, once every rank
+  // has read it (and closed it: HDF5 locks a file that another process writes).
+  if (continued && !continued->every_chunk_placed) {
+    mpi::agree_on_errors(world, capture_error([&] {
+                           if (session.rank() == 0) io::place_unwritten_run_chunks(request.output);
+                         }));
+  }
   const io::RunFileState* from = continued ? &*continued : nullptr;
   return request.problem.precision == Precision::Single
              ? run_distributed<float>(request, resolved, session, process_grid, placement, meta,

@@ -77,15 +77,18 @@ SweepSummary execute_distributed_sweep(const SweepRequest& original, const mpi::
         batch_size = batch_members(std::max<std::int64_t>(mine.size, 1),
                                    sweep_bytes_per_member(request.problem, request.fields), limit,
                                    backend.members_per_engine(request.problem));
-        // A file one process wrote: its unwritten chunks are placed before the ranks share it.
-        if (root && request.resume && !request.every_chunk_placed) {
-          io::place_unwritten_chunks(request.output);
-        }
         if (root && !request.resume) {
           claim_output(request.output, request.overwrite, request.quiet, meta);
         }
       }));
   meta.backend = backend.name();
+  // A file one process wrote: its unwritten chunks are placed before the ranks share it, once
+  // every rank has read it (the agreement above is collective).
+  if (request.resume && !request.every_chunk_placed) {
+    mpi::agree_on_errors(world, capture_error([&] {
+                           if (root) io::place_unwritten_chunks(request.output);
+                         }));
+  }
 
   // The file, created by every rank together.
   namespace h5 = io::h5;

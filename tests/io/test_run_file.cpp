@@ -9,6 +9,7 @@
 #include <string>
 
 #include "engine/cpu/cpu_engine.hpp"
+#include "io/hdf5.hpp"
 #include "io/run_file.hpp"
 #include "pipeline/run.hpp"
 
@@ -269,4 +270,47 @@ TEST_F(RunFileTest, ImagesAreBoundedInMemoryWhateverTheirNumber) {
   EXPECT_LE(many, few + 16 * 1024 * 1024)
       << "peak RSS " << many / 1048576 << " MiB for 1500 images, " << few / 1048576
       << " MiB for 15";
+}
+
+// What a killed MPI job can leave, made on purpose: a dataset whose extent runs past its placed
+// chunks (here: a chunk placed at its first write, two of four written). A resume over MPI first
+// places the rest (parallel HDF5 writes only into placed chunks); the file must read the same.
+TEST_F(RunFileTest, UnplacedChunksArePlacedWithTheFillValueAndTheRestKept) {
+  const fs::path path = dir_ / "torn.h5";
+  {
+    const hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    const hsize_t dims[3] = {4, 2, 3}, chunk[3] = {1, 2, 3};
+    const hid_t space = H5Screate_simple(3, dims, nullptr);
+    const hid_t props = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(props, 3, chunk);
+    H5Pset_alloc_time(props, H5D_ALLOC_TIME_INCR);
+    const float fill = -1.5f;
+    H5Pset_fill_value(props, H5T_NATIVE_FLOAT, &fill);
+    const hid_t v = H5Dcreate2(file, "v", H5T_IEEE_F32LE, space, H5P_DEFAULT, props, H5P_DEFAULT);
+    const float image[6] = {1, 2, 3, 4, 5, 6};
+    for (hsize_t i : {0, 2}) {
+      const hid_t part = H5Scopy(space);
+      const hsize_t start[3] = {i, 0, 0}, count[3] = {1, 2, 3};
+      H5Sselect_hyperslab(part, H5S_SELECT_SET, start, nullptr, count, nullptr);
+      const hid_t memory = H5Screate_simple(3, count, nullptr);
+      ASSERT_GE(H5Dwrite(v, H5T_NATIVE_FLOAT, memory, part, H5P_DEFAULT, image), 0);
+      H5Sclose(memory);
+      H5Sclose(part);
+    }
+    H5Dclose(v);
+    H5Pclose(props);
+    H5Sclose(space);
+    H5Fclose(file);
+  }
+  EXPECT_EQ(io::RunFileReader(path).unplaced_chunks("v"), 2);
+  const char* const datasets[] = {"v", "no_such_dataset"};
+  io::h5::place_unwritten_chunks(path.string(), datasets);
+  io::RunFileReader file(path);
+  EXPECT_EQ(file.unplaced_chunks("v"), 0);
+  for (std::int64_t i = 0; i < 4; ++i) {
+    const std::vector<double> got = file.read_image("v", i);
+    const std::vector<double> expected = i % 2 == 0 ? std::vector<double>{1, 2, 3, 4, 5, 6}
+                                                    : std::vector<double>(6, -1.5);
+    EXPECT_EQ(got, expected) << "image " << i;
+  }
 }
