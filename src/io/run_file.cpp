@@ -250,15 +250,21 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
       return h5::Id(H5Dcreate2(where, name, type, space, H5P_DEFAULT, props, uncached), H5Dclose,
                     std::string("create dataset ") + name);
     };
+    // The growing datasets have the run's image count as their largest size: HDF5 then finds
+    // their chunks by arithmetic (its implicit index), so an image written changes no chunk
+    // index, only the dataset's size in its header. Over MPI, where nothing orders what a flush
+    // writes, a rank killed in a flush thus cannot leave an index naming chunks never placed.
+    const auto most_images = static_cast<hsize_t>(std::max<std::int64_t>(meta.images, 1));
     if (meta.fields.v) {
-      h_->v = make_field(h_->file, "v", 0, H5S_UNLIMITED);
+      h_->v = make_field(h_->file, "v", 0, most_images);
       // The course's tools read the dataset "matrix".
       h5::check(H5Lcreate_hard(h_->file, "v", h_->file, "matrix", H5P_DEFAULT, H5P_DEFAULT),
                 "link /matrix to /v");
     }
-    if (meta.fields.u) h_->u = make_field(h_->file, "u", 0, H5S_UNLIMITED);
+    if (meta.fields.u) h_->u = make_field(h_->file, "u", 0, most_images);
     {
-      const hsize_t sdims[1] = {0}, smax[1] = {H5S_UNLIMITED}, schunk[1] = {1024};
+      const hsize_t sdims[1] = {0}, smax[1] = {most_images},
+                    schunk[1] = {std::min<hsize_t>(1024, most_images)};
       h5::Id space = h5::simple_space(sdims, smax);
       h5::Id props = growing_dataset_properties(1, schunk);
       h_->step =
@@ -305,6 +311,23 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
       h5::check(H5Dwrite(h_->checkpoint_images, H5T_NATIVE_INT64, mem_space, file_space,
                          access_.transfer, h_->slot_images),
                 "write checkpoint/images");
+    }
+    {
+      // Growing a dataset of fixed largest size the first time reserves room for all of it;
+      // done here, the file's end moves no more while images arrive (the file has the finished
+      // run's size from the start; images not yet written take no disk). A flush writes the
+      // file's end last: a rank killed in it would otherwise leave a dataset whose data lies
+      // past the recorded end, which no reader opens.
+      for (const h5::Id* dataset : {&h_->v, &h_->u, &h_->step, &h_->time}) {
+        if (dataset->get() < 0) continue;
+        h5::Id space(H5Dget_space(*dataset), H5Sclose, "get a dataspace");
+        hsize_t dims[3] = {0, 0, 0};
+        H5Sget_simple_extent_dims(space, dims, nullptr);
+        dims[0] = 1;
+        h5::check(H5Dset_extent(*dataset, dims), "reserve room for the images");
+        dims[0] = 0;
+        h5::check(H5Dset_extent(*dataset, dims), "reserve room for the images");
+      }
     }
 
     const hid_t root = h_->file;
@@ -353,8 +376,8 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, Cont
   written_ = durable_ = from.images_done;
   h5::rewrite_string_attribute(h_->file, "status", "running");
   h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + path.string());
-  // Files written over MPI use the older format, which SWMR cannot use: flushes still make the
-  // images durable, readers just cannot open the file while it is written.
+  // Files of earlier versions written over MPI use the older format, which SWMR cannot use:
+  // flushes still make the images durable, readers just cannot open the file while it is written.
   if (!access_.shared()) {
     swmr_ = H5Fstart_swmr_write(h_->file) >= 0;
     if (!swmr_) H5Eclear2(H5E_DEFAULT);
@@ -439,6 +462,7 @@ void RunFileWriter::after_write_error(const std::exception& e) {
   // What was written since the last flush that succeeded may not all be in the file: count only
   // the images up to it. Shrinking changes metadata in place, which needs no new room.
   written_ = durable_;
+  uncounted_steps_.clear();
   const auto n = static_cast<hsize_t>(durable_);
   const auto rows = static_cast<hsize_t>(meta_.problem.grid.rows);
   const auto cols = static_cast<hsize_t>(meta_.problem.grid.cols);
@@ -472,31 +496,53 @@ void RunFileWriter::append_image(std::int64_t step, const void* u, const void* v
   };
   if (meta_.fields.v) append_image(h_->v, v, "v");
   if (meta_.fields.u) append_image(h_->u, u, "u");
-  // The image's time, then its step: /step, written last, never counts an image whose values are
-  // not all there.
-  auto append_value = [&](const h5::Id& dataset, hid_t value_type, const void* value,
+  ++written_;
+  // /step counts the images, so it is written after them. Over MPI, where nothing orders the
+  // metadata a flush writes, it grows only once the images are flushed (see count_images).
+  uncounted_steps_.push_back(step);
+  if (!access_.shared()) count_images();
+}
+
+void RunFileWriter::count_images() {
+  if (uncounted_steps_.empty()) return;
+  const Problem& p = meta_.problem;
+  const auto first = static_cast<hsize_t>(written_) - uncounted_steps_.size();
+  const hsize_t count[1] = {uncounted_steps_.size()};
+  std::vector<double> times(uncounted_steps_.size());
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    times[i] = static_cast<double>(uncounted_steps_[i]) * p.params.dt;
+  }
+  auto write_values = [&](const h5::Id& dataset, hid_t value_type, const void* values,
                           const char* name) {
-    const hsize_t extent[1] = {std::max(first_extent(dataset), n + 1)};
+    // A continued run writes over the values it recomputes: the dataset never shrinks.
+    const hsize_t extent[1] = {std::max(first_extent(dataset), first + count[0])};
     h5::check(H5Dset_extent(dataset, extent), std::string("grow dataset ") + name);
     h5::Id file_space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
-    const hsize_t start[1] = {n}, count[1] = {1};
+    const hsize_t start[1] = {first};
     h5::check(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, count, nullptr),
-              std::string("select a ") + name);
+              std::string("select values of ") + name);
     h5::Id mem_space = h5::simple_space(std::span<const hsize_t>(count, 1));
-    // Every process takes part in a collective write; one of them brings the value.
+    // Every process takes part in a collective write; one of them brings the values.
     if (!access_.writes_companions) {
       h5::check(H5Sselect_none(file_space), std::string("select no ") + name);
       h5::check(H5Sselect_none(mem_space), std::string("select no ") + name);
     }
-    h5::check(H5Dwrite(dataset, value_type, mem_space, file_space, access_.transfer, value),
+    h5::check(H5Dwrite(dataset, value_type, mem_space, file_space, access_.transfer, values),
               std::string("write ") + name + " to " + path_.string());
   };
-  if (h_->time.get() >= 0) {
-    const double time = static_cast<double>(step) * p.params.dt;
-    append_value(h_->time, H5T_NATIVE_DOUBLE, &time, "time");
-  }
-  append_value(h_->step, H5T_NATIVE_INT64, &step, "step");
-  ++written_;
+  // The images' times, then their steps: /step, written last, never counts an image whose values
+  // are not all there.
+  if (h_->time.get() >= 0) write_values(h_->time, H5T_NATIVE_DOUBLE, times.data(), "time");
+  write_values(h_->step, H5T_NATIVE_INT64, uncounted_steps_.data(), "step");
+  uncounted_steps_.clear();
+}
+
+void RunFileWriter::make_images_durable() {
+  h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + path_.string());
+  if (uncounted_steps_.empty()) return;
+  // The images are in the file; now /step counts them, in a flush of its own.
+  count_images();
+  h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + path_.string());
 }
 
 void RunFileWriter::save_checkpoint(std::int64_t images_done, const void* u, const void* v) {
@@ -524,8 +570,8 @@ void RunFileWriter::save_into_older_slot(std::int64_t images_done, const void* u
   if (!meta_.fields.v) {
     write_block(h_->checkpoint_v, static_cast<hsize_t>(slot), access_, mem_type, v, what);
   }
-  // The state reaches the disk before the slot says it is valid.
-  h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + path_.string());
+  // The state, and the images it follows, reach the disk before the slot says it is valid.
+  make_images_durable();
   if (!access_.shared()) sync_to_disk(h_->file);
   h_->slot_images[slot] = images_done;
   {
@@ -548,7 +594,7 @@ void RunFileWriter::save_into_older_slot(std::int64_t images_done, const void* u
 
 void RunFileWriter::flush() {
   try {
-    h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + path_.string());
+    make_images_durable();
   } catch (const std::exception& e) {
     after_write_error(e);
     throw;
@@ -576,6 +622,7 @@ void RunFileWriter::finish(const std::string& status) {
     H5Fclose(h_->file.release());
     return;
   }
+  make_images_durable();
   // In place: a reader never finds the file in any other state than open for SWMR or closed.
   h5::rewrite_string_attribute(h_->file, "status", status);
   h_->u.reset(), h_->v.reset(), h_->step.reset(), h_->time.reset(), h_->checkpoint_u.reset(),

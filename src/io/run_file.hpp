@@ -120,6 +120,8 @@ class RunFileWriter {
  private:
   void open_datasets();
   void append_image(std::int64_t step, const void* u, const void* v);
+  void count_images();         // grows /time and /step over the images appended since
+  void make_images_durable();  // flushes the images, then /step that counts them
   void after_write_error(const std::exception& e);
   void save_into_older_slot(std::int64_t images_done, const void* u, const void* v);
   void write_companion();
@@ -130,6 +132,7 @@ class RunFileWriter {
   RunFileAccess access_;
   std::int64_t written_ = 0;
   std::int64_t durable_ = 0;  // images written at the last flush that succeeded
+  std::vector<std::int64_t> uncounted_steps_;  // of images appended but not yet in /step
   bool swmr_ = false;
   bool disk_full_ = false;           // a write failed for want of space
   double companion_written_at_ = 0;  // seconds on a steady clock

@@ -6,8 +6,21 @@ io::h5::Id collective_file_access(MPI_Comm comm) {
   namespace h5 = io::h5;
   h5::Id file_access(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "create file access properties");
   h5::check(H5Pset_fapl_mpio(file_access, comm, MPI_INFO_NULL), "use MPI-IO for the file");
+  // The format of a single process's file (datasets of fixed largest size then index their chunks
+  // implicitly: growing one changes only its header; see io/run_file.cpp).
+  h5::check(H5Pset_libver_bounds(file_access, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST),
+            "choose the file format");
   h5::check(H5Pset_all_coll_metadata_ops(file_access, true), "set collective metadata reads");
-  h5::check(H5Pset_coll_metadata_write(file_access, true), "set collective metadata writes");
+  // Metadata reaches the file through rank 0 alone, each piece in a write of its own: a rank
+  // killed at any moment leaves every piece either whole or as it was. Spread over the ranks (the
+  // default, or one collective write), a killed rank's share of a flush went missing, and the file
+  // named chunks, or held index nodes, that were never written.
+  H5AC_cache_config_t cache{};
+  cache.version = H5AC__CURR_CACHE_CONFIG_VERSION;
+  h5::check(H5Pget_mdc_config(file_access, &cache), "read the metadata cache's settings");
+  cache.metadata_write_strategy = H5AC_METADATA_WRITE_STRATEGY__PROCESS_0_ONLY;
+  h5::check(H5Pset_mdc_config(file_access, &cache), "write metadata from rank 0");
+  h5::check(H5Pset_coll_metadata_write(file_access, false), "write metadata independently");
   return file_access;
 }
 

@@ -9,8 +9,8 @@
 namespace grayscott::mpi {
 
 // File access properties for a file every rank of `comm` opens together: MPI-IO, with HDF5's
-// metadata reads and writes collective (every rank's metadata cache sees the same operations in
-// the same order; one rank reads for all).
+// metadata reads collective (one rank reads for all) and its metadata written by rank 0 alone, so
+// that a rank killed in a flush cannot leave the file's structure half written.
 io::h5::Id collective_file_access(MPI_Comm comm);
 
 class ParallelOutput {
