@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""A rank killed at any of its writes, inside a collective flush included, leaves a run file that
+h5py opens, whose /step counts only images that are on disk (bitwise the serial run's), and that
+--resume finishes bitwise equal to the serial run, on 1, 2 or 3 ranks.
+
+kill -9 from outside lands inside a flush only by chance; here a preloaded library
+(kill_at_write) kills rank R just before its Nth write to a file, for N drawn over every write of
+the run, on either rank.
+
+Usage: test_mpi_killed_in_flush.py GRAYSCOTT KILL_AT_WRITE_LIBRARY MPIEXEC [MPIEXEC_FLAGS...]
+"""
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import compare_runs  # noqa: E402
+import h5py  # noqa: E402
+
+GRAYSCOTT, LIBRARY = (os.path.abspath(a) for a in sys.argv[1:3])
+MPIEXEC, FLAGS = sys.argv[3], sys.argv[4:]
+os.chdir(tempfile.mkdtemp(prefix="grayscott-killed-in-flush-"))
+random.seed(int(os.environ.get("GRAYSCOTT_TEST_SEED", "11")))
+TRIALS = 40
+failures = []
+
+
+def check(condition, what):
+    if not condition:
+        failures.append(what)
+        print("FAIL:", what, flush=True)
+
+
+PROBLEM = ["--rows", "96", "--cols", "80", "--images", "60", "--steps-per-image", "40",
+           "--init", "noise", "--seed", "3", "--fields", "u,v", "--threads", "1",
+           "--checkpoint-every", "3", "--quiet"]
+
+
+def run(ranks, args, preload_env=None):
+    command = [GRAYSCOTT, *args]
+    if ranks > 0:
+        # `env` sets the library for the ranks alone, not for the launcher.
+        extra = [f"{k}={v}" for k, v in (preload_env or {}).items()]
+        command = [MPIEXEC, "-n", str(ranks), *FLAGS, "env", f"LD_PRELOAD={LIBRARY}", *extra,
+                   *command]
+    p = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    return p.returncode, p.stderr
+
+
+code, err = run(0, ["run", *PROBLEM, "-o", "serial.h5"])
+check(code == 0, f"serial run: {err}")
+code, err = run(2, ["run", *PROBLEM, "-o", "counted.h5"],
+                {"GRAYSCOTT_TEST_COUNT_WRITES": os.path.abspath("writes.txt")})
+check(code == 0, f"counting run: {err}")
+writes = {}
+with open("writes.txt") as f:
+    for line in f:
+        rank, count = map(int, line.split())
+        writes[rank] = count
+check(sorted(writes) == [0, 1] and min(writes.values()) > 20,
+      f"the library counted no writes: {writes}")
+
+with h5py.File("serial.h5", "r") as serial:
+    serial_step, serial_v, serial_u = serial["step"][...], serial["v"][...], serial["u"][...]
+
+readable = resumed = 0
+for trial in range(TRIALS if not failures else 0):
+    rank = random.choice(sorted(writes))
+    at = random.randint(1, writes[rank])
+    path = f"killed{trial}.h5"
+    what = f"rank {rank} killed before its write {at} of {writes[rank]}"
+    run(2, ["run", *PROBLEM, "-o", path],
+        {"GRAYSCOTT_TEST_KILL_RANK": rank, "GRAYSCOTT_TEST_KILL_AT_WRITE": at})
+    if not os.path.exists(path):
+        continue  # killed before the file took its name: nothing to read yet
+    try:
+        with h5py.File(path, "r") as f:
+            n = f["step"].shape[0]
+            check(f["v"].shape[0] >= n and f["u"].shape[0] >= n and f["time"].shape[0] == n,
+                  f"{what}: /step counts {n} images, /v {f['v'].shape[0]}, /time "
+                  f"{f['time'].shape[0]}")
+            check(f["step"][...].tobytes() == serial_step[:n].tobytes(),
+                  f"{what}: /step is not the serial run's first {n} steps")
+            check(f["v"][:n].tobytes() == serial_v[:n].tobytes() and
+                  f["u"][:n].tobytes() == serial_u[:n].tobytes(),
+                  f"{what}: the {n} images /step counts are not all on disk as computed")
+            status = f.attrs["status"]
+        readable += 1
+    except OSError as e:
+        check(False, f"{what}: h5py cannot read the file: {e}")
+        continue
+    if status != "complete" and trial % 3 == 0:
+        again = random.choice([0, 2, 3])
+        code, err = run(again, ["run", "--resume", path, "--quiet"])
+        check(code == 0, f"{what}: resume on {again or 1} rank(s): {err.strip()}")
+        check(compare_runs.main("serial.h5", path, ("backend",)) == 0,
+              f"{what}: resumed on {again or 1} rank(s), differs from the serial run")
+        resumed += 1
+
+print(f"{readable} killed runs read, {resumed} resumed")
+check(readable >= TRIALS // 2, f"only {readable} of {TRIALS} killed runs left a file")
+if failures:
+    print(f"{len(failures)} failed")
+    sys.exit(1)
+print("all passed")
