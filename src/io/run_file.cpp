@@ -1,5 +1,6 @@
 #include "io/run_file.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -173,6 +174,21 @@ void sync_to_disk(hid_t file) {
   if (H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) >= 0 && handle != nullptr) {
     ::fsync(*static_cast<int*>(handle));
   }
+}
+
+// Asks the operating system to start writing the file's new pages to the disk now, without
+// waiting for it: the disk works while the next images are computed, and the checkpoint's fsync
+// (at the end of every run) then has little left to wait for (it took 0.17 s of the quick
+// workload's 1.2 s when the whole file was left to it). Linux only; elsewhere the fsync does it all.
+void start_writeback(hid_t file) {
+#ifdef SYNC_FILE_RANGE_WRITE
+  void* handle = nullptr;
+  if (H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) >= 0 && handle != nullptr) {
+    ::sync_file_range(*static_cast<int*>(handle), 0, 0, SYNC_FILE_RANGE_WRITE);
+  }
+#else
+  (void)file;
+#endif
 }
 
 // Dataset access without a chunk cache: each write goes to the file at once, so that a write the
@@ -500,7 +516,10 @@ void RunFileWriter::append_image(std::int64_t step, const void* u, const void* v
   // /step counts the images, so it is written after them. Over MPI, where nothing orders the
   // metadata a flush writes, it grows only once the images are flushed (see count_images).
   uncounted_steps_.push_back(step);
-  if (!access_.shared()) count_images();
+  if (!access_.shared()) {
+    count_images();
+    start_writeback(h_->file);
+  }
 }
 
 void RunFileWriter::count_images() {
