@@ -389,8 +389,8 @@ Measurement measure(const BenchRequest& request, const Workload& w, double copy_
   for (int r = 0; r < request.repeat; ++r) {
     if (request.io == OutputMode::Hdf5) {
       // Each repeat replaces the file of the warm-up or of the repeat before.
-      m.seconds.push_back(time_run_with_output(request, w, w.images, warmup > 0 || r > 0,
-                                               &phases.emplace_back()));
+      m.seconds.push_back(
+          time_run_with_output(request, w, w.images, warmup > 0 || r > 0, &phases.emplace_back()));
       continue;
     }
     m.seconds.push_back(time_stepping<Real>(request.problem, w, w.images, request.engine, final_v));

@@ -179,7 +179,8 @@ void sync_to_disk(hid_t file) {
 // Asks the operating system to start writing the file's new pages to the disk now, without
 // waiting for it: the disk works while the next images are computed, and the checkpoint's fsync
 // (at the end of every run) then has little left to wait for (it took 0.17 s of the quick
-// workload's 1.2 s when the whole file was left to it). Linux only; elsewhere the fsync does it all.
+// workload's 1.2 s when the whole file was left to it). Linux only; elsewhere the fsync does it
+// all.
 void start_writeback(hid_t file) {
 #ifdef SYNC_FILE_RANGE_WRITE
   void* handle = nullptr;
