@@ -314,3 +314,47 @@ TEST_F(RunFileTest, UnplacedChunksArePlacedWithTheFillValueAndTheRestKept) {
     EXPECT_EQ(got, expected) << "image " << i;
   }
 }
+
+// Room for every image is reserved when the file is created: writing an image then changes only
+// the datasets' sizes, never the file's end (the flaw a rank killed inside a flush exposed, see
+// docs/file-format.md), and the datasets' largest size is the run's image count.
+TEST_F(RunFileTest, RoomForEveryImageIsReservedAtCreation) {
+  io::RunMetadata meta;
+  meta.problem.grid = {24, 40};
+  meta.images = 6;
+  meta.steps_per_image = 3;
+  meta.fields = {true, true};
+  meta.backend = "cpu";
+  meta.version = "test";
+  const fs::path path = dir_ / "reserved.h5";
+  const auto image_bytes = static_cast<std::uintmax_t>(24 * 40 * sizeof(float));
+  std::vector<float> u(24 * 40, 0.25f), v(24 * 40, 0.5f);
+  std::uintmax_t size_before_images = 0;
+  {
+    io::RunFileWriter writer(path, meta, false);
+    writer.flush();
+    size_before_images = fs::file_size(path);
+    EXPECT_GE(size_before_images, 2 * 6 * image_bytes) << "u and v, six images each";
+    for (int i = 1; i <= 6; ++i) {
+      writer.append(i * 3, u.data(), v.data());
+      writer.flush();
+      EXPECT_EQ(fs::file_size(path), size_before_images) << "after image " << i;
+    }
+    writer.finish("complete");
+  }
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  for (const char* name : {"v", "u", "step", "time"}) {
+    const hid_t dataset = H5Dopen2(file, name, H5P_DEFAULT);
+    const hid_t space = H5Dget_space(dataset);
+    hsize_t dims[3] = {0, 0, 0}, most[3] = {0, 0, 0};
+    H5Sget_simple_extent_dims(space, dims, most);
+    EXPECT_EQ(dims[0], 6u) << name;
+    EXPECT_EQ(most[0], 6u) << name << ": largest size";
+    H5Sclose(space);
+    H5Dclose(dataset);
+  }
+  H5Fclose(file);
+  EXPECT_EQ(io::RunFileReader(path).read_int64("step"),
+            (std::vector<std::int64_t>{3, 6, 9, 12, 15, 18}));
+}
