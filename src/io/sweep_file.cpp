@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cmath>
 #include <limits>
 
@@ -268,6 +269,8 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
     swmr_ = H5Fstart_swmr_write(h_->file) >= 0;
     if (!swmr_) H5Eclear2(H5E_DEFAULT);
   }
+  // Independent writes of members no rank computes again: one process does them.
+  if (access.writes_shared_data) complete_final_checkpoints();
 }
 
 void SweepFileWriter::save_checkpoint(std::int64_t member_begin, std::int64_t member_count,
@@ -300,6 +303,21 @@ void SweepFileWriter::save_into_older_slot(std::int64_t member_begin, std::int64
   // A batch's members share their history: one slot for all of them.
   const int slot = slot_images_[first] <= slot_images_[members + first] ? 0 : 1;
   const hid_t mem_type = p.precision == Precision::Single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+  // Members continued together need not have saved together (another rank count or batch size
+  // before): a member whose newer state is in this slot has it marked invalid first, so that a
+  // crash while the slot is rewritten leaves it its older, whole checkpoint.
+  bool invalidated = false;
+  for (std::size_t m = first; m < first + static_cast<std::size_t>(member_count); ++m) {
+    std::int64_t& here = slot_images_[static_cast<std::size_t>(slot) * members + m];
+    if (here > slot_images_[static_cast<std::size_t>(1 - slot) * members + m]) {
+      here = 0;
+      invalidated = true;
+    }
+  }
+  if (invalidated) {
+    write_slot_images(slot, member_begin, member_count);
+    flush();
+  }
   const hsize_t start[4] = {static_cast<hsize_t>(slot), static_cast<hsize_t>(member_begin), 0, 0};
   const hsize_t count[4] = {1, static_cast<hsize_t>(member_count),
                             static_cast<hsize_t>(p.grid.rows), static_cast<hsize_t>(p.grid.cols)};
@@ -318,6 +336,14 @@ void SweepFileWriter::save_into_older_slot(std::int64_t member_begin, std::int64
     slot_images_[static_cast<std::size_t>(slot) * members + first + static_cast<std::size_t>(m)] =
         images_done;
   }
+  write_slot_images(slot, member_begin, member_count);
+  flush();
+}
+
+// Writes the images done at `slot` of the given members, as slot_images_ holds them.
+void SweepFileWriter::write_slot_images(int slot, std::int64_t member_begin,
+                                        std::int64_t member_count) {
+  const auto members = static_cast<std::size_t>(meta_.members());
   const hid_t dataset = h_->checkpoint_images;
   h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
   const hsize_t istart[2] = {static_cast<hsize_t>(slot), static_cast<hsize_t>(member_begin)};
@@ -326,9 +352,48 @@ void SweepFileWriter::save_into_older_slot(std::int64_t member_begin, std::int64
             "select members");
   h5::Id mem = h5::simple_space(std::span<const hsize_t>(icount, 2));
   h5::check(H5Dwrite(dataset, H5T_NATIVE_INT64, mem, space, H5P_DEFAULT,
-                     slot_images_.data() + static_cast<std::size_t>(slot) * members + first),
+                     slot_images_.data() + static_cast<std::size_t>(slot) * members +
+                         static_cast<std::size_t>(member_begin)),
             "write the checkpoint to " + path_.string());
-  flush();
+}
+
+// A member stopped between the two saves of its final state has it in one slot only; it is not
+// computed again, so its other slot gets it now, as an uninterrupted sweep leaves both.
+void SweepFileWriter::complete_final_checkpoints() {
+  const Problem& p = meta_.problem;
+  const auto members = static_cast<std::size_t>(meta_.members());
+  const auto cells = static_cast<std::size_t>(p.grid.cells());
+  const hid_t mem_type = p.precision == Precision::Single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+  std::vector<std::byte> state;
+  for (std::size_t m = 0; m < members; ++m) {
+    const std::int64_t in0 = slot_images_[m], in1 = slot_images_[members + m];
+    if (std::max(in0, in1) != meta_.images || in0 == in1) continue;
+    const int newer = in0 > in1 ? 0 : 1, older = 1 - newer;
+    for (const hid_t dataset : {h_->checkpoint_u.get(), h_->checkpoint_v.get()}) {
+      if (dataset < 0) continue;  // a field the images hold
+      state.resize(cells * H5Tget_size(mem_type));
+      const hsize_t count[4] = {1, 1, static_cast<hsize_t>(p.grid.rows),
+                                static_cast<hsize_t>(p.grid.cols)};
+      h5::Id mem = h5::simple_space(std::span<const hsize_t>(count, 4));
+      for (const bool reading : {true, false}) {
+        const hsize_t start[4] = {static_cast<hsize_t>(reading ? newer : older), m, 0, 0};
+        h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
+        h5::check(H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr),
+                  "select a member");
+        if (reading) {
+          h5::check(H5Dread(dataset, mem_type, mem, space, H5P_DEFAULT, state.data()),
+                    "read the checkpoint of " + path_.string());
+        } else {
+          h5::check(H5Dwrite(dataset, mem_type, mem, space, H5P_DEFAULT, state.data()),
+                    "write the checkpoint to " + path_.string());
+        }
+      }
+    }
+    flush();
+    slot_images_[static_cast<std::size_t>(older) * members + m] = meta_.images;
+    write_slot_images(older, static_cast<std::int64_t>(m), 1);
+    flush();
+  }
 }
 
 SweepFileState read_sweep_state(const fs::path& path) {

@@ -97,6 +97,8 @@ class SweepFileWriter {
   SweepMetadata meta_;
   SweepFileAccess access_;
   bool swmr_ = false;
+  void complete_final_checkpoints();
+  void write_slot_images(int slot, std::int64_t member_begin, std::int64_t member_count);
   void save_into_older_slot(std::int64_t member_begin, std::int64_t member_count,
                             std::int64_t images_done, const void* u, const void* v);
   std::vector<std::int64_t> slot_images_;  // [2][members]: images done at each slot, 0: empty

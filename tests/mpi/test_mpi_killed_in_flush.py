@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A rank killed at any of its writes, inside a collective flush included, leaves a run file that
 h5py opens, whose /step counts only images that are on disk (bitwise the serial run's), and that
---resume finishes bitwise equal to the serial run, on 1, 2 or 3 ranks.
+--resume finishes bitwise equal to the serial run, on 1, 2 or 3 ranks; a sweep killed the same way
+resumes bitwise equal to the serial sweep.
 
 kill -9 from outside lands inside a flush only by chance; here a preloaded library
 (kill_at_write) kills rank R just before its Nth write to a file, for N drawn over every write of
@@ -24,6 +25,7 @@ MPIEXEC, FLAGS = sys.argv[3], sys.argv[4:]
 os.chdir(tempfile.mkdtemp(prefix="grayscott-killed-in-flush-"))
 random.seed(int(os.environ.get("GRAYSCOTT_TEST_SEED", "11")))
 TRIALS = 40
+SWEEP_TRIALS = 16
 failures = []
 
 
@@ -101,6 +103,46 @@ for trial in range(TRIALS if not failures else 0):
 
 print(f"{readable} killed runs read, {resumed} resumed")
 check(readable >= TRIALS // 2, f"only {readable} of {TRIALS} killed runs left a file")
+
+# A sweep the same way: every killed sweep resumes bitwise (each member from its own checkpoint;
+# one stopped between the two saves of its final state gets it in both slots).
+SWEEP = ["sweep", "--feed", "0.02:0.05:3", "--kill", "0.05:0.065:3", "--rows", "48", "--cols",
+         "48", "--images", "30", "--steps-per-image", "40", "--checkpoint-every", "3", "--quiet",
+         "--threads", "1"]
+code, err = run(0, [*SWEEP, "-o", "sweep_serial.h5"])
+check(code == 0, f"serial sweep: {err}")
+code, err = run(2, [*SWEEP, "-o", "sweep_counted.h5"],
+                {"GRAYSCOTT_TEST_COUNT_WRITES": os.path.abspath("sweep_writes.txt")})
+check(code == 0, f"counting sweep: {err}")
+sweep_writes = {}
+with open("sweep_writes.txt") as f:
+    for line in f:
+        rank, count = map(int, line.split())
+        sweep_writes[rank] = count
+sweeps_resumed = 0
+for trial in range(SWEEP_TRIALS if not failures else 0):
+    rank = random.choice(sorted(sweep_writes))
+    at = random.randint(1, sweep_writes[rank])
+    path = f"sweep_killed{trial}.h5"
+    what = f"sweep: rank {rank} killed before its write {at} of {sweep_writes[rank]}"
+    run(2, [*SWEEP, "-o", path],
+        {"GRAYSCOTT_TEST_KILL_RANK": rank, "GRAYSCOTT_TEST_KILL_AT_WRITE": at})
+    if not os.path.exists(path):
+        continue
+    try:
+        with h5py.File(path, "r") as f:
+            status = f.attrs["status"]
+    except OSError as e:
+        check(False, f"{what}: h5py cannot read the file: {e}")
+        continue
+    if status != "complete":
+        again = random.choice([0, 3])
+        code, err = run(again, ["sweep", "--resume", path, "--quiet"])
+        check(code == 0, f"{what}: resume on {again or 1} rank(s): {err.strip()}")
+        sweeps_resumed += 1
+    check(compare_runs.main("sweep_serial.h5", path, ("backend",)) == 0,
+          f"{what}: differs from the serial sweep")
+print(f"{sweeps_resumed} killed sweeps resumed")
 if failures:
     print(f"{len(failures)} failed")
     sys.exit(1)
