@@ -51,18 +51,25 @@ def run(ranks, args, preload_env=None):
     return p.returncode, p.stderr
 
 
+def writes_per_rank(args, name):
+    """Runs `args` uninterrupted on 2 ranks: {rank: writes to files}."""
+    counts = os.path.abspath(f"{name}_writes.txt")
+    code, err = run(2, [*args, "-o", f"{name}_counted.h5"],
+                    {"GRAYSCOTT_TEST_COUNT_WRITES": counts})
+    check(code == 0, f"counting {name}: {err}")
+    writes = {}
+    with open(counts) as f:
+        for line in f:
+            rank, count = map(int, line.split())
+            writes[rank] = count
+    check(sorted(writes) == [0, 1] and min(writes.values()) > 20,
+          f"the library counted no writes of the {name}: {writes}")
+    return writes
+
+
 code, err = run(0, ["run", *PROBLEM, "-o", "serial.h5"])
 check(code == 0, f"serial run: {err}")
-code, err = run(2, ["run", *PROBLEM, "-o", "counted.h5"],
-                {"GRAYSCOTT_TEST_COUNT_WRITES": os.path.abspath("writes.txt")})
-check(code == 0, f"counting run: {err}")
-writes = {}
-with open("writes.txt") as f:
-    for line in f:
-        rank, count = map(int, line.split())
-        writes[rank] = count
-check(sorted(writes) == [0, 1] and min(writes.values()) > 20,
-      f"the library counted no writes: {writes}")
+writes = writes_per_rank(["run", *PROBLEM], "run")
 
 with h5py.File("serial.h5", "r") as serial:
     serial_step, serial_v, serial_u = serial["step"][...], serial["v"][...], serial["u"][...]
@@ -111,14 +118,7 @@ SWEEP = ["sweep", "--feed", "0.02:0.05:3", "--kill", "0.05:0.065:3", "--rows", "
          "--threads", "1"]
 code, err = run(0, [*SWEEP, "-o", "sweep_serial.h5"])
 check(code == 0, f"serial sweep: {err}")
-code, err = run(2, [*SWEEP, "-o", "sweep_counted.h5"],
-                {"GRAYSCOTT_TEST_COUNT_WRITES": os.path.abspath("sweep_writes.txt")})
-check(code == 0, f"counting sweep: {err}")
-sweep_writes = {}
-with open("sweep_writes.txt") as f:
-    for line in f:
-        rank, count = map(int, line.split())
-        sweep_writes[rank] = count
+sweep_writes = writes_per_rank(SWEEP, "sweep")
 sweeps_resumed = 0
 for trial in range(SWEEP_TRIALS if not failures else 0):
     rank = random.choice(sorted(sweep_writes))
