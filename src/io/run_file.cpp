@@ -642,7 +642,8 @@ void RunFileWriter::finish(const std::string& status) {
     H5Fclose(h_->file.release());
     return;
   }
-  make_images_durable();
+  // Over MPI, the images appended since the last flush are not counted yet; closing flushes.
+  if (!uncounted_steps_.empty()) make_images_durable();
   // In place: a reader never finds the file in any other state than open for SWMR or closed.
   h5::rewrite_string_attribute(h_->file, "status", status);
   h_->u.reset(), h_->v.reset(), h_->step.reset(), h_->time.reset(), h_->checkpoint_u.reset(),

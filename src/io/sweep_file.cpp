@@ -362,37 +362,27 @@ void SweepFileWriter::write_slot_images(int slot, std::int64_t member_begin,
 void SweepFileWriter::complete_final_checkpoints() {
   const Problem& p = meta_.problem;
   const auto members = static_cast<std::size_t>(meta_.members());
-  const auto cells = static_cast<std::size_t>(p.grid.cells());
   const hid_t mem_type = p.precision == Precision::Single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
-  std::vector<std::byte> state;
+  const std::size_t bytes = static_cast<std::size_t>(p.grid.cells()) * H5Tget_size(mem_type);
+  std::vector<std::byte> u(bytes), v(bytes);
   for (std::size_t m = 0; m < members; ++m) {
     const std::int64_t in0 = slot_images_[m], in1 = slot_images_[members + m];
     if (std::max(in0, in1) != meta_.images || in0 == in1) continue;
-    const int newer = in0 > in1 ? 0 : 1, older = 1 - newer;
-    for (const hid_t dataset : {h_->checkpoint_u.get(), h_->checkpoint_v.get()}) {
+    const hsize_t start[4] = {in0 > in1 ? 0u : 1u, m, 0, 0};
+    const hsize_t count[4] = {1, 1, static_cast<hsize_t>(p.grid.rows),
+                              static_cast<hsize_t>(p.grid.cols)};
+    h5::Id mem = h5::simple_space(std::span<const hsize_t>(count, 4));
+    for (const auto& [dataset, state] :
+         {std::pair<hid_t, std::byte*>{h_->checkpoint_u, u.data()}, {h_->checkpoint_v, v.data()}}) {
       if (dataset < 0) continue;  // a field the images hold
-      state.resize(cells * H5Tget_size(mem_type));
-      const hsize_t count[4] = {1, 1, static_cast<hsize_t>(p.grid.rows),
-                                static_cast<hsize_t>(p.grid.cols)};
-      h5::Id mem = h5::simple_space(std::span<const hsize_t>(count, 4));
-      for (const bool reading : {true, false}) {
-        const hsize_t start[4] = {static_cast<hsize_t>(reading ? newer : older), m, 0, 0};
-        h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
-        h5::check(H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr),
-                  "select a member");
-        if (reading) {
-          h5::check(H5Dread(dataset, mem_type, mem, space, H5P_DEFAULT, state.data()),
-                    "read the checkpoint of " + path_.string());
-        } else {
-          h5::check(H5Dwrite(dataset, mem_type, mem, space, H5P_DEFAULT, state.data()),
-                    "write the checkpoint to " + path_.string());
-        }
-      }
+      h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
+      h5::check(H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr),
+                "select a member");
+      h5::check(H5Dread(dataset, mem_type, mem, space, H5P_DEFAULT, state),
+                "read the checkpoint of " + path_.string());
     }
-    flush();
-    slot_images_[static_cast<std::size_t>(older) * members + m] = meta_.images;
-    write_slot_images(older, static_cast<std::int64_t>(m), 1);
-    flush();
+    // Into the older slot, marked valid once the state is written.
+    save_into_older_slot(static_cast<std::int64_t>(m), 1, meta_.images, u.data(), v.data());
   }
 }
 
