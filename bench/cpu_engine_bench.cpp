@@ -153,11 +153,10 @@ void row_kernel_bench(benchmark::State& state, bool subnormal_inputs = false) {
   for (auto _ : state) {
     for (int r = 0; r < rows_per_iteration; ++r) {
       if constexpr (WholeRow) {
-        cpu::update_row<StencilKind::OonoPuri>(in, cols, cpu::EdgeRule::Absent,
-                                               cpu::EdgeRule::Absent, coefficients, w.data(),
-                                               out_u.data(), out_v.data());
+        cpu::update_row<StencilKind::OonoPuri, Boundary::ZeroFlux>(
+            in, cols, cpu::RowEnds{}, coefficients, w.data(), out_u.data(), out_v.data());
       } else {
-        cpu::detail::update_span<StencilKind::OonoPuri, true, true>(
+        cpu::detail::update_span<StencilKind::OonoPuri, Boundary::ZeroFlux, true, true>(
             in, 1, cols - 1, coefficients, w.data(), out_u.data(), out_v.data());
       }
       benchmark::DoNotOptimize(out_u.data());

@@ -111,4 +111,28 @@ decltype(auto) dispatch_stencil(StencilKind kind, F&& f) {
   return f.template operator()<StencilKind::Custom>();
 }
 
+// Calls f.template operator()<B>() with the boundary rule as a compile-time constant.
+template <class F>
+decltype(auto) dispatch_boundary(Boundary boundary, F&& f) {
+  switch (boundary) {
+    case Boundary::ZeroFlux:
+      return f.template operator()<Boundary::ZeroFlux>();
+    case Boundary::Periodic:
+      return f.template operator()<Boundary::Periodic>();
+    case Boundary::Fixed:
+      break;
+  }
+  return f.template operator()<Boundary::Fixed>();
+}
+
+// Calls f.template operator()<K, B>() with the stencil and the boundary rule as compile-time
+// constants: what every backend's kernels are specialised for.
+template <class F>
+decltype(auto) dispatch_stencil_and_boundary(StencilKind kind, Boundary boundary, F&& f) {
+  return dispatch_boundary(boundary, [&]<Boundary B>() -> decltype(auto) {
+    return dispatch_stencil(
+        kind, [&]<StencilKind K>() -> decltype(auto) { return f.template operator()<K, B>(); });
+  });
+}
+
 }  // namespace grayscott

@@ -1,8 +1,8 @@
-// The 3x3 neighbourhood of a cell and the boundary rules, written once for the device kernels: the
-// CUDA one-step and fused kernels and the kernel of a block of a grid split over MPI ranks gather
-// through these functions (host- and device-callable, see cell_update.hpp). The CPU engine's row
-// kernel applies the same rules through its per-side edge rule (row_kernel.hpp), which
-// also covers ghost columns; the tests hold every path bitwise equal to it.
+// The 3x3 neighbourhood of a cell and the boundary rules, written once for every kernel: the CPU
+// engine's row kernel (its rows, fused steps, batches and MPI blocks), the CUDA one-step and fused
+// kernels and the CUDA kernel of a block of a grid split over MPI ranks gather through these
+// functions (host- and device-callable, see cell_update.hpp); the tests hold every path bitwise
+// equal to one another.
 #pragma once
 
 #include "model/cell_update.hpp"

@@ -159,7 +159,7 @@ class KernelsOnHostSubdomain final : public SubdomainStepper<Real> {
     const auto args = k::block_args<Real>(u_[current_].data(), v_[current_].data(),
                                           u_[1 - current_].data(), v_[1 - current_].data(),
                                           coefficients_, weights_, layout_, edges_, region);
-    k::dispatch(kind_, boundary_, [&]<StencilKind K, Boundary B>() {
+    dispatch_stencil_and_boundary(kind_, boundary_, [&]<StencilKind K, Boundary B>() {
       kernel_emulation::launch_sequential({k::blocks(region.cols(), k::region_block_x),
                                            k::blocks(region.rows(), k::region_block_y), 1},
                                           {k::region_block_x, k::region_block_y, 1},
@@ -173,7 +173,7 @@ class KernelsOnHostSubdomain final : public SubdomainStepper<Real> {
     const auto args = k::block_args<Real>(u_[current_].data(), v_[current_].data(),
                                           u_[1 - current_].data(), v_[1 - current_].data(),
                                           coefficients_, weights_, layout_, edges_, outer);
-    k::dispatch(kind_, boundary_, [&]<StencilKind K, Boundary B>() {
+    dispatch_stencil_and_boundary(kind_, boundary_, [&]<StencilKind K, Boundary B>() {
       kernel_emulation::launch_sequential({k::blocks(frame.cells(), k::frame_block), 1, 1},
                                           {k::frame_block, 1, 1},
                                           [&] { k::frame_step_kernel<K, B, Real>(args, frame); });

@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <string>
 
 #include "engine/cpu/subnormals.hpp"
+#include "engine/cpu/wavefront.hpp"
 
 namespace grayscott::cpu {
 
@@ -19,9 +21,6 @@ CpuEngine<Real>::CpuEngine(const Problem& problem, std::span<const Parameters> m
       stencil_kind_(problem.stencil.kind),
       weights_(problem.stencil.weights.begin(), problem.stencil.weights.end()),
       members_(member_params.size()),
-      edge_rule_(problem.boundary == Boundary::ZeroFlux   ? EdgeRule::Absent
-                 : problem.boundary == Boundary::Periodic ? EdgeRule::Wrap
-                                                          : EdgeRule::Constant),
       threads_(options.threads > 0 ? options.threads : omp_get_max_threads()),
       fuse_steps_(options.fuse_steps > 0
                       ? options.fuse_steps
@@ -47,9 +46,6 @@ CpuEngine<Real>::CpuEngine(const Problem& problem, std::span<const Parameters> m
       member.v[b] = state_v_[b].data() + m * cells;
     }
   }
-  fixed_row_u_.assign(static_cast<std::size_t>(grid_.cols), fixed_u<Real>);
-  fixed_row_v_.assign(static_cast<std::size_t>(grid_.cols), fixed_v<Real>);
-
   // First touch by the threads and rows that will step them: the same static schedule as advance().
   const std::int64_t rows = grid_.rows, cols = grid_.cols;
   const auto nmembers = static_cast<std::int64_t>(members_.size());
@@ -69,8 +65,7 @@ CpuEngine<Real>::CpuEngine(const Problem& problem, std::span<const Parameters> m
   if (fuse_steps_ > 1) {
     constexpr std::size_t line = 64 / sizeof(Real);
     scratch_row_stride_ = (static_cast<std::size_t>(cols) + line - 1) / line * line;
-    const std::size_t scratch_size =
-        static_cast<std::size_t>(fuse_steps_ - 1) * 3 * 2 * scratch_row_stride_;
+    const std::size_t scratch_size = RollingRows<Real>::size(fuse_steps_, scratch_row_stride_);
     for (int t = 0; t < threads_; ++t) thread_bands_.push_back(bands_of(t, threads_));
     scratch_.resize(static_cast<std::size_t>(threads_));
     for (auto& buffer : scratch_) buffer = HostBuffer<Real>(scratch_size);
@@ -148,45 +143,30 @@ RowNeighbourhood<Real> CpuEngine<Real>::neighbourhood(const Real* u, const Real*
                                                       std::int64_t row) const {
   const std::int64_t rows = grid_.rows, cols = grid_.cols;
   RowNeighbourhood<Real> n{};
-  // The row itself is always in the grid; the rows above and below follow the boundary.
-  n.u[1] = u + row * cols;
-  n.v[1] = v + row * cols;
-  for (int d = 0; d < 3; d += 2) {
+  // The row itself is always in the grid; a row above or below beyond a non-periodic edge is
+  // absent (update_row applies the boundary rule), a periodic grid's wraps.
+  for (int d = 0; d < 3; ++d) {
     std::int64_t r = row + d - 1;
+    if (boundary_ == Boundary::Periodic) r = (r + rows) % rows;
     if (r >= 0 && r < rows) {
       n.u[d] = u + r * cols;
       n.v[d] = v + r * cols;
-      continue;
-    }
-    switch (boundary_) {
-      case Boundary::ZeroFlux:
-        n.u[d] = n.v[d] = nullptr;
-        break;
-      case Boundary::Fixed:
-        n.u[d] = fixed_row_u_.data();
-        n.v[d] = fixed_row_v_.data();
-        break;
-      case Boundary::Periodic:
-        r = (r + rows) % rows;
-        n.u[d] = u + r * cols;
-        n.v[d] = v + r * cols;
-        break;
     }
   }
   return n;
 }
 
 template <class Real>
-template <StencilKind K>
+template <StencilKind K, Boundary B>
 void CpuEngine<Real>::step_row(Member& member, int src, int dst, std::int64_t row) const {
   const std::int64_t cols = grid_.cols;
   const auto in = neighbourhood(member.u[src], member.v[src], row);
-  update_row<K>(in, cols, edge_rule_, edge_rule_, member.coefficients, weights_.data(),
-                member.u[dst] + row * cols, member.v[dst] + row * cols);
+  update_row<K, B>(in, cols, RowEnds{}, member.coefficients, weights_.data(),
+                   member.u[dst] + row * cols, member.v[dst] + row * cols);
 }
 
 template <class Real>
-template <StencilKind K>
+template <StencilKind K, Boundary B>
 void CpuEngine<Real>::advance_one_step_sweeps(std::int64_t steps) {
   const std::int64_t rows = grid_.rows;
   const auto nmembers = static_cast<std::int64_t>(members_.size());
@@ -199,7 +179,7 @@ void CpuEngine<Real>::advance_one_step_sweeps(std::int64_t steps) {
 #pragma omp for collapse(2) schedule(static)
       for (std::int64_t m = 0; m < nmembers; ++m) {
         for (std::int64_t r = 0; r < rows; ++r) {
-          step_row<K>(members_[static_cast<std::size_t>(m)], src, dst, r);
+          step_row<K, B>(members_[static_cast<std::size_t>(m)], src, dst, r);
         }
       }
     }
@@ -207,16 +187,10 @@ void CpuEngine<Real>::advance_one_step_sweeps(std::int64_t steps) {
   current_ = static_cast<int>((start + steps) % 2);
 }
 
-// Temporal blocking: each pass advances a band of output rows by `depth` steps while reading the
-// grid once and writing it once. The intermediate states (levels 1 .. depth-1) live in three
-// rolling rows per level, small enough for the core's own cache, filled as a wavefront: at tick t,
-// level l computes its row t - l, whose three inputs of level l-1 are the rows computed at ticks
-// t, t-1 and t-2. A band recomputes (depth - l) rows of level l beyond each of its edges, which
-// its neighbour band also computes: the price of needing no synchronisation inside a pass. Every
-// row of every level goes through update_row with the same inputs as in the one-step path, so the
-// result is bitwise the same.
+// Temporal blocking (wavefront.hpp): each pass advances a band of output rows by `depth` steps
+// while reading the grid once and writing it once.
 template <class Real>
-template <StencilKind K>
+template <StencilKind K, Boundary B>
 void CpuEngine<Real>::fused_band(const Band& band, int depth, int src, Real* scratch) {
   const std::int64_t rows = grid_.rows, cols = grid_.cols;
   Member& member = members_[band.member];
@@ -224,59 +198,37 @@ void CpuEngine<Real>::fused_band(const Band& band, int depth, int src, Real* scr
   const Real* src_v = member.v[src];
   Real* dst_u = member.u[1 - src];
   Real* dst_v = member.v[1 - src];
-  const bool periodic = boundary_ == Boundary::Periodic;
-  const Real* outside_u = boundary_ == Boundary::Fixed ? fixed_row_u_.data() : nullptr;
-  const Real* outside_v = boundary_ == Boundary::Fixed ? fixed_row_v_.data() : nullptr;
-  const std::size_t stride = scratch_row_stride_;
-
-  // The rows of level l that the band needs: its own rows widened by the steps still to go, clipped
-  // to the grid unless the grid wraps (then rows outside it stand for their periodic images).
-  auto level_begin = [&](int l) {
-    const std::int64_t r = band.row_begin - (depth - l);
-    return periodic ? r : std::max<std::int64_t>(r, 0);
-  };
-  auto level_end = [&](int l) {
-    const std::int64_t r = band.row_end + (depth - l);
-    return periodic ? r : std::min<std::int64_t>(r, rows);
-  };
-  auto scratch_row = [&](int level, std::int64_t row, int field) {
-    const auto slot = static_cast<std::size_t>(((row % 3) + 3) % 3);
-    return scratch + ((static_cast<std::size_t>(level - 1) * 3 + slot) * 2 +
-                      static_cast<std::size_t>(field)) *
-                         stride;
-  };
-  // Row `row` of level `level`: the grid, a rolling row, or the boundary's row outside the grid.
-  auto input_row = [&](int level, std::int64_t row, int d, RowNeighbourhood<Real>& in) {
-    if (row < level_begin(level) || row >= level_end(level)) {  // outside a non-periodic grid
-      in.u[d] = outside_u;
-      in.v[d] = outside_v;
-    } else if (level == 0) {
-      const std::int64_t r = periodic ? ((row % rows) + rows) % rows : row;
-      in.u[d] = src_u + r * cols;
-      in.v[d] = src_v + r * cols;
-    } else {
-      in.u[d] = scratch_row(level, row, 0);
-      in.v[d] = scratch_row(level, row, 1);
-    }
-  };
-
+  constexpr bool periodic = B == Boundary::Periodic;
+  const RollingRows<Real> rolling(scratch, scratch_row_stride_);
   const Real* w = weights_.data();
-  const std::int64_t first_tick = level_begin(1) + 1, end_tick = level_end(depth) + depth;
-  for (std::int64_t t = first_tick; t < end_tick; ++t) {
-    for (int l = 1; l <= depth; ++l) {
-      const std::int64_t r = t - l;
-      if (r < level_begin(l) || r >= level_end(l)) continue;
-      RowNeighbourhood<Real> in{};
-      for (int d = 0; d < 3; ++d) input_row(l - 1, r + d - 1, d, in);
-      Real* out_u = l == depth ? dst_u + r * cols : scratch_row(l, r, 0);
-      Real* out_v = l == depth ? dst_v + r * cols : scratch_row(l, r, 1);
-      update_row<K>(in, cols, edge_rule_, edge_rule_, member.coefficients, w, out_u, out_v);
+  // Every level may have the grid's rows; a periodic grid's rows outside it stand for their
+  // periodic images.
+  constexpr std::int64_t unbounded = std::numeric_limits<std::int64_t>::max() / 4;
+  const auto level_rows = [&](int) {
+    return periodic ? std::pair{-unbounded, unbounded} : std::pair{std::int64_t{0}, rows};
+  };
+  step_wavefront(depth, band.row_begin, band.row_end, level_rows, [&](int l, std::int64_t r) {
+    RowNeighbourhood<Real> in{};
+    for (int d = 0; d < 3; ++d) {
+      const std::int64_t row = r + d - 1;
+      if (!periodic && (row < 0 || row >= rows)) continue;  // beyond the edge: absent
+      if (l == 1) {
+        const std::int64_t wrapped = periodic ? ((row % rows) + rows) % rows : row;
+        in.u[d] = src_u + wrapped * cols;
+        in.v[d] = src_v + wrapped * cols;
+      } else {
+        in.u[d] = rolling.row(l - 1, row, 0);
+        in.v[d] = rolling.row(l - 1, row, 1);
+      }
     }
-  }
+    Real* out_u = l == depth ? dst_u + r * cols : rolling.row(l, r, 0);
+    Real* out_v = l == depth ? dst_v + r * cols : rolling.row(l, r, 1);
+    update_row<K, B>(in, cols, RowEnds{}, member.coefficients, w, out_u, out_v);
+  });
 }
 
 template <class Real>
-template <StencilKind K>
+template <StencilKind K, Boundary B>
 void CpuEngine<Real>::advance_fused(std::int64_t steps) {
   const int depth = fuse_steps_;
   const std::int64_t passes = steps / depth + (steps % depth != 0 ? 1 : 0);
@@ -294,7 +246,7 @@ void CpuEngine<Real>::advance_fused(std::int64_t steps) {
     int src = start;
     for (std::int64_t pass = 0; pass < passes; ++pass) {
       const auto pass_depth = static_cast<int>(std::min<std::int64_t>(depth, steps - pass * depth));
-      for (const Band& band : bands) fused_band<K>(band, pass_depth, src, scratch);
+      for (const Band& band : bands) fused_band<K, B>(band, pass_depth, src, scratch);
       src = 1 - src;
 #pragma omp barrier
     }
@@ -311,7 +263,7 @@ void CpuEngine<Real>::advance_fused(std::int64_t steps) {
 // by arithmetic, not by traffic.) Every row goes through update_row with the same inputs as in the
 // other paths, so the result is bitwise the same.
 template <class Real>
-template <StencilKind K>
+template <StencilKind K, Boundary B>
 void CpuEngine<Real>::advance_members_in_cache(std::int64_t steps) {
   const std::int64_t rows = grid_.rows;
   const auto nmembers = static_cast<std::int64_t>(members_.size());
@@ -324,7 +276,7 @@ void CpuEngine<Real>::advance_members_in_cache(std::int64_t steps) {
       Member& member = members_[static_cast<std::size_t>(m)];
       for (std::int64_t s = 0; s < steps; ++s) {
         const int src = (start + static_cast<int>(s % 2)) % 2, dst = 1 - src;
-        for (std::int64_t r = 0; r < rows; ++r) step_row<K>(member, src, dst, r);
+        for (std::int64_t r = 0; r < rows; ++r) step_row<K, B>(member, src, dst, r);
       }
     }
   }
@@ -334,13 +286,13 @@ void CpuEngine<Real>::advance_members_in_cache(std::int64_t steps) {
 template <class Real>
 void CpuEngine<Real>::advance(std::int64_t steps) {
   if (steps <= 0) return;
-  dispatch_stencil(stencil_kind_, [&]<StencilKind K>() {
+  dispatch_stencil_and_boundary(stencil_kind_, boundary_, [&]<StencilKind K, Boundary B>() {
     if (members_in_cache_) {
-      advance_members_in_cache<K>(steps);
+      advance_members_in_cache<K, B>(steps);
     } else if (fuse_steps_ == 1) {
-      advance_one_step_sweeps<K>(steps);
+      advance_one_step_sweeps<K, B>(steps);
     } else {
-      advance_fused<K>(steps);
+      advance_fused<K, B>(steps);
     }
   });
 }

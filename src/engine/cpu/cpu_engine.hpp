@@ -59,18 +59,18 @@ class CpuEngine final : public Engine<Real> {
     std::int64_t row_begin, row_end;
   };
 
-  template <StencilKind K>
+  template <StencilKind K, Boundary B>
   void advance_one_step_sweeps(std::int64_t steps);
-  template <StencilKind K>
+  template <StencilKind K, Boundary B>
   void advance_fused(std::int64_t steps);
-  template <StencilKind K>
+  template <StencilKind K, Boundary B>
   void advance_members_in_cache(std::int64_t steps);
-  template <StencilKind K>
+  template <StencilKind K, Boundary B>
   void fused_band(const Band& band, int depth, int src, Real* scratch);
   RowNeighbourhood<Real> neighbourhood(const Real* u, const Real* v, std::int64_t row) const;
   // One step of one row of one member, from buffer src into buffer dst: the one-step path and the
   // in-cache batch path share it.
-  template <StencilKind K>
+  template <StencilKind K, Boundary B>
   void step_row(Member& member, int src, int dst, std::int64_t row) const;
   // The bands of thread `thread` out of `team`: the same split of (member, row) pairs as a static
   // OpenMP schedule over them, so each thread steps the rows it touched first.
@@ -84,15 +84,11 @@ class CpuEngine final : public Engine<Real> {
   // Every member's fields in one array per buffer, member after member: one stride from a member
   // to the next, so a batch's state is one (members, rows, cols) array (see state()).
   HostBuffer<Real> state_u_[2], state_v_[2];
-  std::vector<Real> fixed_row_u_, fixed_row_v_;  // the Fixed boundary's rows outside the grid
-  EdgeRule edge_rule_;
   int threads_;
   int fuse_steps_;
-  std::size_t scratch_row_stride_ = 0;  // one scratch row, padded to a cache line
-  std::vector<HostBuffer<Real>> scratch_;
-  std::vector<std::vector<Band>>
-      thread_bands_;  // per thread: its bands, for the fused path  // per thread: 3 rows of u and v
-                      // per intermediate level
+  std::size_t scratch_row_stride_ = 0;           // one rolling row, padded to a cache line
+  std::vector<HostBuffer<Real>> scratch_;        // per thread: the fused path's rolling rows
+  std::vector<std::vector<Band>> thread_bands_;  // per thread: its bands, for the fused path
   int current_ = 0;
   FieldSet captured_{false, false};
   // A batch of members small enough for a core's cache: each thread takes whole members through

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/cpu/subnormals.hpp"
+#include "engine/cpu/wavefront.hpp"
 
 namespace grayscott::cpu {
 
@@ -15,9 +16,7 @@ CpuSubdomain<Real>::CpuSubdomain(const Problem& problem, const Parameters& param
       stencil_kind_(problem.stencil.kind),
       weights_(problem.stencil.weights.begin(), problem.stencil.weights.end()),
       coefficients_(Coefficients<Real>::from(params)),
-      threads_(std::max(threads, 1)),
-      fixed_row_u_(static_cast<std::size_t>(layout.stride()), fixed_u<Real>),
-      fixed_row_v_(static_cast<std::size_t>(layout.stride()), fixed_v<Real>) {
+      threads_(std::max(threads, 1)) {
   for (int b = 0; b < 2; ++b) {
     // Ghost cells that are never exchanged (beyond a non-periodic edge) are never read either;
     // zeroing them keeps every byte defined.
@@ -84,32 +83,29 @@ template <class Real>
 template <class RowsOf>
 RowNeighbourhood<Real> CpuSubdomain<Real>::neighbourhood(std::int64_t row, std::int64_t col_begin,
                                                          const RowsOf& rows_of) const {
-  const bool fixed = boundary_ == Boundary::Fixed;
-  const auto outside_offset = static_cast<std::size_t>(layout_.depth + col_begin);
   RowNeighbourhood<Real> in{};
   for (int d = 0; d < 3; ++d) {
     const std::int64_t rr = row + d - 1;
     const bool beyond_edge = (rr < 0 && edges_.top) || (rr >= layout_.rows && edges_.bottom);
-    if (beyond_edge) {
-      in.u[d] = fixed ? fixed_row_u_.data() + outside_offset : nullptr;
-      in.v[d] = fixed ? fixed_row_v_.data() + outside_offset : nullptr;
-    } else {
-      const auto [u, v] = rows_of(rr, col_begin);
-      in.u[d] = u;
-      in.v[d] = v;
-    }
+    if (beyond_edge) continue;  // absent: update_row applies the boundary rule
+    const auto [u, v] = rows_of(rr, col_begin);
+    in.u[d] = u;
+    in.v[d] = v;
   }
   return in;
 }
 
 template <class Real>
-template <StencilKind K>
+RowEnds CpuSubdomain<Real>::ends_of(const Region& region) const {
+  // The grid's edge where the block meets it; ghost cells elsewhere.
+  return {.ghost_left = !(edges_.left && region.col_begin == 0),
+          .ghost_right = !(edges_.right && region.col_end == layout_.cols)};
+}
+
+template <class Real>
+template <StencilKind K, Boundary B>
 void CpuSubdomain<Real>::step_with(const Region& region) {
-  const EdgeRule edge_rule = boundary_ == Boundary::Fixed ? EdgeRule::Constant : EdgeRule::Absent;
-  // The serial engine's rules where the block meets the grid's edge; ghost cells elsewhere.
-  const EdgeRule left = (edges_.left && region.col_begin == 0) ? edge_rule : EdgeRule::Memory;
-  const EdgeRule right =
-      (edges_.right && region.col_end == layout_.cols) ? edge_rule : EdgeRule::Memory;
+  const RowEnds ends = ends_of(region);
   const std::int64_t width = region.col_end - region.col_begin;
   const Real* su = u_[current_].data();
   const Real* sv = v_[current_].data();
@@ -128,7 +124,7 @@ void CpuSubdomain<Real>::step_with(const Region& region) {
     for (std::int64_t r = region.row_begin; r < region.row_end; ++r) {
       const auto in = neighbourhood(r, region.col_begin, state_rows);
       const auto out = layout_.offset(r, region.col_begin);
-      update_row<K>(in, width, left, right, coefficients_, w, du + out, dv + out);
+      update_row<K, B>(in, width, ends, coefficients_, w, du + out, dv + out);
     }
   }
 }
@@ -136,67 +132,43 @@ void CpuSubdomain<Real>::step_with(const Region& region) {
 template <class Real>
 void CpuSubdomain<Real>::step(const Region& region) {
   if (region.empty()) return;
-  dispatch_stencil(stencil_kind_, [&]<StencilKind K>() { step_with<K>(region); });
+  dispatch_stencil_and_boundary(stencil_kind_, boundary_,
+                                [&]<StencilKind K, Boundary B>() { step_with<K, B>(region); });
 }
 
-// Temporal blocking over the steps after an exchange, as the serial engine's fused path does: a
-// band of the last region's rows goes through every step in one pass, the intermediate states
-// (levels 1 .. n-1) living in three rolling rows per level, filled as a wavefront: level j
-// computes its row r at tick r + j, from rows r-1, r, r+1 of level j-1 (level 0 is the current
-// state), the last of which level j-1 computed earlier in the same tick. Each band recomputes
-// (n - j) rows of level j beyond each of its ends, which the next band also computes. Every row
-// of every level goes through update_row with the inputs step() would give it, so the result is
-// bitwise the same. Only the last level is written to the block.
+// Temporal blocking over the steps after an exchange (wavefront.hpp), as in the serial engine's
+// fused path: a band of the last region's rows goes through every step in one pass, level j's
+// rows within regions[j - 1], each row with the inputs step() would give it. Only the last level
+// is written to the block.
 template <class Real>
-template <StencilKind K>
+template <StencilKind K, Boundary B>
 void CpuSubdomain<Real>::chain_band(std::span<const Region> regions, std::int64_t band_begin,
                                     std::int64_t band_end, Real* scratch) {
-  const auto n = static_cast<std::int64_t>(regions.size());
-  const std::int64_t stride = layout_.stride();
-  const EdgeRule edge_rule = boundary_ == Boundary::Fixed ? EdgeRule::Constant : EdgeRule::Absent;
+  const auto n = static_cast<int>(regions.size());
   const Real* su = u_[current_].data();
   const Real* sv = v_[current_].data();
   Real* du = u_[1 - current_].data();
   Real* dv = v_[1 - current_].data();
   const Real* w = weights_.data();
-  // Rows of level j (1-based) this band computes.
-  auto level_begin = [&](std::int64_t j) {
-    return std::max(regions[j - 1].row_begin, band_begin - (n - j));
+  const RollingRows<Real> rolling(scratch, static_cast<std::size_t>(layout_.stride()),
+                                  static_cast<std::size_t>(layout_.depth));
+  const auto level_rows = [&](int j) {
+    return std::pair{regions[j - 1].row_begin, regions[j - 1].row_end};
   };
-  auto level_end = [&](std::int64_t j) {
-    return std::min(regions[j - 1].row_end, band_end + (n - j));
-  };
-  // Level j's rolling row for grid row r (j in 1 .. n-1), field 0 (u) or 1 (v), at column 0.
-  auto rolling = [&](std::int64_t j, std::int64_t r, int field) {
-    const std::int64_t slot = ((r % 3) + 3) % 3;
-    return scratch + (((j - 1) * 3 + slot) * 2 + field) * stride + layout_.depth;
-  };
-  std::int64_t first_tick = level_begin(1) + 1, end_tick = level_end(1) + 1;
-  for (std::int64_t j = 2; j <= n; ++j) {
-    first_tick = std::min(first_tick, level_begin(j) + j);
-    end_tick = std::max(end_tick, level_end(j) + j);
-  }
-  for (std::int64_t t = first_tick; t < end_tick; ++t) {
-    for (std::int64_t j = 1; j <= n; ++j) {
-      const std::int64_t r = t - j;
-      if (r < level_begin(j) || r >= level_end(j)) continue;
-      const Region& region = regions[j - 1];
-      const EdgeRule left = (edges_.left && region.col_begin == 0) ? edge_rule : EdgeRule::Memory;
-      const EdgeRule right =
-          (edges_.right && region.col_end == layout_.cols) ? edge_rule : EdgeRule::Memory;
-      const auto input_rows = [&](std::int64_t rr, std::int64_t c) {
-        if (j == 1) return std::pair{su + layout_.offset(rr, c), sv + layout_.offset(rr, c)};
-        return std::pair<const Real*, const Real*>{rolling(j - 1, rr, 0) + c,
-                                                   rolling(j - 1, rr, 1) + c};
-      };
-      const auto in = neighbourhood(r, region.col_begin, input_rows);
-      Real* out_u = j == n ? du + layout_.offset(r, region.col_begin)
-                           : rolling(j, r, 0) + region.col_begin;
-      Real* out_v = j == n ? dv + layout_.offset(r, region.col_begin)
-                           : rolling(j, r, 1) + region.col_begin;
-      update_row<K>(in, region.cols(), left, right, coefficients_, w, out_u, out_v);
-    }
-  }
+  step_wavefront(n, band_begin, band_end, level_rows, [&](int j, std::int64_t r) {
+    const Region& region = regions[j - 1];
+    const auto input_rows = [&](std::int64_t rr, std::int64_t c) {
+      if (j == 1) return std::pair{su + layout_.offset(rr, c), sv + layout_.offset(rr, c)};
+      return std::pair<const Real*, const Real*>{rolling.row(j - 1, rr, 0) + c,
+                                                 rolling.row(j - 1, rr, 1) + c};
+    };
+    const auto in = neighbourhood(r, region.col_begin, input_rows);
+    Real* out_u =
+        j == n ? du + layout_.offset(r, region.col_begin) : rolling.row(j, r, 0) + region.col_begin;
+    Real* out_v =
+        j == n ? dv + layout_.offset(r, region.col_begin) : rolling.row(j, r, 1) + region.col_begin;
+    update_row<K, B>(in, region.cols(), ends_of(region), coefficients_, w, out_u, out_v);
+  });
 }
 
 template <class Real>
@@ -211,11 +183,12 @@ void CpuSubdomain<Real>::step_chain(std::span<const Region> regions) {
   const Region& last = regions.back();
   const int bands = static_cast<int>(
       std::clamp<std::int64_t>(last.rows() / std::max<std::int64_t>(4 * n, 8), 1, threads_));
-  const std::size_t per_band = static_cast<std::size_t>((n - 1) * 3 * 2 * layout_.stride());
+  const std::size_t per_band =
+      RollingRows<Real>::size(static_cast<int>(n), static_cast<std::size_t>(layout_.stride()));
   if (chain_scratch_.size() < per_band * static_cast<std::size_t>(bands)) {
     chain_scratch_.assign(per_band * static_cast<std::size_t>(bands), Real(0));
   }
-  dispatch_stencil(stencil_kind_, [&]<StencilKind K>() {
+  dispatch_stencil_and_boundary(stencil_kind_, boundary_, [&]<StencilKind K, Boundary B>() {
 #pragma omp parallel num_threads(bands) if (bands > 1)
     {
       const FlushSubnormals<Real> flush;
@@ -223,7 +196,7 @@ void CpuSubdomain<Real>::step_chain(std::span<const Region> regions) {
       for (int b = 0; b < bands; ++b) {
         const std::int64_t begin = last.row_begin + last.rows() * b / bands;
         const std::int64_t end = last.row_begin + last.rows() * (b + 1) / bands;
-        chain_band<K>(regions, begin, end, chain_scratch_.data() + per_band * b);
+        chain_band<K, B>(regions, begin, end, chain_scratch_.data() + per_band * b);
       }
     }
   });

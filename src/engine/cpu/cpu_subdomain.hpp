@@ -34,16 +34,18 @@ class CpuSubdomain final : public SubdomainStepper<Real> {
   void step_chain(std::span<const Region> regions) override;
 
  private:
-  template <StencilKind K>
+  template <StencilKind K, Boundary B>
   void step_with(const Region& region);
-  template <StencilKind K>
+  template <StencilKind K, Boundary B>
   void chain_band(std::span<const Region> regions, std::int64_t band_begin, std::int64_t band_end,
                   Real* scratch);
   // The rows around row `row` of a level's input (`rows_of` gives a row's u and v at column
-  // `col_begin`), with the Fixed boundary's rows or nothing beyond the grid's edge.
+  // `col_begin`), absent beyond the grid's edge.
   template <class RowsOf>
   RowNeighbourhood<Real> neighbourhood(std::int64_t row, std::int64_t col_begin,
                                        const RowsOf& rows_of) const;
+  // Which ends of the region's rows are ghost cells and which the grid's edge.
+  RowEnds ends_of(const Region& region) const;
 
   LocalLayout layout_;
   GlobalEdges edges_;
@@ -52,8 +54,7 @@ class CpuSubdomain final : public SubdomainStepper<Real> {
   std::vector<Real> weights_;
   Coefficients<Real> coefficients_;
   int threads_;
-  HostBuffer<Real> u_[2], v_[2];                 // ping-pong, each padded with the ghost frame
-  std::vector<Real> fixed_row_u_, fixed_row_v_;  // the Fixed boundary's rows beyond an edge
+  HostBuffer<Real> u_[2], v_[2];  // ping-pong, each padded with the ghost frame
   HaloPlan plan_;
   std::vector<Real> send_area_, receive_area_;
   std::vector<Real> chain_scratch_;  // step_chain's rolling rows, per thread

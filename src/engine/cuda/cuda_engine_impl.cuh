@@ -99,7 +99,7 @@ void CudaEngine<Real>::launch(const detail::Launch& plan) {
                               static_cast<int>(grid_.cols)};
   cudaStream_t stream = compute_.get();
   const dim3 grid(plan.grid.x, plan.grid.y, plan.grid.z), block(plan.block.x, plan.block.y);
-  detail::dispatch(kind_, boundary_, [&]<StencilKind K, Boundary B>() {
+  dispatch_stencil_and_boundary(kind_, boundary_, [&]<StencilKind K, Boundary B>() {
     if (plan.fused()) {
       detail::fused_kernel<K, B, Real><<<grid, block, 0, stream>>>(args, plan.steps);
     } else {

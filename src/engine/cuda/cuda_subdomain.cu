@@ -138,7 +138,7 @@ class CudaSubdomain final : public SubdomainStepper<Real> {
     const dim3 grid(detail::blocks(region.cols(), detail::region_block_x),
                     detail::blocks(region.rows(), detail::region_block_y));
     const dim3 block(detail::region_block_x, detail::region_block_y);
-    detail::dispatch(kind_, boundary_, [&]<StencilKind K, Boundary B>() {
+    dispatch_stencil_and_boundary(kind_, boundary_, [&]<StencilKind K, Boundary B>() {
       detail::region_step_kernel<K, B, Real><<<grid, block, 0, compute_.get()>>>(args);
     });
     check(cudaGetLastError(), "launching a step");
@@ -152,7 +152,7 @@ class CudaSubdomain final : public SubdomainStepper<Real> {
         u_[current_].data(), v_[current_].data(), u_[1 - current_].data(), v_[1 - current_].data(),
         coefficients_, weights_, layout_, edges_, outer);
     const unsigned grid = detail::blocks(frame.cells(), detail::frame_block);
-    detail::dispatch(kind_, boundary_, [&]<StencilKind K, Boundary B>() {
+    dispatch_stencil_and_boundary(kind_, boundary_, [&]<StencilKind K, Boundary B>() {
       detail::frame_step_kernel<K, B, Real>
           <<<grid, detail::frame_block, 0, compute_.get()>>>(args, frame);
     });

@@ -202,20 +202,4 @@ __global__ void __launch_bounds__(fused_block_x* fused_block_y)
   }
 }
 
-// Calls f.template operator()<K, B>() with the stencil and the boundary as compile-time constants.
-template <class F>
-void dispatch(StencilKind kind, Boundary boundary, F&& f) {
-  auto with_kind = [&]<Boundary B>() {
-    dispatch_stencil(kind, [&]<StencilKind K>() { f.template operator()<K, B>(); });
-  };
-  switch (boundary) {
-    case Boundary::ZeroFlux:
-      return with_kind.template operator()<Boundary::ZeroFlux>();
-    case Boundary::Periodic:
-      return with_kind.template operator()<Boundary::Periodic>();
-    case Boundary::Fixed:
-      return with_kind.template operator()<Boundary::Fixed>();
-  }
-}
-
 }  // namespace grayscott::cuda::detail

@@ -129,9 +129,10 @@ void expect_kernels_match_cpu(const Problem& problem, std::int64_t steps,
                  (sizeof(Real) == 4 ? "float" : "double") + " fuse " + std::to_string(fuse) + ", " +
                  std::to_string(steps) + " steps");
     Batch<Real> got;
-    kernels::dispatch(problem.stencil.kind, problem.boundary, [&]<StencilKind K, Boundary B>() {
-      got = run_kernels<K, B, Real>(problem, members, starts, steps, fuse);
-    });
+    dispatch_stencil_and_boundary(
+        problem.stencil.kind, problem.boundary, [&]<StencilKind K, Boundary B>() {
+          got = run_kernels<K, B, Real>(problem, members, starts, steps, fuse);
+        });
     EXPECT_EQ(first_bitwise_difference(got.u, expected.u), -1);
     EXPECT_EQ(first_bitwise_difference(got.v, expected.v), -1);
   }
