@@ -49,6 +49,19 @@ def partway(p, path, low, high, seconds):
     time.sleep(random.uniform(low, high) * seconds)
 
 
+def after_images(p, path, images):
+    """Waits until the single-process (SWMR) file `path` counts `images` images, or p ended: a stop
+    point that does not depend on how fast the machine is at the moment."""
+    while p.poll() is None:
+        try:
+            with h5py.File(path, "r", swmr=True) as f:
+                if f["step"].shape[0] >= images:
+                    return
+        except (OSError, KeyError):
+            pass  # not created yet, or its datasets not yet there
+        time.sleep(0.02)
+
+
 def same(a, b, what):
     problems = compare_runs.main(a, b, ("backend",))
     check(problems == 0, f"{what}: differs from the uninterrupted serial run")
@@ -118,7 +131,6 @@ for k, (boundary, precision) in enumerate(cases):
     same(f"serial{k}.h5", path, f"{boundary}/{precision}: kill -9 of a rank after {n}, resumed "
                                 f"on {again}")
 
-run_seconds = duration  # of the last serial run above
 # A sweep over 3 ranks stopped by SIGTERM continues on 2, each member from its own checkpoint.
 SWEEP = ["--feed", "0.02:0.05:3", "--kill", "0.05:0.065:3", "--rows", "48", "--cols", "48",
          "--images", "30", "--steps-per-image", "400", "--init", "noise", "--seeds", "1,2",
@@ -145,7 +157,7 @@ same("sweep-serial.h5", "sweep-mpi.h5", f"sweep over 3 ranks ({status}), resumed
 for way, resumed_on in (("SIGTERM", 2), ("SIGKILL", 3)):
     path = f"single-{way}.h5"
     p = mpi(0, "run", *base("zero-flux", "single"), "-o", path, "--checkpoint-every", "2")
-    partway(p, path, 0.2, 0.6, run_seconds)
+    after_images(p, path, random.randint(12, 36))
     p.send_signal(getattr(signal, way))
     finished(p)
     with h5py.File(path, "r", swmr=True) as f:
