@@ -49,17 +49,27 @@ def partway(p, path, low, high, seconds):
     time.sleep(random.uniform(low, high) * seconds)
 
 
-def after_images(p, path, images):
-    """Waits until the single-process (SWMR) file `path` counts `images` images, or p ended: a stop
+def after_progress(p, path, reached):
+    """Waits until reached(f) holds for the single-process (SWMR) file `path`, or p ended: a stop
     point that does not depend on how fast the machine is at the moment."""
     while p.poll() is None:
         try:
             with h5py.File(path, "r", swmr=True) as f:
-                if f["step"].shape[0] >= images:
+                if reached(f):
                     return
         except (OSError, KeyError):
             pass  # not created yet, or its datasets not yet there
         time.sleep(0.02)
+
+
+def after_images(p, path, images):
+    """Waits until a single process's run file counts `images` images, or p ended."""
+    after_progress(p, path, lambda f: f["step"].shape[0] >= images)
+
+
+def after_sweep_checkpoint(p, path, images):
+    """Waits until a single process's sweep file has checkpointed `images` images, or p ended."""
+    after_progress(p, path, lambda f: f["checkpoint/images"][...].max() >= images)
 
 
 def same(a, b, what):
@@ -169,9 +179,12 @@ for way, resumed_on in (("SIGTERM", 2), ("SIGKILL", 3)):
 
     path = f"sweep-single-{way}.h5"
     p = mpi(0, "sweep", *SWEEP, "-o", path, "--checkpoint-every", "3", "--quiet")
-    partway(p, path, 0.2, 0.5, duration)
+    after_sweep_checkpoint(p, path, 3 * random.randint(1, 6))
     p.send_signal(getattr(signal, way))
     finished(p)
+    with h5py.File(path, "r", swmr=True) as f:
+        status = f.attrs["status"]
+    check(status != "complete", f"the single-process sweep ended before its {way}")
     code, err = finished(mpi(resumed_on, "sweep", "--resume", path, "--quiet"))
     check(code == 0, f"a single process's sweep ({way}) over {resumed_on} ranks: {err}")
     same("sweep-serial.h5", path, f"single-process sweep {way}, resumed on {resumed_on} ranks")
@@ -179,7 +192,7 @@ for way, resumed_on in (("SIGTERM", 2), ("SIGKILL", 3)):
 # A file of an earlier version, whose chunks one process placed at their first write, is refused
 # over MPI in one line (parallel HDF5 writes only into chunks already placed).
 p = mpi(0, "run", *base("zero-flux", "single"), "-o", "earlier.h5", "--checkpoint-every", "2")
-time.sleep(0.3)
+after_images(p, "earlier.h5", random.randint(6, 30))
 p.send_signal(signal.SIGTERM)
 finished(p)
 with h5py.File("earlier.h5", "r+") as f:
