@@ -62,6 +62,14 @@ BackendChoice choose_backend(std::span<const Backend* const> candidates,
     const auto named = std::find_if(candidates.begin(), candidates.end(),
                                     [&](const Backend* b) { return b->name() == options.backend; });
     const Backend& backend = named != candidates.end() ? **named : find_backend(options.backend);
+    // A device the machine has not got is the request's mistake (exit 2, ValueError), not the
+    // backend's unavailability.
+    const int devices = backend.on_device() ? backend.device_count() : 0;
+    if (devices > 0 && (options.device < 0 || options.device >= devices)) {
+      throw InvalidInput("--device " + std::to_string(options.device) + ": no such " +
+                         options.backend + " device (" + std::to_string(devices) +
+                         " found, numbered from 0)");
+    }
     std::string why;
     if (!backend.available(options.device, &why)) {
       throw std::runtime_error("--backend " + options.backend + ": " + why);

@@ -145,6 +145,28 @@ TEST(Registry, ANamedBackendMustBeAvailableAndTakeTheRequest) {
   EXPECT_THROW(choose_backend(present, asking_for("device"), small_problem(), 5), InvalidInput);
 }
 
+TEST(Registry, ADeviceTheMachineHasNotGotIsTheRequestsMistake) {
+  // Found on an H200: `--device 4` on a one-GPU machine was a runtime error (exit 1, RuntimeError
+  // in Python), not the input error that names the option.
+  const FakeBackend one_gpu("accelerator", 100, true, 4), host("host", 0, true, SIZE_MAX);
+  const Backend* candidates[] = {&one_gpu, &host};
+  for (int device : {1, 4, -1}) {
+    EngineOptions options = asking_for("accelerator");
+    options.device = device;
+    try {
+      choose_backend(candidates, options, small_problem(), 1);
+      FAIL() << "device " << device << " must be refused";
+    } catch (const InvalidInput& e) {
+      EXPECT_EQ(std::string(e.what()),
+                "--device " + std::to_string(device) +
+                    ": no such accelerator device (1 found, numbered from 0)");
+    }
+  }
+  EngineOptions first = asking_for("accelerator");
+  first.device = 0;
+  EXPECT_EQ(choose_backend(candidates, first, small_problem(), 1).backend, &one_gpu);
+}
+
 TEST(Registry, CudaLaunchLimitsAreKnownWithoutAGpu) {
   const Backend& cuda = find_backend("cuda");
   Problem problem = small_problem();
