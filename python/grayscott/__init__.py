@@ -32,6 +32,9 @@ def dt_limit(stencil: str = "oono-puri", du: float = 0.1, dv: float = 0.05) -> f
     return _core._dt_limit(stencil, du, dv)
 
 
+_DLPACK_CUDA = 2  # DLDeviceType kDLCUDA
+
+
 class DeviceArray:
     """A field in GPU memory, as CuPy, PyTorch and JAX take it without a copy.
 
@@ -40,12 +43,11 @@ class DeviceArray:
     ``numpy.asarray(a)`` makes one device-to-host copy.
     """
 
-    __slots__ = ("_owner", "_field", "_capsule", "_interface")
+    __slots__ = ("_owner", "_field", "_interface")
 
     def __init__(self, owner, field: str):
         self._owner = owner  # keeps the engine, hence the memory, alive
         self._field = field
-        self._capsule = owner._field(field)
         self._interface = owner._field_interface(field)
 
     @property
@@ -70,11 +72,18 @@ class DeviceArray:
             "stream": None,
         }
 
-    def __dlpack__(self, *args, **kwargs):
-        return self._capsule.__dlpack__(*args, **kwargs)
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        # Every step queued before this view was taken has finished (advance returns after its
+        # steps), so any consumer stream may read it at once: `stream` needs no event. The capsule
+        # is DLPack's unversioned one, which every consumer that asks for max_version still takes.
+        if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
+            raise BufferError(f"this array lives on {self.__dlpack_device__()}, not {tuple(dl_device)}")
+        if copy:
+            raise BufferError("a DeviceArray is exported without a copy; copy it in the consumer")
+        return self._owner._device_capsule(self._field, self._interface["pointer"])
 
     def __dlpack_device__(self):
-        return self._capsule.__dlpack_device__()
+        return (_DLPACK_CUDA, self._interface["device"])
 
     def __array__(self, dtype=None, copy=None):
         host = self._owner._copy_field(self._field)

@@ -396,6 +396,18 @@ nb::object field_array(Batch& batch, nb::handle self, char which) {
   return single ? host_view<float>(view, self) : host_view<double>(view, self);
 }
 
+// A fresh DLPack capsule over the device memory a DeviceArray was made over (`pointer`, which a
+// later advance does not move): a capsule is consumed by the one library that takes it, so each
+// `__dlpack__` call needs its own.
+nb::object device_capsule(Batch& batch, char which, std::uintptr_t pointer) {
+  FieldView view = batch.field(which);
+  if (!view.on_device) throw nb::type_error("a host field has no device capsule; use the array");
+  view.pointer = pointer;
+  const bool single = batch.problem().precision == Precision::Single;
+  nb::handle self = nb::find(&batch);
+  return single ? device_view<float>(view, self) : device_view<double>(view, self);
+}
+
 nb::dict field_interface(Batch& batch, char which) {
   const FieldView view = batch.field(which);
   nb::dict d;
@@ -462,6 +474,7 @@ NB_MODULE(_core, m) {
       .def("reset", &Batch::reset, "Load the initial state again and set the step count to 0.")
       .def("_field", [](Batch& b, char which) { return field_array(b, nb::find(&b), which); })
       .def("_field_interface", &field_interface)
+      .def("_device_capsule", &device_capsule)
       .def("_copy_field", &Batch::copy_field)
       .def_prop_ro("step", &Batch::step, "Steps done since the initial state.")
       .def_prop_ro("time", &Batch::time, "step * dt.")

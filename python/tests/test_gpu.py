@@ -52,3 +52,18 @@ def test_jax_views_without_a_copy():
     sim = _cuda_simulation(rows=64, cols=64)
     array = jax.dlpack.from_dlpack(sim.v)
     assert array.unsafe_buffer_pointer() == sim.v.__cuda_array_interface__["data"][0]
+
+
+def test_one_view_serves_every_consumer_and_keeps_its_memory():
+    # Each __dlpack__ call makes a fresh capsule (a capsule is consumed once), over the memory the
+    # view was taken over, also after later advances.
+    cupy = pytest.importorskip("cupy")
+    sim = _cuda_simulation(rows=64, cols=64)
+    view = sim.v
+    pointer = view.__cuda_array_interface__["data"][0]
+    assert view.__dlpack_device__() == (2, 0)  # kDLCUDA, device 0
+    first, second = cupy.from_dlpack(view), cupy.from_dlpack(view)
+    assert first.data.ptr == second.data.ptr == pointer
+    sim.advance(1)
+    assert cupy.from_dlpack(view).data.ptr == pointer
+    assert sim.v.__cuda_array_interface__["data"][0] != pointer  # the engine moved to its other buffer
