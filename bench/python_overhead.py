@@ -35,7 +35,8 @@ def cpu_model():
 
 def per_call_microseconds(calls, backend):
     """One call's cost on a tiny grid, on the CPU and, when another backend is measured, on it too
-    (on a GPU, advance(1) includes a launch and the wait for it; sim.v makes a device view)."""
+    (on a GPU, advance(1) queues a launch and returns; sim.v waits for the queued steps and makes a
+    device view)."""
     results = {}
     for where in dict.fromkeys(("cpu", backend)):
         sim = gs.Simulation(rows=8, cols=8, backend=where, threads=1 if where == "cpu" else None)

@@ -73,9 +73,9 @@ class DeviceArray:
         }
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        # Every step queued before this view was taken has finished (advance returns after its
-        # steps), so any consumer stream may read it at once: `stream` needs no event. The capsule
-        # is DLPack's unversioned one, which every consumer that asks for max_version still takes.
+        # Making the capsule waits for every step queued so far on the engine's stream (as taking
+        # the view did), so any consumer stream may read it at once: `stream` needs no event. The
+        # capsule is DLPack's unversioned one, which consumers asking for max_version still take.
         if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
             raise BufferError(f"this array lives on {self.__dlpack_device__()}, not {tuple(dl_device)}")
         if copy:
