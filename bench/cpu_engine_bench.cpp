@@ -125,7 +125,7 @@ void BM_Advance(benchmark::State& state) {
 
 // One output row of one step, in cache, on one thread: what a batch of narrow members costs per
 // cell, and why it was slow.
-//   bench_cpu_engine --benchmark_filter=Row
+//   bench_cpu_engine --benchmark_filter='Row|Member'
 // BM_RowKernel times the whole row (edge columns included), BM_RowInterior only the vectorised
 // interior span: their difference is the two edge cells' share, which grows as rows narrow.
 // BM_RowSubnormal is the cause of the batch's old gap and its cure: rows of v as a pattern's
@@ -180,8 +180,55 @@ void BM_RowSubnormal(benchmark::State& state) {
   }
 }
 
+// One step of one small member in cache, on one thread, the way a batch steps it
+// (CpuEngine::advance_members_in_cache): each row through update_row with its neighbourhood
+// worked out (inside_loop:0, as the batch did), or the first and last rows so and the rows between
+// through update_inside_rows (inside_loop:1, what it does now). Their difference is the per-row
+// cost that weighs on 64-wide members.
+void BM_MemberStep(benchmark::State& state) {
+  using namespace grayscott;
+  const auto rows = static_cast<std::int64_t>(state.range(0)), cols = rows;
+  const bool inside_loop = state.range(1) != 0;
+  const auto cells = static_cast<std::size_t>(rows * cols);
+  std::vector<float> u(cells), v(cells), out_u(cells), out_v(cells);
+  for (std::size_t i = 0; i < cells; ++i) {
+    u[i] = 1.0f - 0.01f * static_cast<float>(i % 7);
+    v[i] = 0.01f * static_cast<float>(1 + i % 5);
+  }
+  const auto coefficients = Coefficients<float>::from(Parameters{});
+  const Stencil stencil = Stencil::oono_puri();
+  const std::vector<float> w(stencil.weights.begin(), stencil.weights.end());
+  constexpr auto K = StencilKind::OonoPuri;
+  constexpr auto B = Boundary::ZeroFlux;
+  const auto row_alone = [&](std::int64_t r) {
+    const cpu::RowNeighbourhood<float> in{{r > 0 ? &u[(r - 1) * cols] : nullptr, &u[r * cols],
+                                           r + 1 < rows ? &u[(r + 1) * cols] : nullptr},
+                                          {r > 0 ? &v[(r - 1) * cols] : nullptr, &v[r * cols],
+                                           r + 1 < rows ? &v[(r + 1) * cols] : nullptr}};
+    cpu::update_row<K, B>(in, cols, cpu::RowEnds{}, coefficients, w.data(), &out_u[r * cols],
+                          &out_v[r * cols]);
+  };
+  const cpu::FlushSubnormals<float> mode;
+  for (auto _ : state) {
+    if (inside_loop) {
+      row_alone(0);
+      cpu::update_inside_rows<K, B>(u.data(), v.data(), 1, rows - 1, cols, coefficients, w.data(),
+                                    out_u.data(), out_v.data());
+      row_alone(rows - 1);
+    } else {
+      for (std::int64_t r = 0; r < rows; ++r) row_alone(r);
+    }
+    benchmark::DoNotOptimize(out_u.data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["ns_per_cell"] =
+      benchmark::Counter(static_cast<double>(cells) * static_cast<double>(state.iterations()),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
 }  // namespace
 
+BENCHMARK(BM_MemberStep)->ArgNames({"rows", "inside_loop"})->ArgsProduct({{64, 128}, {0, 1}});
 BENCHMARK(BM_RowKernel)->ArgName("cols")->Arg(64)->Arg(128)->Arg(1024)->Arg(4096);
 BENCHMARK(BM_RowInterior)->ArgName("cols")->Arg(64)->Arg(128)->Arg(1024)->Arg(4096);
 BENCHMARK(BM_RowSubnormal)
