@@ -38,6 +38,20 @@ class HostBuffer {
     return buffer;
   }
 
+  // An array with ordinary (4 KiB) pages even where the kernel hands out huge pages unasked. For
+  // arrays stepped from a core's cache rather than streamed: with 2 MiB pages, arrays allocated
+  // alike start at the same offset of their huge pages, so their lines compete for the same sets
+  // of the L2 cache (on an Intel Xeon, a batch of 128x128 members stepped 1.75x slower so); 4 KiB
+  // pages scatter them over the cache.
+  static HostBuffer small_pages(std::size_t size) {
+    HostBuffer buffer(size);
+#if defined(MADV_NOHUGEPAGE)
+    constexpr std::size_t page = 4096;
+    madvise(buffer.data(), (size * sizeof(T) + page - 1) / page * page, MADV_NOHUGEPAGE);
+#endif
+    return buffer;
+  }
+
   T* data() { return data_.get(); }
   const T* data() const { return data_.get(); }
   std::size_t size() const { return size_; }

@@ -5,9 +5,13 @@
 #endif
 
 #include <algorithm>
+#include <cinttypes>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <limits>
+#include <string>
 #include <tuple>
 
 #include "engine/cpu/cpu_engine.hpp"
@@ -199,6 +203,48 @@ TEST(CpuEngine, OnlyManySmallMembersStepInCache) {
   EXPECT_TRUE(cpu::CpuEngine<float>::steps_members_in_cache({128, 128}, 1024, 2));
   EXPECT_FALSE(cpu::CpuEngine<float>::steps_members_in_cache({128, 128}, 7, 2));     // too few
   EXPECT_FALSE(cpu::CpuEngine<float>::steps_members_in_cache({1080, 1920}, 64, 2));  // too big
+}
+
+// The VmFlags of the mapping that holds `address` (/proc/self/smaps): "hg" where huge pages were
+// asked for (MADV_HUGEPAGE), "nh" where they were refused (MADV_NOHUGEPAGE); "" if not found.
+std::string vm_flags_of(const void* address) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto at = reinterpret_cast<std::uintptr_t>(address);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    std::uintptr_t begin = 0, end = 0;
+    if (std::sscanf(line.c_str(), "%" SCNxPTR "-%" SCNxPTR " ", &begin, &end) == 2) {
+      inside = begin <= at && at < end;
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      return line;
+    }
+  }
+  return {};
+}
+
+// A grid streamed through memory asks for huge pages; a batch stepped member by member from the
+// cache refuses them, since with 2 MiB pages its four fields fall into the same L2 cache sets
+// (bench_cpu_engine --benchmark_filter=BatchPages shows the cost).
+TEST(CpuEngine, BatchInCacheRefusesHugePagesAndAStreamedGridAsksForThem) {
+  const int on_the_stack = 0;
+  if (vm_flags_of(&on_the_stack).empty()) GTEST_SKIP() << "no /proc/self/smaps here";
+  EngineOptions options;
+  options.backend = "cpu";
+  options.threads = 2;
+  const Problem small =
+      stable_problem(64, 64, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
+  const std::vector<Parameters> members(1024, small.params);
+  ASSERT_TRUE(cpu::CpuEngine<float>::steps_members_in_cache(small.grid, members.size(), 2));
+  cpu::CpuEngine<float> batch(small, members, options);
+  EXPECT_NE(vm_flags_of(batch.state().v).find(" nh"), std::string::npos)
+      << vm_flags_of(batch.state().v);
+
+  const Problem large =
+      stable_problem(1024, 1024, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
+  const Parameters one[1] = {large.params};
+  cpu::CpuEngine<float> grid(large, one, options);
+  EXPECT_NE(vm_flags_of(grid.state().v).find(" hg"), std::string::npos)
+      << vm_flags_of(grid.state().v);
 }
 
 TEST(CpuEngine, CapturedImageSurvivesFurtherSteps) {
