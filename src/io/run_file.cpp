@@ -4,12 +4,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <system_error>
 
+#include "io/direct_writes.hpp"
 #include "io/hdf5.hpp"
 
 namespace grayscott::io {
@@ -226,6 +228,7 @@ h5::Id growing_dataset_properties(int rank, const hsize_t* chunk) {
 struct RunFileWriter::Handles {
   h5::Id file, u, v, step, time, checkpoint_u, checkpoint_v, checkpoint_images;
   std::int64_t slot_images[2] = {0, 0};  // images done at each checkpoint slot; 0: empty
+  DirectWrites direct;  // a single process's images, straight to the disk where it can
 };
 
 namespace {
@@ -253,6 +256,7 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
     h5::Id fapl = h5::writer_access(access_.file_access);
     h_->file = h5::Id(H5Fcreate(partial.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl), H5Fclose,
                       "create " + partial.string());
+    if (!access_.shared()) h_->direct = DirectWrites(partial);  // the name moves; the file stays
 
     const auto rows = static_cast<hsize_t>(p.grid.rows), cols = static_cast<hsize_t>(p.grid.cols);
     const hsize_t chunk_rows = chunk_rows_for(p.grid.rows, p.grid.cols, p.precision);
@@ -389,6 +393,7 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, Cont
                     "open " + path.string() + " to continue it");
   // A killed writer may leave the superblock's end of file behind what it flushed.
   if (!access_.shared()) H5Fincrement_filesize(h_->file, 0);
+  if (!access_.shared()) h_->direct = DirectWrites(path);
   open_datasets();
   written_ = durable_ = from.images_done;
   h5::rewrite_string_attribute(h_->file, "status", "running");
@@ -446,6 +451,48 @@ void write_block(hid_t dataset, hsize_t index, const RunFileAccess& access, hid_
   h5::check(H5Dwrite(dataset, mem_type, mem_space, file_space, access.transfer, data), what);
 }
 
+// Writes image `index` of a 3-D dataset of whole images (of `grid`, `element` bytes a value, in
+// chunks of `chunk_rows` rows) straight to the disk, chunk by chunk at the places HDF5 gave them
+// in the file. Returns false where a chunk cannot be written so (not aligned as the disk asks, or
+// the file system declines): the caller then writes the image through HDF5, which writes the same
+// bytes to the same places. HDF5 keeps no copy of these chunks (no chunk cache, nothing written
+// at placement), so nothing of it goes stale.
+bool write_image_directly(DirectWrites& direct, hid_t dataset, hsize_t index, const Grid& grid,
+                          std::size_t element, hsize_t chunk_rows, const void* data,
+                          const std::string& what) {
+  // The file holds little-endian values: the memory's bytes are the file's only on such a CPU.
+  if (!direct.usable() || std::endian::native != std::endian::little) return false;
+  const auto rows = static_cast<hsize_t>(grid.rows), cols = static_cast<hsize_t>(grid.cols);
+  struct Chunk {
+    const char* data;
+    std::size_t bytes;
+    haddr_t address;
+  };
+  std::vector<Chunk> chunks;
+  for (hsize_t row = 0; row < rows; row += chunk_rows) {
+    const hsize_t at[3] = {index, row, 0};
+    unsigned filters = 0;
+    haddr_t address = HADDR_UNDEF;
+    hsize_t stored = 0;
+    if (H5Dget_chunk_info_by_coord(dataset, at, &filters, &address, &stored) < 0) {
+      H5Eclear2(H5E_DEFAULT);
+      return false;
+    }
+    const Chunk chunk{static_cast<const char*>(data) + row * cols * element,
+                      static_cast<std::size_t>(std::min(chunk_rows, rows - row) * cols * element),
+                      address};
+    if (address == HADDR_UNDEF || filters != 0 || stored != chunk_rows * cols * element ||
+        !direct.accepts(chunk.data, chunk.bytes, address)) {
+      return false;
+    }
+    chunks.push_back(chunk);
+  }
+  for (const Chunk& chunk : chunks) {
+    if (!direct.write(chunk.data, chunk.bytes, chunk.address, what)) return false;
+  }
+  return true;
+}
+
 hsize_t first_extent(hid_t dataset) {
   h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
   hsize_t dims[3] = {0, 0, 0};
@@ -491,10 +538,21 @@ void RunFileWriter::after_write_error(const std::exception& e) {
   H5Fflush(h_->file, H5F_SCOPE_GLOBAL);
 }
 
+void RunFileWriter::write_image(hid_t dataset, hsize_t index, const void* data,
+                                const std::string& what) {
+  const Problem& p = meta_.problem;
+  if (!access_.shared() &&
+      write_image_directly(h_->direct, dataset, index, p.grid, element_size(p.precision),
+                           chunk_rows_for(p.grid.rows, p.grid.cols, p.precision), data, what)) {
+    return;
+  }
+  const hid_t mem_type = p.precision == Precision::Single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+  write_block(dataset, index, access_, mem_type, data, what);
+}
+
 void RunFileWriter::append_image(std::int64_t step, const void* u, const void* v) {
   const Problem& p = meta_.problem;
   const auto n = static_cast<hsize_t>(written_);
-  const hid_t mem_type = p.precision == Precision::Single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
   auto append_image = [&](const h5::Id& dataset, const void* data, const char* name) {
     // A continued run writes over the images it recomputes: the dataset never shrinks.
     const hsize_t before = first_extent(dataset);
@@ -502,7 +560,7 @@ void RunFileWriter::append_image(std::int64_t step, const void* u, const void* v
                                static_cast<hsize_t>(p.grid.cols)};
     h5::check(H5Dset_extent(dataset, extent), std::string("grow dataset ") + name);
     try {
-      write_block(dataset, n, access_, mem_type, data,
+      write_image(dataset, n, data,
                   "write image " + std::to_string(n) + " of " + name + " to " + path_.string());
     } catch (...) {
       // Count no image that is not in the file.
@@ -580,15 +638,13 @@ void RunFileWriter::save_checkpoint(std::int64_t images_done, const void* u, con
 }
 
 void RunFileWriter::save_into_older_slot(std::int64_t images_done, const void* u, const void* v) {
-  const hid_t mem_type =
-      meta_.problem.precision == Precision::Single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
   const int slot = h_->slot_images[0] <= h_->slot_images[1] ? 0 : 1;
   const std::string what = "write the checkpoint to " + path_.string();
   if (!meta_.fields.u) {
-    write_block(h_->checkpoint_u, static_cast<hsize_t>(slot), access_, mem_type, u, what);
+    write_image(h_->checkpoint_u, static_cast<hsize_t>(slot), u, what);
   }
   if (!meta_.fields.v) {
-    write_block(h_->checkpoint_v, static_cast<hsize_t>(slot), access_, mem_type, v, what);
+    write_image(h_->checkpoint_v, static_cast<hsize_t>(slot), v, what);
   }
   // The state, and the images it follows, reach the disk before the slot says it is valid.
   make_images_durable();

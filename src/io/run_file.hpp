@@ -120,6 +120,9 @@ class RunFileWriter {
  private:
   void open_datasets();
   void append_image(std::int64_t step, const void* u, const void* v);
+  // One whole image (of the run's precision) into [index] of a 3-D dataset: straight to the disk
+  // where it can go so (a single process, aligned; see DirectWrites), else through HDF5.
+  void write_image(hid_t dataset, hsize_t index, const void* data, const std::string& what);
   void count_images();         // grows /time and /step over the images appended since
   void make_images_durable();  // flushes the images, then /step that counts them
   void after_write_error(const std::exception& e);
@@ -131,7 +134,7 @@ class RunFileWriter {
   RunMetadata meta_;
   RunFileAccess access_;
   std::int64_t written_ = 0;
-  std::int64_t durable_ = 0;  // images written at the last flush that succeeded
+  std::int64_t durable_ = 0;                   // images written at the last flush that succeeded
   std::vector<std::int64_t> uncounted_steps_;  // of images appended but not yet in /step
   bool swmr_ = false;
   bool disk_full_ = false;           // a write failed for want of space

@@ -232,8 +232,8 @@ LoopOutcome run_image_loop(ImageSource<Real>& source, ImageSink<Real>& sink, con
       if (slot) {
         try {
           // A field kept from a checkpoint's slot that this image does not need is freed.
-          if (!captured.u) std::vector<Real>().swap(slot->u);
-          if (!captured.v) std::vector<Real>().swap(slot->v);
+          if (!captured.u) ImageBuffer<Real>().swap(slot->u);
+          if (!captured.v) ImageBuffer<Real>().swap(slot->v);
           if (captured.u) slot->u.resize(plan.slot_values);
           if (captured.v) slot->v.resize(plan.slot_values);
           slot->index = i;

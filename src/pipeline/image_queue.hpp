@@ -3,19 +3,66 @@
 // ever dropped.
 #pragma once
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <condition_variable>
 #include <cstdint>
+#include <cstdlib>
 #include <deque>
 #include <mutex>
+#include <new>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace grayscott::pipeline {
 
+// An image buffer's memory: on a 4 KiB boundary, so that an image can go from its buffer straight
+// to the disk (io/direct_writes.hpp asks its memory to be aligned as the disk's blocks are), in
+// huge pages where it is large (one page fault per 2 MiB when a buffer is first filled), and left
+// uninitialised by resize(): every value is written (gather) before it is read.
+template <class T>
+struct ImageMemory {
+  using value_type = T;
+  ImageMemory() = default;
+  template <class U>
+  ImageMemory(const ImageMemory<U>&) {}
+  T* allocate(std::size_t n) {
+    const std::size_t bytes = n * sizeof(T);
+    const std::size_t alignment = bytes >= huge_page ? huge_page : std::size_t(4096);
+    void* p = std::aligned_alloc(alignment, (bytes + alignment - 1) / alignment * alignment);
+    if (p == nullptr) throw std::bad_alloc();
+#if defined(MADV_HUGEPAGE)
+    if (alignment == huge_page)
+      madvise(p, (bytes + huge_page - 1) / huge_page * huge_page, MADV_HUGEPAGE);
+#endif
+    return static_cast<T*>(p);
+  }
+  void deallocate(T* p, std::size_t) { std::free(p); }
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;  // default-initialised: no zeros written
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+  template <class U>
+  bool operator==(const ImageMemory<U>&) const {
+    return true;
+  }
+
+ private:
+  static constexpr std::size_t huge_page = std::size_t(2) << 20;
+};
+
+template <class Real>
+using ImageBuffer = std::vector<Real, ImageMemory<Real>>;
+
 template <class Real>
 struct ImageSlot {
-  std::vector<Real> u, v;
+  ImageBuffer<Real> u, v;
   std::int64_t index = 0;   // image number
   std::int64_t step = 0;    // steps done when it was taken
   bool checkpoint = false;  // u and v both hold the whole state: save it to resume from
@@ -100,8 +147,8 @@ class ImageQueue {
     if (fullest == free_.end()) return;
     std::iter_swap(free_.begin(), fullest);
     for (auto slot = std::next(free_.begin()); slot != free_.end(); ++slot) {
-      std::vector<Real>().swap(slot->u);
-      std::vector<Real>().swap(slot->v);
+      ImageBuffer<Real>().swap(slot->u);
+      ImageBuffer<Real>().swap(slot->v);
     }
   }
   std::size_t in_flight() {

@@ -323,8 +323,44 @@ p.kill()
 p.communicate()
 
 # ---- a disk that fills up mid-run ---------------------------------------------------------------
+# Twice: on a tmpfs (images through the page cache) and on an ext4 file system in a file (images
+# written straight to the disk, past the page cache: io/direct_writes.hpp).
+def full_disk_test(kind, disk):
+    path = os.path.join(disk, "full.h5")
+    # 150 images of 192x160 u and v are 37 MB: refused up front on 24 MB...
+    r = run("run", *PROBLEM, "-o", path, "--quiet")
+    check(r.returncode == 2 and "free" in r.stderr,
+          f"{kind}: the up-front space check did not refuse: {r.stderr}")
+    # ...so run a smaller one, and fill the disk while it writes.
+    slower = with_options(PROBLEM, images=60, steps_per_image=300)
+    p = start("run", *slower, "-o", path, "--checkpoint-every", "4")
+    images_seen = 0
+    while p.poll() is None and images_seen < 3:  # fill the disk once the run is writing
+        try:
+            with h5py.File(path, "r", swmr=True) as f:
+                images_seen = f["v"].shape[0]
+        except (OSError, KeyError):
+            pass
+        time.sleep(0.02)
+    subprocess.run(["dd", "if=/dev/zero", f"of={disk}/filler", "bs=1M", "count=64"],
+                   capture_output=True)
+    out, err = p.communicate(timeout=120)
+    lines = [line for line in err.splitlines() if line.startswith("grayscott:")]
+    check(p.returncode != 0, f"{kind}: a full disk did not fail the run")
+    check(len(lines) == 1 and "No space left on device" in lines[0] and path in lines[0],
+          f"{kind}: a full disk is not named in one line with the file: {err!r}")
+    os.remove(f"{disk}/filler")
+    if not os.path.exists("full-reference.h5"):
+        run("run", *slower, "-o", "full-reference.h5", "--quiet")
+    n, attrs = prefix_of_reference(datasets("full-reference.h5")[0], path, f"full {kind}",
+                                   swmr=True)
+    check(attrs["status"] == "running",
+          f"full {kind}: status {attrs['status']!r} (it cannot be recorded without room)")
+    print(f"full {kind}: {n} images kept, status {attrs['status']!r}", flush=True)
+
+
 if os.geteuid() != 0:
-    print("skipped the full-disk test: mounting a small tmpfs needs root (CI runs as root)")
+    print("skipped the full-disk tests: mounting a small file system needs root (CI runs as root)")
 else:
     disk = os.path.join(WORK, "small-disk")
     os.makedirs(disk, exist_ok=True)
@@ -333,39 +369,24 @@ else:
         failures.append("cannot mount a tmpfs although running as root")
     else:
         try:
-            path = os.path.join(disk, "full.h5")
-            # 150 images of 192x160 u and v are 37 MB: refused up front on 24 MB...
-            r = run("run", *PROBLEM, "-o", path, "--quiet")
-            check(r.returncode == 2 and "free" in r.stderr,
-                  f"the up-front space check did not refuse: {r.stderr}")
-            # ...so run a smaller one, and fill the disk while it writes.
-            slower = with_options(PROBLEM, images=60, steps_per_image=300)
-            p = start("run", *slower, "-o", path,
-                      "--checkpoint-every", "4")
-            images_seen = 0
-            while p.poll() is None and images_seen < 3:  # fill the disk once the run is writing
-                try:
-                    with h5py.File(path, "r", swmr=True) as f:
-                        images_seen = f["v"].shape[0]
-                except (OSError, KeyError):
-                    pass
-                time.sleep(0.02)
-            subprocess.run(["dd", "if=/dev/zero", f"of={disk}/filler", "bs=1M", "count=64"],
-                           capture_output=True)
-            out, err = p.communicate(timeout=120)
-            lines = [line for line in err.splitlines() if line.startswith("grayscott:")]
-            check(p.returncode != 0, "a full disk did not fail the run")
-            check(len(lines) == 1 and "No space left on device" in lines[0] and path in lines[0],
-                  f"a full disk is not named in one line with the file: {err!r}")
-            os.remove(f"{disk}/filler")
-            r = run("run", *slower, "-o", "full-reference.h5", "--quiet")
-            n, attrs = prefix_of_reference(datasets("full-reference.h5")[0], path, "full disk",
-                                           swmr=True)
-            check(attrs["status"] == "running",
-                  f"full disk: status {attrs['status']!r} (it cannot be recorded without room)")
-            print(f"full disk: {n} images kept, status {attrs['status']!r}", flush=True)
+            full_disk_test("tmpfs", disk)
         finally:
             subprocess.run(["umount", disk])
+    image = os.path.join(WORK, "small-ext4.img")
+    with open(image, "wb") as f:
+        f.truncate(24 << 20)
+    made = subprocess.run(["mkfs.ext4", "-q", "-F", image], capture_output=True)
+    mounted = made.returncode == 0 and subprocess.run(
+        ["mount", "-o", "loop", image, disk], capture_output=True).returncode == 0
+    if not mounted:
+        # A container without loop devices: the tmpfs test above still ran.
+        print("skipped the full ext4 disk: no loop device to mount a file system on", flush=True)
+    else:
+        try:
+            full_disk_test("ext4", disk)
+        finally:
+            subprocess.run(["umount", disk])
+    os.remove(image)
 
 if failures:
     print(f"{len(failures)} failed")

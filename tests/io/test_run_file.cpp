@@ -1,6 +1,10 @@
 // The run file contract (docs/file-format.md), read back after real runs of the run driver.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <hdf5.h>
+#include <sys/mman.h>
+#include <sys/vfs.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
@@ -9,6 +13,7 @@
 #include <string>
 
 #include "engine/cpu/cpu_engine.hpp"
+#include "io/direct_writes.hpp"
 #include "io/hdf5.hpp"
 #include "io/run_file.hpp"
 #include "pipeline/run.hpp"
@@ -309,8 +314,8 @@ TEST_F(RunFileTest, UnplacedChunksArePlacedWithTheFillValueAndTheRestKept) {
   EXPECT_EQ(file.unplaced_chunks("v"), 0);
   for (std::int64_t i = 0; i < 4; ++i) {
     const std::vector<double> got = file.read_image("v", i);
-    const std::vector<double> expected = i % 2 == 0 ? std::vector<double>{1, 2, 3, 4, 5, 6}
-                                                    : std::vector<double>(6, -1.5);
+    const std::vector<double> expected =
+        i % 2 == 0 ? std::vector<double>{1, 2, 3, 4, 5, 6} : std::vector<double>(6, -1.5);
     EXPECT_EQ(got, expected) << "image " << i;
   }
 }
@@ -357,4 +362,139 @@ TEST_F(RunFileTest, RoomForEveryImageIsReservedAtCreation) {
   H5Fclose(file);
   EXPECT_EQ(io::RunFileReader(path).read_int64("step"),
             (std::vector<std::int64_t>{3, 6, 9, 12, 15, 18}));
+}
+
+// --- Images straight to the disk (io/direct_writes.hpp)
+// --------------------------------------------
+
+namespace {
+
+// Whether direct writes into `dir` reach the disk past the page cache: the file system takes them
+// (not so on every one) and is not a tmpfs (which takes them but keeps every page in memory).
+bool writes_past_the_cache(const fs::path& dir) {
+  struct statfs info {};
+  constexpr long tmpfs_magic = 0x01021994;
+  if (::statfs(dir.c_str(), &info) != 0 || info.f_type == tmpfs_magic) return false;
+  const fs::path probe = dir / "probe";
+  std::ofstream(probe).put('x');
+  const bool usable = io::DirectWrites(probe).usable();
+  fs::remove(probe);
+  return usable;
+}
+
+// Pages of [offset, offset + bytes) of the file that the page cache holds.
+std::size_t cached_pages(const fs::path& path, std::uint64_t offset, std::size_t bytes) {
+  const long page = ::sysconf(_SC_PAGESIZE);
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  const std::uint64_t begin = offset / page * page;
+  const std::size_t length = static_cast<std::size_t>(offset + bytes - begin);
+  void* map = ::mmap(nullptr, length, PROT_READ, MAP_SHARED, fd, static_cast<off_t>(begin));
+  std::vector<unsigned char> resident((length + page - 1) / page);
+  ::mincore(map, length, resident.data());
+  ::munmap(map, length);
+  ::close(fd);
+  std::size_t held = 0;
+  for (unsigned char r : resident) held += r & 1;
+  return held;
+}
+
+struct ChunkPlace {
+  haddr_t address;
+  hsize_t bytes;
+};
+std::vector<ChunkPlace> image_chunks(const fs::path& path, const char* dataset, hsize_t images) {
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  const hid_t data = H5Dopen2(file, dataset, H5P_DEFAULT);
+  std::vector<ChunkPlace> places;
+  for (hsize_t i = 0; i < images; ++i) {
+    const hsize_t at[3] = {i, 0, 0};
+    unsigned filters = 0;
+    ChunkPlace place{HADDR_UNDEF, 0};
+    H5Dget_chunk_info_by_coord(data, at, &filters, &place.address, &place.bytes);
+    places.push_back(place);
+  }
+  H5Dclose(data);
+  H5Fclose(file);
+  return places;
+}
+
+}  // namespace
+
+// A single process's images (whole chunks, aligned as the disk asks) go from their buffers
+// straight to the disk, never into the page cache, and read back as the engine computed them. The
+// same run with GRAYSCOTT_DIRECT_IO=0 leaves its images in the page cache: the check can tell.
+TEST_F(RunFileTest, LargeImagesGoStraightToTheDiskAndReadBackEqual) {
+  if (!writes_past_the_cache(dir_)) {
+    GTEST_SKIP() << dir_
+                 << ": its file system keeps direct writes in the page cache or refuses them";
+  }
+  for (const Precision precision : {Precision::Single, Precision::Double}) {
+    for (const bool direct : {true, false}) {
+      auto r = small_request(std::string(direct ? "direct" : "cached") +
+                             (precision == Precision::Single ? "32.h5" : "64.h5"));
+      r.problem.grid = {128, 256};  // 128 KiB a float32 image: a multiple of any disk's block
+      r.problem.precision = precision;
+      r.images = 4;
+      if (!direct) ::setenv("GRAYSCOTT_DIRECT_IO", "0", 1);
+      const auto summary = pipeline::execute_run(r);
+      ::unsetenv("GRAYSCOTT_DIRECT_IO");
+      ASSERT_TRUE(summary.completed);
+      const auto chunks = image_chunks(r.output, "v", 4);
+      for (std::size_t i = 0; i < chunks.size(); ++i) {
+        ASSERT_NE(chunks[i].address, HADDR_UNDEF);
+        EXPECT_EQ(chunks[i].address % 4096, 0u) << "image " << i << " starts on a 4 KiB boundary";
+        const std::size_t held = cached_pages(r.output, chunks[i].address, chunks[i].bytes);
+        if (direct)
+          EXPECT_EQ(held, 0u) << "image " << i << " went through the page cache";
+        else
+          EXPECT_GT(held, 0u) << "image " << i << ": the page cache check sees no buffered write";
+      }
+      io::RunFileReader file(r.output);
+      const auto expected = precision == Precision::Single ? [&] {
+        std::vector<std::vector<double>> out;
+        for (const auto& image : engine_images<float>(r, false)) out.emplace_back(image.begin(), image.end());
+        return out;
+      }() : [&] {
+        std::vector<std::vector<double>> out;
+        for (const auto& image : engine_images<double>(r, false)) out.emplace_back(image.begin(), image.end());
+        return out;
+      }();
+      for (std::int64_t i = 0; i < 4; ++i) {
+        EXPECT_EQ(file.read_image("v", i), expected[static_cast<std::size_t>(i)])
+            << "image " << i << (direct ? " written directly" : " written through the cache");
+      }
+    }
+  }
+}
+
+TEST(DirectWrites, MisalignedBlocksAreLeftToTheCaller) {
+  const fs::path path =
+      fs::temp_directory_path() / ("grayscott_direct_" + std::to_string(::getpid()));
+  std::ofstream(path).put('x');
+  io::DirectWrites direct(path);
+  if (!direct.usable()) {
+    fs::remove(path);
+    GTEST_SKIP() << "this file system takes no direct writes";
+  }
+  const std::size_t a = direct.alignment();
+  std::vector<char> memory(8 * a + a, 'g');
+  char* aligned = memory.data() + (a - reinterpret_cast<std::uintptr_t>(memory.data()) % a) % a;
+  EXPECT_TRUE(direct.accepts(aligned, 4 * a, 2 * a));
+  EXPECT_FALSE(direct.accepts(aligned + 1, 4 * a, 2 * a)) << "memory off the boundary";
+  EXPECT_FALSE(direct.accepts(aligned, 4 * a - 4, 2 * a)) << "a length that is no whole block";
+  EXPECT_FALSE(direct.accepts(aligned, 4 * a, 2 * a + 4)) << "a file offset off the boundary";
+  EXPECT_FALSE(direct.write(aligned + 1, 4 * a, 0, "test")) << "declined, nothing written";
+  EXPECT_EQ(fs::file_size(path), 1u);
+  EXPECT_TRUE(direct.write(aligned, 4 * a, 2 * a, "test"));
+  EXPECT_EQ(fs::file_size(path), 6 * a);
+  std::ifstream in(path, std::ios::binary);
+  std::string back((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(back.substr(2 * a), std::string(4 * a, 'g'));
+  fs::remove(path);
+
+  ::setenv("GRAYSCOTT_DIRECT_IO", "0", 1);
+  std::ofstream(path).put('x');
+  EXPECT_FALSE(io::DirectWrites(path).usable()) << "GRAYSCOTT_DIRECT_IO=0 turns them off";
+  ::unsetenv("GRAYSCOTT_DIRECT_IO");
+  fs::remove(path);
 }

@@ -46,7 +46,7 @@ TEST(GpuImageQueue, SlowWriterMakesTheGpuWaitAndLosesNothing) {
   std::thread writer([&] {
     while (auto slot = queue.pop()) {
       std::this_thread::sleep_for(writer_delay);  // a disk far slower than the GPU
-      written.push_back(slot->v);
+      written.emplace_back(slot->v.begin(), slot->v.end());
       order.push_back(slot->index);
       queue.release(std::move(*slot));
     }
