@@ -45,6 +45,14 @@ class Engine {
   // Waits for the last captured image and copies member m's fields into u and v (rows*cols each;
   // a field not captured, or a null pointer, is skipped).
   virtual void read_captured(std::size_t member, Real* u, Real* v) = 0;
+  // Copies member m's current state into u and v (rows*cols values each; a null pointer is
+  // skipped), once the steps queued so far are done. By default a capture read back at once; a
+  // backend whose state is in host memory copies straight from it, with its own threads (the run
+  // pipeline reads every image of a host engine so).
+  virtual void copy_state(std::size_t member, Real* u, Real* v) {
+    capture({u != nullptr, v != nullptr});
+    read_captured(member, u, v);
+  }
 
   // Where the current state lives, for front ends that read or change it in place (the Python
   // module's arrays): every member's u and v, rows*cols values each, row-major, member m at

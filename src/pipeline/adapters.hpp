@@ -12,9 +12,9 @@
 namespace grayscott::pipeline {
 
 // A local engine's members, one after the other in each slot. An engine whose state is in host
-// memory steps on the calling thread (advance returns when done): its image is read straight from
-// the state, with no capture and no captured copy. A device engine captures and steps on while the
-// image travels.
+// memory steps on the calling thread (advance returns when done): its image is copied straight
+// from the state (Engine::copy_state, with the engine's threads), with no capture and no captured
+// copy. A device engine captures and steps on while the image travels.
 template <class Real>
 class EngineSource final : public ImageSource<Real> {
  public:
@@ -27,12 +27,9 @@ class EngineSource final : public ImageSource<Real> {
   }
   void gather(ImageSlot<Real>& slot, FieldSet fields) override {
     if (!on_device_) {
-      const typename Engine<Real>::StateView state = engine_.state();
       for (std::size_t m = 0; m < engine_.members(); ++m) {
-        if (fields.u)
-          std::copy_n(state.u + m * state.member_stride, cells_, slot.u.data() + m * cells_);
-        if (fields.v)
-          std::copy_n(state.v + m * state.member_stride, cells_, slot.v.data() + m * cells_);
+        engine_.copy_state(m, fields.u ? slot.u.data() + m * cells_ : nullptr,
+                           fields.v ? slot.v.data() + m * cells_ : nullptr);
       }
       return;
     }

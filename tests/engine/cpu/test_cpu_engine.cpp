@@ -247,6 +247,34 @@ TEST(CpuEngine, BatchInCacheRefusesHugePagesAndAStreamedGridAsksForThem) {
       << vm_flags_of(grid.state().v);
 }
 
+// copy_state (how the run pipeline reads a host engine's images) gives each member's current state,
+// as a capture does, whatever the thread count, and leaves a field given no buffer alone.
+TEST(CpuEngine, CopyStateGivesEachMembersCurrentState) {
+  const Problem problem =
+      stable_problem(37, 53, Stencil::oono_puri(), Boundary::Periodic, Precision::Single);
+  const std::vector<Parameters> members = {problem.params, {0.03, 0.06, 0.2, 0.1, 0.5}};
+  for (int threads : {1, 2, 3}) {
+    cpu::CpuEngine<float> engine(problem, members, {"cpu", threads, 0, 0});
+    for (std::size_t m = 0; m < members.size(); ++m) {
+      const auto start = varied_state(37, 53, static_cast<std::uint32_t>(m + 3));
+      engine.load(m, to_real<float>(start.u), to_real<float>(start.v));
+    }
+    engine.advance(9);
+    engine.capture({true, true});
+    for (std::size_t m = 0; m < members.size(); ++m) {
+      std::vector<float> u(37 * 53, -1.f), v(37 * 53, -1.f), copied_u(37 * 53, -2.f),
+          copied_v(37 * 53, -2.f);
+      engine.read_captured(m, u.data(), v.data());
+      engine.copy_state(m, copied_u.data(), copied_v.data());
+      EXPECT_EQ(copied_u, u) << "member " << m << ", " << threads << " threads";
+      EXPECT_EQ(copied_v, v) << "member " << m << ", " << threads << " threads";
+      std::vector<float> untouched(37 * 53, -3.f);
+      engine.copy_state(m, nullptr, untouched.data());
+      EXPECT_EQ(untouched, v);
+    }
+  }
+}
+
 TEST(CpuEngine, CapturedImageSurvivesFurtherSteps) {
   const Problem problem =
       stable_problem(16, 16, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
