@@ -46,12 +46,15 @@ class Engine {
   // a field not captured, or a null pointer, is skipped).
   virtual void read_captured(std::size_t member, Real* u, Real* v) = 0;
   // Copies member m's current state into u and v (rows*cols values each; a null pointer is
-  // skipped), once the steps queued so far are done. By default a capture read back at once; a
-  // backend whose state is in host memory copies straight from it, with its own threads (the run
-  // pipeline reads every image of a host engine so).
-  virtual void copy_state(std::size_t member, Real* u, Real* v) {
+  // skipped), once the steps queued so far are done. Returns true when it found every value it
+  // copied finite, false when one is not or when it did not look (a run stops at its first
+  // non-finite image: a check made while copying reads the image once). By default a capture
+  // read back at once, unchecked; a backend whose state is in host memory copies straight from it,
+  // with its own threads (the run pipeline reads every image of a host engine so).
+  virtual bool copy_state(std::size_t member, Real* u, Real* v) {
     capture({u != nullptr, v != nullptr});
     read_captured(member, u, v);
+    return false;
   }
 
   // Where the current state lives, for front ends that read or change it in place (the Python

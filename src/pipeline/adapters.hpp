@@ -26,11 +26,15 @@ class EngineSource final : public ImageSource<Real> {
     if (on_device_) engine_.capture(fields);
   }
   void gather(ImageSlot<Real>& slot, FieldSet fields) override {
+    slot.known_finite = {false, false};
     if (!on_device_) {
+      // Field by field, so that the check made while copying tells which field it passed.
+      bool u_finite = fields.u, v_finite = fields.v;
       for (std::size_t m = 0; m < engine_.members(); ++m) {
-        engine_.copy_state(m, fields.u ? slot.u.data() + m * cells_ : nullptr,
-                           fields.v ? slot.v.data() + m * cells_ : nullptr);
+        if (fields.u) u_finite &= engine_.copy_state(m, slot.u.data() + m * cells_, nullptr);
+        if (fields.v) v_finite &= engine_.copy_state(m, nullptr, slot.v.data() + m * cells_);
       }
+      slot.known_finite = {u_finite, v_finite};
       return;
     }
     for (std::size_t m = 0; m < engine_.members(); ++m) {
@@ -48,8 +52,9 @@ class EngineSource final : public ImageSource<Real> {
 // "stopped: values became non-finite at image I (step S)" when a written field of the slot is.
 template <class Real>
 std::string nonfinite_reason(const ImageSlot<Real>& slot, FieldSet fields) {
-  const bool finite =
-      (!fields.u || all_finite<Real>(slot.u)) && (!fields.v || all_finite<Real>(slot.v));
+  // A field found finite while it was copied in (EngineSource) is not read again.
+  const bool finite = (!fields.u || slot.known_finite.u || all_finite<Real>(slot.u)) &&
+                      (!fields.v || slot.known_finite.v || all_finite<Real>(slot.v));
   if (finite) return {};
   return "stopped: values became non-finite at image " + std::to_string(slot.index) + " (step " +
          std::to_string(slot.step) + ")";

@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "model/model.hpp"
+
 namespace grayscott::pipeline {
 
 // An image buffer's memory: on a 4 KiB boundary, so that an image can go from its buffer straight
@@ -67,6 +69,7 @@ struct ImageSlot {
   std::int64_t step = 0;    // steps done when it was taken
   bool checkpoint = false;  // u and v both hold the whole state: save it to resume from
   bool durable = false;     // make everything written so far survive a crash before the next
+  FieldSet known_finite{false, false};  // fields found all finite while they were copied in
 };
 
 template <class Real>

@@ -26,7 +26,7 @@ class CpuEngine final : public Engine<Real> {
   void advance(std::int64_t steps) override;
   void capture(FieldSet fields) override;
   void read_captured(std::size_t member, Real* u, Real* v) override;
-  void copy_state(std::size_t member, Real* u, Real* v) override;
+  bool copy_state(std::size_t member, Real* u, Real* v) override;
   typename Engine<Real>::StateView state() override;
 
   // The deepest fusion accepted: beyond it the rolling rows outgrow any core's cache.

@@ -265,12 +265,36 @@ TEST(CpuEngine, CopyStateGivesEachMembersCurrentState) {
       std::vector<float> u(37 * 53, -1.f), v(37 * 53, -1.f), copied_u(37 * 53, -2.f),
           copied_v(37 * 53, -2.f);
       engine.read_captured(m, u.data(), v.data());
-      engine.copy_state(m, copied_u.data(), copied_v.data());
+      EXPECT_TRUE(engine.copy_state(m, copied_u.data(), copied_v.data()))
+          << "a finite state is reported finite";
       EXPECT_EQ(copied_u, u) << "member " << m << ", " << threads << " threads";
       EXPECT_EQ(copied_v, v) << "member " << m << ", " << threads << " threads";
       std::vector<float> untouched(37 * 53, -3.f);
       engine.copy_state(m, nullptr, untouched.data());
       EXPECT_EQ(untouched, v);
+    }
+  }
+}
+
+// copy_state reports a non-finite value of the field it copies, wherever it lies, and only of that
+// field (the run pipeline then stops without scanning the image again).
+TEST(CpuEngine, CopyStateReportsANonFiniteValueOfTheFieldItCopies) {
+  const Problem problem =
+      stable_problem(31, 45, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
+  const Parameters params[1] = {problem.params};
+  const auto start = varied_state(31, 45);
+  for (float bad :
+       {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
+    for (std::size_t at : {std::size_t{0}, std::size_t{31 * 45 / 2}, std::size_t{31 * 45 - 1}}) {
+      cpu::CpuEngine<float> engine(problem, params, {"cpu", 2, 0, 0});
+      std::vector<float> v = to_real<float>(start.v);
+      v[at] = bad;
+      engine.load(0, to_real<float>(start.u), v);
+      std::vector<float> u_out(31 * 45), v_out(31 * 45);
+      EXPECT_FALSE(engine.copy_state(0, nullptr, v_out.data())) << "v[" << at << "] = " << bad;
+      EXPECT_TRUE(engine.copy_state(0, u_out.data(), nullptr)) << "u is finite";
+      EXPECT_EQ(std::memcmp(v_out.data(), v.data(), v.size() * sizeof(float)), 0)
+          << "copied as it is";
     }
   }
 }
