@@ -12,29 +12,39 @@
 
 namespace grayscott {
 
+// `bytes` of memory, not touched, aligned to `alignment` (a power of two, at least the page size).
+// With huge_pages and at least one huge page's worth, aligned to 2 MiB instead and advised to use
+// transparent huge pages, which the kernel backs at first touch where it allows: a stream through
+// an array with 4 KiB pages needs a new TLB entry every 4 KiB. Free it with std::free. Throws
+// std::bad_alloc.
+inline void* allocate_host_memory(std::size_t bytes, bool huge_pages,
+                                  std::size_t alignment = 4096) {
+  constexpr std::size_t huge_page = std::size_t(2) << 20;
+  if (huge_pages && bytes >= huge_page) alignment = huge_page;
+  const std::size_t rounded = (bytes + alignment - 1) / alignment * alignment;
+  void* memory = std::aligned_alloc(alignment, rounded == 0 ? alignment : rounded);
+  if (memory == nullptr) throw std::bad_alloc();
+#if defined(MADV_HUGEPAGE)
+  // Only a hint: where the kernel declines, the memory works the same with small pages.
+  if (alignment == huge_page) madvise(memory, rounded, MADV_HUGEPAGE);
+#endif
+  return memory;
+}
+
 template <class T>
 class HostBuffer {
  public:
   HostBuffer() = default;
-  // `alignment`: a power of two, at least the page size (2 MiB lets the kernel use huge pages).
-  explicit HostBuffer(std::size_t size, std::size_t alignment = 4096) : size_(size) {
-    const std::size_t bytes = ((size * sizeof(T) + alignment - 1) / alignment) * alignment;
-    data_.reset(static_cast<T*>(std::aligned_alloc(alignment, bytes == 0 ? alignment : bytes)));
-    if (!data_) throw std::bad_alloc();
-  }
-  // A large array (several MiB) aligned to 2 MiB and advised to use transparent huge pages, which
-  // the kernel backs at first touch where it allows: a sweep streams through every grid field at
-  // each step, and with 4 KiB pages it would need a new TLB entry every 4 KiB of each stream.
-  // Arrays smaller than one huge page get ordinary pages.
+  // `alignment`: a power of two, at least the page size.
+  explicit HostBuffer(std::size_t size, std::size_t alignment = 4096)
+      : data_(static_cast<T*>(allocate_host_memory(size * sizeof(T), false, alignment))),
+        size_(size) {}
+  // A large array (several MiB) in huge pages (allocate_host_memory): a sweep streams through
+  // every grid field at each step. Arrays smaller than one huge page get ordinary pages.
   static HostBuffer huge_pages(std::size_t size) {
-    constexpr std::size_t huge_page = std::size_t(2) << 20;
-    const std::size_t bytes = size * sizeof(T);
-    if (bytes < huge_page) return HostBuffer(size);
-    HostBuffer buffer(size, huge_page);
-#if defined(MADV_HUGEPAGE)
-    // Only a hint: where the kernel declines, the buffer works the same with small pages.
-    madvise(buffer.data(), (bytes + huge_page - 1) / huge_page * huge_page, MADV_HUGEPAGE);
-#endif
+    HostBuffer buffer;
+    buffer.data_.reset(static_cast<T*>(allocate_host_memory(size * sizeof(T), true)));
+    buffer.size_ = size;
     return buffer;
   }
 

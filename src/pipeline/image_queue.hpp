@@ -3,8 +3,6 @@
 // ever dropped.
 #pragma once
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <condition_variable>
 #include <cstdint>
@@ -16,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/host_buffer.hpp"
 #include "model/model.hpp"
 
 namespace grayscott::pipeline {
@@ -30,17 +29,7 @@ struct ImageMemory {
   ImageMemory() = default;
   template <class U>
   ImageMemory(const ImageMemory<U>&) {}
-  T* allocate(std::size_t n) {
-    const std::size_t bytes = n * sizeof(T);
-    const std::size_t alignment = bytes >= huge_page ? huge_page : std::size_t(4096);
-    void* p = std::aligned_alloc(alignment, (bytes + alignment - 1) / alignment * alignment);
-    if (p == nullptr) throw std::bad_alloc();
-#if defined(MADV_HUGEPAGE)
-    if (alignment == huge_page)
-      madvise(p, (bytes + huge_page - 1) / huge_page * huge_page, MADV_HUGEPAGE);
-#endif
-    return static_cast<T*>(p);
-  }
+  T* allocate(std::size_t n) { return static_cast<T*>(allocate_host_memory(n * sizeof(T), true)); }
   void deallocate(T* p, std::size_t) { std::free(p); }
   template <class U>
   void construct(U* p) noexcept {
@@ -54,9 +43,6 @@ struct ImageMemory {
   bool operator==(const ImageMemory<U>&) const {
     return true;
   }
-
- private:
-  static constexpr std::size_t huge_page = std::size_t(2) << 20;
 };
 
 template <class Real>
