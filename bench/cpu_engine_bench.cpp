@@ -22,9 +22,11 @@
 #include <vector>
 
 #include "engine/cpu/cpu_engine.hpp"
+#include "engine/cpu/streaming_copy.hpp"
 #include "engine/cpu/subnormals.hpp"
 #include "engine/engine.hpp"
 #include "engine/host_buffer.hpp"
+#include "pipeline/image_queue.hpp"
 
 namespace {
 
@@ -121,6 +123,48 @@ void BM_Advance(benchmark::State& state) {
   state.counters["copy_bytes_per_s"] = copy_bytes_per_s;
   state.counters["fraction_of_copy"] = bytes / elapsed.count() / copy_bytes_per_s;
   state.counters["fuse_steps"] = engine.fuse_steps();
+}
+
+// The copy of one image out of the engine (v of 1080 x 1920 floats, just stepped) into an image
+// buffer the run reuses, as the run loop makes it after every image, with the finite check:
+// stores:1 the engine's copy (streaming stores, engine/cpu/streaming_copy.hpp), stores:0 the same
+// split of rows with ordinary stores, as it was. bytes_per_second counts the bytes read plus the
+// bytes written, as BM_Copy does.
+//   bench_cpu_engine --benchmark_filter=CopyImage
+void BM_CopyImage(benchmark::State& state) {
+  grayscott::Problem problem;
+  problem.validate();
+  grayscott::EngineOptions options;
+  options.backend = "cpu";
+  const grayscott::Parameters params[1] = {problem.params};
+  grayscott::cpu::CpuEngine<float> engine(problem, params, options);
+  const auto cells = static_cast<std::size_t>(problem.grid.cells());
+  std::vector<float> u(cells), v(cells);
+  grayscott::fill_seed<float>(problem.grid, u, v);
+  engine.load(0, u, v);
+  grayscott::pipeline::ImageBuffer<float> image(cells);
+  const bool streaming = state.range(0) == 1;
+  const std::int64_t rows = problem.grid.rows, cols = problem.grid.cols;
+  for (auto _ : state) {
+    state.PauseTiming();
+    engine.advance(32);
+    state.ResumeTiming();
+    bool finite = true;
+    if (streaming) {
+      finite = engine.copy_state(0, nullptr, image.data());
+    } else {
+      const float* from = engine.state().v;
+#pragma omp parallel for schedule(static) reduction(&& : finite)
+      for (std::int64_t r = 0; r < rows; ++r) {
+        finite =
+            grayscott::cpu::copy_finite(from + r * cols, cols, image.data() + r * cols) && finite;
+      }
+    }
+    benchmark::DoNotOptimize(finite);
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(
+      2.0 * sizeof(float) * static_cast<double>(cells) * static_cast<double>(state.iterations())));
 }
 
 // One output row of one step, in cache, on one thread: what a batch of narrow members costs per
@@ -292,6 +336,12 @@ BENCHMARK(BM_RowSubnormal)
     ->ArgNames({"cols", "subnormal", "flush"})
     ->ArgsProduct({{128}, {0, 1}, {0, 1}});
 BENCHMARK(BM_Copy)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CopyImage)
+    ->ArgName("stores")
+    ->Arg(0)
+    ->Arg(1)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 // 0 = the engine's automatic choice (reported in the fuse_steps counter).
 BENCHMARK_TEMPLATE(BM_Advance, float)
     ->ArgName("fuse")

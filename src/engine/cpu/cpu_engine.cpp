@@ -9,6 +9,7 @@
 #include <limits>
 #include <string>
 
+#include "engine/cpu/streaming_copy.hpp"
 #include "engine/cpu/subnormals.hpp"
 #include "engine/cpu/wavefront.hpp"
 
@@ -351,21 +352,6 @@ void CpuEngine<Real>::read_captured(std::size_t member, Real* u, Real* v) {
   if (v && captured_.v) std::copy_n(m.captured_v.data(), cells, v);
 }
 
-namespace {
-// Copies n values and says whether all are finite: one pass over them, branch-free, so that the
-// loop vectorises.
-template <class Real>
-bool copy_finite(const Real* from, std::int64_t n, Real* to) {
-  bool finite = true;
-  for (std::int64_t i = 0; i < n; ++i) {
-    const Real x = from[i];
-    to[i] = x;
-    finite &= std::isfinite(x);
-  }
-  return finite;
-}
-}  // namespace
-
 // Each thread copies the rows it stepped last (the static split of the rows that the first touch
 // and the fused path's bands use), which its cache may still hold, and the copy takes both cores'
 // memory bandwidth rather than one's; the finite check rides along.
@@ -375,12 +361,19 @@ bool CpuEngine<Real>::copy_state(std::size_t member, Real* u, Real* v) {
   const std::int64_t rows = grid_.rows, cols = grid_.cols;
   const Real* from_u = m.u[current_];
   const Real* from_v = m.v[current_];
+  const bool streaming =
+      static_cast<std::size_t>(grid_.cells()) * sizeof(Real) >= streaming_copy_min_bytes;
   bool finite = true;
-#pragma omp parallel for schedule(static) num_threads(threads_) reduction(&& : finite)
-  for (std::int64_t r = 0; r < rows; ++r) {
-    const auto offset = static_cast<std::size_t>(r * cols);
-    if (u) finite = copy_finite(from_u + offset, cols, u + offset) && finite;
-    if (v) finite = copy_finite(from_v + offset, cols, v + offset) && finite;
+#pragma omp parallel num_threads(threads_) reduction(&& : finite)
+  {
+#pragma omp for schedule(static) nowait
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const auto offset = static_cast<std::size_t>(r * cols);
+      const auto copy = streaming ? streaming_copy_finite<Real> : copy_finite<Real>;
+      if (u) finite = copy(from_u + offset, cols, u + offset) && finite;
+      if (v) finite = copy(from_v + offset, cols, v + offset) && finite;
+    }
+    if (streaming) streaming_fence();
   }
   return finite;
 }

@@ -13,8 +13,10 @@
 #include <limits>
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include "engine/cpu/cpu_engine.hpp"
+#include "engine/cpu/streaming_copy.hpp"
 #include "engine/engine.hpp"
 #include "engine_test_support.hpp"
 
@@ -277,24 +279,32 @@ TEST(CpuEngine, CopyStateGivesEachMembersCurrentState) {
 }
 
 // copy_state reports a non-finite value of the field it copies, wherever it lies, and only of that
-// field (the run pipeline then stops without scanning the image again).
+// field (the run pipeline then stops without scanning the image again): on a small grid, copied
+// with ordinary stores, and on one past streaming_copy_min_bytes (rows of an odd length, so that
+// most start unaligned), copied with streaming stores.
 TEST(CpuEngine, CopyStateReportsANonFiniteValueOfTheFieldItCopies) {
-  const Problem problem =
-      stable_problem(31, 45, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
-  const Parameters params[1] = {problem.params};
-  const auto start = varied_state(31, 45);
-  for (float bad :
-       {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
-    for (std::size_t at : {std::size_t{0}, std::size_t{31 * 45 / 2}, std::size_t{31 * 45 - 1}}) {
-      cpu::CpuEngine<float> engine(problem, params, {"cpu", 2, 0, 0});
-      std::vector<float> v = to_real<float>(start.v);
-      v[at] = bad;
-      engine.load(0, to_real<float>(start.u), v);
-      std::vector<float> u_out(31 * 45), v_out(31 * 45);
-      EXPECT_FALSE(engine.copy_state(0, nullptr, v_out.data())) << "v[" << at << "] = " << bad;
-      EXPECT_TRUE(engine.copy_state(0, u_out.data(), nullptr)) << "u is finite";
-      EXPECT_EQ(std::memcmp(v_out.data(), v.data(), v.size() * sizeof(float)), 0)
-          << "copied as it is";
+  for (const auto& [rows, cols] : {std::pair<int, int>{31, 45}, std::pair<int, int>{520, 517}}) {
+    const auto cells = static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
+    ASSERT_EQ(cells * sizeof(float) >= cpu::streaming_copy_min_bytes, rows == 520);
+    const Problem problem =
+        stable_problem(rows, cols, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
+    const Parameters params[1] = {problem.params};
+    const auto start = varied_state(rows, cols);
+    for (float bad :
+         {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
+      for (std::size_t at : {std::size_t{0}, cells / 2 + 3, cells - 1}) {
+        cpu::CpuEngine<float> engine(problem, params, {"cpu", 2, 0, 0});
+        std::vector<float> v = to_real<float>(start.v);
+        v[at] = bad;
+        engine.load(0, to_real<float>(start.u), v);
+        std::vector<float> u_out(cells), v_out(cells);
+        EXPECT_FALSE(engine.copy_state(0, nullptr, v_out.data()))
+            << rows << "x" << cols << ": v[" << at << "] = " << bad;
+        EXPECT_TRUE(engine.copy_state(0, u_out.data(), nullptr)) << "u is finite";
+        EXPECT_EQ(std::memcmp(v_out.data(), v.data(), v.size() * sizeof(float)), 0)
+            << "copied as it is";
+        EXPECT_EQ(u_out, to_real<float>(start.u));
+      }
     }
   }
 }
