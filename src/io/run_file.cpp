@@ -625,10 +625,19 @@ void RunFileWriter::make_images_durable() {
 
 void RunFileWriter::save_checkpoint(std::int64_t images_done, const void* u, const void* v) {
   try {
-    save_into_older_slot(images_done, u, v);
     // The final state goes into both slots, so that a complete file's checkpoint does not depend
     // on when the run saved the ones before it (a continued run's file is the uninterrupted one's).
-    if (images_done == meta_.images && h_->slot_images[0] != h_->slot_images[1]) {
+    const bool final_state = images_done == meta_.images;
+    if (final_state && h_->slot_images[0] == 0 && h_->slot_images[1] == 0) {
+      // No valid checkpoint to keep meanwhile (a run shorter than its checkpoint interval): both
+      // slots written, then made durable and marked valid together, in half the syncs.
+      write_slot_state(0, u, v);
+      write_slot_state(1, u, v);
+      mark_slots_valid(0, 2, images_done);
+      return;
+    }
+    save_into_older_slot(images_done, u, v);
+    if (final_state && h_->slot_images[0] != h_->slot_images[1]) {
       save_into_older_slot(images_done, u, v);
     }
   } catch (const std::exception& e) {
@@ -639,20 +648,26 @@ void RunFileWriter::save_checkpoint(std::int64_t images_done, const void* u, con
 
 void RunFileWriter::save_into_older_slot(std::int64_t images_done, const void* u, const void* v) {
   const int slot = h_->slot_images[0] <= h_->slot_images[1] ? 0 : 1;
+  write_slot_state(slot, u, v);
+  mark_slots_valid(slot, 1, images_done);
+}
+
+void RunFileWriter::write_slot_state(int slot, const void* u, const void* v) {
   const std::string what = "write the checkpoint to " + path_.string();
-  if (!meta_.fields.u) {
-    write_image(h_->checkpoint_u, static_cast<hsize_t>(slot), u, what);
-  }
-  if (!meta_.fields.v) {
-    write_image(h_->checkpoint_v, static_cast<hsize_t>(slot), v, what);
-  }
+  if (!meta_.fields.u) write_image(h_->checkpoint_u, static_cast<hsize_t>(slot), u, what);
+  if (!meta_.fields.v) write_image(h_->checkpoint_v, static_cast<hsize_t>(slot), v, what);
+}
+
+void RunFileWriter::mark_slots_valid(int first_slot, int slots, std::int64_t images_done) {
   // The state, and the images it follows, reach the disk before the slot says it is valid.
   make_images_durable();
   if (!access_.shared()) sync_to_disk(h_->file);
-  h_->slot_images[slot] = images_done;
+  const std::int64_t values[2] = {images_done, images_done};
+  for (int s = first_slot; s < first_slot + slots; ++s) h_->slot_images[s] = images_done;
   {
     h5::Id file_space(H5Dget_space(h_->checkpoint_images), H5Sclose, "get a dataspace");
-    const hsize_t start[1] = {static_cast<hsize_t>(slot)}, count[1] = {1};
+    const hsize_t start[1] = {static_cast<hsize_t>(first_slot)},
+                  count[1] = {static_cast<hsize_t>(slots)};
     h5::check(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, count, nullptr),
               "select a checkpoint slot");
     h5::Id mem_space = h5::simple_space(std::span<const hsize_t>(count, 1));
@@ -661,8 +676,8 @@ void RunFileWriter::save_into_older_slot(std::int64_t images_done, const void* u
       h5::check(H5Sselect_none(mem_space), "select nothing");
     }
     h5::check(H5Dwrite(h_->checkpoint_images, H5T_NATIVE_INT64, mem_space, file_space,
-                       access_.transfer, &images_done),
-              what);
+                       access_.transfer, values),
+              "write the checkpoint to " + path_.string());
   }
   flush();
   if (!access_.shared()) sync_to_disk(h_->file);

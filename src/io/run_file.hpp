@@ -127,6 +127,11 @@ class RunFileWriter {
   void make_images_durable();  // flushes the images, then /step that counts them
   void after_write_error(const std::exception& e);
   void save_into_older_slot(std::int64_t images_done, const void* u, const void* v);
+  // The state's fields the images do not hold into checkpoint slot `slot` (not yet valid).
+  void write_slot_state(int slot, const void* u, const void* v);
+  // Makes the slots' state durable, then marks slots [first_slot, first_slot + slots) valid at
+  // `images_done` and makes that durable.
+  void mark_slots_valid(int first_slot, int slots, std::int64_t images_done);
   void write_companion();
   struct Handles;
   std::unique_ptr<Handles> h_;
