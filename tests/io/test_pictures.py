@@ -100,8 +100,9 @@ if shutil.which("ffprobe"):
 # An unfinished file is rendered with a note of what it holds; a complete one without.
 import signal  # noqa: E402
 import time  # noqa: E402
+# (Long enough, at 100 s or more of stepping, that the signal always finds it running.)
 writer = subprocess.Popen([GRAYSCOTT, "run", "--rows", "256", "--cols", "256", "--images", "400",
-                           "--steps-per-image", "100", "-o", "stopped.h5", "--quiet"])
+                           "--steps-per-image", "10000", "-o", "stopped.h5", "--quiet"])
 time.sleep(1.5)
 writer.send_signal(signal.SIGINT)
 writer.wait(timeout=60)
