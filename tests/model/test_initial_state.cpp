@@ -85,6 +85,21 @@ TEST(InitialState, SinglePrecisionIsTheDoubleStateRoundedOnce) {
   }
 }
 
+// A grid large enough to be filled by bands of rows in parallel gets the same values as one
+// block filled in order, for both kinds.
+TEST(InitialState, ALargeGridFilledInParallelIsTheSameAsInOneBlock) {
+  const Grid grid{1031, 1027};  // past the 2^20 cells where the rows are split among threads
+  ASSERT_GE(grid.cells(), std::int64_t(1) << 20);
+  for (InitialKind kind : {InitialKind::Rectangle, InitialKind::Noise}) {
+    std::vector<float> u(grid.cells()), v(grid.cells()), block_u(grid.cells(), -1.f),
+        block_v(grid.cells(), -1.f);
+    fill_initial_state<float>(grid, {kind, 9}, u, v);
+    fill_initial_block<float>(grid, {kind, 9}, 0, 0, grid.rows, grid.cols, block_u, block_v);
+    EXPECT_EQ(u, block_u) << to_string(kind);
+    EXPECT_EQ(v, block_v) << to_string(kind);
+  }
+}
+
 TEST(InitialState, RejectsBuffersOfTheWrongSize) {
   std::vector<float> u(10), v(10);
   EXPECT_THROW(fill_initial_state<float>({4, 4}, {}, u, v), InvalidInput);
