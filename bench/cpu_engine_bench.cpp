@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "engine/cpu/cpu_engine.hpp"
@@ -89,22 +90,36 @@ void BM_Copy(benchmark::State& state) {
 }
 
 // One image of the course's workload per iteration: advance(32).
+// The CPU engine on the course's grid (the seed preset's defaults: 1080 x 1920, Oono-Puri,
+// zero-flux), holding its initial state.
+template <class Real>
+struct CourseEngine {
+  grayscott::Problem problem = [] {
+    grayscott::Problem p;
+    p.precision = sizeof(Real) == 4 ? grayscott::Precision::Single : grayscott::Precision::Double;
+    p.validate();
+    return p;
+  }();
+  std::unique_ptr<grayscott::cpu::CpuEngine<Real>> engine;
+
+  explicit CourseEngine(int fuse_steps) {
+    grayscott::EngineOptions options;
+    options.backend = "cpu";
+    options.fuse_steps = fuse_steps;
+    const grayscott::Parameters params[1] = {problem.params};
+    engine = std::make_unique<grayscott::cpu::CpuEngine<Real>>(problem, params, options);
+    std::vector<Real> u(cells()), v(cells());
+    grayscott::fill_seed<Real>(problem.grid, u, v);
+    engine->load(0, u, v);
+  }
+  std::size_t cells() const { return static_cast<std::size_t>(problem.grid.cells()); }
+};
+
 template <class Real>
 void BM_Advance(benchmark::State& state) {
-  grayscott::Problem
-      problem;  // the defaults are the seed preset: 1080 x 1920, Oono-Puri, zero-flux
-  problem.precision =
-      sizeof(Real) == 4 ? grayscott::Precision::Single : grayscott::Precision::Double;
-  problem.validate();
-  grayscott::EngineOptions options;
-  options.backend = "cpu";
-  options.fuse_steps = static_cast<int>(state.range(0));
-  const grayscott::Parameters params[1] = {problem.params};
-  grayscott::cpu::CpuEngine<Real> engine(problem, params, options);
-  const auto cells = static_cast<std::size_t>(problem.grid.cells());
-  std::vector<Real> u(cells), v(cells);
-  grayscott::fill_seed<Real>(problem.grid, u, v);
-  engine.load(0, u, v);
+  CourseEngine<Real> course(static_cast<int>(state.range(0)));
+  grayscott::cpu::CpuEngine<Real>& engine = *course.engine;
+  const std::size_t cells = course.cells();
   constexpr std::int64_t steps_per_image = 32;
   engine.advance(steps_per_image);  // warm-up
   // The copy bandwidth just before and just after, so that a load which changes during the run
@@ -132,19 +147,12 @@ void BM_Advance(benchmark::State& state) {
 // bytes written, as BM_Copy does.
 //   bench_cpu_engine --benchmark_filter=CopyImage
 void BM_CopyImage(benchmark::State& state) {
-  grayscott::Problem problem;
-  problem.validate();
-  grayscott::EngineOptions options;
-  options.backend = "cpu";
-  const grayscott::Parameters params[1] = {problem.params};
-  grayscott::cpu::CpuEngine<float> engine(problem, params, options);
-  const auto cells = static_cast<std::size_t>(problem.grid.cells());
-  std::vector<float> u(cells), v(cells);
-  grayscott::fill_seed<float>(problem.grid, u, v);
-  engine.load(0, u, v);
+  CourseEngine<float> course(0);
+  grayscott::cpu::CpuEngine<float>& engine = *course.engine;
+  const std::size_t cells = course.cells();
   grayscott::pipeline::ImageBuffer<float> image(cells);
   const bool streaming = state.range(0) == 1;
-  const std::int64_t rows = problem.grid.rows, cols = problem.grid.cols;
+  const std::int64_t rows = course.problem.grid.rows, cols = course.problem.grid.cols;
   for (auto _ : state) {
     state.PauseTiming();
     engine.advance(32);
