@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #if defined(__SSE2__)
 #include <immintrin.h>
@@ -46,69 +47,40 @@ inline void streaming_fence() {
 }
 
 namespace detail {
+// The widest streaming store the target has, for float and double vectors of that width.
+#if defined(__AVX512F__)
+constexpr std::size_t stream_bytes = 64;
+inline void stream(float* to, __m512 x) { _mm512_stream_ps(to, x); }
+inline void stream(double* to, __m512d x) { _mm512_stream_pd(to, x); }
+#elif defined(__AVX__)
+constexpr std::size_t stream_bytes = 32;
+inline void stream(float* to, __m256 x) { _mm256_stream_ps(to, x); }
+inline void stream(double* to, __m256d x) { _mm256_stream_pd(to, x); }
+#elif defined(__SSE2__)
+constexpr std::size_t stream_bytes = 16;
+inline void stream(float* to, __m128 x) { _mm_stream_ps(to, x); }
+inline void stream(double* to, __m128d x) { _mm_stream_pd(to, x); }
+#endif
+
+#if defined(__SSE2__)
 // Streams n values (a multiple of the vector width, `to` aligned to it) and says whether all are
 // finite. Finite x gives x - x = 0 exactly; infinity and NaN give NaN, which every later sum
 // keeps: a subtraction and an addition per vector, no branch. (Valid without -ffinite-math-only,
 // which this project never sets.)
-#if defined(__AVX512F__)
-constexpr std::size_t stream_bytes = 64;
-inline bool stream_finite(const float* from, std::int64_t n, float* to) {
-  __m512 sum = _mm512_setzero_ps();
-  for (std::int64_t i = 0; i < n; i += 16) {
-    const __m512 x = _mm512_loadu_ps(from + i);
-    _mm512_stream_ps(to + i, x);
-    sum = _mm512_add_ps(sum, _mm512_sub_ps(x, x));
+template <class Real>
+bool stream_finite(const Real* from, std::int64_t n, Real* to) {
+  typedef Real Vector __attribute__((vector_size(stream_bytes)));
+  constexpr auto lanes = static_cast<std::int64_t>(stream_bytes / sizeof(Real));
+  Vector sum = {};
+  for (std::int64_t i = 0; i < n; i += lanes) {
+    Vector x;
+    std::memcpy(&x, from + i, sizeof x);  // an unaligned load
+    stream(to + i, x);
+    sum += x - x;
   }
-  return _mm512_cmp_ps_mask(sum, _mm512_setzero_ps(), _CMP_EQ_OQ) == 0xFFFF;
-}
-inline bool stream_finite(const double* from, std::int64_t n, double* to) {
-  __m512d sum = _mm512_setzero_pd();
-  for (std::int64_t i = 0; i < n; i += 8) {
-    const __m512d x = _mm512_loadu_pd(from + i);
-    _mm512_stream_pd(to + i, x);
-    sum = _mm512_add_pd(sum, _mm512_sub_pd(x, x));
-  }
-  return _mm512_cmp_pd_mask(sum, _mm512_setzero_pd(), _CMP_EQ_OQ) == 0xFF;
-}
-#elif defined(__AVX__)
-constexpr std::size_t stream_bytes = 32;
-inline bool stream_finite(const float* from, std::int64_t n, float* to) {
-  __m256 sum = _mm256_setzero_ps();
-  for (std::int64_t i = 0; i < n; i += 8) {
-    const __m256 x = _mm256_loadu_ps(from + i);
-    _mm256_stream_ps(to + i, x);
-    sum = _mm256_add_ps(sum, _mm256_sub_ps(x, x));
-  }
-  return _mm256_movemask_ps(_mm256_cmp_ps(sum, _mm256_setzero_ps(), _CMP_EQ_OQ)) == 0xFF;
-}
-inline bool stream_finite(const double* from, std::int64_t n, double* to) {
-  __m256d sum = _mm256_setzero_pd();
-  for (std::int64_t i = 0; i < n; i += 4) {
-    const __m256d x = _mm256_loadu_pd(from + i);
-    _mm256_stream_pd(to + i, x);
-    sum = _mm256_add_pd(sum, _mm256_sub_pd(x, x));
-  }
-  return _mm256_movemask_pd(_mm256_cmp_pd(sum, _mm256_setzero_pd(), _CMP_EQ_OQ)) == 0xF;
-}
-#elif defined(__SSE2__)
-constexpr std::size_t stream_bytes = 16;
-inline bool stream_finite(const float* from, std::int64_t n, float* to) {
-  __m128 sum = _mm_setzero_ps();
-  for (std::int64_t i = 0; i < n; i += 4) {
-    const __m128 x = _mm_loadu_ps(from + i);
-    _mm_stream_ps(to + i, x);
-    sum = _mm_add_ps(sum, _mm_sub_ps(x, x));
-  }
-  return _mm_movemask_ps(_mm_cmpeq_ps(sum, _mm_setzero_ps())) == 0xF;
-}
-inline bool stream_finite(const double* from, std::int64_t n, double* to) {
-  __m128d sum = _mm_setzero_pd();
-  for (std::int64_t i = 0; i < n; i += 2) {
-    const __m128d x = _mm_loadu_pd(from + i);
-    _mm_stream_pd(to + i, x);
-    sum = _mm_add_pd(sum, _mm_sub_pd(x, x));
-  }
-  return _mm_movemask_pd(_mm_cmpeq_pd(sum, _mm_setzero_pd())) == 0x3;
+  bool finite = true;
+  for (std::int64_t lane = 0; lane < lanes; ++lane) finite &= sum[lane] == 0;
+  return finite;
 }
 #endif
 }  // namespace detail
