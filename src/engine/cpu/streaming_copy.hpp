@@ -6,7 +6,7 @@
 // nothing on this core (the disk's DMA takes it, or HDF5 reads it much later), so keeping it in
 // the cache only evicts the state the next steps need. A streaming store writes the line straight
 // to memory. Measured on the course's image (1080 x 1920 float32, just stepped, both threads;
-// `bench_cpu_engine --benchmark_filter=CopyImage`): 0.93 ms with ordinary stores against 0.34 ms.
+// `bench_cpu_engine --benchmark_filter=CopyImage`): 0.90 ms with ordinary stores against 0.34 ms.
 //
 // Streaming stores are weakly ordered: each thread that made them calls streaming_fence() before
 // another thread may read what they wrote.
