@@ -363,13 +363,13 @@ bool CpuEngine<Real>::copy_state(std::size_t member, Real* u, Real* v) {
   const Real* from_v = m.v[current_];
   const bool streaming =
       static_cast<std::size_t>(grid_.cells()) * sizeof(Real) >= streaming_copy_min_bytes;
+  const auto copy = streaming ? streaming_copy_finite<Real> : copy_finite<Real>;
   bool finite = true;
 #pragma omp parallel num_threads(threads_) reduction(&& : finite)
   {
 #pragma omp for schedule(static) nowait
     for (std::int64_t r = 0; r < rows; ++r) {
       const auto offset = static_cast<std::size_t>(r * cols);
-      const auto copy = streaming ? streaming_copy_finite<Real> : copy_finite<Real>;
       if (u) finite = copy(from_u + offset, cols, u + offset) && finite;
       if (v) finite = copy(from_v + offset, cols, v + offset) && finite;
     }
