@@ -12,8 +12,8 @@ namespace grayscott::app {
 
 namespace {
 struct BenchCliState {
-  ProblemOptions problem;
-  EngineCliOptions engine;
+  requests::ProblemSettings problem;
+  requests::EngineSettings engine;
   std::string preset = "quick", io = "none", output, config;
   std::int64_t images = 0, steps = 0, batch = 1, warmup = 0;
   int repeat = 0;
@@ -42,13 +42,14 @@ void add_bench_command(CLI::App& root) {
                    "batch-vs-large (1024 x 128x128 against one 4096x4096); the options below "
                    "override its values")
       ->capture_default_str();
-  add_problem_options(*bench, state->problem);
+  // The initial state is the benchmark's own (the course's rectangle).
+  add_settings(*bench, state->problem, requests::problem_settings(), {"init", "seed"});
   bench->add_option("--images,--nbimage", state->images, "Images (the preset's by default)");
   bench->add_option("--steps-per-image,--nbextrastep", state->steps,
                     "Steps between images (the preset's by default)");
   bench->add_option("--batch", state->batch,
                     "Simulations of the given size advanced together by one engine");
-  add_engine_options(*bench, state->engine);
+  add_settings(*bench, state->engine, requests::engine_settings());
   bench
       ->add_option("--io", state->io,
                    "none (stepping only) or hdf5 (the run command's output of every image of v)")
@@ -75,8 +76,8 @@ void add_bench_command(CLI::App& root) {
     bench::BenchRequest request;
     request.preset_name = preset.name;
     request.workloads = bench::resolve_workloads(preset, overrides);
-    request.problem = state->problem.to_problem();
-    request.engine = state->engine.to_engine_options();
+    request.problem = state->problem.problem();
+    request.engine = state->engine.engine_options();
     request.io = bench::parse_output_mode(state->io);
     request.output = state->output;
     request.repeat = if_given(*bench, "--repeat", state->repeat).value_or(preset.repeat);

@@ -1,72 +1,46 @@
-// Shared pieces of the command line: the model's options (with the course's names as aliases),
-// TOML configuration files, and one-line errors.
+// Shared pieces of the command line: the settings of requests/settings.hpp as options (with the
+// course's names as aliases), TOML configuration files, and one-line errors.
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <initializer_list>
+#include <span>
 #include <string>
+#include <string_view>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
-#include "engine/engine.hpp"
-#include "model/initial_state.hpp"
-#include "model/model.hpp"
+#include "requests/settings.hpp"
 
 namespace grayscott::app {
 
-// The raw option values, checked and converted by to_problem().
-struct ProblemOptions {
-  std::int64_t rows = 1080, cols = 1920;
-  double feed = 0.014, kill = 0.054, du = 0.1, dv = 0.05, dt = 1.0;
-  std::string stencil = "oono-puri", boundary = "zero-flux", precision = "single";
-  Problem to_problem() const;
-};
-
-// The most --threads a command takes: more than any one machine's cores (oversubscribing only
-// slows a run down), and few enough for the OpenMP runtime to start on an ordinary machine; far
-// beyond (100000) it fails inside the runtime and the process dies without a message.
-inline constexpr int max_threads = 4096;
-
-struct EngineCliOptions {
-  std::string backend = "auto";
-  int threads = 0, fuse = 0, device = 0;
-  EngineOptions to_engine_options() const;
-};
-
-// --init rectangle|noise and --seed S (S only with noise).
-struct InitialCliOptions {
-  std::string init = "rectangle", seed;
-  InitialState to_initial_state() const;
-};
-
-// "--fields u,v": which fields to write.
-FieldSet parse_fields(const std::string& text);
-
-// The images a command writes and where they go: shared by run and sweep.
-struct OutputCliOptions {
-  std::int64_t images = 1000, steps = 32;
-  std::string output, fields = "v";
-  bool force = false, quiet = false;
-
-  // Copies the options into a RunRequest or a SweepRequest (their members share these names).
-  template <class Request>
-  void apply_to(Request& request) const {
-    request.images = images;
-    request.steps_per_image = steps;
-    request.fields = parse_fields(fields);
-    request.output = output;
-    request.overwrite = force;
-    request.quiet = quiet;
+// Adds the settings of `table` (requests/settings.hpp) to `app` as options that fill `settings`:
+// the long name, the course's alias, the help, the default and the metavar all come from the
+// table. Settings named in `skip` are left out (a command that takes them otherwise).
+template <class S>
+void add_settings(CLI::App& app, S& settings, std::span<const requests::Setting<S>> table,
+                  std::initializer_list<std::string_view> skip = {}) {
+  for (const requests::Setting<S>& setting : table) {
+    if (std::find(skip.begin(), skip.end(), setting.option) != skip.end()) continue;
+    std::string names = "--" + std::string(setting.option);
+    if (setting.option == "output") names = "-o," + names;
+    if (!setting.alias.empty()) names += ",--" + std::string(setting.alias);
+    const std::string help(setting.help);
+    std::visit(
+        [&](auto field) {
+          auto& value = field(settings);
+          if constexpr (std::is_same_v<std::remove_reference_t<decltype(value)>, bool>) {
+            app.add_flag(names, value, help);
+          } else {
+            CLI::Option* option = app.add_option(names, value, help)->capture_default_str();
+            if (!setting.choices.empty()) option->type_name(std::string(setting.choices));
+          }
+        },
+        setting.value);
   }
-};
-
-void add_problem_options(CLI::App& app, ProblemOptions& o);
-// --images and --steps-per-image (with the course's aliases).
-void add_image_options(CLI::App& app, OutputCliOptions& o, const std::string& images_help);
-// -o/--output, --fields, --force, --quiet.
-void add_output_options(CLI::App& app, OutputCliOptions& o);
-void add_initial_options(CLI::App& app, InitialCliOptions& o);
-// A noise seed: a whole number from 0 to 2^63-1 (files store it as int64). Throws InvalidInput.
-std::uint64_t parse_seed(std::string_view text);
-void add_engine_options(CLI::App& app, EngineCliOptions& o);
+}
 
 // Adds --config FILE to `app`. Call apply_config() after parsing: each TOML key names a long
 // option of `app`; options given on the command line win. Throws InvalidInput naming the file,

@@ -7,7 +7,6 @@
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
-#include "app/save_options.hpp"
 #include "io/render.hpp"
 #include "pipeline/progress.hpp"
 #include "pipeline/run.hpp"
@@ -30,11 +29,8 @@ using pipeline::DistributedRunOptions;
 #endif
 
 struct RunCliState {
-  ProblemOptions problem;
-  EngineCliOptions engine;
-  InitialCliOptions initial;
-  OutputCliOptions out{.output = "output.h5"};
-  std::string config, render_dir, checkpoint_every, resume;
+  requests::RunSettings settings;
+  std::string config, resume;
 #if GRAYSCOTT_WITH_MPI
   DistributedRunOptions distributed;
 #endif
@@ -175,13 +171,11 @@ void add_run_command(CLI::App& root) {
       "  grayscott run --resume spots.h5      continue a run stopped by a signal or a time limit\n"
       "  mpirun -n 4 grayscott run ...        one grid over four ranks, one file\n\n" +
       docs_pointer());
-  add_problem_options(*run, state->problem);
-  add_initial_options(*run, state->initial);
-  add_image_options(*run, state->out, "Images to write");
-  add_engine_options(*run, state->engine);
-  add_output_options(*run, state->out);
-  run->add_option("--render", state->render_dir, "Also write PNG pictures of v into this folder");
-  add_checkpoint_option(*run, state->checkpoint_every);
+  requests::RunSettings& settings = state->settings;
+  add_settings(*run, settings.problem, requests::problem_settings());
+  add_settings(*run, settings.engine, requests::engine_settings());
+  add_settings(*run, settings.out, requests::output_settings());
+  add_settings(*run, settings, requests::run_settings());
   run->add_option("--resume", state->resume,
                   "Continue the run in this file from its last checkpoint (its parameters come "
                   "from the file)")
@@ -209,19 +203,9 @@ void add_run_command(CLI::App& root) {
   run->callback([run, state] {
     const auto make_request = [run, state] {
       apply_config(*run, state->config);
-      RunRequest request;
-      request.problem = state->problem.to_problem();
-      request.initial = state->initial.to_initial_state();
-      state->out.apply_to(request);
-      request.engine = state->engine.to_engine_options();
-      if (!state->render_dir.empty()) {
-        // The pictures come after the run: a folder they cannot go into is refused before it.
-        io::check_render_folder(state->render_dir);
-        request.render_dir = state->render_dir;
-      }
-      if (!state->checkpoint_every.empty()) {
-        parse_checkpoint_every(state->checkpoint_every, request.save);
-      }
+      RunRequest request = state->settings.request();
+      // The pictures come after the run: a folder they cannot go into is refused before it.
+      if (request.render_dir) io::check_render_folder(*request.render_dir);
       if (!state->resume.empty()) {
         RunRequest continued = pipeline::resume_request(state->resume);
         refuse_contradictions(*run, request, continued);

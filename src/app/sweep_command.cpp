@@ -4,8 +4,7 @@
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
-#include "app/save_options.hpp"
-#include "app/sweep_values.hpp"
+#include "requests/value_sets.hpp"
 #include "pipeline/progress.hpp"
 #include "pipeline/run.hpp"
 #include "pipeline/stop_signal.hpp"
@@ -53,12 +52,8 @@ void report(const SweepRequest& request, const SweepSummary& summary) {
 }
 
 struct SweepCliState {
-  ProblemOptions problem;
-  EngineCliOptions engine;
-  InitialCliOptions initial;
-  std::string feeds = "0.014", kills = "0.054", seeds, max_batch_memory;
-  OutputCliOptions out{.output = "sweep.h5"};
-  std::string config, checkpoint_every, resume;
+  requests::SweepSettings settings;
+  std::string config, resume;
 };
 
 // A continued sweep's parameters come from its file: only how and where it computes may change.
@@ -88,29 +83,13 @@ void add_sweep_command(CLI::App& root) {
       "  grayscott sweep --feed 0.03,0.04 --kill 0.06 --init noise --seeds 1,2,3 -o seeds.h5\n"
       "  grayscott render sweep.h5 --out atlas/      the atlas of the last images\n\n" +
       docs_pointer());
-  add_problem_options(*sweep, state->problem);
-  // A sweep takes sets of rates: replace run's single-valued --feed and --kill.
-  sweep->remove_option(sweep->get_option("--feed"));
-  sweep->remove_option(sweep->get_option("--kill"));
-  sweep
-      ->add_option("--feed,--feedrate", state->feeds,
-                   "Feed rates: START:STOP:COUNT (both ends included) or a list 0.014,0.022")
-      ->capture_default_str();
-  sweep
-      ->add_option("--kill,--killrate", state->kills,
-                   "Kill rates: START:STOP:COUNT (both ends included) or a list 0.045,0.06")
-      ->capture_default_str();
-  add_initial_options(*sweep, state->initial);
-  sweep->add_option(
-      "--seeds", state->seeds,
-      "Noise seeds, a list such as 1,2,3, crossed with the rates (with --init noise)");
-  add_image_options(*sweep, state->out, "Images per member");
-  add_engine_options(*sweep, state->engine);
-  sweep->add_option("--max-batch-memory", state->max_batch_memory,
-                    "Memory for members advanced together, e.g. 8G; larger sweeps run in "
-                    "successive batches (default: half the machine's memory)");
-  add_output_options(*sweep, state->out);
-  add_checkpoint_option(*sweep, state->checkpoint_every);
+  requests::SweepSettings& settings = state->settings;
+  // A sweep takes sets of rates: its --feed and --kill are the sweep's own.
+  add_settings(*sweep, settings.problem, requests::problem_settings(), {"feed", "kill"});
+  add_settings(*sweep, settings, requests::sweep_settings());
+  add_settings(*sweep, settings.engine, requests::engine_settings());
+  add_settings(*sweep, settings.out, requests::output_settings());
+  sweep->get_option("--images")->description("Images per member");
   sweep
       ->add_option("--resume", state->resume,
                    "Continue the sweep in this file, each member from its last checkpoint")
@@ -120,42 +99,22 @@ void add_sweep_command(CLI::App& root) {
   sweep->callback([sweep, state] {
     const auto make_request = [sweep, state] {
       apply_config(*sweep, state->config);
+      const requests::SweepSettings& settings = state->settings;
       if (!state->resume.empty()) {
         refuse_parameters_with_resume(*sweep);
         SweepRequest request = pipeline::resume_sweep_request(state->resume);
-        request.engine = state->engine.to_engine_options();
-        request.quiet = state->out.quiet;
-        if (!state->checkpoint_every.empty()) {
-          parse_checkpoint_every(state->checkpoint_every, request.save);
+        request.engine = settings.engine.engine_options();
+        request.quiet = settings.out.quiet;
+        if (!settings.out.checkpoint_every.empty()) {
+          pipeline::parse_checkpoint_every(settings.out.checkpoint_every, request.save);
         }
-        if (!state->max_batch_memory.empty()) {
-          request.max_batch_bytes = parse_bytes(state->max_batch_memory, "max-batch-memory");
+        if (!settings.max_batch_memory.empty()) {
+          request.max_batch_bytes =
+              requests::parse_bytes(settings.max_batch_memory, "max-batch-memory");
         }
         return request;
       }
-      SweepRequest request;
-      request.problem = state->problem.to_problem();
-      const InitialState initial = state->initial.to_initial_state();
-      request.init = initial.kind;
-      std::vector<std::uint64_t> seeds{initial.seed};
-      if (!state->seeds.empty()) {
-        if (!state->initial.seed.empty())
-          throw InvalidInput("seeds: give --seed or --seeds, not both");
-        if (initial.kind != InitialKind::Noise)
-          throw InvalidInput("seeds: --seeds needs --init noise");
-        seeds = parse_seed_list(state->seeds);
-      }
-      request.members = pipeline::cross_members(parse_value_set(state->feeds, "feed"),
-                                                parse_value_set(state->kills, "kill"), seeds);
-      state->out.apply_to(request);
-      request.engine = state->engine.to_engine_options();
-      if (!state->max_batch_memory.empty()) {
-        request.max_batch_bytes = parse_bytes(state->max_batch_memory, "max-batch-memory");
-      }
-      if (!state->checkpoint_every.empty()) {
-        parse_checkpoint_every(state->checkpoint_every, request.save);
-      }
-      return request;
+      return settings.request();
     };
 #if GRAYSCOTT_WITH_MPI
     // Under mpirun/srun: the members are split over the ranks; rank 0 reports.

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "app/cli.hpp"
-#include "app/sweep_values.hpp"
+#include "requests/value_sets.hpp"
 #include "engine/registry.hpp"
 #include "io/atlas.hpp"
 #include "io/png.hpp"
@@ -21,7 +21,7 @@
 #include "pipeline/sweep.hpp"
 
 using namespace grayscott;
-using namespace grayscott::app;
+using namespace grayscott::requests;
 using namespace grayscott::pipeline;
 namespace fs = std::filesystem;
 

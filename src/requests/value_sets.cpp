@@ -1,12 +1,15 @@
-#include "app/sweep_values.hpp"
+#include "requests/value_sets.hpp"
 
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <set>
+#include <sstream>
+#include <string>
 
-#include "app/cli.hpp"
+#include "model/model.hpp"
 
-namespace grayscott::app {
+namespace grayscott::requests {
 
 namespace {
 
@@ -160,4 +163,33 @@ std::uint64_t parse_bytes(std::string_view text, std::string_view what) {
   return static_cast<std::uint64_t>(bytes);
 }
 
-}  // namespace grayscott::app
+std::uint64_t parse_seed(std::string_view text) {
+  const std::string whole(text);
+  text = trim(text);
+  std::uint64_t seed = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seed);
+  if (text.empty() || ec != std::errc{} || end != text.data() + text.size() ||
+      seed > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+    throw InvalidInput("seed: expected a whole number from 0 to 2^63-1, got '" + whole + "'");
+  }
+  return seed;
+}
+
+FieldSet parse_fields(std::string_view text) {
+  FieldSet f{false, false};
+  const std::string whole(text);
+  std::stringstream in(whole);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (item == "u")
+      f.u = true;
+    else if (item == "v")
+      f.v = true;
+    else
+      throw InvalidInput("fields: expected v, u or u,v, got '" + whole + "'");
+  }
+  if (!f.u && !f.v) throw InvalidInput("fields: expected v, u or u,v, got '" + whole + "'");
+  return f;
+}
+
+}  // namespace grayscott::requests

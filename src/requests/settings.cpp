@@ -1,0 +1,234 @@
+#include "requests/settings.hpp"
+
+#include <charconv>
+#include <limits>
+#include <sstream>
+
+#include "engine/registry.hpp"
+#include "requests/value_sets.hpp"
+
+namespace grayscott::requests {
+
+Problem ProblemSettings::problem() const {
+  Problem p;
+  p.grid = {rows, cols};
+  p.params = {feed, kill, du, dv, dt};
+  p.stencil = Stencil::parse(stencil);
+  p.boundary = parse_boundary(boundary);
+  p.precision = parse_precision(precision);
+  p.validate();
+  return p;
+}
+
+InitialState ProblemSettings::initial_state() const {
+  InitialState state;
+  state.kind = parse_initial_kind(init);
+  if (!seed.empty()) {
+    if (state.kind != InitialKind::Noise) throw InvalidInput("seed: --seed needs --init noise");
+    state.seed = parse_seed(seed);
+  }
+  return state;
+}
+
+EngineOptions EngineSettings::engine_options() const {
+  if (threads < 0 || threads > max_threads) {
+    throw InvalidInput("threads must be 0 (all cores) or a whole number from 1 to " +
+                       std::to_string(max_threads) + ", got " + std::to_string(threads));
+  }
+  if (fuse < 0 || fuse > max_fuse) {
+    throw InvalidInput("fuse must be 0 (the backend's best) or a whole number from 1 to " +
+                       std::to_string(max_fuse) + ", got " + std::to_string(fuse));
+  }
+  if (device < 0 || device > std::numeric_limits<int>::max()) {
+    throw InvalidInput("device must be a non-negative integer, got " + std::to_string(device));
+  }
+  check_backend_name(backend);
+  return {backend, static_cast<int>(threads), static_cast<int>(fuse), static_cast<int>(device)};
+}
+
+namespace {
+
+// The parts run and sweep requests share (their members have the same names).
+template <class Request>
+void apply_output(const OutputSettings& out, Request& request) {
+  request.images = out.images;
+  request.steps_per_image = out.steps_per_image;
+  request.fields = parse_fields(out.fields);
+  request.output = out.output;
+  request.overwrite = out.overwrite;
+  request.quiet = out.quiet;
+  if (!out.checkpoint_every.empty()) pipeline::parse_checkpoint_every(out.checkpoint_every, request.save);
+}
+
+}  // namespace
+
+pipeline::RunRequest RunSettings::request() const {
+  pipeline::RunRequest request;
+  request.problem = problem.problem();
+  request.initial = problem.initial_state();
+  apply_output(out, request);
+  request.engine = engine.engine_options();
+  if (!render.empty()) request.render_dir = render;
+  pipeline::validate_run_request(request);
+  return request;
+}
+
+std::vector<pipeline::SweepMember> SweepSettings::members() const {
+  const InitialState initial = problem.initial_state();
+  std::vector<std::uint64_t> seed_list{initial.seed};
+  if (!seeds.empty()) {
+    if (!problem.seed.empty()) throw InvalidInput("seeds: give --seed or --seeds, not both");
+    if (initial.kind != InitialKind::Noise) throw InvalidInput("seeds: --seeds needs --init noise");
+    seed_list = parse_seed_list(seeds);
+  }
+  return pipeline::cross_members(parse_value_set(feeds, "feed"), parse_value_set(kills, "kill"),
+                                 seed_list);
+}
+
+pipeline::SweepRequest SweepSettings::request() const {
+  pipeline::SweepRequest request;
+  request.members = members();
+  // The shared part of the problem, validated with the first member's rates.
+  ProblemSettings shared = problem;
+  shared.feed = request.members.front().feed;
+  shared.kill = request.members.front().kill;
+  request.problem = shared.problem();
+  request.init = problem.initial_state().kind;
+  apply_output(out, request);
+  request.engine = engine.engine_options();
+  if (!max_batch_memory.empty())
+    request.max_batch_bytes = parse_bytes(max_batch_memory, "max-batch-memory");
+  pipeline::sweep_metadata(request);  // the sweep's own checks (every member's rates, images)
+  return request;
+}
+
+// The tables. A lambda without captures converts to the function pointer a Setting holds.
+#define GRAYSCOTT_FIELD(S, member) +[](S& s) -> auto& { return s.member; }
+
+std::span<const Setting<ProblemSettings>> problem_settings() {
+  using S = ProblemSettings;
+  static const Setting<S> table[] = {
+      {"rows", "rows", "nbrow", "Grid rows", GRAYSCOTT_FIELD(S, rows)},
+      {"cols", "cols", "nbcol", "Grid columns", GRAYSCOTT_FIELD(S, cols)},
+      {"feed", "feed", "feedrate", "Feed rate F", GRAYSCOTT_FIELD(S, feed)},
+      {"kill", "kill", "killrate", "Kill rate k", GRAYSCOTT_FIELD(S, kill)},
+      {"du", "du", "", "Diffusion rate of u", GRAYSCOTT_FIELD(S, du)},
+      {"dv", "dv", "", "Diffusion rate of v", GRAYSCOTT_FIELD(S, dv)},
+      {"dt", "dt", "deltat", "Time step", GRAYSCOTT_FIELD(S, dt)},
+      {"stencil", "stencil", "",
+       "oono-puri, pretty, five-point, or 9 comma-separated weights (row-major)",
+       GRAYSCOTT_FIELD(S, stencil), Form::Name, "NAME|9 WEIGHTS"},
+      {"boundary", "boundary", "", "zero-flux, periodic or fixed", GRAYSCOTT_FIELD(S, boundary),
+       Form::Name, "zero-flux|periodic|fixed"},
+      {"precision", "precision", "", "single (float32) or double", GRAYSCOTT_FIELD(S, precision),
+       Form::Name, "single|double"},
+      {"init", "init", "",
+       "Initial state: rectangle, or noise (the rectangle with small random perturbations, "
+       "reproducible from the seed)",
+       GRAYSCOTT_FIELD(S, init), Form::Name, "rectangle|noise"},
+      {"seed", "seed", "", "Seed of the noise initial state (default 0)", GRAYSCOTT_FIELD(S, seed),
+       Form::Seed, "UINT"},
+  };
+  return table;
+}
+
+std::span<const Setting<EngineSettings>> engine_settings() {
+  using S = EngineSettings;
+  static const std::string threads_help =
+      "CPU threads (0: all cores; at most " + std::to_string(max_threads) + ")";
+  static const std::string backends = "auto|" + [] {
+    std::string names;
+    for (const Backend* backend : registered_backends())
+      names += (names.empty() ? "" : "|") + std::string(backend->name());
+    return names;
+  }();
+  static const std::string backend_help = backend_choices();
+  static const Setting<S> table[] = {
+      {"backend", "backend", "", backend_help, GRAYSCOTT_FIELD(S, backend), Form::Name, backends},
+      {"threads", "threads", "", threads_help, GRAYSCOTT_FIELD(S, threads)},
+      {"fuse", "fuse_steps", "", "Steps fused per pass over the grid (0: the backend's best)",
+       GRAYSCOTT_FIELD(S, fuse)},
+      {"device", "device", "", "Device ordinal (device backends)", GRAYSCOTT_FIELD(S, device)},
+  };
+  return table;
+}
+
+std::span<const Setting<OutputSettings>> output_settings() {
+  using S = OutputSettings;
+  static const Setting<S> table[] = {
+      {"images", "images", "nbimage", "Images to write", GRAYSCOTT_FIELD(S, images)},
+      {"steps-per-image", "steps_per_image", "nbextrastep", "Steps between images",
+       GRAYSCOTT_FIELD(S, steps_per_image)},
+      {"output", "output", "", "HDF5 output file", GRAYSCOTT_FIELD(S, output), Form::Path,
+       "FILE.h5"},
+      {"fields", "fields", "", "Fields to write: v, u or u,v", GRAYSCOTT_FIELD(S, fields),
+       Form::Fields, "v|u|u,v"},
+      {"force", "overwrite", "", "Overwrite an existing output file",
+       GRAYSCOTT_FIELD(S, overwrite)},
+      {"quiet", "quiet", "", "No progress bar and no summary", GRAYSCOTT_FIELD(S, quiet)},
+      {"checkpoint-every", "checkpoint_every", "",
+       "Save the state to continue from (--resume): every N images, or every 90s, 10m, 1h of "
+       "wall time (default 5m; also at every stop signal)",
+       GRAYSCOTT_FIELD(S, checkpoint_every), Form::Every, "N|TIME"},
+  };
+  return table;
+}
+
+std::span<const Setting<RunSettings>> run_settings() {
+  using S = RunSettings;
+  static const Setting<S> table[] = {
+      {"render", "render", "", "Also write PNG pictures of v into this folder",
+       GRAYSCOTT_FIELD(S, render), Form::Path, "DIR"},
+  };
+  return table;
+}
+
+std::span<const Setting<SweepSettings>> sweep_settings() {
+  using S = SweepSettings;
+  static const Setting<S> table[] = {
+      {"feed", "feed", "feedrate",
+       "Feed rates: START:STOP:COUNT (both ends included) or a list 0.014,0.022",
+       GRAYSCOTT_FIELD(S, feeds), Form::NumberSet, "F1,F2,...|FROM:TO:N"},
+      {"kill", "kill", "killrate",
+       "Kill rates: START:STOP:COUNT (both ends included) or a list 0.045,0.06",
+       GRAYSCOTT_FIELD(S, kills), Form::NumberSet, "K1,K2,...|FROM:TO:N"},
+      {"seeds", "seeds", "",
+       "Noise seeds, a list such as 1,2,3, crossed with the rates (with init noise)",
+       GRAYSCOTT_FIELD(S, seeds), Form::SeedSet, "S1,S2,..."},
+      {"max-batch-memory", "max_batch_memory", "",
+       "Memory for members advanced together, e.g. 8G; larger sweeps run in successive batches "
+       "(default: half the machine's memory)",
+       GRAYSCOTT_FIELD(S, max_batch_memory), Form::Bytes, "BYTES"},
+  };
+  return table;
+}
+
+#undef GRAYSCOTT_FIELD
+
+std::vector<std::pair<std::string, std::string>> setting_names() {
+  std::vector<std::pair<std::string, std::string>> names;
+  const auto add = [&](const auto& table) {
+    for (const auto& s : table) names.emplace_back(s.option, s.keyword);
+  };
+  add(problem_settings());
+  add(engine_settings());
+  add(output_settings());
+  add(run_settings());
+  add(sweep_settings());
+  return names;
+}
+
+std::string keyword_of(std::string_view option) {
+  for (const auto& [name, keyword] : setting_names()) {
+    if (name == option) return keyword;
+  }
+  return std::string(option);
+}
+
+std::string number_text(double value) {
+  char text[64];
+  const auto [end, ec] = std::to_chars(text, text + sizeof text, value);
+  return std::string(text, end);
+}
+
+}  // namespace grayscott::requests

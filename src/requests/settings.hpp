@@ -1,0 +1,127 @@
+// The settings every front end takes, defined once: their names (the command line's long option,
+// the course's alias, Python's keyword), their defaults, their help, and how they become the
+// pipeline's requests with every limit checked. The command line (src/app) and the Python module
+// (python/src) both fill these structures through the tables below and call the same
+// conversions, so a value one front end refuses the other refuses too, with the same message.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "engine/engine.hpp"
+#include "model/initial_state.hpp"
+#include "model/model.hpp"
+#include "pipeline/run.hpp"
+#include "pipeline/sweep.hpp"
+
+namespace grayscott::requests {
+
+// The most CPU threads a request takes: more than any one machine's cores (oversubscribing only
+// slows a run down), and few enough for the OpenMP runtime to start on an ordinary machine; far
+// beyond (100000) it fails inside the runtime and the process dies without a message.
+inline constexpr std::int64_t max_threads = 4096;
+// The most steps fused per pass that a request takes (the CPU engine caps its depth lower).
+inline constexpr std::int64_t max_fuse = 1 << 20;
+
+// The model, its initial state: `grayscott run`'s problem options, `gs.Simulation`'s arguments.
+struct ProblemSettings {
+  std::int64_t rows = 1080, cols = 1920;
+  double feed = 0.014, kill = 0.054, du = 0.1, dv = 0.05, dt = 1.0;
+  std::string stencil = "oono-puri", boundary = "zero-flux", precision = "single";
+  std::string init = "rectangle";
+  std::string seed;  // empty: not given (0); a whole number, only with init noise
+
+  Problem problem() const;  // validated: throws InvalidInput naming the setting
+  InitialState initial_state() const;
+};
+
+// Where and how the steps run.
+struct EngineSettings {
+  std::string backend = "auto";
+  std::int64_t threads = 0;  // 0: all cores
+  std::int64_t fuse = 0;     // 0: the backend's best
+  std::int64_t device = 0;
+  EngineOptions engine_options() const;  // throws InvalidInput naming the setting
+};
+
+// The images a run or a sweep writes, and where.
+struct OutputSettings {
+  std::int64_t images = 1000, steps_per_image = 32;
+  std::string output;  // each command's default (output.h5, sweep.h5)
+  std::string fields = "v";
+  bool overwrite = false, quiet = false;
+  std::string checkpoint_every;  // empty: the default (every 5 minutes of wall time)
+};
+
+// `grayscott run`, `Simulation.run`.
+struct RunSettings {
+  ProblemSettings problem;
+  EngineSettings engine;
+  OutputSettings out{.output = "output.h5"};
+  std::string render;  // a folder for PNG pictures, or empty
+
+  // The request, validated (the output path is checked when the run claims it).
+  pipeline::RunRequest request() const;
+};
+
+// `grayscott sweep`, `gs.sweep`, `gs.Sweep`: sets of rates (and seeds) crossed into members.
+struct SweepSettings {
+  ProblemSettings problem;  // its feed and kill are replaced by the sets below
+  EngineSettings engine;
+  OutputSettings out{.output = "sweep.h5"};
+  std::string feeds = "0.014", kills = "0.054";  // START:STOP:COUNT or a list
+  std::string seeds;                             // a list of seeds, with init noise
+  std::string max_batch_memory;                  // e.g. 8G; empty: the default
+
+  std::vector<pipeline::SweepMember> members() const;
+  pipeline::SweepRequest request() const;
+};
+
+// How a setting's value is written, beyond its C++ type: what the command line shows as its
+// metavar and what Python accepts for it.
+enum class Form {
+  Plain,       // the C++ type says it all
+  Name,        // one of the names `choices` lists
+  Path,        // a file or folder (Python also takes os.PathLike)
+  Seed,        // a whole number from 0 to 2^63-1 (Python: an int)
+  NumberSet,   // START:STOP:COUNT or a list (Python: a number or a sequence of numbers)
+  SeedSet,     // a list of seeds (Python: an int or a sequence of ints)
+  Fields,      // v, u or u,v
+  Every,       // N images or a time: 90s, 10m, 1h (Python: an int, seconds, or a timedelta)
+  Bytes,       // 8G, 512M (Python: an int of bytes too)
+};
+
+// One setting of a structure S: where its value lives, and its names.
+template <class S>
+struct Setting {
+  std::string_view option;   // the command line's long name (and the TOML key): "steps-per-image"
+  std::string_view keyword;  // Python's keyword: "steps_per_image"
+  std::string_view alias;    // the course's name ("nbextrastep"), or empty
+  std::string_view help;
+  std::variant<std::int64_t& (*)(S&), double& (*)(S&), std::string& (*)(S&), bool& (*)(S&)> value;
+  Form form = Form::Plain;
+  std::string_view choices = {};  // for Form::Name and for the metavar: "single|double"
+};
+
+std::span<const Setting<ProblemSettings>> problem_settings();
+std::span<const Setting<EngineSettings>> engine_settings();
+// images, steps-per-image, output, fields, force (overwrite), quiet, checkpoint-every.
+std::span<const Setting<OutputSettings>> output_settings();
+std::span<const Setting<RunSettings>> run_settings();      // what run adds: render
+std::span<const Setting<SweepSettings>> sweep_settings();  // feed, kill, seeds, max-batch-memory
+
+// Python's keyword for a command-line option name ("force" -> "overwrite", "steps-per-image" ->
+// "steps_per_image"); the name itself when it is not a setting.
+std::string keyword_of(std::string_view option);
+// Every setting's (option, keyword) pair, for front ends that rename messages.
+std::vector<std::pair<std::string, std::string>> setting_names();
+
+// Python's forms of values, as the command line writes them: a number as its shortest exact
+// text, lists joined by commas.
+std::string number_text(double value);
+
+}  // namespace grayscott::requests
