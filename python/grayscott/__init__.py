@@ -15,7 +15,6 @@ See docs/python.md for the whole API.
 
 from __future__ import annotations
 
-import datetime as _datetime
 import os as _os
 import sys as _sys
 import time as _time
@@ -24,10 +23,25 @@ from . import _core
 
 __version__ = _core.__version__
 
-__all__ = ["Simulation", "Sweep", "DeviceArray", "open", "sweep", "dt_limit", "__version__"]
+__all__ = [
+    "Simulation", "Sweep", "DeviceArray", "open", "sweep", "render", "video", "show", "dt_limit",
+    "__version__",
+]
+
+# Every default comes from the settings the command line takes (one table in the C++ library);
+# the signatures below name them so that IDEs, help() and inspect.signature show them.
+_SIMULATION = _core._defaults("simulation")
+_RUN = _core._defaults("run")
+_SWEEP = _core._defaults("sweep")
 
 
-def dt_limit(stencil: str = "oono-puri", du: float = 0.1, dv: float = 0.05) -> float:
+def _arguments(values: dict, *leave_out: str) -> dict:
+    """A function's arguments (its locals() on entry) as the settings' keywords."""
+    return {k: v for k, v in values.items() if k not in ("self", "__class__") + leave_out}
+
+
+def dt_limit(stencil: str = _SIMULATION["stencil"], du: float = _SIMULATION["du"],
+             dv: float = _SIMULATION["dv"]) -> float:
     """The largest stable explicit-Euler time step for this stencil and these diffusion rates."""
     return _core._dt_limit(stencil, du, dv)
 
@@ -99,37 +113,6 @@ def _view(owner, field: str):
     return owner._field(field)
 
 
-class _Progress:
-    """A progress bar for run(): a line on a terminal's stderr, or a line updated in a notebook."""
-
-    def __init__(self, label: str):
-        self.label = label
-        self.start = _time.monotonic()
-        self.last = 0.0
-        self.handle = None
-        self.notebook = _in_notebook()
-
-    def __call__(self, done: int, total: int):
-        now = _time.monotonic()
-        if done < total and now - self.last < 0.2:
-            return
-        self.last = now
-        width = 30
-        filled = width * done // max(total, 1)
-        elapsed = now - self.start
-        line = f"{self.label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} images, {elapsed:.1f} s"
-        if self.notebook:
-            from IPython.display import display
-
-            if self.handle is None:
-                self.handle = display({"text/plain": line}, raw=True, display_id=True)
-            else:
-                self.handle.update({"text/plain": line}, raw=True)
-        else:
-            end = "\n" if done >= total else ""
-            print("\r" + line, end=end, file=_sys.stderr, flush=True)
-
-
 def _in_notebook() -> bool:
     shell = _sys.modules.get("IPython")
     if shell is None:
@@ -142,68 +125,126 @@ def _in_notebook() -> bool:
 
 
 def _default_progress(quiet: bool, label: str):
-    if quiet:
+    """A tqdm bar (tqdm.auto: a widget in a notebook, a line on a terminal) counting images, or
+    None when quiet, when nobody watches (no terminal, no notebook) or without tqdm."""
+    if quiet or not (_in_notebook() or _sys.stderr.isatty()):
         return None
-    if _in_notebook() or _sys.stderr.isatty():
-        return _Progress(label)
-    return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return None
+    bar = None
+
+    def update(done: int, total: int):
+        nonlocal bar
+        if bar is None:
+            bar = tqdm(total=total, initial=done - 1, desc=label, unit="image", leave=True)
+        bar.update(done - bar.n)
+        if done >= total:
+            bar.close()
+
+    return update
 
 
-def _checkpoint_every(value) -> tuple[int, float]:
-    """(images, seconds) from 25, 90.0 (seconds), a timedelta, or '25', '90s', '10m', '1h'."""
-    if isinstance(value, bool):
-        raise TypeError("checkpoint_every: expected images (int), a time or a string like '10m'")
-    if isinstance(value, int):
-        if value <= 0:
-            raise ValueError("checkpoint-every must be positive")
-        return value, 0.0
-    if isinstance(value, _datetime.timedelta):
-        value = value.total_seconds()
-    if isinstance(value, float):
-        if not value > 0:
-            raise ValueError("checkpoint-every must be positive")
-        return 0, value
-    if isinstance(value, str):
-        return _core._parse_checkpoint_every(value)
-    raise TypeError("checkpoint_every: expected images (int), a time or a string like '10m'")
+# The longer side of a live picture, in pixels: enough to see the pattern, small enough to encode
+# in about a millisecond.
+_LIVE_PIXELS = 512
+
+
+def _picture_of(values, value_range=(0.0, 0.5), colormap="inferno", pixels=None):
+    """PNG bytes of a 2D array, coloured as ``grayscott render`` colours v (inferno, 0 to 0.5),
+    row 0 at the top; subsampled to at most ``pixels`` on its longer side."""
+    import numpy
+
+    array = numpy.asarray(values)
+    if array.ndim != 2:
+        raise ValueError(f"values: expected a 2D array, got shape {array.shape}")
+    if pixels is not None and max(array.shape) > pixels:
+        stride = -(-max(array.shape) // pixels)
+        array = array[::stride, ::stride]
+    array = numpy.ascontiguousarray(array, dtype=numpy.float64)
+    return _core._png(array, {"range": tuple(value_range), "colormap": colormap})
+
+
+class _LivePicture:
+    """One picture in a notebook, updated in place from a run's images, at most as often as keeps
+    its cost (colouring, encoding, sending) under 1 % of the run's time so far."""
+
+    def __init__(self, images: int):
+        from IPython.display import Image, display
+
+        self._image = Image
+        self._handle = display(display_id=True)
+        self._images = images
+        self._start = _time.monotonic()
+        self._spent = 0.0
+        self.shown = 0
+
+    def __call__(self, index, step, time, image):
+        now = _time.monotonic()
+        last = index + 1 == self._images
+        if self.shown and not last and self._spent > 0.01 * (now - self._start):
+            return
+        self._handle.update(self._image(data=_picture_of(image, pixels=_LIVE_PIXELS), format="png"))
+        self.shown += 1
+        self._spent += _time.monotonic() - now
+
+
+def _callbacks(images, on_image, live):
+    """The hook run() hands the engine: the user's on_image, the live picture, or both; and whether
+    the images it receives may be views that live only during the call (no copy)."""
+    if live and not _in_notebook():
+        live = False  # nothing to show outside a notebook: the run is the same
+    picture = _LivePicture(images) if live else None
+    if picture is None:
+        return on_image, False
+    if on_image is None:
+        return picture, True
+
+    def both(index, step, time, image):
+        picture(index, step, time, image)
+        on_image(index, step, time, image)
+
+    return both, False
 
 
 class Simulation(_core._Simulation):
     """One Gray-Scott simulation whose state stays on its engine.
 
-    The arguments mean what the command line's options of the same names mean (``grayscott run
-    --help``). ``stencil`` is a name ("oono-puri", "pretty", "five-point") or nine
-    comma-separated weights; ``boundary`` is "zero-flux", "periodic" or "fixed"; ``precision``
-    "single" or "double"; ``backend`` "auto", "cpu" or "cuda"; ``init`` "rectangle" or "noise"
-    (with ``seed``). ``threads`` (CPU) defaults to OpenMP's choice, ``fuse_steps`` (steps per pass
-    over the grid) to the engine's.
+    The arguments are the command line's options of the same names (``grayscott run --help``),
+    with the same defaults, limits and messages. ``stencil`` is a name ("oono-puri", "pretty",
+    "five-point") or nine comma-separated weights; ``boundary`` is "zero-flux", "periodic" or
+    "fixed"; ``precision`` "single" or "double"; ``backend`` "auto", "cpu" or "cuda"; ``init``
+    "rectangle" or "noise" (with ``seed``). ``threads`` (CPU, 0: all cores), ``fuse_steps`` (steps
+    per pass over the grid, 0: the engine's best).
 
-    Bad input raises ValueError with the command line's one-line message.
+    The rates ``feed``, ``kill``, ``du``, ``dv`` and ``dt`` can be changed between advances; they
+    take effect at the next step. Bad input raises TypeError or ValueError naming the argument,
+    MemoryError for a grid that does not fit.
     """
+
+    __slots__ = ("_on_device",)
 
     def __init__(
         self,
-        rows: int = 1080,
-        cols: int = 1920,
-        feed: float = 0.014,
-        kill: float = 0.054,
-        du: float = 0.1,
-        dv: float = 0.05,
-        dt: float = 1.0,
-        stencil: str = "oono-puri",
-        boundary: str = "zero-flux",
-        precision: str = "single",
-        backend: str = "auto",
-        init: str = "rectangle",
-        seed: int = 0,
-        threads: int | None = None,
-        fuse_steps: int = 0,
-        device: int = 0,
+        rows: int = _SIMULATION["rows"],
+        cols: int = _SIMULATION["cols"],
+        feed: float = _SIMULATION["feed"],
+        kill: float = _SIMULATION["kill"],
+        du: float = _SIMULATION["du"],
+        dv: float = _SIMULATION["dv"],
+        dt: float = _SIMULATION["dt"],
+        stencil: str = _SIMULATION["stencil"],
+        boundary: str = _SIMULATION["boundary"],
+        precision: str = _SIMULATION["precision"],
+        init: str = _SIMULATION["init"],
+        seed: int | None = _SIMULATION["seed"],
+        backend: str = _SIMULATION["backend"],
+        threads: int = _SIMULATION["threads"],
+        fuse_steps: int = _SIMULATION["fuse_steps"],
+        device: int = _SIMULATION["device"],
     ):
-        super().__init__(
-            rows, cols, feed, kill, du, dv, dt, stencil, boundary, precision, backend, init, seed,
-            threads, fuse_steps, device,
-        )
+        super().__init__(_arguments(locals()))
         self._on_device = self.on_device
 
     @property
@@ -216,61 +257,71 @@ class Simulation(_core._Simulation):
         """The current v, without a copy.
 
         On the CPU a NumPy array over the engine's memory; on a GPU a DeviceArray. A write
-        through it is the state the next advance starts from. The engine steps between two
-        buffers, so after an advance take ``sim.v`` again: an older view shows a buffer the engine
-        reuses (the state of an earlier step, or one being overwritten), never freed memory.
+        through it is the state the next advance starts from. A view stays current: after every
+        advance or run the state is back in the memory the view shows, so ``v = sim.v`` once and
+        read ``v`` after each ``advance`` (copy it, ``v.copy()``, to keep a state).
         """
         return _view(self, "v")
 
     def run(
         self,
-        images: int = 1000,
-        steps_per_image: int = 32,
-        output: str | _os.PathLike = "output.h5",
-        fields: str = "v",
-        overwrite: bool = False,
-        checkpoint_every="5m",
+        images: int = _RUN["images"],
+        steps_per_image: int = _RUN["steps_per_image"],
+        output: str | _os.PathLike = _RUN["output"],
+        fields: str = _RUN["fields"],
+        overwrite: bool = _RUN["overwrite"],
+        checkpoint_every=_RUN["checkpoint_every"],
         progress=None,
-        quiet: bool = False,
+        quiet: bool = _RUN["quiet"],
+        on_image=None,
+        live: bool = False,
     ) -> dict:
         """Run the pipeline of ``grayscott run`` on this simulation: ``images`` images of
         ``steps_per_image`` steps each, written to ``output`` (the same file as the command
         line's), from the initial state (the simulation must be at step 0: see ``reset``).
 
-        The simulation holds the last state afterwards. Ctrl-C stops the run at the next image
-        boundary: the file keeps every image and a checkpoint, and KeyboardInterrupt says how to
-        continue (``Simulation.resume(output)``). ``progress`` is a callable ``(done, total)``;
-        by default a bar is drawn in a terminal or a notebook unless ``quiet``. Returns a summary
-        (images written, seconds, cell updates per second, status).
+        ``on_image(index, step, time, image)`` is called with each image (a read-only NumPy copy
+        of v, or of u when only u is written) before it is written; inside it ``sim.u``,
+        ``sim.v`` and ``sim.step`` are those of that image. ``live=True`` shows the images in a
+        notebook as they arrive, in one picture updated in place. ``progress(done, total)`` is
+        called after each image; by default a tqdm bar is drawn in a terminal or a notebook
+        unless ``quiet``.
+
+        Ctrl-C, or an exception in a callback, stops the run at that image: the file keeps every
+        image and a checkpoint, its status says why, and the exception (KeyboardInterrupt saying
+        how to continue: ``Simulation.resume(output)``) reaches the caller. The simulation holds
+        the last state afterwards. Returns a summary (images written, seconds, cell updates per
+        second, status).
         """
-        every_images, every_seconds = _checkpoint_every(checkpoint_every)
+        settings = _arguments(locals(), "progress", "on_image", "live")
+        settings["output"] = output if isinstance(output, str) else _os.fspath(output)
         if progress is None:
             progress = _default_progress(quiet, _os.fspath(output))
-        return self._run(
-            images, steps_per_image, _os.fspath(output), fields, overwrite, quiet, every_images,
-            every_seconds, progress, False,
-        )
+        hook, views = _callbacks(images, on_image, live)
+        return self._run(settings, progress, hook, False, views)
 
     @classmethod
-    def resume(cls, path, backend: str = "auto", threads: int | None = None, progress=None,
-               quiet: bool = False, checkpoint_every="5m") -> "Simulation":
+    def resume(cls, path, backend: str = _SIMULATION["backend"], threads: int = _SIMULATION["threads"],
+               progress=None, quiet: bool = False, checkpoint_every=_RUN["checkpoint_every"],
+               on_image=None, live: bool = False) -> "Simulation":
         """Continue the unfinished run in ``path`` from its newest checkpoint to its end, as
         ``grayscott run --resume`` does, and return the simulation holding its final state.
         The parameters come from the file."""
         path = _os.fspath(path)
         parameters = _core._resumable_run(path)
-        sim = cls(
-            rows=parameters["rows"], cols=parameters["cols"], feed=parameters["feed"],
-            kill=parameters["kill"], du=parameters["du"], dv=parameters["dv"],
-            dt=parameters["dt"], stencil=parameters["stencil"], boundary=parameters["boundary"],
-            precision=parameters["precision"], backend=backend, init=parameters["init"],
-            seed=parameters["seed"], threads=threads,
-        )
-        every_images, every_seconds = _checkpoint_every(checkpoint_every)
+        sim = cls(**parameters, backend=backend, threads=threads)
         if progress is None:
             progress = _default_progress(quiet, path)
-        sim._run(0, 0, path, "v", False, quiet, every_images, every_seconds, progress, True)
+        hook, views = _callbacks(0, on_image, live)
+        sim._run({"output": path, "quiet": quiet, "checkpoint_every": checkpoint_every}, progress,
+                 hook, True, views)
         return sim
+
+    def _repr_png_(self):
+        """The current v as a picture (Jupyter shows a Simulation so)."""
+        import numpy
+
+        return _picture_of(numpy.asarray(self.v), pixels=_LIVE_PIXELS)
 
     def __repr__(self):
         p = self.parameters
@@ -280,57 +331,41 @@ class Simulation(_core._Simulation):
         )
 
 
-def _seed_list(seeds):
-    if seeds is None:
-        return [0]
-    if isinstance(seeds, int):
-        return [seeds]
-    return list(seeds)
-
-
-def _float_list(name, values):
-    if isinstance(values, (int, float)):
-        return [float(values)]
-    values = [float(x) for x in values]
-    if not values:
-        raise ValueError(f"{name}: give at least one value")
-    return values
-
-
 class Sweep(_core._Sweep):
     """Many simulations stepped together in one engine (JAX's ``vmap``): every combination of
     ``feed``, ``kill`` and ``seeds`` (kill varying fastest, then feed, then seed), sharing the
     grid, diffusion rates, stencil, boundary and precision.
 
-    ``u`` and ``v`` have shape (members, rows, cols) and are views, as for Simulation. With
-    ``seeds`` the members start from the rectangle with noise (``init="noise"``), one seed each.
+    ``feed`` and ``kill`` are a number, a sequence of numbers, or the command line's
+    "START:STOP:COUNT". ``u`` and ``v`` have shape (members, rows, cols) and are views, as for
+    Simulation. With ``seeds`` the members start from the rectangle with noise (``init`` defaults
+    to "noise" then), one seed each.
     """
+
+    __slots__ = ("_on_device",)
 
     def __init__(
         self,
-        feed=0.014,
-        kill=0.054,
-        seeds=None,
-        rows: int = 128,
-        cols: int = 128,
-        du: float = 0.1,
-        dv: float = 0.05,
-        dt: float = 1.0,
-        stencil: str = "oono-puri",
-        boundary: str = "zero-flux",
-        precision: str = "single",
-        backend: str = "auto",
+        feed=_SWEEP["feed"],
+        kill=_SWEEP["kill"],
+        seeds=_SWEEP["seeds"],
+        rows: int = _SWEEP["rows"],
+        cols: int = _SWEEP["cols"],
+        du: float = _SWEEP["du"],
+        dv: float = _SWEEP["dv"],
+        dt: float = _SWEEP["dt"],
+        stencil: str = _SWEEP["stencil"],
+        boundary: str = _SWEEP["boundary"],
+        precision: str = _SWEEP["precision"],
         init: str | None = None,
-        threads: int | None = None,
-        fuse_steps: int = 0,
-        device: int = 0,
+        backend: str = _SWEEP["backend"],
+        threads: int = _SWEEP["threads"],
+        fuse_steps: int = _SWEEP["fuse_steps"],
+        device: int = _SWEEP["device"],
     ):
         if init is None:
-            init = "rectangle" if seeds is None else "noise"
-        super().__init__(
-            _float_list("feed", feed), _float_list("kill", kill), _seed_list(seeds), rows, cols,
-            du, dv, dt, stencil, boundary, precision, backend, init, threads, fuse_steps, device,
-        )
+            init = _SWEEP["init"] if seeds is None else "noise"
+        super().__init__(_arguments(locals()))
         self._on_device = self.on_device
 
     @property
@@ -352,36 +387,72 @@ class Sweep(_core._Sweep):
 
 
 def sweep(
-    output,
-    feed=0.014,
-    kill=0.054,
-    seeds=None,
-    rows: int = 128,
-    cols: int = 128,
-    images: int = 100,
-    steps_per_image: int = 32,
-    du: float = 0.1,
-    dv: float = 0.05,
-    dt: float = 1.0,
-    stencil: str = "oono-puri",
-    boundary: str = "zero-flux",
-    precision: str = "single",
+    output=_SWEEP["output"],
+    feed=_SWEEP["feed"],
+    kill=_SWEEP["kill"],
+    seeds=_SWEEP["seeds"],
+    rows: int = _SWEEP["rows"],
+    cols: int = _SWEEP["cols"],
+    images: int = _SWEEP["images"],
+    steps_per_image: int = _SWEEP["steps_per_image"],
+    du: float = _SWEEP["du"],
+    dv: float = _SWEEP["dv"],
+    dt: float = _SWEEP["dt"],
+    stencil: str = _SWEEP["stencil"],
+    boundary: str = _SWEEP["boundary"],
+    precision: str = _SWEEP["precision"],
     init: str | None = None,
-    overwrite: bool = False,
+    fields: str = _SWEEP["fields"],
+    overwrite: bool = _SWEEP["overwrite"],
     quiet: bool = True,
-    backend: str = "auto",
-    threads: int | None = None,
+    checkpoint_every=_SWEEP["checkpoint_every"],
+    max_batch_memory=_SWEEP["max_batch_memory"],
+    backend: str = _SWEEP["backend"],
+    threads: int = _SWEEP["threads"],
+    fuse_steps: int = _SWEEP["fuse_steps"],
+    device: int = _SWEEP["device"],
 ) -> dict:
     """Write a sweep to ``output`` through the pipeline of ``grayscott sweep`` (batches that fit
-    in memory, the same file). Ctrl-C stops it at an image boundary with its checkpoints saved;
-    ``grayscott sweep --resume output`` continues it."""
+    in memory, the same file); the arguments are that command's options. Ctrl-C stops it at an
+    image boundary with its checkpoints saved; ``grayscott sweep --resume output`` continues it."""
     if init is None:
-        init = "rectangle" if seeds is None else "noise"
-    return _core._sweep_to_file(
-        _float_list("feed", feed), _float_list("kill", kill), _seed_list(seeds), rows, cols, du, dv,
-        dt, stencil, boundary, precision, init, images, steps_per_image, _os.fspath(output),
-        overwrite, quiet, backend, threads,
-    )
+        init = _SWEEP["init"] if seeds is None else "noise"
+    return _core._sweep_to_file(_arguments(locals()))
+
+
+def render(file, out="images", *, field: str = "v", range=(0.0, 0.5), colormap: str = "inferno",
+           scale="auto", annotate: bool = False, image: int | None = None,
+           overwrite: bool = False) -> list:
+    """PNG pictures of a run file's images (or a sweep file's atlas) into the folder ``out``, as
+    ``grayscott render`` writes them (the same code); returns the paths written."""
+    look = _arguments(locals(), "file", "out")
+    import pathlib
+
+    return [pathlib.Path(p) for p in _core._render(_os.fspath(file), _os.fspath(out), look)]
+
+
+def video(file, path, *, every: int = 1, fps: float = 10, field: str = "v", range=(0.0, 0.5),
+          colormap: str = "inferno", scale="auto", annotate: bool = False,
+          seed: int | None = None, overwrite: bool = False):
+    """A video (``.mp4``, ``.webm`` or ``.gif``, through the ffmpeg program) of a run file's
+    images, or of a sweep file's atlas, as ``grayscott render --video`` writes it; returns its
+    path."""
+    look = _arguments(locals(), "file", "path")
+    import pathlib
+
+    _core._video(_os.fspath(file), _os.fspath(path), look)
+    return pathlib.Path(path)
+
+
+def show(what, range=(0.0, 0.5), colormap: str = "inferno"):
+    """A picture of a Simulation's v or of any 2D array (``sweep.v[3]``, a CuPy array's
+    ``.get()``), for a notebook: an IPython Image, row 0 at the top, coloured as ``grayscott
+    render`` colours v."""
+    import numpy
+    from IPython.display import Image
+
+    values = what.v if isinstance(what, Simulation) else what
+    return Image(data=_picture_of(numpy.asarray(values), range, colormap, _LIVE_PIXELS), format="png")
 
 
 def open(path, **kwargs):  # noqa: A001 - the name users expect, as xarray.open_dataset

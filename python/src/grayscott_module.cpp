@@ -1,10 +1,13 @@
 // grayscott._core: the engines and the run pipeline for Python. The state stays where the engine
 // keeps it; `u` and `v` are views of it (NumPy arrays on the CPU, DLPack capsules of device
 // memory on a GPU); `run` is the pipeline of `grayscott run` (pipeline/run.hpp), not a copy of it.
-// The Python package (python/grayscott/__init__.py) adds the conveniences written in Python.
+// Every argument goes through the settings the command line takes (requests/settings.hpp): the
+// same names, defaults, limits and messages. The Python package (python/grayscott) adds the
+// conveniences written in Python.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
@@ -13,21 +16,29 @@
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <regex>
+#include <set>
 #include <string>
+#include <thread>
 #include <variant>
 #include <vector>
 
 #include "app/version.hpp"
 #include "engine/engine.hpp"
 #include "engine/registry.hpp"
+#include "io/png.hpp"
+#include "io/render.hpp"
 #include "model/initial_state.hpp"
 #include "model/model.hpp"
 #include "pipeline/run.hpp"
 #include "pipeline/stop_signal.hpp"
 #include "pipeline/sweep.hpp"
+#include "requests/settings.hpp"
+#include "requests/value_sets.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -35,23 +46,271 @@ using namespace nb::literals;
 namespace grayscott::python {
 namespace {
 
+using requests::Form;
+using requests::Setting;
+
+// ---- Arguments: Python values into the settings, checked as Python users expect ----------------
+
+std::string short_repr(nb::handle value) {
+  std::string text = nb::repr(value).c_str();
+  if (text.size() > 40) text = text.substr(0, 37) + "...";
+  return text;
+}
+
+[[noreturn]] void wrong_type(std::string_view keyword, std::string_view expected,
+                             nb::handle value) {
+  const std::string message = std::string(keyword) + ": expected " + std::string(expected) +
+                              ", got " + Py_TYPE(value.ptr())->tp_name + " " + short_repr(value);
+  throw nb::type_error(message.c_str());
+}
+
+bool is_whole(nb::handle value) { return !PyBool_Check(value.ptr()) && PyIndex_Check(value.ptr()); }
+
+bool is_number(nb::handle value) {
+  if (PyBool_Check(value.ptr()) || PyUnicode_Check(value.ptr())) return false;
+  return PyLong_Check(value.ptr()) || PyFloat_Check(value.ptr()) ||
+         nb::hasattr(value, "__float__");
+}
+
+std::int64_t whole_number(std::string_view keyword, nb::handle value) {
+  if (!is_whole(value)) wrong_type(keyword, "an int", value);
+  const nb::object index = nb::steal(PyNumber_Index(value.ptr()));
+  if (!index.is_valid()) throw nb::python_error();
+  int overflow = 0;
+  const long long whole = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+  if (overflow != 0) {
+    throw nb::value_error(
+        (std::string(keyword) + ": " + short_repr(value) + " is out of range").c_str());
+  }
+  return whole;
+}
+
+double number(std::string_view keyword, nb::handle value) {
+  if (!is_number(value)) wrong_type(keyword, "a number", value);
+  const double x = PyFloat_AsDouble(value.ptr());
+  if (x == -1.0 && PyErr_Occurred()) {
+    PyErr_Clear();
+    wrong_type(keyword, "a number", value);
+  }
+  return x;
+}
+
+// A number, or an iterable of numbers (not a string), as the command line's list.
+template <class Item>
+std::string joined(std::string_view keyword, nb::handle value, std::string_view expected,
+                   Item&& item) {
+  if (!nb::hasattr(value, "__iter__") || PyUnicode_Check(value.ptr())) {
+    wrong_type(keyword, expected, value);
+  }
+  std::string text;
+  for (nb::handle element : value) text += (text.empty() ? "" : ",") + item(element);
+  return text;
+}
+
+// The command line's text for a Python value of a setting of this form.
+std::string text_for(Form form, std::string_view keyword, nb::handle value) {
+  const bool is_text = PyUnicode_Check(value.ptr());
+  const auto whole_text = [&](nb::handle x) { return std::to_string(whole_number(keyword, x)); };
+  const auto number_text = [&](nb::handle x) {
+    return requests::number_text(number(keyword, x));
+  };
+  switch (form) {
+    case Form::Path: {
+      if (is_text) return nb::cast<std::string>(value);
+      nb::object path = nb::steal(PyOS_FSPath(value.ptr()));
+      if (!path.is_valid()) {
+        PyErr_Clear();
+        wrong_type(keyword, "a str or os.PathLike", value);
+      }
+      if (PyBytes_Check(path.ptr())) path = nb::steal(PyUnicode_DecodeFSDefault(PyBytes_AsString(path.ptr())));
+      return nb::cast<std::string>(path);
+    }
+    case Form::Seed:
+      return whole_text(value);
+    case Form::NumberSet:
+      if (is_text) return nb::cast<std::string>(value);
+      if (nb::hasattr(value, "__iter__") && !(nb::hasattr(value, "ndim") && nb::cast<int>(value.attr("ndim")) == 0))
+        return joined(keyword, value, "a number or a sequence of numbers", number_text);
+      return number_text(value);
+    case Form::SeedSet:
+      if (is_text) return nb::cast<std::string>(value);
+      if (nb::hasattr(value, "__iter__") && !(nb::hasattr(value, "ndim") && nb::cast<int>(value.attr("ndim")) == 0))
+        return joined(keyword, value, "an int or a sequence of ints", whole_text);
+      return whole_text(value);
+    case Form::Every:
+      if (is_text) return nb::cast<std::string>(value);
+      if (is_whole(value)) return whole_text(value);
+      if (PyFloat_Check(value.ptr())) return number_text(value) + "s";
+      if (nb::hasattr(value, "total_seconds")) {
+        return requests::number_text(nb::cast<double>(value.attr("total_seconds")())) + "s";
+      }
+      wrong_type(keyword, "images (an int), seconds (a float), a timedelta or a str like '10m'",
+                 value);
+    case Form::Bytes:
+      if (is_text) return nb::cast<std::string>(value);
+      return whole_text(value);
+    case Form::Plain:
+    case Form::Name:
+    case Form::Fields:
+      break;
+  }
+  if (!is_text) wrong_type(keyword, "a str", value);
+  return nb::cast<std::string>(value);
+}
+
+// Sets the setting of `table` that `keyword` names from `value` (None keeps the default);
+// false when the table has no such setting.
+template <class S>
+bool set_keyword(S& settings, std::span<const Setting<S>> table, std::string_view keyword,
+                 nb::handle value) {
+  for (const Setting<S>& setting : table) {
+    if (setting.keyword != keyword) continue;
+    if (value.is_none()) return true;
+    std::visit(
+        [&](auto field) {
+          auto& target = field(settings);
+          using T = std::remove_reference_t<decltype(target)>;
+          if constexpr (std::is_same_v<T, std::int64_t>) {
+            target = whole_number(keyword, value);
+          } else if constexpr (std::is_same_v<T, double>) {
+            target = number(keyword, value);
+          } else if constexpr (std::is_same_v<T, std::string>) {
+            target = text_for(setting.form, keyword, value);
+          } else {
+            if (!PyBool_Check(value.ptr())) wrong_type(keyword, "True or False", value);
+            target = value.ptr() == Py_True;
+          }
+        },
+        setting.value);
+    return true;
+  }
+  return false;
+}
+
+// A call's keyword arguments, applied to the settings of one or more tables; whatever no table
+// takes is a TypeError, as Python says it.
+class Keywords {
+ public:
+  Keywords(nb::dict values, std::string callee) : values_(values), callee_(std::move(callee)) {}
+
+  template <class S>
+  void fill(S& settings, std::span<const Setting<S>> table,
+            std::initializer_list<std::string_view> skip = {}) {
+    for (auto [key, value] : values_) {
+      const std::string keyword = nb::cast<std::string>(key);
+      if (std::find(skip.begin(), skip.end(), keyword) != skip.end()) continue;
+      if (set_keyword(settings, table, keyword, value)) used_.insert(keyword);
+    }
+  }
+  void refuse_unknown() const {
+    for (auto [key, value] : values_) {
+      const std::string keyword = nb::cast<std::string>(key);
+      if (!used_.count(keyword)) {
+        throw nb::type_error(
+            (callee_ + "() got an unexpected keyword argument '" + keyword + "'").c_str());
+      }
+    }
+  }
+
+ private:
+  nb::dict values_;
+  std::string callee_;
+  std::set<std::string> used_;
+};
+
+// Each setting's default as Python writes it: not given (an empty text) is None.
+template <class S>
+void add_defaults(nb::dict& into, std::span<const Setting<S>> table, const S& defaults,
+                  std::initializer_list<std::string_view> skip = {}) {
+  S copy = defaults;
+  for (const Setting<S>& setting : table) {
+    if (std::find(skip.begin(), skip.end(), setting.keyword) != skip.end()) continue;
+    const std::string keyword(setting.keyword);
+    std::visit(
+        [&](auto field) {
+          const auto& value = field(copy);
+          using T = std::remove_cvref_t<decltype(value)>;
+          if constexpr (std::is_same_v<T, std::string>) {
+            if (value.empty()) {
+              into[keyword.c_str()] = nb::none();
+            } else if (setting.form == Form::NumberSet) {
+              const auto values = requests::parse_value_set(value, setting.option);
+              into[keyword.c_str()] =
+                  values.size() == 1 ? nb::cast(values[0]) : nb::cast(values);
+            } else {
+              into[keyword.c_str()] = value;
+            }
+          } else {
+            into[keyword.c_str()] = value;
+          }
+        },
+        setting.value);
+  }
+}
+
+// ---- Messages: the settings' words as a Python user writes them -------------------------------
+
+// "steps-per-image must be ..." -> "steps_per_image must be ...", "--force" -> "overwrite=True",
+// "grayscott run --resume F" -> "Simulation.resume('F')": the command line's messages in the
+// words of the Python call that led to them.
+std::string python_words(std::string message) {
+  const auto replace_all = [&](const std::string& from, const std::string& to) {
+    for (std::size_t at = message.find(from); at != std::string::npos;
+         at = message.find(from, at + to.size())) {
+      message.replace(at, from.size(), to);
+    }
+  };
+  const std::string resume = "grayscott run --resume ";
+  if (const std::size_t at = message.find(resume); at != std::string::npos) {
+    const std::string path = message.substr(at + resume.size());
+    message = message.substr(0, at) + "grayscott.Simulation.resume('" + path + "')";
+  }
+  replace_all("--force", "overwrite=True");
+  replace_all("--quiet", "quiet=True");
+  const auto rename = [&](const auto& table) {
+    for (const auto& setting : table) {
+      const std::string option(setting.option), keyword(setting.keyword);
+      if (message.rfind(option, 0) == 0 && message.size() > option.size() &&
+          std::strchr(" :=", message[option.size()]) != nullptr) {
+        message.replace(0, option.size(), keyword);
+      }
+      // "--init noise" -> "init='noise'"; "--seed" -> "seed="
+      if (setting.form == Form::Name) {
+        message = std::regex_replace(
+            message, std::regex("--" + option + " ([A-Za-z0-9_.,-]+)"), keyword + "='$1'");
+      }
+      message = std::regex_replace(message, std::regex("--" + option + "(?![A-Za-z-])"),
+                                   keyword + "=");
+    }
+  };
+  rename(requests::problem_settings());
+  rename(requests::engine_settings());
+  rename(requests::output_settings());
+  rename(requests::run_settings());
+  rename(requests::sweep_settings());
+  return message;
+}
+
+// ---- The simulations ---------------------------------------------------------------------------
+
 using AnyEngine = std::variant<std::unique_ptr<Engine<float>>, std::unique_ptr<Engine<double>>>;
 
 AnyEngine make_any_engine(const Problem& problem, std::span<const Parameters> members,
                           const EngineOptions& options) {
+  // Refused with the bytes needed and available, before the allocation would fail without them.
+  requests::check_state_fits(problem, members.size(), options);
   if (problem.precision == Precision::Single) return make_engine<float>(problem, members, options);
   return make_engine<double>(problem, members, options);
 }
 
 // Runs `work(n)` until `steps` steps are done, in slices of about 50 ms with the GIL released,
 // checking for Ctrl-C between slices: KeyboardInterrupt is raised within about 0.1 s, after a
-// whole slice, so the state is that of the last step done. `done` counts the steps as they
+// whole slice, so the state is that of the last step done. `done(n)` counts the steps as they
 // complete. `slice` (steps per slice) carries over from call to call: a loop of short advances
 // settles on one engine call each, so the engine fuses its steps as it would without slicing
 // (the results never depend on the slicing).
-template <class Work>
-void advance_interruptibly(std::int64_t steps, std::int64_t& slice, Work&& work,
-                           std::int64_t& done) {
+template <class Work, class Done>
+void advance_interruptibly(std::int64_t steps, std::int64_t& slice, Work&& work, Done&& done) {
   using Clock = std::chrono::steady_clock;
   constexpr double target_seconds = 0.05;
   while (steps > 0) {
@@ -61,7 +320,7 @@ void advance_interruptibly(std::int64_t steps, std::int64_t& slice, Work&& work,
       nb::gil_scoped_release unlocked;
       work(n);
     }
-    done += n;
+    done(n);
     steps -= n;
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
     if (n == slice && seconds < target_seconds / 2)
@@ -70,35 +329,6 @@ void advance_interruptibly(std::int64_t steps, std::int64_t& slice, Work&& work,
       slice = std::max<std::int64_t>(slice / 2, 1);
     if (PyErr_CheckSignals() != 0) throw nb::python_error();
   }
-}
-
-InitialState parse_initial(const std::string& init, std::uint64_t seed) {
-  return InitialState{parse_initial_kind(init), seed};
-}
-
-Problem make_problem(std::int64_t rows, std::int64_t cols, double feed, double kill, double du,
-                     double dv, double dt, const std::string& stencil, const std::string& boundary,
-                     const std::string& precision) {
-  Problem problem;
-  problem.grid = {rows, cols};
-  problem.params = {feed, kill, du, dv, dt};
-  problem.stencil = Stencil::parse(stencil);
-  problem.boundary = parse_boundary(boundary);
-  problem.precision = parse_precision(precision);
-  problem.validate();
-  return problem;
-}
-
-EngineOptions make_options(const std::string& backend, std::optional<int> threads, int fuse_steps,
-                           int device) {
-  EngineOptions options;
-  check_backend_name(backend);
-  options.backend = backend;
-  if (threads && *threads <= 0) throw InvalidInput("threads must be a positive integer");
-  options.threads = threads.value_or(0);
-  options.fuse_steps = fuse_steps;
-  options.device = device;
-  return options;
 }
 
 // What the Python side needs to build a view of one field: pointer, shape, strides in elements,
@@ -111,7 +341,9 @@ struct FieldView {
 };
 
 // The state shared by Simulation and Sweep: a problem, an engine of one or many members, a step
-// count, and a lock so that one Python thread at a time drives it.
+// count, and a lock so that one Python thread at a time drives it. The engine keeps its state in
+// the buffers it was loaded into between calls (Engine::home_state), so a view taken once shows
+// the current state after every advance and run.
 class Batch {
  public:
   Batch(Problem problem, std::vector<Parameters> members, std::vector<InitialState> initial,
@@ -126,7 +358,8 @@ class Batch {
 
   // Loads every member's initial state and sets the step count to 0.
   void reset() {
-    const std::unique_lock lock = acquire();
+    refuse_while_running("reset()");
+    const auto lock = acquire();
     load_initial_states();
   }
 
@@ -137,6 +370,7 @@ class Batch {
           using Real = typename std::remove_reference_t<decltype(*engine)>::real_type;
           const auto cells = static_cast<std::size_t>(problem_.grid.cells());
           std::vector<Real> u(cells), v(cells);
+          engine->home_state();
           for (std::size_t m = 0; m < members_.size(); ++m) {
             fill_initial_state<Real>(problem_.grid, initial_[m], u, v);
             engine->load(m, u, v);
@@ -144,22 +378,39 @@ class Batch {
         },
         engine_);
     step_ = 0;
+    time_ = 0;
   }
 
  public:
-  void advance(std::int64_t steps) {
-    if (steps < 0) throw InvalidInput("steps must be a non-negative integer");
-    const std::unique_lock lock = acquire();
+  void advance(nb::handle steps_argument) {
+    const std::int64_t steps = whole_number("steps", steps_argument);
+    if (steps < 0) throw InvalidInput("steps must be a non-negative integer, got " + std::to_string(steps));
+    refuse_while_running("advance()");
+    const auto lock = acquire();
     std::visit(
         [&](auto& engine) {
-          advance_interruptibly(
-              steps, slice_, [&](std::int64_t n) { engine->advance(n); }, step_);
+          const auto home = [&] {
+            nb::gil_scoped_release unlocked;
+            engine->home_state();
+          };
+          try {
+            advance_interruptibly(
+                steps, slice_, [&](std::int64_t n) { engine->advance(n); },
+                [&](std::int64_t n) {
+                  step_ += n;
+                  time_ += static_cast<double>(n) * problem_.params.dt;
+                });
+          } catch (...) {
+            home();
+            throw;
+          }
+          home();
         },
         engine_);
   }
 
   FieldView field(char which) {
-    const std::unique_lock lock = acquire();
+    const auto lock = acquire();
     return std::visit(
         [&](auto& engine) {
           const auto state = engine->state();
@@ -175,26 +426,27 @@ class Batch {
 
   // A copy of one field in host memory (from the device on a GPU), through the engine's capture.
   nb::object copy_field(char which) {
-    const std::unique_lock lock = acquire();
+    const auto lock = acquire();
     return std::visit(
         [&](auto& engine) -> nb::object {
           using Real = typename std::remove_reference_t<decltype(*engine)>::real_type;
           const auto cells = static_cast<std::size_t>(problem_.grid.cells());
-          auto* values = new Real[members_.size() * cells];
-          nb::capsule free_values(values, [](void* p) noexcept { delete[] static_cast<Real*>(p); });
+          auto values = std::make_unique<Real[]>(members_.size() * cells);
           {
             nb::gil_scoped_release unlocked;
             engine->capture(FieldSet{which == 'u', which == 'v'});
             for (std::size_t m = 0; m < members_.size(); ++m) {
-              Real* out = values + m * cells;
+              Real* out = values.get() + m * cells;
               engine->read_captured(m, which == 'u' ? out : nullptr, which == 'v' ? out : nullptr);
             }
           }
           std::vector<std::size_t> shape{static_cast<std::size_t>(problem_.grid.rows),
                                          static_cast<std::size_t>(problem_.grid.cols)};
           if (members_.size() > 1 || batch_shape_) shape.insert(shape.begin(), members_.size());
+          Real* raw = values.release();
+          nb::capsule free_values(raw, [](void* p) noexcept { delete[] static_cast<Real*>(p); });
           return nb::cast(
-              nb::ndarray<nb::numpy, Real>(values, shape.size(), shape.data(), free_values));
+              nb::ndarray<nb::numpy, Real>(raw, shape.size(), shape.data(), free_values));
         },
         engine_);
   }
@@ -211,11 +463,12 @@ class Batch {
   const std::vector<Parameters>& members() const { return members_; }
   const std::vector<InitialState>& initial() const { return initial_; }
   std::int64_t step() const { return step_; }
-  double time() const { return static_cast<double>(step_) * problem_.params.dt; }
+  double time() const { return time_; }
 
  protected:
-  // Waits for another Python thread using this object, without holding the GIL meanwhile.
-  std::unique_lock<std::mutex> acquire() {
+  // The same thread may take it again (a run's callback reads the views); others wait, without
+  // holding the GIL meanwhile.
+  std::unique_lock<std::recursive_mutex> acquire() {
     std::unique_lock lock(mutex_, std::try_to_lock);
     if (!lock.owns_lock()) {
       nb::gil_scoped_release unlocked;
@@ -224,105 +477,189 @@ class Batch {
     return lock;
   }
 
+  // A run steps the engine image by image: its callbacks may read the state, not step it.
+  void refuse_while_running(const char* what) const {
+    if (running_) {
+      throw std::runtime_error(std::string(what) +
+                               " cannot be called while run() steps this simulation (from its "
+                               "callbacks): read sim.u, sim.v, sim.step there, or stop the run");
+    }
+  }
+
   Problem problem_;
   std::vector<Parameters> members_;
   std::vector<InitialState> initial_;
   EngineOptions options_;
   AnyEngine engine_;
   std::int64_t step_ = 0;
+  double time_ = 0;
   std::int64_t slice_ = 64;   // steps per GIL-free slice of advance(), adapted to ~50 ms
   bool batch_shape_ = false;  // a Sweep's arrays keep their member axis even for one member
-  std::mutex mutex_;
+  bool running_ = false;      // run() is stepping the engine
+  std::recursive_mutex mutex_;
 };
+
+// A read-only NumPy copy of rows x cols values (an image handed to a callback: it stays what it
+// was after the run goes on).
+template <class Real>
+nb::object image_copy(const void* values, const Grid& grid) {
+  const auto cells = static_cast<std::size_t>(grid.cells());
+  auto copy = std::make_unique<Real[]>(cells);
+  std::memcpy(copy.get(), values, cells * sizeof(Real));
+  Real* raw = copy.release();
+  nb::capsule owner(raw, [](void* p) noexcept { delete[] static_cast<Real*>(p); });
+  const std::size_t shape[2] = {static_cast<std::size_t>(grid.rows),
+                                static_cast<std::size_t>(grid.cols)};
+  return nb::cast(nb::ndarray<nb::numpy, const Real>(raw, 2, shape, owner));
+}
+
+// A read-only view of rows x cols values that owns nothing: for a callee that does not keep it.
+template <class Real>
+nb::object image_view(const void* values, const Grid& grid) {
+  const std::size_t shape[2] = {static_cast<std::size_t>(grid.rows),
+                                static_cast<std::size_t>(grid.cols)};
+  return nb::cast(nb::ndarray<nb::numpy, const Real>(static_cast<const Real*>(values), 2, shape,
+                                                      nb::handle()),
+                  nb::rv_policy::reference);
+}
 
 class Simulation : public Batch {
  public:
   Simulation(const Problem& problem, InitialState initial, EngineOptions options)
       : Batch(problem, {problem.params}, {initial}, options) {}
 
+  // The rates that may change between steps; the grid, stencil, boundary and precision stay.
+  double rate(double Parameters::* which) const { return problem_.params.*which; }
+  void set_rate(double Parameters::* which, const char* keyword, nb::handle value) {
+    refuse_while_running((std::string(keyword) + " =").c_str());
+    Problem changed = problem_;
+    changed.params.*which = number(keyword, value);
+    changed.validate();  // the rates, and dt against the stability limit
+    const auto lock = acquire();
+    std::visit([&](auto& engine) { engine->set_rates(0, changed.params); }, engine_);
+    problem_ = changed;
+    members_[0] = changed.params;
+  }
+
   // The pipeline of `grayscott run` on this simulation's engine, from its current state, which
   // must be the initial state (step 0) unless the run continues a file. `progress(done, total)`
-  // is called after each image, with the GIL; Ctrl-C stops the run at the next image boundary
-  // with its checkpoint saved, and raises KeyboardInterrupt.
-  nb::dict run(std::int64_t images, std::int64_t steps_per_image, const std::string& output,
-               const std::string& fields, bool overwrite, bool quiet,
-               std::int64_t checkpoint_images, double checkpoint_seconds, nb::object progress,
-               bool resume) {
+  // is called after each image; `on_image(index, step, time, image)` with each image before it
+  // is written, the engine holding that image's state (sim.u, sim.v, sim.step are current
+  // there). Ctrl-C stops the run at the next image boundary with its checkpoint saved, and
+  // raises KeyboardInterrupt; an exception in a callback stops it at that image, likewise.
+  nb::dict run(nb::dict settings, nb::object progress, nb::object on_image, bool resume,
+               bool image_views) {
+    requests::OutputSettings out = requests::RunSettings{}.out;
+    Keywords keywords(settings, "run");
+    keywords.fill(out, requests::output_settings());
+    keywords.refuse_unknown();
     pipeline::RunRequest request;
     request.problem = problem_;
     request.initial = initial_[0];
-    request.images = images;
-    request.steps_per_image = steps_per_image;
-    request.fields = parse_fields(fields);
+    requests::apply(out, request);
     request.engine = options_;
-    request.output = output;
-    request.overwrite = overwrite;
-    request.quiet = quiet;
     request.resume = resume;
-    if (checkpoint_images > 0) request.save.checkpoint_every_images = checkpoint_images;
-    if (checkpoint_seconds > 0) request.save.checkpoint_every_seconds = checkpoint_seconds;
     if (resume) {
-      const pipeline::RunRequest from_file = pipeline::resume_request(output);
+      const pipeline::RunRequest from_file = pipeline::resume_request(request.output);
       request.images = from_file.images;
       request.steps_per_image = from_file.steps_per_image;
       request.fields = from_file.fields;
-    } else if (step_ != 0) {
-      throw InvalidInput(
-          "run() writes a run from its initial state, and this simulation is at step " +
-          std::to_string(step_) + ": call reset() first, or make a new Simulation");
+    } else {
+      pipeline::validate_run_request(request);
+      if (step_ != 0) {
+        throw InvalidInput(
+            "run() writes a run from its initial state, and this simulation is at step " +
+            std::to_string(step_) + ": call reset() first, or make a new Simulation");
+      }
     }
-    return execute(request, progress);
+    refuse_while_running("run()");
+    return execute(request, progress, on_image, image_views);
   }
 
  private:
-  static FieldSet parse_fields(const std::string& text) {
-    if (text == "v") return {false, true};
-    if (text == "u") return {true, false};
-    if (text == "u,v" || text == "uv" || text == "v,u") return {true, true};
-    throw InvalidInput("fields: expected 'u', 'v' or 'u,v', got '" + text + "'");
-  }
-
-  nb::dict execute(pipeline::RunRequest& request, nb::object progress) {
-    const std::unique_lock lock = acquire();
+  // `image_views`: on_image gets read-only views of the image that live only during the call
+  // (the package's own live picture), not copies.
+  nb::dict execute(pipeline::RunRequest& request, nb::object progress, nb::object on_image,
+                   bool image_views) {
+    const auto lock = acquire();
     bool interrupted_by_python = false;
-    std::optional<nb::python_error> progress_error;
+    std::optional<nb::python_error> callback_error;
     const bool report = !progress.is_none();
     request.on_progress = [&](std::int64_t done, std::int64_t total) {
       nb::gil_scoped_acquire locked;
       if (PyErr_CheckSignals() != 0) {
         // KeyboardInterrupt (or whatever a signal handler raised): stop at this image boundary.
         nb::python_error error;
-        if (!progress_error) progress_error.emplace(std::move(error));
+        if (!callback_error) callback_error.emplace(std::move(error));
         interrupted_by_python = true;
         pipeline::request_stop(SIGINT);
         return;
       }
-      if (report && !progress_error) {
+      if (report && !callback_error) {
         try {
           progress(done, total);
         } catch (nb::python_error& error) {
-          progress_error.emplace(std::move(error));
+          callback_error.emplace(std::move(error));
           pipeline::request_stop(SIGINT);
         }
       }
     };
-    pipeline::clear_stop_request();
-    pipeline::RunSummary summary;
-    {
-      nb::gil_scoped_release unlocked;
-      summary = std::visit([&](auto& engine) { return pipeline::execute_run_on(*engine, request); },
-                           engine_);
+    if (!on_image.is_none()) {
+      request.on_image = [&](const pipeline::LoopImage& image) -> std::string {
+        nb::gil_scoped_acquire locked;
+        std::visit([](auto& engine) { engine->home_state(); }, engine_);
+        step_ = image.step;
+        time_ = static_cast<double>(image.step) * problem_.params.dt;
+        if (callback_error) return {};
+        try {
+          const void* values = image.v != nullptr ? image.v : image.u;
+          const bool single = problem_.precision == Precision::Single;
+          nb::object array = image_views ? (single ? image_view<float>(values, problem_.grid)
+                                                   : image_view<double>(values, problem_.grid))
+                             : single    ? image_copy<float>(values, problem_.grid)
+                                         : image_copy<double>(values, problem_.grid);
+          on_image(image.index, image.step, time_, array);
+        } catch (nb::python_error& error) {
+          // "ValueError: boom", the exception as Python prints its last line.
+          std::string what = Py_TYPE(error.value().ptr())->tp_name;
+          if (const std::string text = nb::str(error.value()).c_str(); !text.empty())
+            what += ": " + text.substr(0, text.find('\n'));
+          callback_error.emplace(std::move(error));
+          return "stopped after image " + std::to_string(image.index + 1) + ": on_image raised " +
+                 what;
+        }
+        return {};
+      };
     }
     pipeline::clear_stop_request();
+    pipeline::RunSummary summary;
+    running_ = true;
+    try {
+      nb::gil_scoped_release unlocked;
+      summary = std::visit(
+          [&](auto& engine) {
+            pipeline::RunSummary result = pipeline::execute_run_on(*engine, request);
+            engine->home_state();
+            return result;
+          },
+          engine_);
+    } catch (...) {
+      running_ = false;
+      pipeline::clear_stop_request();
+      throw;
+    }
+    running_ = false;
+    pipeline::clear_stop_request();
     step_ = summary.images_written * request.steps_per_image;
-    if (progress_error) {
+    time_ = static_cast<double>(step_) * problem_.params.dt;
+    if (callback_error) {
       if (interrupted_by_python && summary.signal != 0) {
         // The file says "interrupted by SIGINT after image N" and holds its checkpoint.
         PyErr_SetString(PyExc_KeyboardInterrupt,
-                        pipeline::interruption_message(request, summary).c_str());
+                        python_words(pipeline::interruption_message(request, summary)).c_str());
         throw nb::python_error();
       }
-      progress_error->restore();
+      callback_error->restore();
       throw nb::python_error();
     }
     nb::dict result;
@@ -423,10 +760,8 @@ nb::dict field_interface(Batch& batch, char which) {
 std::string stencil_text(const Stencil& stencil) {
   if (stencil.kind != StencilKind::Custom) return stencil.name();
   std::string text;
-  char number[32];
   for (const double w : stencil.weights) {
-    std::snprintf(number, sizeof number, "%.17g", w);
-    text += (text.empty() ? "" : ",") + std::string(number);
+    text += (text.empty() ? "" : ",") + requests::number_text(w);
   }
   return text;
 }
@@ -446,6 +781,82 @@ nb::dict parameters_dict(const Problem& problem) {
   return d;
 }
 
+// The problem and engine of a Simulation or a Sweep from their keywords (a sweep's feed and kill
+// are its own sets).
+struct Made {
+  requests::ProblemSettings problem;
+  requests::EngineSettings engine;
+};
+
+Made simulation_settings(Keywords& keywords, std::initializer_list<std::string_view> skip = {}) {
+  Made made;
+  keywords.fill(made.problem, requests::problem_settings(), skip);
+  keywords.fill(made.engine, requests::engine_settings());
+  return made;
+}
+
+// The appearance options of `grayscott render` from Python's keywords.
+io::RenderOptions render_options(nb::dict settings) {
+  io::RenderOptions options;
+  for (auto [key, value] : settings) {
+    const std::string keyword = nb::cast<std::string>(key);
+    if (value.is_none()) continue;
+    if (keyword == "field") {
+      options.field = text_for(Form::Name, keyword, value);
+    } else if (keyword == "range") {
+      if (PyUnicode_Check(value.ptr())) {
+        std::tie(options.lo, options.hi) = io::parse_range(nb::cast<std::string>(value));
+      } else {
+        const nb::tuple pair = nb::tuple(value);
+        if (pair.size() != 2) wrong_type(keyword, "(lo, hi) or 'LO:HI'", value);
+        options.lo = number(keyword, pair[0]);
+        options.hi = number(keyword, pair[1]);
+        std::tie(options.lo, options.hi) = io::parse_range(
+            requests::number_text(options.lo) + ":" + requests::number_text(options.hi));
+      }
+    } else if (keyword == "colormap") {
+      options.colormap = io::parse_colormap(text_for(Form::Name, keyword, value));
+    } else if (keyword == "scale") {
+      if (PyUnicode_Check(value.ptr()) && nb::cast<std::string>(value) == "auto") {
+        options.scale = 0;
+      } else {
+        options.scale = whole_number(keyword, value);
+        if (options.scale < 1 || options.scale > 64)
+          throw InvalidInput("scale: expected 1 to 64 or 'auto', got " + std::to_string(options.scale));
+      }
+    } else if (keyword == "annotate") {
+      if (!PyBool_Check(value.ptr())) wrong_type(keyword, "True or False", value);
+      options.annotate = value.ptr() == Py_True;
+    } else if (keyword == "image") {
+      options.image = whole_number(keyword, value);
+    } else if (keyword == "overwrite") {
+      if (!PyBool_Check(value.ptr())) wrong_type(keyword, "True or False", value);
+      options.overwrite = value.ptr() == Py_True;
+    } else if (keyword == "every") {
+      options.every = whole_number(keyword, value);
+    } else if (keyword == "fps") {
+      options.fps = number(keyword, value);
+    } else if (keyword == "seed") {
+      options.seed = whole_number(keyword, value);
+    } else {
+      throw nb::type_error(("got an unexpected keyword argument '" + keyword + "'").c_str());
+    }
+  }
+  if (options.scale == 1 && !settings.contains("scale")) options.scale = 0;  // auto by default
+  return options;
+}
+
+std::string png_of(nb::ndarray<const double, nb::ndim<2>, nb::c_contig, nb::device::cpu> values,
+                   const io::RenderOptions& options) {
+  const auto rows = static_cast<std::int64_t>(values.shape(0));
+  const auto cols = static_cast<std::int64_t>(values.shape(1));
+  if (rows == 0 || cols == 0) throw InvalidInput("image: an empty array has no picture");
+  io::RenderOptions look = options;
+  if (look.scale == 0) look.scale = io::auto_scale(rows, cols);
+  return io::encode_png(io::make_picture({values.data(), static_cast<std::size_t>(rows * cols)},
+                                         rows, cols, look, "", ""));
+}
+
 }  // namespace
 }  // namespace grayscott::python
 
@@ -455,14 +866,17 @@ NB_MODULE(_core, m) {
   m.doc() = "The grayscott engines and run pipeline (use the grayscott package, not this module).";
   m.attr("__version__") = std::string(version);
 
-  // The command line's one-line messages, as the exceptions Python users expect.
+  // The command line's one-line messages, in Python's words, as the exceptions Python users
+  // expect.
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
       std::rethrow_exception(p);
     } catch (const pipeline::RunInterrupted& e) {
-      PyErr_SetString(PyExc_KeyboardInterrupt, e.what());
+      PyErr_SetString(PyExc_KeyboardInterrupt, python_words(e.what()).c_str());
+    } catch (const requests::OutOfMemory& e) {
+      PyErr_SetString(PyExc_MemoryError, python_words(e.what()).c_str());
     } catch (const InvalidInput& e) {
-      PyErr_SetString(PyExc_ValueError, e.what());
+      PyErr_SetString(PyExc_ValueError, python_words(e.what()).c_str());
     }
   });
 
@@ -477,58 +891,69 @@ NB_MODULE(_core, m) {
       .def("_device_capsule", &device_capsule)
       .def("_copy_field", &Batch::copy_field)
       .def_prop_ro("step", &Batch::step, "Steps done since the initial state.")
-      .def_prop_ro("time", &Batch::time, "step * dt.")
+      .def_prop_ro("time", &Batch::time, "Model time: the sum of dt over the steps done.")
       .def_prop_ro("backend", &Batch::backend, "The backend that runs: 'cpu' or 'cuda'.")
       .def_prop_ro("on_device", &Batch::on_device,
                    "Whether the state lives in GPU memory (u and v are then DeviceArrays).")
       .def_prop_ro(
           "parameters", [](const Batch& b) { return parameters_dict(b.problem()); },
           "The grid, rates, stencil, boundary and precision.")
-      .def_prop_ro("shape", [](const Batch& b) {
-        return nb::make_tuple(b.problem().grid.rows, b.problem().grid.cols);
-      });
-
-  nb::class_<Simulation, Batch>(m, "_Simulation")
-      .def(
-          "__init__",
-          [](Simulation* self, std::int64_t rows, std::int64_t cols, double feed, double kill,
-             double du, double dv, double dt, const std::string& stencil,
-             const std::string& boundary, const std::string& precision, const std::string& backend,
-             const std::string& init, std::uint64_t seed, std::optional<int> threads,
-             int fuse_steps, int device) {
-            new (self) Simulation(
-                make_problem(rows, cols, feed, kill, du, dv, dt, stencil, boundary, precision),
-                parse_initial(init, seed), make_options(backend, threads, fuse_steps, device));
+      .def_prop_ro(
+          "shape",
+          [](const Batch& b) {
+            return nb::make_tuple(b.problem().grid.rows, b.problem().grid.cols);
           },
-          "rows"_a, "cols"_a, "feed"_a, "kill"_a, "du"_a, "dv"_a, "dt"_a, "stencil"_a, "boundary"_a,
-          "precision"_a, "backend"_a, "init"_a, "seed"_a, "threads"_a.none(), "fuse_steps"_a,
-          "device"_a)
-      .def("_run", &Simulation::run, "images"_a, "steps_per_image"_a, "output"_a, "fields"_a,
-           "overwrite"_a, "quiet"_a, "checkpoint_images"_a, "checkpoint_seconds"_a,
-           "progress"_a.none(), "resume"_a)
-      .def_prop_ro("init", [](const Simulation& s) {
-        return nb::make_tuple(std::string(to_string(s.initial()[0].kind)), s.initial()[0].seed);
-      });
+          "(rows, cols) of one simulation's fields.");
+
+  auto simulation =
+      nb::class_<Simulation, Batch>(m, "_Simulation")
+          .def(
+              "__init__",
+              [](Simulation* self, nb::dict settings) {
+                Keywords keywords(settings, "Simulation");
+                const Made made = simulation_settings(keywords);
+                keywords.refuse_unknown();
+                new (self) Simulation(made.problem.problem(), made.problem.initial_state(),
+                                      made.engine.engine_options());
+              },
+              "settings"_a)
+          .def("_run", &Simulation::run, "settings"_a, "progress"_a.none(), "on_image"_a.none(),
+               "resume"_a, "image_views"_a)
+          .def_prop_ro("init", [](const Simulation& s) {
+            return nb::make_tuple(std::string(to_string(s.initial()[0].kind)),
+                                  s.initial()[0].seed);
+          });
+  // The rates that may change between steps, as read-write properties.
+  const auto rate_property = [&](const char* name, double Parameters::* which, const char* doc) {
+    simulation.def_prop_rw(
+        name, [which](const Simulation& s) { return s.rate(which); },
+        [which, name](Simulation& s, nb::handle value) { s.set_rate(which, name, value); }, doc);
+  };
+  rate_property("feed", &Parameters::feed, "Feed rate F; settable between steps.");
+  rate_property("kill", &Parameters::kill, "Kill rate k; settable between steps.");
+  rate_property("du", &Parameters::du, "Diffusion rate of u; settable between steps.");
+  rate_property("dv", &Parameters::dv, "Diffusion rate of v; settable between steps.");
+  rate_property("dt", &Parameters::dt,
+                "Time step; settable between steps (within the stability limit).");
 
   nb::class_<Sweep, Batch>(m, "_Sweep")
       .def(
           "__init__",
-          [](Sweep* self, const std::vector<double>& feeds, const std::vector<double>& kills,
-             const std::vector<std::uint64_t>& seeds, std::int64_t rows, std::int64_t cols,
-             double du, double dv, double dt, const std::string& stencil,
-             const std::string& boundary, const std::string& precision, const std::string& backend,
-             const std::string& init, std::optional<int> threads, int fuse_steps, int device) {
-            if (feeds.empty() || kills.empty() || seeds.empty())
-              throw InvalidInput("a sweep needs at least one feed, one kill and one seed");
-            Problem problem = make_problem(rows, cols, feeds[0], kills[0], du, dv, dt, stencil,
-                                           boundary, precision);
-            new (self)
-                Sweep(problem, pipeline::cross_members(feeds, kills, seeds),
-                      parse_initial_kind(init), make_options(backend, threads, fuse_steps, device));
+          [](Sweep* self, nb::dict settings) {
+            Keywords keywords(settings, "Sweep");
+            requests::SweepSettings sweep;
+            keywords.fill(sweep, requests::sweep_settings(), {"max_batch_memory"});
+            Made made = simulation_settings(keywords, {"feed", "kill"});
+            keywords.refuse_unknown();
+            sweep.problem = made.problem;
+            const auto members = sweep.members();
+            requests::ProblemSettings shared = made.problem;
+            shared.feed = members.front().feed;
+            shared.kill = members.front().kill;
+            new (self) Sweep(shared.problem(), members, parse_initial_kind(shared.init),
+                             made.engine.engine_options());
           },
-          "feed"_a, "kill"_a, "seeds"_a, "rows"_a, "cols"_a, "du"_a, "dv"_a, "dt"_a, "stencil"_a,
-          "boundary"_a, "precision"_a, "backend"_a, "init"_a, "threads"_a.none(), "fuse_steps"_a,
-          "device"_a)
+          "settings"_a)
       .def_prop_ro("members", [](const Sweep& s) {
         std::vector<std::tuple<double, double, std::uint64_t>> out;
         for (const auto& member : s.sweep_members())
@@ -538,24 +963,15 @@ NB_MODULE(_core, m) {
 
   m.def(
       "_sweep_to_file",
-      [](const std::vector<double>& feeds, const std::vector<double>& kills,
-         const std::vector<std::uint64_t>& seeds, std::int64_t rows, std::int64_t cols, double du,
-         double dv, double dt, const std::string& stencil, const std::string& boundary,
-         const std::string& precision, const std::string& init, std::int64_t images,
-         std::int64_t steps_per_image, const std::string& output, bool overwrite, bool quiet,
-         const std::string& backend, std::optional<int> threads) {
-        pipeline::SweepRequest request;
-        request.problem = make_problem(rows, cols, feeds.empty() ? 0.014 : feeds[0],
-                                       kills.empty() ? 0.054 : kills[0], du, dv, dt, stencil,
-                                       boundary, precision);
-        request.members = pipeline::cross_members(feeds, kills, seeds);
-        request.init = parse_initial_kind(init);
-        request.images = images;
-        request.steps_per_image = steps_per_image;
-        request.output = output;
-        request.overwrite = overwrite;
-        request.quiet = quiet;
-        request.engine = make_options(backend, threads, 0, 0);
+      [](nb::dict settings) {
+        Keywords keywords(settings, "sweep");
+        requests::SweepSettings sweep;
+        keywords.fill(sweep, requests::sweep_settings());
+        keywords.fill(sweep.problem, requests::problem_settings(), {"feed", "kill"});
+        keywords.fill(sweep.engine, requests::engine_settings());
+        keywords.fill(sweep.out, requests::output_settings());
+        keywords.refuse_unknown();
+        const pipeline::SweepRequest request = sweep.request();
         pipeline::clear_stop_request();
         pipeline::SweepSummary summary;
         {
@@ -565,9 +981,10 @@ NB_MODULE(_core, m) {
         }
         pipeline::clear_stop_request();
         if (summary.signal != 0) {
-          PyErr_SetString(
-              PyExc_KeyboardInterrupt,
-              (summary.status + "; continue with: grayscott sweep --resume " + output).c_str());
+          PyErr_SetString(PyExc_KeyboardInterrupt,
+                          (summary.status + "; continue with: grayscott sweep --resume " +
+                           request.output.string())
+                              .c_str());
           throw nb::python_error();
         }
         nb::dict result;
@@ -578,12 +995,36 @@ NB_MODULE(_core, m) {
         result["cell_updates_per_s"] = summary.cell_updates_per_s;
         result["completed"] = summary.completed;
         result["status"] = summary.status;
-        result["output"] = output;
+        result["output"] = request.output.string();
         return result;
       },
-      "feed"_a, "kill"_a, "seeds"_a, "rows"_a, "cols"_a, "du"_a, "dv"_a, "dt"_a, "stencil"_a,
-      "boundary"_a, "precision"_a, "init"_a, "images"_a, "steps_per_image"_a, "output"_a,
-      "overwrite"_a, "quiet"_a, "backend"_a, "threads"_a.none());
+      "settings"_a);
+
+  m.def(
+      "_defaults",
+      [](const std::string& which) {
+        nb::dict d;
+        if (which == "simulation") {
+          add_defaults(d, requests::problem_settings(), requests::ProblemSettings{});
+          add_defaults(d, requests::engine_settings(), requests::EngineSettings{});
+        } else if (which == "run") {
+          add_defaults(d, requests::output_settings(), requests::RunSettings{}.out);
+        } else if (which == "sweep") {
+          add_defaults(d, requests::sweep_settings(), requests::SweepSettings{});
+          add_defaults(d, requests::problem_settings(), requests::ProblemSettings{},
+                       {"feed", "kill"});
+          add_defaults(d, requests::engine_settings(), requests::EngineSettings{});
+          add_defaults(d, requests::output_settings(), requests::SweepSettings{}.out);
+        } else {
+          throw nb::value_error("which: simulation, run or sweep");
+        }
+        return d;
+      },
+      "which"_a, "Every setting's default, by Python keyword, as the command line has it.");
+
+  m.def("_setting_names", &requests::setting_names,
+        "(command-line option, Python keyword) of every setting.");
+  m.def("_python_words", &python_words, "message"_a);
 
   m.def(
       "_resumable_run",
@@ -591,28 +1032,55 @@ NB_MODULE(_core, m) {
         const pipeline::RunRequest request = pipeline::resume_request(path);
         nb::dict d = parameters_dict(request.problem);
         d["init"] = std::string(to_string(request.initial.kind));
-        d["seed"] = request.initial.seed;
+        if (request.initial.kind == InitialKind::Noise) d["seed"] = request.initial.seed;
         return d;
       },
       "path"_a, "The parameters of the unfinished run in `path` (ValueError if there is none).");
 
   m.def(
-      "_parse_checkpoint_every",
-      [](const std::string& text) {
-        pipeline::SavePolicy policy;
-        pipeline::parse_checkpoint_every(text, policy);
-        return nb::make_tuple(policy.checkpoint_every_images, policy.checkpoint_every_seconds);
-      },
-      "text"_a);
-
-  m.def(
       "_dt_limit",
-      [](const std::string& stencil, double du, double dv) {
+      [](const std::string& stencil, nb::handle du, nb::handle dv) {
         Problem problem;
         problem.stencil = Stencil::parse(stencil);
-        problem.params.du = du;
-        problem.params.dv = dv;
+        problem.params.du = number("du", du);
+        problem.params.dv = number("dv", dv);
         return problem.dt_limit();
       },
       "stencil"_a, "du"_a, "dv"_a);
+
+  m.def(
+      "_render",
+      [](const std::string& file, const std::string& out, nb::dict settings) {
+        io::RenderOptions options = render_options(settings);
+        io::check_render_folder(out);
+        options.out_dir = out;
+        std::vector<std::filesystem::path> written;
+        {
+          nb::gil_scoped_release unlocked;
+          written = io::render_run(file, options);
+        }
+        std::vector<std::string> paths;
+        for (const auto& path : written) paths.push_back(path.string());
+        return paths;
+      },
+      "file"_a, "out"_a, "settings"_a);
+
+  m.def(
+      "_video",
+      [](const std::string& file, const std::string& video, nb::dict settings) {
+        io::RenderOptions options = render_options(settings);
+        options.video = video;
+        nb::gil_scoped_release unlocked;
+        return io::render_video(file, options);
+      },
+      "file"_a, "video"_a, "settings"_a);
+
+  m.def(
+      "_png",
+      [](nb::ndarray<const double, nb::ndim<2>, nb::c_contig, nb::device::cpu> values,
+         nb::dict settings) {
+        const std::string png = png_of(values, render_options(settings));
+        return nb::bytes(png.data(), png.size());
+      },
+      "values"_a, "settings"_a, "A PNG picture (bytes) of a 2D float64 array, coloured as render does.");
 }

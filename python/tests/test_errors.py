@@ -16,7 +16,8 @@ import grayscott as gs
         (dict(precision="half"), "precision"),
         (dict(backend="tpu"), "backend: expected auto, cpu or cuda"),
         (dict(init="stripes"), "init"),
-        (dict(threads=0), "threads must be a positive integer"),
+        (dict(threads=100000), "threads must be 0 \\(all cores\\) or a whole number from 1 to 4096, got 100000"),
+        (dict(threads=-1), "threads must be 0"),
         (dict(stencil="-1,-1,-1,-1,0,-1,-1,-1,-1"), "stencil"),
     ],
 )
@@ -42,7 +43,7 @@ def test_bad_run_options_raise_value_error(tmp_path):
         sim.run(images=0, output=tmp_path / "a.h5")
     with pytest.raises(ValueError, match="fields"):
         sim.run(images=1, output=tmp_path / "a.h5", fields="w")
-    with pytest.raises(ValueError, match="checkpoint-every"):
+    with pytest.raises(ValueError, match="checkpoint_every: expected a number of images"):
         sim.run(images=1, output=tmp_path / "a.h5", checkpoint_every="soon")
     with pytest.raises(ValueError):
         sim.advance(-1)

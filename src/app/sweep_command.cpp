@@ -99,22 +99,22 @@ void add_sweep_command(CLI::App& root) {
   sweep->callback([sweep, state] {
     const auto make_request = [sweep, state] {
       apply_config(*sweep, state->config);
-      const requests::SweepSettings& settings = state->settings;
+      const requests::SweepSettings& given = state->settings;
       if (!state->resume.empty()) {
         refuse_parameters_with_resume(*sweep);
         SweepRequest request = pipeline::resume_sweep_request(state->resume);
-        request.engine = settings.engine.engine_options();
-        request.quiet = settings.out.quiet;
-        if (!settings.out.checkpoint_every.empty()) {
-          pipeline::parse_checkpoint_every(settings.out.checkpoint_every, request.save);
+        request.engine = given.engine.engine_options();
+        request.quiet = given.out.quiet;
+        if (!given.out.checkpoint_every.empty()) {
+          pipeline::parse_checkpoint_every(given.out.checkpoint_every, request.save);
         }
-        if (!settings.max_batch_memory.empty()) {
+        if (!given.max_batch_memory.empty()) {
           request.max_batch_bytes =
-              requests::parse_bytes(settings.max_batch_memory, "max-batch-memory");
+              requests::parse_bytes(given.max_batch_memory, "max-batch-memory");
         }
         return request;
       }
-      return settings.request();
+      return given.request();
     };
 #if GRAYSCOTT_WITH_MPI
     // Under mpirun/srun: the members are split over the ranks; rank 0 reports.

@@ -35,6 +35,12 @@ class Engine {
   virtual void load(std::size_t member, std::span<const Real> u, std::span<const Real> v) = 0;
   // Advances every member by `steps` explicit-Euler steps. May return before the work is done.
   virtual void advance(std::int64_t steps) = 0;
+  // Member m's rates from the next step on (the grid, stencil and boundary stay).
+  virtual void set_rates(std::size_t member, const Parameters& rates) = 0;
+  // Puts the current state back into the buffers that state() showed after load(), where an
+  // advance left it in the others (a copy on the engine's threads or stream), so that the views
+  // a front end holds of them stay current from advance to advance (the Python module's arrays).
+  virtual void home_state() = 0;
   // Readies everything an advance of `steps` will need (a device backend records its launch
   // graphs), without stepping, so that a benchmark's clock starts after it. Optional: advance()
   // does it on first use.
@@ -61,7 +67,7 @@ class Engine {
   // module's arrays): every member's u and v, rows*cols values each, row-major, member m at
   // offset m * member_stride. Waits for the steps queued so far. The pointers stay valid while
   // the engine lives, but they hold the current state only until the next advance or load: the
-  // engine steps between two buffers.
+  // engine steps between two buffers (see home_state).
   struct StateView {
     Real* u = nullptr;
     Real* v = nullptr;

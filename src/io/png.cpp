@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
@@ -146,6 +147,24 @@ void write_png_to(const std::filesystem::path& path, std::FILE* out, const Rgb8I
 }
 
 }  // namespace
+
+std::string encode_png(const Rgb8Image& image) {
+  char* data = nullptr;
+  std::size_t size = 0;
+  std::FILE* memory = ::open_memstream(&data, &size);
+  if (memory == nullptr) throw std::runtime_error("cannot encode a PNG: " + std::string(std::strerror(errno)));
+  try {
+    write_png_to("a PNG in memory", memory, image);
+  } catch (...) {
+    std::fclose(memory);
+    std::free(data);
+    throw;
+  }
+  std::fclose(memory);  // sets data and size
+  std::string bytes(data, size);
+  std::free(data);
+  return bytes;
+}
 
 std::string libpng_description() { return std::string("libpng ") + png_get_libpng_ver(nullptr); }
 

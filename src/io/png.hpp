@@ -32,6 +32,8 @@ Rgb8Image colorize(std::span<const double> values, std::int64_t rows, std::int64
 Rgb8Image enlarged(const Rgb8Image& image, std::int64_t factor);
 
 void write_png(const std::filesystem::path& path, const Rgb8Image& image);
+// The PNG file's bytes, in memory (a notebook's picture).
+std::string encode_png(const Rgb8Image& image);
 
 // "libpng 1.6.39": the library this program runs with, for `grayscott info`.
 std::string libpng_description();

@@ -89,6 +89,15 @@ class Agreement {
   virtual bool keeps_time() const { return true; }
 };
 
+// One image as the loop's hook sees it: this process's values of each captured field (rows x cols
+// of the engine's precision per member; null for a field not captured).
+struct LoopImage {
+  std::int64_t index = 0;  // 0-based
+  std::int64_t step = 0;   // steps done at this image
+  const void* u = nullptr;
+  const void* v = nullptr;
+};
+
 struct LoopPlan {
   std::int64_t first_image = 0;  // images already done (a continued run)
   std::int64_t images = 0;       // images in the whole run
@@ -99,6 +108,11 @@ struct LoopPlan {
   bool checkpoints = true;
   bool wait_for_each_write = false;  // the stepping thread waits for every write to finish
   std::function<void(std::int64_t images_done)> on_image;  // progress
+  // Called on the stepping thread with each image before it goes to the writer, while the source
+  // still holds that image's state (with this hook set the loop never steps ahead of the image it
+  // reads). It returns why to stop after this image ("" to go on): the image is then written
+  // with the state saved as a checkpoint beside it, and the loop ends with that reason.
+  std::function<std::string(const LoopImage&)> on_image_held;
 };
 
 // Where a loop's time went, in seconds. The stepping thread's share adds up to about the loop's
@@ -131,7 +145,8 @@ enum Flag : unsigned {
   Durable = 4,     // time to flush
   Stop = 8,        // inspect() found a reason to stop
   Failed = 16,     // an error on the stepping thread
-  WriterGone = 32  // the writer thread stopped
+  WriterGone = 32,  // the writer thread stopped
+  Held = 64         // the hook on the held image asked to stop after it
 };
 }  // namespace detail
 
@@ -213,7 +228,7 @@ LoopOutcome run_image_loop(ImageSource<Real>& source, ImageSink<Real>& sink, con
       const bool checkpoint = plan.checkpoints && (last || interrupt || (before & Checkpoint));
       const FieldSet captured = checkpoint ? FieldSet{true, true} : plan.fields;
       timed(times.reading, [&] { source.capture(captured); });
-      if (source.asynchronous() && !last && !interrupt) {
+      if (source.asynchronous() && !last && !interrupt && !plan.on_image_held) {
         // The next image's steps run while this one travels to the writer.
         timed(times.stepping, [&] { source.advance(plan.steps_per_image); });
         next_issued = true;
@@ -227,7 +242,7 @@ LoopOutcome run_image_loop(ImageSource<Real>& source, ImageSink<Real>& sink, con
       });
       const Clock::time_point reading_from = Clock::now();
       unsigned after = 0;
-      std::string reason;
+      std::string reason, held_reason;
       std::exception_ptr error;
       if (slot) {
         try {
@@ -242,6 +257,11 @@ LoopOutcome run_image_loop(ImageSource<Real>& source, ImageSink<Real>& sink, con
           slot->durable = last || interrupt || (before & Durable) != 0;
           source.gather(*slot, captured);
           reason = sink.inspect(*slot);
+          if (reason.empty() && plan.on_image_held) {
+            held_reason = plan.on_image_held(LoopImage{i, slot->step,
+                                                       captured.u ? slot->u.data() : nullptr,
+                                                       captured.v ? slot->v.data() : nullptr});
+          }
         } catch (...) {
           error = std::current_exception();
         }
@@ -250,6 +270,7 @@ LoopOutcome run_image_loop(ImageSource<Real>& source, ImageSink<Real>& sink, con
       if (!slot) after |= WriterGone;
       if (!reason.empty()) after |= Stop;
       if (error) after |= Failed;
+      if (!held_reason.empty()) after |= Held;
       const unsigned agreed = agreement.any(after);
       if (agreed & (Stop | Failed | WriterGone)) {
         if (error) outcome.stepping_error = error;
@@ -260,6 +281,22 @@ LoopOutcome run_image_loop(ImageSource<Real>& source, ImageSink<Real>& sink, con
         }
         break;
       }
+      if (agreed & Held) {
+        // The source holds this image's state still: it becomes the checkpoint.
+        try {
+          if (!slot->checkpoint && plan.checkpoints) {
+            source.capture(FieldSet{true, true});
+            slot->u.resize(plan.slot_values);
+            slot->v.resize(plan.slot_values);
+            source.gather(*slot, FieldSet{true, true});
+            slot->checkpoint = true;
+          }
+        } catch (...) {
+          outcome.stepping_error = std::current_exception();
+          break;
+        }
+        slot->durable = true;
+      }
       // Images the writer has not yet written still count: it writes every image it is handed
       // unless it fails, which the summary reports.
       if (slot->checkpoint) outcome.checkpoint_images = i + 1;
@@ -269,6 +306,10 @@ LoopOutcome run_image_loop(ImageSource<Real>& source, ImageSink<Real>& sink, con
       outcome.images_done = i + 1;
       if (plan.wait_for_each_write) queue.drain();
       if (plan.on_image) plan.on_image(i + 1);
+      if (agreed & Held) {
+        outcome.stop_reason = agreement.first_reason(held_reason);
+        break;
+      }
       // A stop that comes with the last image changes nothing: the run is complete.
       if (interrupt && !last) {
         outcome.signal = agreement.largest(stop_requested());

@@ -154,6 +154,7 @@ LoopPlan run_loop_plan(const RunRequest& request, std::int64_t first_image,
   plan.fields = request.fields;
   plan.slot_values = slot_values;
   plan.save = request.save;
+  plan.on_image_held = request.on_image;
   return plan;
 }
 

@@ -34,6 +34,12 @@ struct RunRequest {
   // Called after each image with (images done, images in the run); none: the terminal's progress
   // bar on stderr unless quiet.
   std::function<void(std::int64_t, std::int64_t)> on_progress;
+  // Called on the stepping thread with each image before it is written, while the engine holds
+  // that image's state (the run then never steps ahead of the image it reads: a device engine
+  // loses its overlap of steps and copies). Returns why to stop after this image ("" to go on):
+  // the image is written, the state saved as a checkpoint beside it, and the file's status is
+  // the reason. The Python module's per-image callbacks.
+  std::function<std::string(const LoopImage&)> on_image;
 };
 
 // Where a run's time went, in seconds (see LoopTimes for the loop's share).

@@ -5,6 +5,8 @@
 #include <sstream>
 
 #include "engine/registry.hpp"
+#include "io/render.hpp"
+#include "io/run_file.hpp"
 #include "requests/value_sets.hpp"
 
 namespace grayscott::requests {
@@ -24,7 +26,7 @@ InitialState ProblemSettings::initial_state() const {
   InitialState state;
   state.kind = parse_initial_kind(init);
   if (!seed.empty()) {
-    if (state.kind != InitialKind::Noise) throw InvalidInput("seed: --seed needs --init noise");
+    if (state.kind != InitialKind::Noise) throw InvalidInput("seed: a seed needs --init noise");
     state.seed = parse_seed(seed);
   }
   return state;
@@ -46,9 +48,28 @@ EngineOptions EngineSettings::engine_options() const {
   return {backend, static_cast<int>(threads), static_cast<int>(fuse), static_cast<int>(device)};
 }
 
+void check_state_fits(const Problem& problem, std::size_t members, const EngineOptions& options) {
+  const Backend& backend = *choose_backend(options, problem, members).backend;
+  const double element = problem.precision == Precision::Single ? 4.0 : 8.0;
+  // In floating point: an absurd grid must not wrap around to a small number.
+  const double needed = 4.0 * element * static_cast<double>(members) *
+                        static_cast<double>(problem.grid.rows) *
+                        static_cast<double>(problem.grid.cols);
+  const std::uint64_t available =
+      backend.on_device() ? backend.free_memory(options.device) : io::available_memory();
+  if (available == 0 || needed <= static_cast<double>(available)) return;
+  const std::uint64_t bytes = needed >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(needed);
+  throw OutOfMemory("rows x cols: the state of " + std::to_string(problem.grid.rows) + "x" +
+                    std::to_string(problem.grid.cols) + " cells (" +
+                    std::string(to_string(problem.precision)) + " precision" +
+                    (members > 1 ? ", " + std::to_string(members) + " members" : std::string()) +
+                    ") needs " + io::format_bytes(bytes) + " of " +
+                    (backend.on_device() ? "device" : "host") + " memory, and " +
+                    io::format_bytes(available) + " is available");
+}
+
 namespace {
 
-// The parts run and sweep requests share (their members have the same names).
 template <class Request>
 void apply_output(const OutputSettings& out, Request& request) {
   request.images = out.images;
@@ -62,6 +83,11 @@ void apply_output(const OutputSettings& out, Request& request) {
 
 }  // namespace
 
+void apply(const OutputSettings& out, pipeline::RunRequest& request) { apply_output(out, request); }
+void apply(const OutputSettings& out, pipeline::SweepRequest& request) {
+  apply_output(out, request);
+}
+
 pipeline::RunRequest RunSettings::request() const {
   pipeline::RunRequest request;
   request.problem = problem.problem();
@@ -70,6 +96,7 @@ pipeline::RunRequest RunSettings::request() const {
   request.engine = engine.engine_options();
   if (!render.empty()) request.render_dir = render;
   pipeline::validate_run_request(request);
+  check_state_fits(request.problem, 1, request.engine);
   return request;
 }
 
@@ -78,7 +105,7 @@ std::vector<pipeline::SweepMember> SweepSettings::members() const {
   std::vector<std::uint64_t> seed_list{initial.seed};
   if (!seeds.empty()) {
     if (!problem.seed.empty()) throw InvalidInput("seeds: give --seed or --seeds, not both");
-    if (initial.kind != InitialKind::Noise) throw InvalidInput("seeds: --seeds needs --init noise");
+    if (initial.kind != InitialKind::Noise) throw InvalidInput("seeds: seeds need --init noise");
     seed_list = parse_seed_list(seeds);
   }
   return pipeline::cross_members(parse_value_set(feeds, "feed"), parse_value_set(kills, "kill"),
@@ -136,10 +163,9 @@ std::span<const Setting<EngineSettings>> engine_settings() {
   using S = EngineSettings;
   static const std::string threads_help =
       "CPU threads (0: all cores; at most " + std::to_string(max_threads) + ")";
-  static const std::string backends = "auto|" + [] {
-    std::string names;
-    for (const Backend* backend : registered_backends())
-      names += (names.empty() ? "" : "|") + std::string(backend->name());
+  static const std::string backends = [] {
+    std::string names = "auto";
+    for (const Backend* backend : registered_backends()) names.append("|").append(backend->name());
     return names;
   }();
   static const std::string backend_help = backend_choices();

@@ -55,13 +55,23 @@ struct OutputSettings {
   std::string fields = "v";
   bool overwrite = false, quiet = false;
   std::string checkpoint_every;  // empty: the default (every 5 minutes of wall time)
+
+  static OutputSettings writing_to(std::string file) {
+    OutputSettings settings;
+    settings.output = std::move(file);
+    return settings;
+  }
 };
+
+// The output settings into a request (run or sweep: their members share these names).
+void apply(const OutputSettings& out, pipeline::RunRequest& request);
+void apply(const OutputSettings& out, pipeline::SweepRequest& request);
 
 // `grayscott run`, `Simulation.run`.
 struct RunSettings {
   ProblemSettings problem;
   EngineSettings engine;
-  OutputSettings out{.output = "output.h5"};
+  OutputSettings out = OutputSettings::writing_to("output.h5");
   std::string render;  // a folder for PNG pictures, or empty
 
   // The request, validated (the output path is checked when the run claims it).
@@ -72,7 +82,7 @@ struct RunSettings {
 struct SweepSettings {
   ProblemSettings problem;  // its feed and kill are replaced by the sets below
   EngineSettings engine;
-  OutputSettings out{.output = "sweep.h5"};
+  OutputSettings out = OutputSettings::writing_to("sweep.h5");
   std::string feeds = "0.014", kills = "0.054";  // START:STOP:COUNT or a list
   std::string seeds;                             // a list of seeds, with init noise
   std::string max_batch_memory;                  // e.g. 8G; empty: the default
@@ -80,6 +90,16 @@ struct SweepSettings {
   std::vector<pipeline::SweepMember> members() const;
   pipeline::SweepRequest request() const;
 };
+
+// A request whose state does not fit in the memory it would live in.
+struct OutOfMemory : InvalidInput {
+  using InvalidInput::InvalidInput;
+};
+
+// Throws OutOfMemory, naming the bytes needed and the bytes available, when `members` states of
+// `problem` (two buffers of u and v each) exceed the memory of the backend `options` choose: the
+// host's available memory, or the device's free memory.
+void check_state_fits(const Problem& problem, std::size_t members, const EngineOptions& options);
 
 // How a setting's value is written, beyond its C++ type: what the command line shows as its
 // metavar and what Python accepts for it.

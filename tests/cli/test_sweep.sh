@@ -98,7 +98,7 @@ expect_error "count must be at least 1" sweep --feed 0.01:0.06:0
 expect_error "reversed" sweep --kill 0.07:0.04:4
 expect_error "not a number" sweep --feed 0.01,abc
 expect_error "appears twice" sweep --feed 0.01,0.01
-expect_error "needs --init noise" sweep --seeds 1,2
+expect_error "seeds need --init noise" sweep --seeds 1,2
 expect_error "not both" sweep --init noise --seed 1 --seeds 1,2
 expect_error "init: expected rectangle or noise" sweep --init stripes
 expect_error "needs --init noise" run --seed 4

@@ -312,6 +312,30 @@ void CpuEngine<Real>::advance(std::int64_t steps) {
 }
 
 template <class Real>
+void CpuEngine<Real>::set_rates(std::size_t member, const Parameters& rates) {
+  rates.validate();
+  members_.at(member).coefficients = Coefficients<Real>::from(rates);
+}
+
+template <class Real>
+void CpuEngine<Real>::home_state() {
+  if (current_ == 0) return;
+  // Each thread copies the rows it stepped (the first touch's static split).
+  const std::int64_t rows = grid_.rows, cols = grid_.cols;
+  const auto nmembers = static_cast<std::int64_t>(members_.size());
+#pragma omp parallel for collapse(2) schedule(static) num_threads(threads_)
+  for (std::int64_t m = 0; m < nmembers; ++m) {
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const Member& member = members_[static_cast<std::size_t>(m)];
+      const auto offset = static_cast<std::size_t>(r * cols);
+      std::copy_n(member.u[1] + offset, cols, member.u[0] + offset);
+      std::copy_n(member.v[1] + offset, cols, member.v[0] + offset);
+    }
+  }
+  current_ = 0;
+}
+
+template <class Real>
 void CpuEngine<Real>::capture(FieldSet fields) {
   captured_ = fields;
   const std::int64_t rows = grid_.rows, cols = grid_.cols;

@@ -24,6 +24,8 @@ class CpuEngine final : public Engine<Real> {
   std::size_t members() const override { return members_.size(); }
   void load(std::size_t member, std::span<const Real> u, std::span<const Real> v) override;
   void advance(std::int64_t steps) override;
+  void set_rates(std::size_t member, const Parameters& rates) override;
+  void home_state() override;
   void capture(FieldSet fields) override;
   void read_captured(std::size_t member, Real* u, Real* v) override;
   bool copy_state(std::size_t member, Real* u, Real* v) override;

@@ -148,6 +148,36 @@ void CudaEngine<Real>::advance(std::int64_t steps) {
 }
 
 template <class Real>
+void CudaEngine<Real>::set_rates(std::size_t member, const Parameters& rates) {
+  if (member >= members_) throw std::out_of_range("set_rates: no member " + std::to_string(member));
+  rates.validate();
+  use_device();
+  // Ordered on the compute stream after the steps queued so far; the graphs read the coefficients
+  // through the same pointer, so they need no recording again. The host value must outlive the
+  // copy: the stream is synchronised before it goes.
+  const Coefficients<Real> coefficients = Coefficients<Real>::from(rates);
+  detail::check(cudaMemcpyAsync(coefficients_.data() + member, &coefficients,
+                                sizeof(Coefficients<Real>), cudaMemcpyHostToDevice,
+                                compute_.get()),
+                "uploading coefficients");
+  detail::check(cudaStreamSynchronize(compute_.get()), "uploading coefficients");
+}
+
+template <class Real>
+void CudaEngine<Real>::home_state() {
+  if (current_ == 0) return;
+  use_device();
+  const std::size_t bytes = members_ * cells_ * sizeof(Real);
+  detail::check(cudaMemcpyAsync(u_[0].data(), u_[1].data(), bytes, cudaMemcpyDeviceToDevice,
+                                compute_.get()),
+                "moving u to its first buffer");
+  detail::check(cudaMemcpyAsync(v_[0].data(), v_[1].data(), bytes, cudaMemcpyDeviceToDevice,
+                                compute_.get()),
+                "moving v to its first buffer");
+  current_ = 0;
+}
+
+template <class Real>
 void CudaEngine<Real>::prepare(std::int64_t steps) {
   if (steps <= 0) return;
   use_device();

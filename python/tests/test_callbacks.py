@@ -1,0 +1,178 @@
+"""Per-image callbacks, views that never go stale, rates that change between steps, and objects
+that refuse attributes they do not have."""
+
+import h5py
+import numpy as np
+import pytest
+
+import grayscott as gs
+
+
+@pytest.mark.parametrize("steps", [1, 2, 3, 5, 7, 32, 33, 64, 65])
+@pytest.mark.parametrize("fuse", [0, 1, 4])
+def test_a_view_taken_before_an_advance_shows_the_state_after_it(steps, fuse):
+    sim = gs.Simulation(rows=40, cols=48, backend="cpu", fuse_steps=fuse)
+    v, u = sim.v, sim.u
+    reference = gs.Simulation(rows=40, cols=48, backend="cpu", fuse_steps=1)
+    for _ in range(2):
+        sim.advance(steps)
+        reference.advance(steps)
+        assert np.array_equal(v, reference.v) and np.array_equal(u, reference.u)
+        assert np.array_equal(v, sim.v)
+
+
+def test_a_view_stays_current_after_a_run(tmp_path):
+    sim = gs.Simulation(rows=24, cols=24, backend="cpu")
+    v = sim.v
+    sim.run(images=3, steps_per_image=7, output=tmp_path / "r.h5", quiet=True)
+    with h5py.File(tmp_path / "r.h5") as f:
+        assert np.array_equal(v, f["v"][-1])
+
+
+def test_on_image_sees_each_image_and_the_current_state(tmp_path):
+    sim = gs.Simulation(rows=32, cols=40, backend="cpu")
+    seen = []
+
+    def on_image(index, step, time, image):
+        assert not image.flags.writeable
+        seen.append((index, step, time, image, sim.v.copy(), sim.u.copy(), sim.step))
+
+    sim.run(images=4, steps_per_image=9, output=tmp_path / "a.h5", quiet=True, on_image=on_image)
+    with h5py.File(tmp_path / "a.h5") as f:
+        written = f["v"][...]
+    assert [s[0] for s in seen] == [0, 1, 2, 3]
+    assert [s[1] for s in seen] == [9, 18, 27, 36] == [s[6] for s in seen]
+    assert [s[2] for s in seen] == [9.0, 18.0, 27.0, 36.0]
+    for index, _, _, image, v, _, _ in seen:
+        assert np.array_equal(image, written[index])  # a copy: still this image afterwards
+        assert np.array_equal(v, written[index])      # sim.v is the image's state inside
+
+
+def test_the_first_thing_a_user_tries_plotting_each_image_works(tmp_path):
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sim = gs.Simulation(rows=32, cols=32, backend="cpu")
+    figure, axes = plt.subplots()
+    drawn = []
+
+    def plot(index, step, time, image):
+        axes.imshow(sim.v)
+        axes.set_title(f"step {sim.step}")
+        figure.savefig(tmp_path / f"{index}.png")
+        drawn.append(index)
+
+    sim.run(images=3, steps_per_image=5, output=tmp_path / "p.h5", quiet=True, on_image=plot)
+    assert drawn == [0, 1, 2] and (tmp_path / "2.png").stat().st_size > 0
+
+
+def test_an_exception_in_on_image_stops_at_that_image_with_a_checkpoint_and_resumes(tmp_path):
+    path = tmp_path / "stopped.h5"
+    sim = gs.Simulation(rows=30, cols=34, backend="cpu")
+
+    def fail_at_image_2(index, step, time, image):
+        if index == 2:
+            raise ValueError("plot went wrong")
+
+    with pytest.raises(ValueError, match="plot went wrong"):
+        sim.run(images=6, steps_per_image=11, output=path, quiet=True, on_image=fail_at_image_2)
+    assert sim.step == 33
+    with h5py.File(path, "r") as f:
+        status = f.attrs["status"]
+        assert status == "stopped after image 3: on_image raised ValueError: plot went wrong"
+        assert list(f["step"][...]) == [11, 22, 33]
+    resumed = gs.Simulation.resume(path, quiet=True)
+    gs.Simulation(rows=30, cols=34, backend="cpu").run(images=6, steps_per_image=11,
+                                                      output=tmp_path / "whole.h5", quiet=True)
+    with h5py.File(path) as a, h5py.File(tmp_path / "whole.h5") as b:
+        assert a.attrs["status"] == "complete"
+        assert np.array_equal(a["v"][...], b["v"][...])
+    assert resumed.step == 66
+
+
+def test_a_callback_may_not_step_the_simulation_it_watches(tmp_path):
+    sim = gs.Simulation(rows=16, cols=16, backend="cpu")
+
+    def meddle(index, step, time, image):
+        sim.advance(1)
+
+    with pytest.raises(RuntimeError, match="advance\\(\\) cannot be called while run\\(\\)"):
+        sim.run(images=3, steps_per_image=2, output=tmp_path / "m.h5", quiet=True, on_image=meddle)
+
+
+def test_rates_change_between_steps_and_take_effect_at_the_next(tmp_path):
+    a = gs.Simulation(rows=24, cols=24, backend="cpu", feed=0.02)
+    b = gs.Simulation(rows=24, cols=24, backend="cpu", feed=0.02)
+    a.advance(10)
+    b.advance(10)
+    a.feed = 0.05
+    assert a.feed == 0.05 and a.parameters["feed"] == 0.05
+    a.advance(10)
+    b.advance(10)
+    assert not np.array_equal(a.v, b.v)
+    # The same as a simulation that had 0.05 from a state equal to a's at step 10.
+    c = gs.Simulation(rows=24, cols=24, backend="cpu", feed=0.05)
+    d = gs.Simulation(rows=24, cols=24, backend="cpu", feed=0.02)
+    d.advance(10)
+    c.u[...] = d.u
+    c.v[...] = d.v
+    c.advance(10)
+    assert np.array_equal(a.v, c.v)
+    # A run records the rates it ran with.
+    e = gs.Simulation(rows=16, cols=16, backend="cpu")
+    e.kill = 0.061
+    e.run(images=1, steps_per_image=1, output=tmp_path / "k.h5", quiet=True)
+    with h5py.File(tmp_path / "k.h5") as f:
+        assert f.attrs["kill"] == 0.061
+
+
+@pytest.mark.parametrize("name, value, error", [
+    ("feed", -0.1, ValueError), ("dt", 6.0, ValueError), ("kill", "0.05", TypeError),
+])
+def test_bad_rates_are_refused_and_leave_the_simulation_as_it_was(name, value, error):
+    sim = gs.Simulation(rows=8, cols=8, backend="cpu")
+    before = getattr(sim, name)
+    with pytest.raises(error, match=name):
+        setattr(sim, name, value)
+    assert getattr(sim, name) == before
+
+
+def test_unknown_attributes_are_refused():
+    sim = gs.Simulation(rows=8, cols=8, backend="cpu")
+    with pytest.raises(AttributeError):
+        sim.feeed = 0.05
+    with pytest.raises(AttributeError):
+        sim.rows = 16
+    batch = gs.Sweep(feed=[0.02, 0.03], rows=8, cols=8, backend="cpu")
+    with pytest.raises(AttributeError):
+        batch.feed = 0.05
+
+
+def test_pictures_from_python(tmp_path):
+    sim = gs.Simulation(rows=32, cols=48, backend="cpu")
+    sim.run(images=3, steps_per_image=20, output=tmp_path / "r.h5", quiet=True)
+    png = sim._repr_png_()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    written = gs.render(tmp_path / "r.h5", out=tmp_path / "pics")
+    assert [p.name for p in written] == ["v_0000.png", "v_0001.png", "v_0002.png"]
+    assert all(p.read_bytes()[:4] == b"\x89PNG" for p in written)
+    with pytest.raises(ValueError, match="exist"):
+        gs.render(tmp_path / "r.h5", out=tmp_path / "pics")
+    assert len(gs.render(tmp_path / "r.h5", out=tmp_path / "pics", overwrite=True, image=-1)) == 1
+
+
+def test_a_video_from_python(tmp_path):
+    import shutil
+    import subprocess
+
+    if shutil.which("ffmpeg") is None:
+        pytest.fail("no ffmpeg program: install Debian's ffmpeg (scripts/setup does)")
+    gs.Simulation(rows=32, cols=48, backend="cpu").run(images=5, steps_per_image=20,
+                                                      output=tmp_path / "r.h5", quiet=True)
+    path = gs.video(tmp_path / "r.h5", tmp_path / "r.mp4", fps=5)
+    assert path == tmp_path / "r.mp4"
+    frames = subprocess.run(["ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0",
+                             "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0",
+                             str(path)], capture_output=True, text=True, check=True).stdout
+    assert int(frames) == 5
