@@ -1,6 +1,14 @@
 # The optional CUDA backend. GRAYSCOTT_CUDA=AUTO builds it when a CUDA compiler is found, ON
 # requires it, OFF leaves it out; GRAYSCOTT_WITH_CUDA says what was decided.
 if(GRAYSCOTT_CUDA STREQUAL "AUTO")
+  # The toolkit's usual place, which is not on PATH by default: `pip install .` on a GPU machine
+  # builds the module with CUDA as scripts/build does.
+  if(NOT DEFINED ENV{CUDACXX} AND NOT CMAKE_CUDA_COMPILER AND EXISTS /usr/local/cuda/bin/nvcc)
+    find_program(GRAYSCOTT_NVCC_ON_PATH nvcc)
+    if(NOT GRAYSCOTT_NVCC_ON_PATH)
+      set(ENV{CUDACXX} /usr/local/cuda/bin/nvcc)
+    endif()
+  endif()
   include(CheckLanguage)
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)

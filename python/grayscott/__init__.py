@@ -24,7 +24,8 @@ from . import _core
 __version__ = _core.__version__
 
 __all__ = [
-    "Simulation", "Sweep", "DeviceArray", "open", "sweep", "render", "video", "show", "dt_limit",
+    "Simulation", "Sweep", "DeviceArray", "open", "sweep", "render", "video", "show", "explore",
+    "dt_limit",
     "__version__",
 ]
 
@@ -453,6 +454,32 @@ def show(what, range=(0.0, 0.5), colormap: str = "inferno"):
 
     values = what.v if isinstance(what, Simulation) else what
     return Image(data=_picture_of(numpy.asarray(values), range, colormap, _LIVE_PIXELS), format="png")
+
+
+def explore(rows: int = 128, cols: int = 128, steps: int = 3000, feed: float = 0.037,
+            kill: float = 0.06, **settings):
+    """A panel of sliders for F and k over a picture of v after ``steps`` steps of a small grid,
+    run again at every change (ipywidgets, in a notebook); other keywords go to Simulation
+    (``init="noise"``, ``boundary="periodic"``, ...). Returns the panel."""
+    import ipywidgets as widgets
+    import numpy
+
+    picture = widgets.Image(format="png")
+    feed_slider = widgets.FloatSlider(value=feed, min=0.0, max=0.1, step=0.0005,
+                                      readout_format=".4f", description="feed F",
+                                      continuous_update=False)
+    kill_slider = widgets.FloatSlider(value=kill, min=0.03, max=0.08, step=0.0005,
+                                      readout_format=".4f", description="kill k",
+                                      continuous_update=False)
+
+    def draw(feed, kill):
+        sim = Simulation(rows=rows, cols=cols, feed=feed, kill=kill, **settings)
+        sim.advance(steps)
+        picture.value = _picture_of(numpy.asarray(sim.v), pixels=_LIVE_PIXELS)
+
+    controls = widgets.interactive(draw, feed=feed_slider, kill=kill_slider)
+    controls.update()  # the first picture
+    return widgets.VBox([controls, picture])
 
 
 def open(path, **kwargs):  # noqa: A001 - the name users expect, as xarray.open_dataset

@@ -882,6 +882,7 @@ NB_MODULE(_core, m) {
 
   nb::class_<Batch>(m, "_Batch")
       .def("advance", &Batch::advance, "steps"_a,
+           nb::sig("def advance(self, steps: int) -> None"),
            "Advance by `steps` explicit-Euler steps, fused on the engine; the GIL is released and "
            "Ctrl-C raises KeyboardInterrupt within about 0.1 s, the state being that of the last "
            "step done (see `step`).")

@@ -176,3 +176,13 @@ def test_a_video_from_python(tmp_path):
                              "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0",
                              str(path)], capture_output=True, text=True, check=True).stdout
     assert int(frames) == 5
+
+
+def test_the_sliders_run_the_simulation_again_at_every_change():
+    pytest.importorskip("ipywidgets")
+    panel = gs.explore(rows=32, cols=32, steps=300, backend="cpu")
+    controls, picture = panel.children
+    first = picture.value
+    assert first[:4] == b"\x89PNG"
+    controls.children[0].value = 0.025  # feed
+    assert picture.value != first and picture.value[:4] == b"\x89PNG"

@@ -1,4 +1,5 @@
-"""The example notebook runs headless, start to end, on a small grid: it never rots."""
+"""The example notebooks run headless, start to end, on small grids: they never rot. They name the
+kernel that scripts/python-package registers ("Python (grayscott)"), so they run out of the box."""
 
 import json
 import sys
@@ -9,28 +10,57 @@ import pytest
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 
-NOTEBOOK = Path(__file__).resolve().parents[2] / "examples" / "notebook" / "gray-scott.ipynb"
+FOLDER = Path(__file__).resolve().parents[2] / "examples" / "notebook"
+NOTEBOOK = FOLDER / "gray-scott.ipynb"
 
 
-def test_the_example_notebook_runs(tmp_path, monkeypatch):
+def test_the_notebooks_name_the_kernel_that_the_set_up_registers():
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    for path in FOLDER.glob("*.ipynb"):
+        assert nbformat.read(path, as_version=4).metadata.kernelspec.name == "grayscott", path
+    spec = KernelSpecManager().get_kernel_spec("grayscott")  # scripts/python-package installs it
+    python = spec.argv[0]
+    import subprocess
+
+    done = subprocess.run([python, "-c", "import grayscott, tqdm"], capture_output=True, text=True)
+    assert done.returncode == 0, f"the grayscott kernel's Python ({python}) cannot import grayscott"
+
+
+def execute(path, tmp_path, monkeypatch):
+    """The notebook run by this Python, under the kernel name it asks for."""
     monkeypatch.setenv("GRAYSCOTT_NOTEBOOK_SMALL", "1")
     monkeypatch.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")
     monkeypatch.setenv("PYDEVD_DISABLE_FILE_VALIDATION", "1")
     # The kernel is this Python, the one with grayscott installed, whatever kernels are installed.
-    spec = tmp_path / "jupyter" / "kernels" / "grayscott-test"
+    spec = tmp_path / "jupyter" / "kernels" / "grayscott"
     spec.mkdir(parents=True)
     (spec / "kernel.json").write_text(json.dumps({
         "argv": [sys.executable, "-Xfrozen_modules=off", "-m", "ipykernel_launcher", "-f",
                  "{connection_file}"],
         "display_name": "grayscott tests", "language": "python"}))
     monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
-    notebook = nbformat.read(NOTEBOOK, as_version=4)
-    client = nbclient.NotebookClient(notebook, timeout=300, kernel_name="grayscott-test",
+    notebook = nbformat.read(path, as_version=4)
+    client = nbclient.NotebookClient(notebook, timeout=300,
                                      resources={"metadata": {"path": str(tmp_path)}})
     client.execute()
     outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
+    return outputs
+
+
+def test_the_example_notebook_runs(tmp_path, monkeypatch):
+    outputs = execute(NOTEBOOK, tmp_path, monkeypatch)
     pictures = [o for o in outputs if o.output_type == "display_data" and "image/png" in o.data]
     assert len(pictures) >= 3, "the notebook shows a picture, an atlas and the file's last image"
     text = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
     assert "largest difference from NumPy" in text and "complete" in text
+
+
+def test_the_four_lessons_notebook_runs(tmp_path, monkeypatch, grayscott_bin):
+    monkeypatch.setenv("GRAYSCOTT_BIN", grayscott_bin)
+    outputs = execute(FOLDER / "four-lessons.ipynb", tmp_path, monkeypatch)
+    text = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
+    for lesson in ("residency:", "specialised: grayscott's 3x3 kernel", "fused:", "batched:",
+                   "ranks:"):
+        assert lesson in text, lesson
