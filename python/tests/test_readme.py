@@ -26,5 +26,9 @@ def test_the_readme_example_runs(tmp_path, monkeypatch):
     exec(compile(smaller, "README.md", "exec"), scope)
     sim, ds = scope["sim"], scope["ds"]
     assert sim.step == 320
-    assert np.shares_memory(scope["v"], sim.v)
+    assert np.shares_memory(scope["v"], sim.v)  # taken before the loop, current after it
+    assert np.array_equal(scope["v"], sim.v)
     assert ds["v"].dims == ("time", "y", "x") and ds["v"].shape == (4, 51, 52)
+    assert sorted(p.name for p in (tmp_path / "pictures").iterdir()) == [
+        f"v_{i:04d}.png" for i in range(4)]
+    assert (tmp_path / "out.mp4").stat().st_size > 0
