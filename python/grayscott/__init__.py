@@ -209,6 +209,20 @@ def _callbacks(images, on_image, live):
     return both, False
 
 
+def _over_ranks(comm) -> bool:
+    """Whether `comm` (an mpi4py communicator, or None) asks to split the grid over ranks."""
+    if comm is None:
+        return False
+    from mpi4py import MPI
+
+    if not isinstance(comm, MPI.Comm):
+        raise TypeError(f"comm: expected an mpi4py communicator, got {type(comm).__name__}")
+    if MPI.Comm.Compare(comm, MPI.COMM_WORLD) not in (MPI.IDENT, MPI.CONGRUENT):
+        raise ValueError("comm: a grid is split over MPI.COMM_WORLD (or a duplicate of it), "
+                         "not over part of the ranks")
+    return comm.Get_size() > 1
+
+
 class Simulation(_core._Simulation):
     """One Gray-Scott simulation whose state stays on its engine.
 
@@ -244,9 +258,18 @@ class Simulation(_core._Simulation):
         threads: int = _SIMULATION["threads"],
         fuse_steps: int = _SIMULATION["fuse_steps"],
         device: int = _SIMULATION["device"],
+        *,
+        comm=None,
     ):
-        super().__init__(_arguments(locals()))
+        super().__init__(_arguments(locals(), "comm"), _over_ranks(comm))
         self._on_device = self.on_device
+
+    @property
+    def block(self):
+        """Where this process's ``u`` and ``v`` lie in the grid: ``(rows, cols)`` slices, the whole
+        grid for one process. Under MPI, ``whole[sim.block] = sim.v`` on each rank's part."""
+        row, rows, col, cols = self._block
+        return slice(row, row + rows), slice(col, col + cols)
 
     @property
     def u(self):
@@ -296,7 +319,7 @@ class Simulation(_core._Simulation):
         """
         settings = _arguments(locals(), "progress", "on_image", "live")
         settings["output"] = output if isinstance(output, str) else _os.fspath(output)
-        if progress is None:
+        if progress is None and not self._over_ranks:
             progress = _default_progress(quiet, _os.fspath(output))
         hook, views = _callbacks(images, on_image, live)
         return self._run(settings, progress, hook, False, views)

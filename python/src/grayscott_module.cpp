@@ -32,6 +32,7 @@
 #include "engine/registry.hpp"
 #include "io/png.hpp"
 #include "io/render.hpp"
+#include "io/run_file.hpp"
 #include "model/initial_state.hpp"
 #include "model/model.hpp"
 #include "pipeline/run.hpp"
@@ -39,6 +40,10 @@
 #include "pipeline/sweep.hpp"
 #include "requests/settings.hpp"
 #include "requests/value_sets.hpp"
+#if GRAYSCOTT_WITH_MPI
+#include "mpi/session.hpp"
+#include "pipeline/distributed_run.hpp"
+#endif
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -346,15 +351,24 @@ struct FieldView {
 // the current state after every advance and run.
 class Batch {
  public:
+  // `over_ranks`: one grid split over the ranks of MPI_COMM_WORLD (the Python module under
+  // mpirun, with mpi4py), each process holding its block; alone, as without it.
   Batch(Problem problem, std::vector<Parameters> members, std::vector<InitialState> initial,
-        EngineOptions options)
+        EngineOptions options, bool over_ranks = false)
       : problem_(std::move(problem)),
         members_(std::move(members)),
         initial_(std::move(initial)),
         options_(options),
-        engine_(make_any_engine(problem_, members_, options_)) {
+        block_{0, problem_.grid.rows, 0, problem_.grid.cols},
+        engine_(make_engine_over(over_ranks)) {
     load_initial_states();
   }
+
+  // Where this process's block lies: (first row, rows, first column, columns).
+  std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t> block() const {
+    return {block_.row_begin, block_.rows, block_.col_begin, block_.cols};
+  }
+  bool over_ranks() const { return session_ != nullptr; }
 
   // Loads every member's initial state and sets the step count to 0.
   void reset() {
@@ -364,15 +378,40 @@ class Batch {
   }
 
  private:
+  AnyEngine make_engine_over(bool over_ranks) {
+#if GRAYSCOTT_WITH_MPI
+    if (over_ranks) {
+      // mpi4py has initialised MPI: the session neither initialises nor finalises it.
+      static const auto session = std::make_shared<mpi::Session>();
+      if (session->size() > 1) {
+        if (members_.size() != 1) throw InvalidInput("a sweep runs in one process");
+        session_ = session;
+        if (problem_.precision == Precision::Single)
+          return pipeline::make_distributed_engine<float>(problem_, options_, *session, block_);
+        return pipeline::make_distributed_engine<double>(problem_, options_, *session, block_);
+      }
+    }
+#else
+    if (over_ranks) {
+      throw std::runtime_error(
+          "comm: this build of the module has no MPI (pip install . with Open MPI and a "
+          "parallel HDF5 present builds it, e.g. Debian's libopenmpi-dev libhdf5-openmpi-dev)");
+    }
+#endif
+    return make_any_engine(problem_, members_, options_);
+  }
+
+  std::size_t block_cells() const { return static_cast<std::size_t>(block_.rows * block_.cols); }
+
   void load_initial_states() {
     std::visit(
         [&](auto& engine) {
           using Real = typename std::remove_reference_t<decltype(*engine)>::real_type;
-          const auto cells = static_cast<std::size_t>(problem_.grid.cells());
-          std::vector<Real> u(cells), v(cells);
+          std::vector<Real> u(block_cells()), v(block_cells());
           engine->home_state();
           for (std::size_t m = 0; m < members_.size(); ++m) {
-            fill_initial_state<Real>(problem_.grid, initial_[m], u, v);
+            fill_initial_block<Real>(problem_.grid, initial_[m], block_.row_begin,
+                                     block_.col_begin, block_.rows, block_.cols, u, v);
             engine->load(m, u, v);
           }
         },
@@ -415,7 +454,7 @@ class Batch {
         [&](auto& engine) {
           const auto state = engine->state();
           const auto* data = which == 'u' ? state.u : state.v;
-          std::vector<std::int64_t> shape{problem_.grid.rows, problem_.grid.cols};
+          std::vector<std::int64_t> shape{block_.rows, block_.cols};
           if (members_.size() > 1 || batch_shape_)
             shape.insert(shape.begin(), static_cast<std::int64_t>(members_.size()));
           return FieldView{reinterpret_cast<std::uintptr_t>(data), shape, state.on_device,
@@ -430,7 +469,7 @@ class Batch {
     return std::visit(
         [&](auto& engine) -> nb::object {
           using Real = typename std::remove_reference_t<decltype(*engine)>::real_type;
-          const auto cells = static_cast<std::size_t>(problem_.grid.cells());
+          const std::size_t cells = block_cells();
           auto values = std::make_unique<Real[]>(members_.size() * cells);
           {
             nb::gil_scoped_release unlocked;
@@ -440,8 +479,8 @@ class Batch {
               engine->read_captured(m, which == 'u' ? out : nullptr, which == 'v' ? out : nullptr);
             }
           }
-          std::vector<std::size_t> shape{static_cast<std::size_t>(problem_.grid.rows),
-                                         static_cast<std::size_t>(problem_.grid.cols)};
+          std::vector<std::size_t> shape{static_cast<std::size_t>(block_.rows),
+                                         static_cast<std::size_t>(block_.cols)};
           if (members_.size() > 1 || batch_shape_) shape.insert(shape.begin(), members_.size());
           Real* raw = values.release();
           nb::capsule free_values(raw, [](void* p) noexcept { delete[] static_cast<Real*>(p); });
@@ -490,6 +529,12 @@ class Batch {
   std::vector<Parameters> members_;
   std::vector<InitialState> initial_;
   EngineOptions options_;
+#if GRAYSCOTT_WITH_MPI
+  std::shared_ptr<mpi::Session> session_;  // set when the grid is split over ranks
+#else
+  std::shared_ptr<void> session_;
+#endif
+  pipeline::BlockPlace block_;
   AnyEngine engine_;
   std::int64_t step_ = 0;
   double time_ = 0;
@@ -525,8 +570,9 @@ nb::object image_view(const void* values, const Grid& grid) {
 
 class Simulation : public Batch {
  public:
-  Simulation(const Problem& problem, InitialState initial, EngineOptions options)
-      : Batch(problem, {problem.params}, {initial}, options) {}
+  Simulation(const Problem& problem, InitialState initial, EngineOptions options,
+             bool over_ranks)
+      : Batch(problem, {problem.params}, {initial}, options, over_ranks) {}
 
   // The rates that may change between steps; the grid, stencil, boundary and precision stay.
   double rate(double Parameters::* which) const { return problem_.params.*which; }
@@ -633,11 +679,32 @@ class Simulation : public Batch {
     }
     pipeline::clear_stop_request();
     pipeline::RunSummary summary;
+    if (over_ranks() && (!on_image.is_none() || !progress.is_none())) {
+      throw InvalidInput(
+          "on_image: a run over MPI ranks calls no Python callback (each rank holds a block); "
+          "read the file afterwards, or run without comm");
+    }
     running_ = true;
     try {
       nb::gil_scoped_release unlocked;
       summary = std::visit(
           [&](auto& engine) {
+            using Real = typename std::remove_reference_t<decltype(*engine)>::real_type;
+#if GRAYSCOTT_WITH_MPI
+            if (session_) {
+              // Every rank runs `grayscott run`'s distributed pipeline; then this rank's block of
+              // the run's final state, saved in the file, becomes this simulation's state.
+              const pipeline::RunSummary result =
+                  pipeline::execute_distributed_run(request, {}, *session_);
+              if (result.checkpoint_images > 0) {
+                std::vector<Real> u, v;
+                io::read_checkpoint<Real>(request.output, block_.row_begin, block_.rows,
+                                          block_.col_begin, block_.cols, u, v);
+                engine->load(0, u, v);
+              }
+              return result;
+            }
+#endif
             pipeline::RunSummary result = pipeline::execute_run_on(*engine, request);
             engine->home_state();
             return result;
@@ -892,6 +959,8 @@ NB_MODULE(_core, m) {
       .def("_device_capsule", &device_capsule)
       .def("_copy_field", &Batch::copy_field)
       .def_prop_ro("step", &Batch::step, "Steps done since the initial state.")
+      .def_prop_ro("_block", &Batch::block)
+      .def_prop_ro("_over_ranks", &Batch::over_ranks)
       .def_prop_ro("time", &Batch::time, "Model time: the sum of dt over the steps done.")
       .def_prop_ro("backend", &Batch::backend, "The backend that runs: 'cpu' or 'cuda'.")
       .def_prop_ro("on_device", &Batch::on_device,
@@ -910,14 +979,14 @@ NB_MODULE(_core, m) {
       nb::class_<Simulation, Batch>(m, "_Simulation")
           .def(
               "__init__",
-              [](Simulation* self, nb::dict settings) {
+              [](Simulation* self, nb::dict settings, bool over_ranks) {
                 Keywords keywords(settings, "Simulation");
                 const Made made = simulation_settings(keywords);
                 keywords.refuse_unknown();
                 new (self) Simulation(made.problem.problem(), made.problem.initial_state(),
-                                      made.engine.engine_options());
+                                      made.engine.engine_options(), over_ranks);
               },
-              "settings"_a)
+              "settings"_a, "over_ranks"_a = false)
           .def("_run", &Simulation::run, "settings"_a, "progress"_a.none(), "on_image"_a.none(),
                "resume"_a, "image_views"_a)
           .def_prop_ro("init", [](const Simulation& s) {
@@ -1023,6 +1092,11 @@ NB_MODULE(_core, m) {
       },
       "which"_a, "Every setting's default, by Python keyword, as the command line has it.");
 
+#if GRAYSCOTT_WITH_MPI
+  m.attr("_has_mpi") = true;
+#else
+  m.attr("_has_mpi") = false;
+#endif
   m.def("_setting_names", &requests::setting_names,
         "(command-line option, Python keyword) of every setting.");
   m.def("_python_words", &python_words, "message"_a);

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -332,5 +333,98 @@ RunSummary execute_distributed_run(const RunRequest& request, const DistributedR
              : run_distributed<double>(request, resolved, session, process_grid, placement, meta,
                                        from);
 }
+
+namespace {
+
+template <class Real>
+class DistributedGridEngine final : public Engine<Real> {
+ public:
+  DistributedGridEngine(const Problem& problem, const EngineOptions& options,
+                        const mpi::Session& session) {
+    RunRequest request;
+    request.problem = problem;
+    request.engine = options;
+    const MPI_Comm world = session.world();
+    mpi::ProcessGrid process_grid;
+    mpi::agree_on_errors(world, capture_error([&] {
+                           process_grid = mpi::choose_process_grid(session.size(), problem.grid,
+                                                                   std::nullopt, 1);
+                         }));
+    BlockPlacement placement;
+    placement.rank = agree_on_backend(options, session);
+    const int halo_depth =
+        automatic_halo_depth(request, session, process_grid, *placement.rank.backend);
+    int device = -1;
+    mpi::agree_on_errors(world, capture_error([&] {
+                           decomposition_.emplace(world, problem.grid, problem.boundary,
+                                                  process_grid);
+                           engine_.emplace(*decomposition_, halo_depth,
+                                           block_factory<Real>(request, session, placement,
+                                                               &device));
+                         }));
+    place_ = {decomposition_->rows().begin, engine_->layout().rows, decomposition_->cols().begin,
+              engine_->layout().cols};
+    const auto cells = static_cast<std::size_t>(place_.rows * place_.cols);
+    u_.assign(cells, Real(0));
+    v_.assign(cells, Real(0));
+  }
+
+  const BlockPlace& place() const { return place_; }
+  std::string backend() const override { return engine_->backend(); }
+  std::size_t members() const override { return 1; }
+  void load(std::size_t, std::span<const Real> u, std::span<const Real> v) override {
+    if (u.size() != u_.size() || v.size() != v_.size()) {
+      throw InvalidInput("load: expected " + std::to_string(u_.size()) +
+                         " values per field (this rank's block)");
+    }
+    std::copy(u.begin(), u.end(), u_.begin());
+    std::copy(v.begin(), v.end(), v_.begin());
+  }
+  void advance(std::int64_t steps) override {
+    if (steps <= 0) return;
+    engine_->load(u_, v_);  // the copy, with whatever was written through it
+    engine_->advance(steps);
+    engine_->read_owned(u_.data(), v_.data());
+  }
+  void set_rates(std::size_t, const Parameters&) override {
+    throw InvalidInput("the rates of a grid split over MPI ranks cannot change between steps");
+  }
+  void home_state() override {}
+  void capture(FieldSet) override {}
+  void read_captured(std::size_t, Real* u, Real* v) override {
+    if (u != nullptr) std::copy(u_.begin(), u_.end(), u);
+    if (v != nullptr) std::copy(v_.begin(), v_.end(), v);
+  }
+  typename Engine<Real>::StateView state() override {
+    return {u_.data(), v_.data(), u_.size(), false, 0};
+  }
+
+ private:
+  std::optional<mpi::Decomposition> decomposition_;
+  std::optional<mpi::DistributedEngine<Real>> engine_;
+  BlockPlace place_;
+  std::vector<Real> u_, v_;  // this rank's block, as front ends see it
+};
+
+}  // namespace
+
+template <class Real>
+std::unique_ptr<Engine<Real>> make_distributed_engine(const Problem& problem,
+                                                      const EngineOptions& options,
+                                                      const mpi::Session& session,
+                                                      BlockPlace& place) {
+  problem.validate();
+  auto engine = std::make_unique<DistributedGridEngine<Real>>(problem, options, session);
+  place = engine->place();
+  return engine;
+}
+
+template std::unique_ptr<Engine<float>> make_distributed_engine(const Problem&,
+                                                                const EngineOptions&,
+                                                                const mpi::Session&, BlockPlace&);
+template std::unique_ptr<Engine<double>> make_distributed_engine(const Problem&,
+                                                                 const EngineOptions&,
+                                                                 const mpi::Session&,
+                                                                 BlockPlace&);
 
 }  // namespace grayscott::pipeline

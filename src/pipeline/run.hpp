@@ -17,6 +17,11 @@
 
 namespace grayscott::pipeline {
 
+// Where one process's block lies in a grid (the whole grid for a single process).
+struct BlockPlace {
+  std::int64_t row_begin = 0, rows = 0, col_begin = 0, cols = 0;
+};
+
 struct RunRequest {
   Problem problem;
   InitialState initial;  // the rectangle unless --init noise

@@ -1,0 +1,91 @@
+"""Same script, bigger machine: under `mpirun -n P python script.py`, Simulation(comm=MPI.COMM_WORLD)
+splits one grid over the P ranks with the distributed engine of `grayscott run`; run() writes one
+file, bitwise the one-process run's; sim.v is the rank's block, and a gather gives the whole grid
+of one process. Real mpirun, P = 1..4."""
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import grayscott as gs
+from grayscott import _core
+from test_run import assert_same_run_file
+
+SCRIPT = textwrap.dedent("""
+    import sys
+    import numpy as np
+    from mpi4py import MPI
+    import grayscott as gs
+
+    comm = MPI.COMM_WORLD
+    output, gathered, precision, boundary = sys.argv[1:5]
+    sim = gs.Simulation(rows=45, cols=62, feed=0.03, kill=0.06, init="noise", seed=5,
+                        precision=precision, boundary=boundary, backend="cpu", threads=1,
+                        comm=comm)
+    v = sim.v
+    sim.advance(37)
+    assert np.array_equal(v, sim.v)  # the view stays current under MPI too
+    blocks = comm.gather((sim.block, np.array(sim.v)), root=0)
+    if comm.rank == 0:
+        whole = np.full((45, 62), np.nan, dtype=np.array(sim.v).dtype)
+        for where, values in blocks:
+            whole[where] = values
+        np.save(gathered, whole)
+    sim.reset()
+    summary = sim.run(images=4, steps_per_image=9, output=output, quiet=True)
+    assert summary["status"] == "complete", summary
+    assert sim.step == 36
+""")
+
+
+def mpirun():
+    program = shutil.which("mpirun") or shutil.which("mpiexec")
+    if program is None:
+        pytest.fail("no mpirun: install Debian's openmpi-bin (scripts/setup does)")
+    if not _core._has_mpi:
+        pytest.fail("the module was built without MPI (pip install . finds Open MPI and a parallel "
+                    "HDF5: Debian's libopenmpi-dev libhdf5-openmpi-dev)")
+    try:
+        import mpi4py  # noqa: F401
+    except ImportError:
+        pytest.fail("no mpi4py: install Debian's python3-mpi4py (scripts/setup does)")
+    return program
+
+
+@pytest.mark.parametrize("ranks, precision, boundary", [
+    (1, "single", "zero-flux"), (2, "single", "periodic"), (3, "double", "fixed"),
+    (4, "single", "zero-flux"),
+])
+def test_the_same_script_on_more_ranks_writes_the_same_file(tmp_path, ranks, precision, boundary):
+    launcher = mpirun()
+    script = tmp_path / "script.py"
+    script.write_text(SCRIPT)
+    environment = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+                       OMP_NUM_THREADS="1")
+    done = subprocess.run([launcher, "-n", str(ranks), "--oversubscribe", sys.executable,
+                           str(script), str(tmp_path / "ranks.h5"), str(tmp_path / "whole.npy"),
+                           precision, boundary], capture_output=True, text=True, timeout=300,
+                          env=environment)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+    alone = gs.Simulation(rows=45, cols=62, feed=0.03, kill=0.06, init="noise", seed=5,
+                          precision=precision, boundary=boundary, backend="cpu", threads=1)
+    alone.advance(37)
+    assert np.array_equal(np.load(tmp_path / "whole.npy"), alone.v)
+    alone.reset()
+    alone.run(images=4, steps_per_image=9, output=tmp_path / "alone.h5", quiet=True)
+    assert_same_run_file(tmp_path / "ranks.h5", tmp_path / "alone.h5")
+
+
+def test_a_communicator_that_is_not_the_world_is_refused():
+    mpi4py = pytest.importorskip("mpi4py.MPI")
+    with pytest.raises(TypeError, match="comm: expected an mpi4py communicator"):
+        gs.Simulation(rows=8, cols=8, comm="world")
+    # Alone, COMM_WORLD has one rank: the simulation is the one-process one.
+    sim = gs.Simulation(rows=8, cols=8, comm=mpi4py.COMM_WORLD)
+    assert sim.block == (slice(0, 8), slice(0, 8))
