@@ -89,8 +89,10 @@ class DeviceArray:
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         # Making the capsule waits for every step queued so far on the engine's stream (as taking
-        # the view did), so any consumer stream may read it at once: `stream` needs no event. The
-        # capsule is DLPack's unversioned one, which consumers asking for max_version still take.
+        # the view did), so the consumer's `stream` may read it at once; the other way round, the
+        # engine's next advance waits for the work consumers queued on the device (their writes
+        # through the view come first). The capsule is DLPack's unversioned one, which consumers
+        # asking for max_version still take.
         if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
             raise BufferError(f"this array lives on {self.__dlpack_device__()}, not {tuple(dl_device)}")
         if copy:

@@ -432,6 +432,10 @@ class Batch {
             nb::gil_scoped_release unlocked;
             engine->home_state();
           };
+          if (views_on_device_) {
+            nb::gil_scoped_release unlocked;
+            engine->finish_foreign_work();
+          }
           try {
             advance_interruptibly(
                 steps, slice_, [&](std::int64_t n) { engine->advance(n); },
@@ -453,6 +457,9 @@ class Batch {
     return std::visit(
         [&](auto& engine) {
           const auto state = engine->state();
+          // A device view may be written by other libraries on their streams: the next steps
+          // wait for them (item of the DLPack contract: consumers' writes come first).
+          if (state.on_device) views_on_device_ = true;
           const auto* data = which == 'u' ? state.u : state.v;
           std::vector<std::int64_t> shape{block_.rows, block_.cols};
           if (members_.size() > 1 || batch_shape_)
@@ -541,6 +548,7 @@ class Batch {
   std::int64_t slice_ = 64;   // steps per GIL-free slice of advance(), adapted to ~50 ms
   bool batch_shape_ = false;  // a Sweep's arrays keep their member axis even for one member
   bool running_ = false;      // run() is stepping the engine
+  bool views_on_device_ = false;  // device views were handed out: wait for others' work first
   std::recursive_mutex mutex_;
 };
 
@@ -690,6 +698,7 @@ class Simulation : public Batch {
       summary = std::visit(
           [&](auto& engine) {
             using Real = typename std::remove_reference_t<decltype(*engine)>::real_type;
+            if (views_on_device_) engine->finish_foreign_work();
 #if GRAYSCOTT_WITH_MPI
             if (session_) {
               // Every rank runs `grayscott run`'s distributed pipeline; then this rank's block of

@@ -67,3 +67,17 @@ def test_one_view_serves_every_consumer_and_keeps_its_memory():
     sim.advance(1)
     assert cupy.from_dlpack(view).data.ptr == pointer
     assert sim.v.__cuda_array_interface__["data"][0] != pointer  # the engine moved to its other buffer
+
+
+def test_a_consumers_write_on_its_own_stream_comes_before_the_next_advance():
+    cupy = pytest.importorskip("cupy")
+    sim = _cuda_simulation(rows=256, cols=256)
+    reference = gs.Simulation(rows=256, cols=256, backend="cpu")
+    reference.v[100:140, 100:140] = 0.25
+    reference.advance(50)
+    stream = cupy.cuda.Stream(non_blocking=True)
+    with stream:
+        view = cupy.from_dlpack(sim.v)  # CuPy passes this stream to __dlpack__
+        view[100:140, 100:140] = 0.25  # queued on the consumer's stream, not waited for here
+    sim.advance(50)
+    assert np.array_equal(np.asarray(sim.v), reference.v)

@@ -41,6 +41,10 @@ class Engine {
   // advance left it in the others (a copy on the engine's threads or stream), so that the views
   // a front end holds of them stay current from advance to advance (the Python module's arrays).
   virtual void home_state() = 0;
+  // Waits for the work that other libraries queued on this engine's device, on their own streams,
+  // through views of its state (a CuPy or PyTorch write to the Python module's arrays), so that
+  // the next steps start from it. Nothing to wait for on the host.
+  virtual void finish_foreign_work() {}
   // Readies everything an advance of `steps` will need (a device backend records its launch
   // graphs), without stepping, so that a benchmark's clock starts after it. Optional: advance()
   // does it on first use.

@@ -41,6 +41,7 @@ class CudaEngine final : public Engine<Real> {
   void advance(std::int64_t steps) override;
   void set_rates(std::size_t member, const Parameters& rates) override;
   void home_state() override;
+  void finish_foreign_work() override;
   void prepare(std::int64_t steps) override;
   void capture(FieldSet fields) override;
   void read_captured(std::size_t member, Real* u, Real* v) override;

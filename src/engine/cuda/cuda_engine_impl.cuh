@@ -178,6 +178,13 @@ void CudaEngine<Real>::home_state() {
 }
 
 template <class Real>
+void CudaEngine<Real>::finish_foreign_work() {
+  use_device();
+  // Another library's stream is not known here: the whole device's queued work is waited for.
+  detail::check(cudaDeviceSynchronize(), "waiting for the work queued through views");
+}
+
+template <class Real>
 void CudaEngine<Real>::prepare(std::int64_t steps) {
   if (steps <= 0) return;
   use_device();
