@@ -674,6 +674,12 @@ class Simulation : public Batch {
                                          : image_copy<double>(values, problem_.grid);
           on_image(image.index, image.step, time_, array);
         } catch (nb::python_error& error) {
+          if (error.matches(PyExc_KeyboardInterrupt)) {
+            // Ctrl-C while the callback ran: a stop like any other, at this image.
+            callback_error.emplace(std::move(error));
+            interrupted_by_python = true;
+            return pipeline::interrupted_status(SIGINT, image.index + 1);
+          }
           // "ValueError: boom", the exception as Python prints its last line.
           std::string what = Py_TYPE(error.value().ptr())->tp_name;
           if (const std::string text = nb::str(error.value()).c_str(); !text.empty())
@@ -729,7 +735,7 @@ class Simulation : public Batch {
     step_ = summary.images_written * request.steps_per_image;
     time_ = static_cast<double>(step_) * problem_.params.dt;
     if (callback_error) {
-      if (interrupted_by_python && summary.signal != 0) {
+      if (interrupted_by_python) {
         // The file says "interrupted by SIGINT after image N" and holds its checkpoint.
         PyErr_SetString(PyExc_KeyboardInterrupt,
                         python_words(pipeline::interruption_message(request, summary)).c_str());

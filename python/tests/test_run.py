@@ -170,3 +170,19 @@ def test_resume_of_a_complete_run_says_there_is_nothing_to_do(tmp_path):
                                                       quiet=True)
     with pytest.raises(ValueError, match="nothing to resume"):
         gs.Simulation.resume(out)
+
+
+def test_ctrl_c_during_a_run_with_a_callback_stops_it_quickly(tmp_path):
+    out = tmp_path / "watched.h5"
+    process = start_script(
+        f"sim.run(images=400, steps_per_image=40, output={str(out)!r}, quiet=True, "
+        f"on_image=lambda index, step, time, image: image.mean())")
+    time.sleep(1.5)
+    sent = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    stdout, _ = process.communicate(timeout=60)
+    assert process.returncode == 0, stdout
+    line = next(l for l in stdout.splitlines() if l.startswith("interrupted"))
+    assert float(line.split()[1]) - sent < 0.2, "KeyboardInterrupt came late"
+    with h5py.File(out, "r") as f:
+        assert f.attrs["status"].startswith("interrupted by SIGINT after image")
