@@ -73,8 +73,7 @@ bool is_whole(nb::handle value) { return !PyBool_Check(value.ptr()) && PyIndex_C
 
 bool is_number(nb::handle value) {
   if (PyBool_Check(value.ptr()) || PyUnicode_Check(value.ptr())) return false;
-  return PyLong_Check(value.ptr()) || PyFloat_Check(value.ptr()) ||
-         nb::hasattr(value, "__float__");
+  return PyLong_Check(value.ptr()) || PyFloat_Check(value.ptr()) || nb::hasattr(value, "__float__");
 }
 
 std::int64_t whole_number(std::string_view keyword, nb::handle value) {
@@ -116,9 +115,7 @@ std::string joined(std::string_view keyword, nb::handle value, std::string_view 
 std::string text_for(Form form, std::string_view keyword, nb::handle value) {
   const bool is_text = PyUnicode_Check(value.ptr());
   const auto whole_text = [&](nb::handle x) { return std::to_string(whole_number(keyword, x)); };
-  const auto number_text = [&](nb::handle x) {
-    return requests::number_text(number(keyword, x));
-  };
+  const auto number_text = [&](nb::handle x) { return requests::number_text(number(keyword, x)); };
   switch (form) {
     case Form::Path: {
       if (is_text) return nb::cast<std::string>(value);
@@ -127,19 +124,22 @@ std::string text_for(Form form, std::string_view keyword, nb::handle value) {
         PyErr_Clear();
         wrong_type(keyword, "a str or os.PathLike", value);
       }
-      if (PyBytes_Check(path.ptr())) path = nb::steal(PyUnicode_DecodeFSDefault(PyBytes_AsString(path.ptr())));
+      if (PyBytes_Check(path.ptr()))
+        path = nb::steal(PyUnicode_DecodeFSDefault(PyBytes_AsString(path.ptr())));
       return nb::cast<std::string>(path);
     }
     case Form::Seed:
       return whole_text(value);
     case Form::NumberSet:
       if (is_text) return nb::cast<std::string>(value);
-      if (nb::hasattr(value, "__iter__") && !(nb::hasattr(value, "ndim") && nb::cast<int>(value.attr("ndim")) == 0))
+      if (nb::hasattr(value, "__iter__") &&
+          !(nb::hasattr(value, "ndim") && nb::cast<int>(value.attr("ndim")) == 0))
         return joined(keyword, value, "a number or a sequence of numbers", number_text);
       return number_text(value);
     case Form::SeedSet:
       if (is_text) return nb::cast<std::string>(value);
-      if (nb::hasattr(value, "__iter__") && !(nb::hasattr(value, "ndim") && nb::cast<int>(value.attr("ndim")) == 0))
+      if (nb::hasattr(value, "__iter__") &&
+          !(nb::hasattr(value, "ndim") && nb::cast<int>(value.attr("ndim")) == 0))
         return joined(keyword, value, "an int or a sequence of ints", whole_text);
       return whole_text(value);
     case Form::Every:
@@ -240,8 +240,7 @@ void add_defaults(nb::dict& into, std::span<const Setting<S>> table, const S& de
               into[keyword.c_str()] = nb::none();
             } else if (setting.form == Form::NumberSet) {
               const auto values = requests::parse_value_set(value, setting.option);
-              into[keyword.c_str()] =
-                  values.size() == 1 ? nb::cast(values[0]) : nb::cast(values);
+              into[keyword.c_str()] = values.size() == 1 ? nb::cast(values[0]) : nb::cast(values);
             } else {
               into[keyword.c_str()] = value;
             }
@@ -281,11 +280,11 @@ std::string python_words(std::string message) {
       }
       // "--init noise" -> "init='noise'"; "--seed" -> "seed="
       if (setting.form == Form::Name) {
-        message = std::regex_replace(
-            message, std::regex("--" + option + " ([A-Za-z0-9_.,-]+)"), keyword + "='$1'");
+        message = std::regex_replace(message, std::regex("--" + option + " ([A-Za-z0-9_.,-]+)"),
+                                     keyword + "='$1'");
       }
-      message = std::regex_replace(message, std::regex("--" + option + "(?![A-Za-z-])"),
-                                   keyword + "=");
+      message =
+          std::regex_replace(message, std::regex("--" + option + "(?![A-Za-z-])"), keyword + "=");
     }
   };
   rename(requests::problem_settings());
@@ -410,8 +409,8 @@ class Batch {
           std::vector<Real> u(block_cells()), v(block_cells());
           engine->home_state();
           for (std::size_t m = 0; m < members_.size(); ++m) {
-            fill_initial_block<Real>(problem_.grid, initial_[m], block_.row_begin,
-                                     block_.col_begin, block_.rows, block_.cols, u, v);
+            fill_initial_block<Real>(problem_.grid, initial_[m], block_.row_begin, block_.col_begin,
+                                     block_.rows, block_.cols, u, v);
             engine->load(m, u, v);
           }
         },
@@ -423,7 +422,8 @@ class Batch {
  public:
   void advance(nb::handle steps_argument) {
     const std::int64_t steps = whole_number("steps", steps_argument);
-    if (steps < 0) throw InvalidInput("steps must be a non-negative integer, got " + std::to_string(steps));
+    if (steps < 0)
+      throw InvalidInput("steps must be a non-negative integer, got " + std::to_string(steps));
     refuse_while_running("advance()");
     const auto lock = acquire();
     std::visit(
@@ -571,20 +571,19 @@ template <class Real>
 nb::object image_view(const void* values, const Grid& grid) {
   const std::size_t shape[2] = {static_cast<std::size_t>(grid.rows),
                                 static_cast<std::size_t>(grid.cols)};
-  return nb::cast(nb::ndarray<nb::numpy, const Real>(static_cast<const Real*>(values), 2, shape,
-                                                      nb::handle()),
-                  nb::rv_policy::reference);
+  return nb::cast(
+      nb::ndarray<nb::numpy, const Real>(static_cast<const Real*>(values), 2, shape, nb::handle()),
+      nb::rv_policy::reference);
 }
 
 class Simulation : public Batch {
  public:
-  Simulation(const Problem& problem, InitialState initial, EngineOptions options,
-             bool over_ranks)
+  Simulation(const Problem& problem, InitialState initial, EngineOptions options, bool over_ranks)
       : Batch(problem, {problem.params}, {initial}, options, over_ranks) {}
 
   // The rates that may change between steps; the grid, stencil, boundary and precision stay.
-  double rate(double Parameters::* which) const { return problem_.params.*which; }
-  void set_rate(double Parameters::* which, const char* keyword, nb::handle value) {
+  double rate(double Parameters::*which) const { return problem_.params.*which; }
+  void set_rate(double Parameters::*which, const char* keyword, nb::handle value) {
     refuse_while_running((std::string(keyword) + " =").c_str());
     Problem changed = problem_;
     changed.params.*which = number(keyword, value);
@@ -893,8 +892,8 @@ io::RenderOptions render_options(nb::dict settings) {
         if (pair.size() != 2) wrong_type(keyword, "(lo, hi) or 'LO:HI'", value);
         options.lo = number(keyword, pair[0]);
         options.hi = number(keyword, pair[1]);
-        std::tie(options.lo, options.hi) = io::parse_range(
-            requests::number_text(options.lo) + ":" + requests::number_text(options.hi));
+        std::tie(options.lo, options.hi) = io::parse_range(requests::number_text(options.lo) + ":" +
+                                                           requests::number_text(options.hi));
       }
     } else if (keyword == "colormap") {
       options.colormap = io::parse_colormap(text_for(Form::Name, keyword, value));
@@ -904,7 +903,8 @@ io::RenderOptions render_options(nb::dict settings) {
       } else {
         options.scale = whole_number(keyword, value);
         if (options.scale < 1 || options.scale > 64)
-          throw InvalidInput("scale: expected 1 to 64 or 'auto', got " + std::to_string(options.scale));
+          throw InvalidInput("scale: expected 1 to 64 or 'auto', got " +
+                             std::to_string(options.scale));
       }
     } else if (keyword == "annotate") {
       if (!PyBool_Check(value.ptr())) wrong_type(keyword, "True or False", value);
@@ -963,8 +963,7 @@ NB_MODULE(_core, m) {
   });
 
   nb::class_<Batch>(m, "_Batch")
-      .def("advance", &Batch::advance, "steps"_a,
-           nb::sig("def advance(self, steps: int) -> None"),
+      .def("advance", &Batch::advance, "steps"_a, nb::sig("def advance(self, steps: int) -> None"),
            "Advance by `steps` explicit-Euler steps, fused on the engine; the GIL is released and "
            "Ctrl-C raises KeyboardInterrupt within about 0.1 s, the state being that of the last "
            "step done (see `step`).")
@@ -1005,11 +1004,10 @@ NB_MODULE(_core, m) {
           .def("_run", &Simulation::run, "settings"_a, "progress"_a.none(), "on_image"_a.none(),
                "resume"_a, "image_views"_a)
           .def_prop_ro("init", [](const Simulation& s) {
-            return nb::make_tuple(std::string(to_string(s.initial()[0].kind)),
-                                  s.initial()[0].seed);
+            return nb::make_tuple(std::string(to_string(s.initial()[0].kind)), s.initial()[0].seed);
           });
   // The rates that may change between steps, as read-write properties.
-  const auto rate_property = [&](const char* name, double Parameters::* which, const char* doc) {
+  const auto rate_property = [&](const char* name, double Parameters::*which, const char* doc) {
     simulation.def_prop_rw(
         name, [which](const Simulation& s) { return s.rate(which); },
         [which, name](Simulation& s, nb::handle value) { s.set_rate(which, name, value); }, doc);
@@ -1172,5 +1170,6 @@ NB_MODULE(_core, m) {
         const std::string png = png_of(values, render_options(settings));
         return nb::bytes(png.data(), png.size());
       },
-      "values"_a, "settings"_a, "A PNG picture (bytes) of a 2D float64 array, coloured as render does.");
+      "values"_a, "settings"_a,
+      "A PNG picture (bytes) of a 2D float64 array, coloured as render does.");
 }

@@ -4,11 +4,11 @@
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
-#include "requests/value_sets.hpp"
 #include "pipeline/progress.hpp"
 #include "pipeline/run.hpp"
 #include "pipeline/stop_signal.hpp"
 #include "pipeline/sweep.hpp"
+#include "requests/value_sets.hpp"
 #if GRAYSCOTT_WITH_MPI
 #include "pipeline/distributed_sweep.hpp"
 #include "pipeline/under_mpi.hpp"

@@ -152,7 +152,8 @@ std::string encode_png(const Rgb8Image& image) {
   char* data = nullptr;
   std::size_t size = 0;
   std::FILE* memory = ::open_memstream(&data, &size);
-  if (memory == nullptr) throw std::runtime_error("cannot encode a PNG: " + std::string(std::strerror(errno)));
+  if (memory == nullptr)
+    throw std::runtime_error("cannot encode a PNG: " + std::string(std::strerror(errno)));
   try {
     write_png_to("a PNG in memory", memory, image);
   } catch (...) {

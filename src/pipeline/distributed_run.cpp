@@ -355,13 +355,12 @@ class DistributedGridEngine final : public Engine<Real> {
     const int halo_depth =
         automatic_halo_depth(request, session, process_grid, *placement.rank.backend);
     int device = -1;
-    mpi::agree_on_errors(world, capture_error([&] {
-                           decomposition_.emplace(world, problem.grid, problem.boundary,
-                                                  process_grid);
-                           engine_.emplace(*decomposition_, halo_depth,
-                                           block_factory<Real>(request, session, placement,
-                                                               &device));
-                         }));
+    mpi::agree_on_errors(
+        world, capture_error([&] {
+          decomposition_.emplace(world, problem.grid, problem.boundary, process_grid);
+          engine_.emplace(*decomposition_, halo_depth,
+                          block_factory<Real>(request, session, placement, &device));
+        }));
     place_ = {decomposition_->rows().begin, engine_->layout().rows, decomposition_->cols().begin,
               engine_->layout().cols};
     const auto cells = static_cast<std::size_t>(place_.rows * place_.cols);
@@ -424,7 +423,6 @@ template std::unique_ptr<Engine<float>> make_distributed_engine(const Problem&,
                                                                 const mpi::Session&, BlockPlace&);
 template std::unique_ptr<Engine<double>> make_distributed_engine(const Problem&,
                                                                  const EngineOptions&,
-                                                                 const mpi::Session&,
-                                                                 BlockPlace&);
+                                                                 const mpi::Session&, BlockPlace&);
 
 }  // namespace grayscott::pipeline

@@ -140,11 +140,11 @@ struct LoopOutcome {
 
 namespace detail {
 enum Flag : unsigned {
-  Interrupt = 1,   // a stop signal arrived
-  Checkpoint = 2,  // time (or the image count) for a checkpoint
-  Durable = 4,     // time to flush
-  Stop = 8,        // inspect() found a reason to stop
-  Failed = 16,     // an error on the stepping thread
+  Interrupt = 1,    // a stop signal arrived
+  Checkpoint = 2,   // time (or the image count) for a checkpoint
+  Durable = 4,      // time to flush
+  Stop = 8,         // inspect() found a reason to stop
+  Failed = 16,      // an error on the stepping thread
   WriterGone = 32,  // the writer thread stopped
   Held = 64         // the hook on the held image asked to stop after it
 };
@@ -258,9 +258,9 @@ LoopOutcome run_image_loop(ImageSource<Real>& source, ImageSink<Real>& sink, con
           source.gather(*slot, captured);
           reason = sink.inspect(*slot);
           if (reason.empty() && plan.on_image_held) {
-            held_reason = plan.on_image_held(LoopImage{i, slot->step,
-                                                       captured.u ? slot->u.data() : nullptr,
-                                                       captured.v ? slot->v.data() : nullptr});
+            held_reason =
+                plan.on_image_held(LoopImage{i, slot->step, captured.u ? slot->u.data() : nullptr,
+                                             captured.v ? slot->v.data() : nullptr});
           }
         } catch (...) {
           error = std::current_exception();

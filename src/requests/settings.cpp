@@ -59,13 +59,12 @@ void check_state_fits(const Problem& problem, std::size_t members, const EngineO
       backend.on_device() ? backend.free_memory(options.device) : io::available_memory();
   if (available == 0 || needed <= static_cast<double>(available)) return;
   const std::uint64_t bytes = needed >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(needed);
-  throw OutOfMemory("rows x cols: the state of " + std::to_string(problem.grid.rows) + "x" +
-                    std::to_string(problem.grid.cols) + " cells (" +
-                    std::string(to_string(problem.precision)) + " precision" +
-                    (members > 1 ? ", " + std::to_string(members) + " members" : std::string()) +
-                    ") needs " + io::format_bytes(bytes) + " of " +
-                    (backend.on_device() ? "device" : "host") + " memory, and " +
-                    io::format_bytes(available) + " is available");
+  throw OutOfMemory(
+      "rows x cols: the state of " + std::to_string(problem.grid.rows) + "x" +
+      std::to_string(problem.grid.cols) + " cells (" + std::string(to_string(problem.precision)) +
+      " precision" + (members > 1 ? ", " + std::to_string(members) + " members" : std::string()) +
+      ") needs " + io::format_bytes(bytes) + " of " + (backend.on_device() ? "device" : "host") +
+      " memory, and " + io::format_bytes(available) + " is available");
 }
 
 namespace {
@@ -78,7 +77,8 @@ void apply_output(const OutputSettings& out, Request& request) {
   request.output = out.output;
   request.overwrite = out.overwrite;
   request.quiet = out.quiet;
-  if (!out.checkpoint_every.empty()) pipeline::parse_checkpoint_every(out.checkpoint_every, request.save);
+  if (!out.checkpoint_every.empty())
+    pipeline::parse_checkpoint_every(out.checkpoint_every, request.save);
 }
 
 }  // namespace
@@ -130,7 +130,10 @@ pipeline::SweepRequest SweepSettings::request() const {
 }
 
 // The tables. A lambda without captures converts to the function pointer a Setting holds.
-#define GRAYSCOTT_FIELD(S, member) +[](S& s) -> auto& { return s.member; }
+#define GRAYSCOTT_FIELD(S, member) \
+  +[](S & s) -> auto& {            \
+    return s.member;               \
+  }
 
 std::span<const Setting<ProblemSettings>> problem_settings() {
   using S = ProblemSettings;

@@ -1,5 +1,5 @@
-// Sets of values for a sweep (the command line's and Python's): ranges and lists of rates and seeds,
-// byte counts, seeds and the fields an image carries.
+// Sets of values for a sweep (the command line's and Python's): ranges and lists of rates and
+// seeds, byte counts, seeds and the fields an image carries.
 #pragma once
 
 #include <cstdint>

@@ -12,13 +12,13 @@
 #include <vector>
 
 #include "app/cli.hpp"
-#include "requests/value_sets.hpp"
 #include "engine/registry.hpp"
 #include "io/atlas.hpp"
 #include "io/png.hpp"
 #include "io/run_file.hpp"
 #include "pipeline/run.hpp"
 #include "pipeline/sweep.hpp"
+#include "requests/value_sets.hpp"
 
 using namespace grayscott;
 using namespace grayscott::requests;
