@@ -30,7 +30,11 @@ std::vector<std::string_view> split(std::string_view text, char separator) {
   }
 }
 
-std::string in_quotes(std::string_view text) { return "'" + std::string(text) + "'"; }
+std::string in_quotes(std::string_view text) {
+  std::string quoted(1, '\'');
+  quoted.append(text).push_back('\'');
+  return quoted;
+}
 
 double parse_number(std::string_view item, std::string_view what, std::string_view whole) {
   double value = 0;
@@ -170,7 +174,7 @@ std::uint64_t parse_seed(std::string_view text) {
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seed);
   if (text.empty() || ec != std::errc{} || end != text.data() + text.size() ||
       seed > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
-    throw InvalidInput("seed: expected a whole number from 0 to 2^63-1, got '" + whole + "'");
+    throw InvalidInput("seed: expected a whole number from 0 to 2^63-1, got " + in_quotes(whole));
   }
   return seed;
 }
@@ -186,9 +190,9 @@ FieldSet parse_fields(std::string_view text) {
     else if (item == "v")
       f.v = true;
     else
-      throw InvalidInput("fields: expected v, u or u,v, got '" + whole + "'");
+      throw InvalidInput("fields: expected v, u or u,v, got " + in_quotes(whole));
   }
-  if (!f.u && !f.v) throw InvalidInput("fields: expected v, u or u,v, got '" + whole + "'");
+  if (!f.u && !f.v) throw InvalidInput("fields: expected v, u or u,v, got " + in_quotes(whole));
   return f;
 }
 
