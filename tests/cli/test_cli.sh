@@ -119,7 +119,7 @@ expect_error "output: the file name is empty" sweep --rows 8 --cols 8 --images 1
 expect_error "output needs" run --rows 10000 --cols 10000 --images 100000 -o big.h5
 [[ ! -e big.h5 ]] && pass || fail "a refused run left a file"
 # A state larger than the memory: refused with what it needs and what there is, before anything.
-expect_error "the state of 100000x100000 cells (single precision) needs 149 GiB of host memory, and" \
+expect_error "the state of 100000x100000 cells (single precision) needs 149.0 GiB of host memory, and" \
   run --rows 100000 --cols 100000 --images 1 -o big.h5
 [[ ! -e big.h5 ]] && pass || fail "a run refused for its memory left a file"
 expect_error "backend: expected" run --backend gpu
