@@ -149,6 +149,9 @@ std::string text_for(Form form, std::string_view keyword, nb::handle value) {
     case Form::Bytes:
       if (is_text) return nb::cast<std::string>(value);
       return whole_text(value);
+    case Form::Pair:
+      if (is_text) return nb::cast<std::string>(value);
+      return joined(keyword, value, "a pair of numbers (u, v) or a str 'u,v'", number_text);
     case Form::Plain:
     case Form::Name:
     case Form::Fields:
@@ -677,8 +680,8 @@ class Simulation : public Batch {
 
 class Sweep : public Batch {
  public:
-  Sweep(const Problem& problem, const std::vector<pipeline::SweepMember>& members, InitialKind init,
-        EngineOptions options)
+  Sweep(const Problem& problem, const std::vector<pipeline::SweepMember>& members,
+        const InitialState& init, EngineOptions options)
       : Batch(problem, rates(problem, members), initial_states(members, init), options),
         sweep_members_(members) {
     batch_shape_ = true;
@@ -699,10 +702,10 @@ class Sweep : public Batch {
     return params;
   }
   static std::vector<InitialState> initial_states(const std::vector<pipeline::SweepMember>& members,
-                                                  InitialKind init) {
+                                                  const InitialState& init) {
     std::vector<InitialState> states;
     states.reserve(members.size());
-    for (const auto& member : members) states.push_back({init, member.seed});
+    for (const auto& member : members) states.push_back({init.kind, member.seed, init.values});
     return states;
   }
 
@@ -778,6 +781,8 @@ nb::dict parameters_dict(const Problem& problem) {
   d["stencil"] = stencil_text(problem.stencil);
   d["boundary"] = std::string(to_string(problem.boundary));
   d["precision"] = std::string(to_string(problem.precision));
+  if (problem.boundary == Boundary::Fixed)
+    d["outside"] = nb::make_tuple(problem.outside.u, problem.outside.v);
   return d;
 }
 
@@ -950,7 +955,8 @@ NB_MODULE(_core, m) {
             requests::ProblemSettings shared = made.problem;
             shared.feed = members.front().feed;
             shared.kill = members.front().kill;
-            new (self) Sweep(shared.problem(), members, parse_initial_kind(shared.init),
+            shared.given.insert({"feed", "kill"});  // the members' rates, not a preset's
+            new (self) Sweep(shared.problem(), members, shared.initial_state(),
                              made.engine.engine_options());
           },
           "settings"_a)
