@@ -156,6 +156,21 @@ TEST(CudaKernelsOnHost, MatchCpuEngineBitwise) {
   }
 }
 
+// The fixed boundary's outside values reach the one-step and fused kernels (the shared memory of
+// a fused region past the grid included) as they reach the CPU engine.
+TEST(CudaKernelsOnHost, FixedBoundaryOutsideValuesMatchCpuEngine) {
+  for (const Outside outside : {Outside{0.0, 0.0}, Outside{0.25, 0.5}}) {
+    for (const auto& stencil : {Stencil::five_point(), Stencil::pretty()}) {
+      for (auto [rows, cols] : {std::pair<std::int64_t, std::int64_t>{1, 1}, {37, 71}}) {
+        Problem problem = problem_of(rows, cols, stencil, Boundary::Fixed);
+        problem.outside = outside;
+        expect_kernels_match_cpu<float>(problem, 7, {1, 3});
+        expect_kernels_match_cpu<double>(problem, 5, {0, 4});
+      }
+    }
+  }
+}
+
 // From the seed, where float32's subnormal numbers appear within a hundred steps (see
 // CpuEngine.Float32FlushesSubnormalsAndLeavesTheCallersModeAlone): the kernels flush them as the
 // CPU engine does, one step per launch and fused.
