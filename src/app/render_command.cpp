@@ -64,7 +64,7 @@ void add_render_command(CLI::App& root) {
   render->add_option("--field", state->field, "u or v")->capture_default_str();
   render->add_flag("--force", state->force, "Replace pictures or a video that exist already");
   render->add_option("--video", state->video,
-                     "Write a video instead of pictures: NAME.mp4, .webm or .gif (through the "
+                     "Write a video instead of pictures: NAME.mp4, .webm, .gif or .avi (through the "
                      "ffmpeg program); of a sweep, its atlas");
   render->add_option("--every", state->every, "Video: one frame per N images")
       ->capture_default_str();
