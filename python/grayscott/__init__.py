@@ -15,6 +15,9 @@ See docs/python.md for the whole API.
 
 from __future__ import annotations
 
+import contextvars as _contextvars
+import functools as _functools
+import inspect as _inspect
 import os as _os
 import sys as _sys
 import time as _time
@@ -35,9 +38,32 @@ _RUN = _core._defaults("run")
 _SWEEP = _core._defaults("sweep")
 
 
+# The keywords the current call names: a preset or a pattern sets only the others, so that an
+# explicit argument wins, as an explicit option does on the command line.
+_GIVEN = _contextvars.ContextVar("grayscott_given", default=())
+
+
+def _records_given(function):
+    """Records which arguments each call of `function` names (its signature stays as it is)."""
+    signature = _inspect.signature(function)
+
+    @_functools.wraps(function)
+    def call(*args, **kwargs):
+        token = _GIVEN.set(tuple(signature.bind(*args, **kwargs).arguments))
+        try:
+            return function(*args, **kwargs)
+        finally:
+            _GIVEN.reset(token)
+
+    return call
+
+
 def _arguments(values: dict, *leave_out: str) -> dict:
-    """A function's arguments (its locals() on entry) as the settings' keywords."""
-    return {k: v for k, v in values.items() if k not in ("self", "__class__") + leave_out}
+    """A function's arguments (its locals() on entry) as the settings' keywords, with the names
+    the call gave."""
+    arguments = {k: v for k, v in values.items() if k not in ("self", "__class__") + leave_out}
+    arguments["_given"] = [name for name in _GIVEN.get() if name in arguments]
+    return arguments
 
 
 def dt_limit(stencil: str = _SIMULATION["stencil"], du: float = _SIMULATION["du"],
@@ -214,8 +240,13 @@ class Simulation(_core._Simulation):
     The arguments are the command line's options of the same names (``grayscott run --help``),
     with the same defaults, limits and messages. ``stencil`` is a name ("oono-puri", "pretty",
     "five-point") or nine comma-separated weights; ``boundary`` is "zero-flux", "periodic" or
-    "fixed"; ``precision`` "single" or "double"; ``backend`` "auto", "cpu" or "cuda"; ``init``
-    "rectangle" or "noise" (with ``seed``). ``threads`` (CPU, 0: all cores), ``fuse_steps`` (steps
+    "fixed" (``outside``: the values u, v beyond the grid, default (1, 0)); ``precision`` "single"
+    or "double"; ``backend`` "auto", "cpu" or "cuda"; ``init`` "rectangle", "noise" (with
+    ``seed``), "box", "box-bordered" or "drop" (``init_values``: u, v inside its shape).
+    ``pattern`` names F and k ("worms", ...), ``preset`` one of the courses' programs
+    ("course-numpy", "course-numba", "course-cupy", "course-jax", "course-kokkos", "course-cpp":
+    stencil, boundary, outside, start, precision, rates, and the steps per image of ``run``); the
+    arguments a call names win over both. ``threads`` (CPU, 0: all cores), ``fuse_steps`` (steps
     per pass over the grid, 0: the engine's best).
 
     The rates ``feed``, ``kill``, ``du``, ``dv`` and ``dt`` can be changed between advances; they
@@ -225,6 +256,7 @@ class Simulation(_core._Simulation):
 
     __slots__ = ("_on_device",)
 
+    @_records_given
     def __init__(
         self,
         rows: int = _SIMULATION["rows"],
@@ -237,8 +269,12 @@ class Simulation(_core._Simulation):
         stencil: str = _SIMULATION["stencil"],
         boundary: str = _SIMULATION["boundary"],
         precision: str = _SIMULATION["precision"],
+        outside=_SIMULATION["outside"],
         init: str = _SIMULATION["init"],
+        init_values=_SIMULATION["init_values"],
         seed: int | None = _SIMULATION["seed"],
+        pattern: str | None = _SIMULATION["pattern"],
+        preset: str | None = _SIMULATION["preset"],
         backend: str = _SIMULATION["backend"],
         threads: int = _SIMULATION["threads"],
         fuse_steps: int = _SIMULATION["fuse_steps"],
@@ -263,6 +299,7 @@ class Simulation(_core._Simulation):
         """
         return _view(self, "v")
 
+    @_records_given
     def run(
         self,
         images: int = _RUN["images"],
@@ -344,6 +381,7 @@ class Sweep(_core._Sweep):
 
     __slots__ = ("_on_device",)
 
+    @_records_given
     def __init__(
         self,
         feed=_SWEEP["feed"],
@@ -357,7 +395,11 @@ class Sweep(_core._Sweep):
         stencil: str = _SWEEP["stencil"],
         boundary: str = _SWEEP["boundary"],
         precision: str = _SWEEP["precision"],
+        outside=_SWEEP["outside"],
         init: str | None = None,
+        init_values=_SWEEP["init_values"],
+        pattern: str | None = _SWEEP["pattern"],
+        preset: str | None = _SWEEP["preset"],
         backend: str = _SWEEP["backend"],
         threads: int = _SWEEP["threads"],
         fuse_steps: int = _SWEEP["fuse_steps"],
@@ -386,6 +428,7 @@ class Sweep(_core._Sweep):
         return f"Sweep({len(self)} members of {p['rows']}x{p['cols']}, backend={self.backend!r}, step={self.step})"
 
 
+@_records_given
 def sweep(
     output=_SWEEP["output"],
     feed=_SWEEP["feed"],
@@ -401,7 +444,11 @@ def sweep(
     stencil: str = _SWEEP["stencil"],
     boundary: str = _SWEEP["boundary"],
     precision: str = _SWEEP["precision"],
+    outside=_SWEEP["outside"],
     init: str | None = None,
+    init_values=_SWEEP["init_values"],
+    pattern: str | None = _SWEEP["pattern"],
+    preset: str | None = _SWEEP["preset"],
     fields: str = _SWEEP["fields"],
     overwrite: bool = _SWEEP["overwrite"],
     quiet: bool = True,

@@ -194,7 +194,23 @@ bool set_keyword(S& settings, std::span<const Setting<S>> table, std::string_vie
 // takes is a TypeError, as Python says it.
 class Keywords {
  public:
-  Keywords(nb::dict values, std::string callee) : values_(values), callee_(std::move(callee)) {}
+  // `values` may hold "_given": the keywords the caller named (the Python side records them),
+  // so that a preset or a pattern sets only the others.
+  Keywords(nb::dict values, std::string callee) : values_(values), callee_(std::move(callee)) {
+    if (values_.contains("_given")) {
+      for (nb::handle keyword : values_["_given"]) given_.insert(nb::cast<std::string>(keyword));
+      values_ = nb::dict(values_);  // a copy: the caller's dict stays as it was
+      PyDict_DelItemString(values_.ptr(), "_given");
+    }
+  }
+
+  bool given(const std::string& keyword) const { return given_.count(keyword) > 0; }
+  // The named keywords into `problem.given`, by their command-line names.
+  void record_given(requests::ProblemSettings& problem) const {
+    for (const auto& [option, keyword] : requests::setting_names()) {
+      if (given_.count(keyword)) problem.given.insert(option);
+    }
+  }
 
   template <class S>
   void fill(S& settings, std::span<const Setting<S>> table,
@@ -219,6 +235,7 @@ class Keywords {
   nb::dict values_;
   std::string callee_;
   std::set<std::string> used_;
+  std::set<std::string> given_;
 };
 
 // Each setting's default as Python writes it: not given (an empty text) is None.
@@ -528,8 +545,10 @@ nb::object image_view(const void* values, const Grid& grid) {
 
 class Simulation : public Batch {
  public:
-  Simulation(const Problem& problem, InitialState initial, EngineOptions options)
-      : Batch(problem, {problem.params}, {initial}, options) {}
+  Simulation(const Problem& problem, InitialState initial, EngineOptions options,
+             std::optional<std::int64_t> preset_steps_per_image = std::nullopt)
+      : Batch(problem, {problem.params}, {initial}, options),
+        preset_steps_per_image_(preset_steps_per_image) {}
 
   // The rates that may change between steps; the grid, stencil, boundary and precision stay.
   double rate(double Parameters::* which) const { return problem_.params.*which; }
@@ -556,6 +575,9 @@ class Simulation : public Batch {
     Keywords keywords(settings, "run");
     keywords.fill(out, requests::output_settings());
     keywords.refuse_unknown();
+    // The preset's steps between images, unless this call names steps_per_image.
+    if (preset_steps_per_image_ && !keywords.given("steps_per_image"))
+      out.steps_per_image = *preset_steps_per_image_;
     pipeline::RunRequest request;
     request.problem = problem_;
     request.initial = initial_[0];
@@ -676,6 +698,9 @@ class Simulation : public Batch {
     result["output"] = request.output.string();
     return result;
   }
+
+ private:
+  std::optional<std::int64_t> preset_steps_per_image_;
 };
 
 class Sweep : public Batch {
@@ -797,6 +822,7 @@ Made simulation_settings(Keywords& keywords, std::initializer_list<std::string_v
   Made made;
   keywords.fill(made.problem, requests::problem_settings(), skip);
   keywords.fill(made.engine, requests::engine_settings());
+  keywords.record_given(made.problem);
   return made;
 }
 
@@ -918,8 +944,12 @@ NB_MODULE(_core, m) {
                 Keywords keywords(settings, "Simulation");
                 const Made made = simulation_settings(keywords);
                 keywords.refuse_unknown();
+                // A preset's steps between images apply to run() (unless it names its own).
+                std::optional<std::int64_t> preset_steps;
+                if (!made.problem.preset.empty())
+                  preset_steps = requests::find_preset(made.problem.preset).steps_per_image;
                 new (self) Simulation(made.problem.problem(), made.problem.initial_state(),
-                                      made.engine.engine_options());
+                                      made.engine.engine_options(), preset_steps);
               },
               "settings"_a)
           .def("_run", &Simulation::run, "settings"_a, "progress"_a.none(), "on_image"_a.none(),
@@ -976,6 +1006,7 @@ NB_MODULE(_core, m) {
         keywords.fill(sweep.problem, requests::problem_settings(), {"feed", "kill"});
         keywords.fill(sweep.engine, requests::engine_settings());
         keywords.fill(sweep.out, requests::output_settings());
+        keywords.record_given(sweep.problem);
         keywords.refuse_unknown();
         const pipeline::SweepRequest request = sweep.request();
         pipeline::clear_stop_request();
