@@ -59,9 +59,13 @@ def _records_given(function):
 
 
 def _arguments(values: dict, *leave_out: str) -> dict:
-    """A function's arguments (its locals() on entry) as the settings' keywords, with the names
-    the call gave."""
-    arguments = {k: v for k, v in values.items() if k not in ("self", "__class__") + leave_out}
+    """A function's arguments (its locals() on entry) as the settings' keywords."""
+    return {k: v for k, v in values.items() if k not in ("self", "__class__") + leave_out}
+
+
+def _named_arguments(values: dict, *leave_out: str) -> dict:
+    """_arguments, with the names the call gave (in a function that _records_given)."""
+    arguments = _arguments(values, *leave_out)
     arguments["_given"] = [name for name in _GIVEN.get() if name in arguments]
     return arguments
 
@@ -280,7 +284,7 @@ class Simulation(_core._Simulation):
         fuse_steps: int = _SIMULATION["fuse_steps"],
         device: int = _SIMULATION["device"],
     ):
-        super().__init__(_arguments(locals()))
+        super().__init__(_named_arguments(locals()))
         self._on_device = self.on_device
 
     @property
@@ -330,7 +334,7 @@ class Simulation(_core._Simulation):
         the last state afterwards. Returns a summary (images written, seconds, cell updates per
         second, status).
         """
-        settings = _arguments(locals(), "progress", "on_image", "live")
+        settings = _named_arguments(locals(), "progress", "on_image", "live")
         settings["output"] = output if isinstance(output, str) else _os.fspath(output)
         if progress is None:
             progress = _default_progress(quiet, _os.fspath(output))
@@ -407,7 +411,7 @@ class Sweep(_core._Sweep):
     ):
         if init is None:
             init = _SWEEP["init"] if seeds is None else "noise"
-        super().__init__(_arguments(locals()))
+        super().__init__(_named_arguments(locals()))
         self._on_device = self.on_device
 
     @property
@@ -464,7 +468,7 @@ def sweep(
     image boundary with its checkpoints saved; ``grayscott sweep --resume output`` continues it."""
     if init is None:
         init = _SWEEP["init"] if seeds is None else "noise"
-    return _core._sweep_to_file(_arguments(locals()))
+    return _core._sweep_to_file(_named_arguments(locals()))
 
 
 def render(file, out="images", *, field: str = "v", range=(0.0, 0.5), colormap: str = "inferno",
