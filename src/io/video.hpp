@@ -27,8 +27,8 @@ std::string video_format(const std::filesystem::path& path);
 void check_video_output(const std::filesystem::path& path, bool overwrite);
 
 // One video, written frame by frame. Frames must all have the size of the first; odd sizes are
-// padded to even ones (as H.264, VP9 and MPEG-4 in 4:2:0 need) by repeating the last row or column. The
-// file is encoded under a temporary name beside `path` and moved into place by finish(),
+// padded to even ones (as H.264, VP9 and MPEG-4 in 4:2:0 need) by repeating the last row or column.
+// The file is encoded under a temporary name beside `path` and moved into place by finish(),
 // replacing a file there only when `overwrite`. Throws std::runtime_error with ffmpeg's last
 // words when it fails.
 class VideoWriter {

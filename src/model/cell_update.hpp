@@ -27,8 +27,8 @@ struct Coefficients {
   Real outside_u, outside_v;
 
   static Coefficients from(const Parameters& p, const Outside& outside) {
-    return {static_cast<Real>(p.feed), static_cast<Real>(p.kill), static_cast<Real>(p.du),
-            static_cast<Real>(p.dv),   static_cast<Real>(p.dt),   static_cast<Real>(outside.u),
+    return {static_cast<Real>(p.feed),   static_cast<Real>(p.kill), static_cast<Real>(p.du),
+            static_cast<Real>(p.dv),     static_cast<Real>(p.dt),   static_cast<Real>(outside.u),
             static_cast<Real>(outside.v)};
   }
   // New rates, the same outside values (rates change between steps; the boundary does not).

@@ -1,9 +1,9 @@
 #include "model/initial_state.hpp"
 
 #include <algorithm>
-#include <tuple>
 #include <cmath>
 #include <string>
+#include <tuple>
 
 namespace grayscott {
 

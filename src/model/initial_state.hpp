@@ -1,6 +1,7 @@
 // Initial states: the course's rectangle, the rectangle with small random perturbations for
-// ensembles, the Python course's box and the Kokkos course's drop. Generated on the host from (seed, cell index) alone, so a state is the same on every
-// backend and for every thread count, and any cell can be computed without the others.
+// ensembles, the Python course's box and the Kokkos course's drop. Generated on the host from
+// (seed, cell index) alone, so a state is the same on every backend and for every thread count, and
+// any cell can be computed without the others.
 #pragma once
 
 #include <cstdint>

@@ -240,8 +240,8 @@ Boundary parse_boundary(std::string_view text) {
 Outside parse_outside(std::string_view text, std::string_view what) {
   const std::size_t comma = text.find(',');
   if (comma == std::string_view::npos || text.find(',', comma + 1) != std::string_view::npos) {
-    throw InvalidInput(std::string(what) + ": expected two numbers U,V, got '" +
-                       std::string(text) + "'");
+    throw InvalidInput(std::string(what) + ": expected two numbers U,V, got '" + std::string(text) +
+                       "'");
   }
   const Outside values{parse_double(text.substr(0, comma), what),
                        parse_double(text.substr(comma + 1), what)};

@@ -12,7 +12,8 @@ namespace grayscott {
 
 // What a neighbour beyond a non-periodic edge of the grid contributes: with zero flux, the cell
 // itself (so the difference across the edge vanishes); with fixed values, the constant outside
-// state (Coefficients::outside_u, outside_v). A periodic grid has no edge: its neighbours wrap (wrap_near).
+// state (Coefficients::outside_u, outside_v). A periodic grid has no edge: its neighbours wrap
+// (wrap_near).
 template <Boundary B, class Real>
 GRAYSCOTT_HD Real beyond_edge(Real centre, Real fixed_value) {
   static_assert(B != Boundary::Periodic, "a periodic grid has no edge: wrap the index instead");

@@ -69,8 +69,10 @@ inline void step(const Model& m, State& s) {
     for (std::int64_t c = 0; c < C; ++c) {
       const double u = s.u[r * C + c], v = s.v[r * C + c];
       const double uvv = u * v * v;
-      next.u[r * C + c] = u + m.dt * (m.du * lap(s.u, r, c, m.outside_u) - uvv + m.feed * (1.0 - u));
-      next.v[r * C + c] = v + m.dt * (m.dv * lap(s.v, r, c, m.outside_v) + uvv - (m.feed + m.kill) * v);
+      next.u[r * C + c] =
+          u + m.dt * (m.du * lap(s.u, r, c, m.outside_u) - uvv + m.feed * (1.0 - u));
+      next.v[r * C + c] =
+          v + m.dt * (m.dv * lap(s.v, r, c, m.outside_v) + uvv - (m.feed + m.kill) * v);
     }
   }
   s = std::move(next);

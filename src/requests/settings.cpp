@@ -45,8 +45,8 @@ const Pattern& find_pattern(std::string_view name) {
   for (const Pattern& pattern : patterns()) {
     if (pattern.name == name) return pattern;
   }
-  throw InvalidInput("pattern: unknown pattern '" + std::string(name) + "' (known: " +
-                     names_of(patterns()) + ")");
+  throw InvalidInput("pattern: unknown pattern '" + std::string(name) +
+                     "' (known: " + names_of(patterns()) + ")");
 }
 
 std::span<const Preset> presets() {
@@ -57,8 +57,8 @@ std::span<const Preset> presets() {
        0.1, 0.05, 1.0, 34, "compute/numpy/grayscott_numpy.py"},
       {"course-numba", "five-point", "fixed", "1,0", "box-bordered", "single", 0.0565, 0.062, 0.1,
        0.05, 1.0, 34, "compute/numba/grayscott_numba.py"},
-      {"course-cupy", "five-point", "fixed", "0,0", "box", "single", 0.0565, 0.062, 0.1, 0.05,
-       1.0, 34, "compute/cupy/grayscott_cupy.py"},
+      {"course-cupy", "five-point", "fixed", "0,0", "box", "single", 0.0565, 0.062, 0.1, 0.05, 1.0,
+       34, "compute/cupy/grayscott_cupy.py"},
       {"course-jax", "five-point", "fixed", "0,0", "box", "single", 0.0565, 0.062, 0.1, 0.05, 1.0,
        34, "compute/jax/grayscott_jax_cpu.py"},
       // The Gray-Scott School's Kokkos code: Maison-de-la-Simulation/gray-scott-kokkos.
@@ -75,8 +75,8 @@ const Preset& find_preset(std::string_view name) {
   for (const Preset& preset : presets()) {
     if (preset.name == name) return preset;
   }
-  throw InvalidInput("preset: unknown preset '" + std::string(name) + "' (known: " +
-                     names_of(presets()) + ")");
+  throw InvalidInput("preset: unknown preset '" + std::string(name) +
+                     "' (known: " + names_of(presets()) + ")");
 }
 
 ProblemSettings ProblemSettings::resolved() const {

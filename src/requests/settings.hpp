@@ -146,16 +146,16 @@ void check_state_fits(const Problem& problem, std::size_t members, const EngineO
 // How a setting's value is written, beyond its C++ type: what the command line shows as its
 // metavar and what Python accepts for it.
 enum class Form {
-  Plain,       // the C++ type says it all
-  Name,        // one of the names `choices` lists
-  Path,        // a file or folder (Python also takes os.PathLike)
-  Seed,        // a whole number from 0 to 2^63-1 (Python: an int)
-  NumberSet,   // START:STOP:COUNT or a list (Python: a number or a sequence of numbers)
-  SeedSet,     // a list of seeds (Python: an int or a sequence of ints)
-  Fields,      // v, u or u,v
-  Every,       // N images or a time: 90s, 10m, 1h (Python: an int, seconds, or a timedelta)
-  Bytes,       // 8G, 512M (Python: an int of bytes too)
-  Pair,        // two numbers U,V (Python: a pair of numbers too)
+  Plain,      // the C++ type says it all
+  Name,       // one of the names `choices` lists
+  Path,       // a file or folder (Python also takes os.PathLike)
+  Seed,       // a whole number from 0 to 2^63-1 (Python: an int)
+  NumberSet,  // START:STOP:COUNT or a list (Python: a number or a sequence of numbers)
+  SeedSet,    // a list of seeds (Python: an int or a sequence of ints)
+  Fields,     // v, u or u,v
+  Every,      // N images or a time: 90s, 10m, 1h (Python: an int, seconds, or a timedelta)
+  Bytes,      // 8G, 512M (Python: an int of bytes too)
+  Pair,       // two numbers U,V (Python: a pair of numbers too)
 };
 
 // One setting of a structure S: where its value lives, and its names.

@@ -45,7 +45,8 @@ Batch<Real> run_kernels(const Problem& problem, const std::vector<Parameters>& m
     std::copy(starts[m].v.begin(), starts[m].v.end(), v[0].begin() + m * cells);
   }
   std::vector<Coefficients<Real>> coefficients;
-  for (const auto& p : members) coefficients.push_back(Coefficients<Real>::from(p, problem.outside));
+  for (const auto& p : members)
+    coefficients.push_back(Coefficients<Real>::from(p, problem.outside));
   kernels::StencilWeights<Real> weights{};
   for (int k = 0; k < 9; ++k) weights.w[k] = static_cast<Real>(problem.stencil.weights[k]);
   const int fuse = kernels::steps_per_launch(fuse_option);
