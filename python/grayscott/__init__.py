@@ -15,6 +15,9 @@ See docs/python.md for the whole API.
 
 from __future__ import annotations
 
+import contextvars as _contextvars
+import functools as _functools
+import inspect as _inspect
 import os as _os
 import sys as _sys
 import time as _time
@@ -36,9 +39,36 @@ _RUN = _core._defaults("run")
 _SWEEP = _core._defaults("sweep")
 
 
+# The keywords the current call names: a preset or a pattern sets only the others, so that an
+# explicit argument wins, as an explicit option does on the command line.
+_GIVEN = _contextvars.ContextVar("grayscott_given", default=())
+
+
+def _records_given(function):
+    """Records which arguments each call of `function` names (its signature stays as it is)."""
+    signature = _inspect.signature(function)
+
+    @_functools.wraps(function)
+    def call(*args, **kwargs):
+        token = _GIVEN.set(tuple(signature.bind(*args, **kwargs).arguments))
+        try:
+            return function(*args, **kwargs)
+        finally:
+            _GIVEN.reset(token)
+
+    return call
+
+
 def _arguments(values: dict, *leave_out: str) -> dict:
     """A function's arguments (its locals() on entry) as the settings' keywords."""
     return {k: v for k, v in values.items() if k not in ("self", "__class__") + leave_out}
+
+
+def _named_arguments(values: dict, *leave_out: str) -> dict:
+    """_arguments, with the names the call gave (in a function that _records_given)."""
+    arguments = _arguments(values, *leave_out)
+    arguments["_given"] = [name for name in _GIVEN.get() if name in arguments]
+    return arguments
 
 
 def dt_limit(stencil: str = _SIMULATION["stencil"], du: float = _SIMULATION["du"],
@@ -231,17 +261,28 @@ class Simulation(_core._Simulation):
     The arguments are the command line's options of the same names (``grayscott run --help``),
     with the same defaults, limits and messages. ``stencil`` is a name ("oono-puri", "pretty",
     "five-point") or nine comma-separated weights; ``boundary`` is "zero-flux", "periodic" or
-    "fixed"; ``precision`` "single" or "double"; ``backend`` "auto", "cpu" or "cuda"; ``init``
-    "rectangle" or "noise" (with ``seed``). ``threads`` (CPU, 0: all cores), ``fuse_steps`` (steps
+    "fixed" (``outside``: the values u, v beyond the grid, default (1, 0)); ``precision`` "single"
+    or "double"; ``backend`` "auto", "cpu" or "cuda"; ``init`` "rectangle", "noise" (with
+    ``seed``), "box", "box-bordered" or "drop" (``init_values``: u, v inside its shape).
+    ``pattern`` names F and k ("worms", ...), ``preset`` one of the courses' programs
+    ("course-numpy", "course-numba", "course-cupy", "course-jax", "course-kokkos", "course-cpp":
+    stencil, boundary, outside, start, precision, rates, and the steps per image of ``run``); the
+    arguments a call names win over both. ``threads`` (CPU, 0: all cores), ``fuse_steps`` (steps
     per pass over the grid, 0: the engine's best).
 
     The rates ``feed``, ``kill``, ``du``, ``dv`` and ``dt`` can be changed between advances; they
     take effect at the next step. Bad input raises TypeError or ValueError naming the argument,
     MemoryError for a grid that does not fit.
+
+    ``comm=MPI.COMM_WORLD`` (mpi4py), under ``mpirun -n P python script.py``, splits the grid over
+    the P ranks as ``mpirun grayscott run`` does: ``u`` and ``v`` are then this rank's block
+    (``sim.block`` says where it lies in the grid), and ``run()`` writes one file, the same as one
+    process's.
     """
 
     __slots__ = ("_on_device",)
 
+    @_records_given
     def __init__(
         self,
         rows: int = _SIMULATION["rows"],
@@ -254,8 +295,12 @@ class Simulation(_core._Simulation):
         stencil: str = _SIMULATION["stencil"],
         boundary: str = _SIMULATION["boundary"],
         precision: str = _SIMULATION["precision"],
+        outside=_SIMULATION["outside"],
         init: str = _SIMULATION["init"],
+        init_values=_SIMULATION["init_values"],
         seed: int | None = _SIMULATION["seed"],
+        pattern: str | None = _SIMULATION["pattern"],
+        preset: str | None = _SIMULATION["preset"],
         backend: str = _SIMULATION["backend"],
         threads: int = _SIMULATION["threads"],
         fuse_steps: int = _SIMULATION["fuse_steps"],
@@ -263,7 +308,7 @@ class Simulation(_core._Simulation):
         *,
         comm=None,
     ):
-        super().__init__(_arguments(locals(), "comm"), _over_ranks(comm))
+        super().__init__(_named_arguments(locals(), "comm"), _over_ranks(comm))
         self._on_device = self.on_device
 
     @property
@@ -289,6 +334,7 @@ class Simulation(_core._Simulation):
         """
         return _view(self, "v")
 
+    @_records_given
     def run(
         self,
         images: int = _RUN["images"],
@@ -319,7 +365,7 @@ class Simulation(_core._Simulation):
         the last state afterwards. Returns a summary (images written, seconds, cell updates per
         second, status).
         """
-        settings = _arguments(locals(), "progress", "on_image", "live")
+        settings = _named_arguments(locals(), "progress", "on_image", "live")
         settings["output"] = output if isinstance(output, str) else _os.fspath(output)
         if progress is None and not self._over_ranks:
             progress = _default_progress(quiet, _os.fspath(output))
@@ -370,6 +416,7 @@ class Sweep(_core._Sweep):
 
     __slots__ = ("_on_device",)
 
+    @_records_given
     def __init__(
         self,
         feed=_SWEEP["feed"],
@@ -383,7 +430,11 @@ class Sweep(_core._Sweep):
         stencil: str = _SWEEP["stencil"],
         boundary: str = _SWEEP["boundary"],
         precision: str = _SWEEP["precision"],
+        outside=_SWEEP["outside"],
         init: str | None = None,
+        init_values=_SWEEP["init_values"],
+        pattern: str | None = _SWEEP["pattern"],
+        preset: str | None = _SWEEP["preset"],
         backend: str = _SWEEP["backend"],
         threads: int = _SWEEP["threads"],
         fuse_steps: int = _SWEEP["fuse_steps"],
@@ -391,7 +442,7 @@ class Sweep(_core._Sweep):
     ):
         if init is None:
             init = _SWEEP["init"] if seeds is None else "noise"
-        super().__init__(_arguments(locals()))
+        super().__init__(_named_arguments(locals()))
         self._on_device = self.on_device
 
     @property
@@ -412,6 +463,7 @@ class Sweep(_core._Sweep):
         return f"Sweep({len(self)} members of {p['rows']}x{p['cols']}, backend={self.backend!r}, step={self.step})"
 
 
+@_records_given
 def sweep(
     output=_SWEEP["output"],
     feed=_SWEEP["feed"],
@@ -427,7 +479,11 @@ def sweep(
     stencil: str = _SWEEP["stencil"],
     boundary: str = _SWEEP["boundary"],
     precision: str = _SWEEP["precision"],
+    outside=_SWEEP["outside"],
     init: str | None = None,
+    init_values=_SWEEP["init_values"],
+    pattern: str | None = _SWEEP["pattern"],
+    preset: str | None = _SWEEP["preset"],
     fields: str = _SWEEP["fields"],
     overwrite: bool = _SWEEP["overwrite"],
     quiet: bool = True,
@@ -443,7 +499,7 @@ def sweep(
     image boundary with its checkpoints saved; ``grayscott sweep --resume output`` continues it."""
     if init is None:
         init = _SWEEP["init"] if seeds is None else "noise"
-    return _core._sweep_to_file(_arguments(locals()))
+    return _core._sweep_to_file(_named_arguments(locals()))
 
 
 def render(file, out="images", *, field: str = "v", range=(0.0, 0.5), colormap: str = "inferno",

@@ -154,6 +154,9 @@ std::string text_for(Form form, std::string_view keyword, nb::handle value) {
     case Form::Bytes:
       if (is_text) return nb::cast<std::string>(value);
       return whole_text(value);
+    case Form::Pair:
+      if (is_text) return nb::cast<std::string>(value);
+      return joined(keyword, value, "a pair of numbers (u, v) or a str 'u,v'", number_text);
     case Form::Plain:
     case Form::Name:
     case Form::Fields:
@@ -196,7 +199,23 @@ bool set_keyword(S& settings, std::span<const Setting<S>> table, std::string_vie
 // takes is a TypeError, as Python says it.
 class Keywords {
  public:
-  Keywords(nb::dict values, std::string callee) : values_(values), callee_(std::move(callee)) {}
+  // `values` may hold "_given": the keywords the caller named (the Python side records them),
+  // so that a preset or a pattern sets only the others.
+  Keywords(nb::dict values, std::string callee) : values_(values), callee_(std::move(callee)) {
+    if (values_.contains("_given")) {
+      for (nb::handle keyword : values_["_given"]) given_.insert(nb::cast<std::string>(keyword));
+      values_ = nb::dict(values_);  // a copy: the caller's dict stays as it was
+      PyDict_DelItemString(values_.ptr(), "_given");
+    }
+  }
+
+  bool given(const std::string& keyword) const { return given_.count(keyword) > 0; }
+  // The named keywords into `problem.given`, by their command-line names.
+  void record_given(requests::ProblemSettings& problem) const {
+    for (const auto& [option, keyword] : requests::setting_names()) {
+      if (given_.count(keyword)) problem.given.insert(option);
+    }
+  }
 
   template <class S>
   void fill(S& settings, std::span<const Setting<S>> table,
@@ -221,6 +240,7 @@ class Keywords {
   nb::dict values_;
   std::string callee_;
   std::set<std::string> used_;
+  std::set<std::string> given_;
 };
 
 // Each setting's default as Python writes it: not given (an empty text) is None.
@@ -578,8 +598,10 @@ nb::object image_view(const void* values, const Grid& grid) {
 
 class Simulation : public Batch {
  public:
-  Simulation(const Problem& problem, InitialState initial, EngineOptions options, bool over_ranks)
-      : Batch(problem, {problem.params}, {initial}, options, over_ranks) {}
+  Simulation(const Problem& problem, InitialState initial, EngineOptions options, bool over_ranks,
+             std::optional<std::int64_t> preset_steps_per_image = std::nullopt)
+      : Batch(problem, {problem.params}, {initial}, options, over_ranks),
+        preset_steps_per_image_(preset_steps_per_image) {}
 
   // The rates that may change between steps; the grid, stencil, boundary and precision stay.
   double rate(double Parameters::*which) const { return problem_.params.*which; }
@@ -606,6 +628,9 @@ class Simulation : public Batch {
     Keywords keywords(settings, "run");
     keywords.fill(out, requests::output_settings());
     keywords.refuse_unknown();
+    // The preset's steps between images, unless this call names steps_per_image.
+    if (preset_steps_per_image_ && !keywords.given("steps_per_image"))
+      out.steps_per_image = *preset_steps_per_image_;
     pipeline::RunRequest request;
     request.problem = problem_;
     request.initial = initial_[0];
@@ -754,12 +779,15 @@ class Simulation : public Batch {
     result["output"] = request.output.string();
     return result;
   }
+
+ private:
+  std::optional<std::int64_t> preset_steps_per_image_;
 };
 
 class Sweep : public Batch {
  public:
-  Sweep(const Problem& problem, const std::vector<pipeline::SweepMember>& members, InitialKind init,
-        EngineOptions options)
+  Sweep(const Problem& problem, const std::vector<pipeline::SweepMember>& members,
+        const InitialState& init, EngineOptions options)
       : Batch(problem, rates(problem, members), initial_states(members, init), options),
         sweep_members_(members) {
     batch_shape_ = true;
@@ -780,10 +808,10 @@ class Sweep : public Batch {
     return params;
   }
   static std::vector<InitialState> initial_states(const std::vector<pipeline::SweepMember>& members,
-                                                  InitialKind init) {
+                                                  const InitialState& init) {
     std::vector<InitialState> states;
     states.reserve(members.size());
-    for (const auto& member : members) states.push_back({init, member.seed});
+    for (const auto& member : members) states.push_back({init.kind, member.seed, init.values});
     return states;
   }
 
@@ -859,6 +887,8 @@ nb::dict parameters_dict(const Problem& problem) {
   d["stencil"] = stencil_text(problem.stencil);
   d["boundary"] = std::string(to_string(problem.boundary));
   d["precision"] = std::string(to_string(problem.precision));
+  if (problem.boundary == Boundary::Fixed)
+    d["outside"] = nb::make_tuple(problem.outside.u, problem.outside.v);
   return d;
 }
 
@@ -873,6 +903,7 @@ Made simulation_settings(Keywords& keywords, std::initializer_list<std::string_v
   Made made;
   keywords.fill(made.problem, requests::problem_settings(), skip);
   keywords.fill(made.engine, requests::engine_settings());
+  keywords.record_given(made.problem);
   return made;
 }
 
@@ -997,8 +1028,12 @@ NB_MODULE(_core, m) {
                 Keywords keywords(settings, "Simulation");
                 const Made made = simulation_settings(keywords);
                 keywords.refuse_unknown();
+                // A preset's steps between images apply to run() (unless it names its own).
+                std::optional<std::int64_t> preset_steps;
+                if (!made.problem.preset.empty())
+                  preset_steps = requests::find_preset(made.problem.preset).steps_per_image;
                 new (self) Simulation(made.problem.problem(), made.problem.initial_state(),
-                                      made.engine.engine_options(), over_ranks);
+                                      made.engine.engine_options(), over_ranks, preset_steps);
               },
               "settings"_a, "over_ranks"_a = false)
           .def("_run", &Simulation::run, "settings"_a, "progress"_a.none(), "on_image"_a.none(),
@@ -1033,7 +1068,8 @@ NB_MODULE(_core, m) {
             requests::ProblemSettings shared = made.problem;
             shared.feed = members.front().feed;
             shared.kill = members.front().kill;
-            new (self) Sweep(shared.problem(), members, parse_initial_kind(shared.init),
+            shared.given.insert({"feed", "kill"});  // the members' rates, not a preset's
+            new (self) Sweep(shared.problem(), members, shared.initial_state(),
                              made.engine.engine_options());
           },
           "settings"_a)
@@ -1053,6 +1089,7 @@ NB_MODULE(_core, m) {
         keywords.fill(sweep.problem, requests::problem_settings(), {"feed", "kill"});
         keywords.fill(sweep.engine, requests::engine_settings());
         keywords.fill(sweep.out, requests::output_settings());
+        keywords.record_given(sweep.problem);
         keywords.refuse_unknown();
         const pipeline::SweepRequest request = sweep.request();
         pipeline::clear_stop_request();

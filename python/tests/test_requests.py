@@ -72,6 +72,13 @@ REFUSALS = [
     (["--fields", "w"], {}, dict(fields="w"), ValueError),
     (["--checkpoint-every", "soon"], {}, dict(checkpoint_every="soon"), ValueError),
     (["--rows", "100000", "--cols", "1000000"], dict(rows=100000, cols=1000000), {}, MemoryError),
+    (["--pattern", "zebra"], dict(pattern="zebra"), {}, ValueError),
+    (["--preset", "course-fortran"], dict(preset="course-fortran"), {}, ValueError),
+    (["--boundary", "fixed", "--outside", "nan,0"], dict(boundary="fixed", outside=(math.nan, 0)),
+     {}, ValueError),
+    (["--init", "drop", "--init-values", "0,inf"], dict(init="drop", init_values=(0, math.inf)), {},
+     ValueError),
+    (["--init", "box", "--rows", "6"], dict(init="box", rows=6), {}, ValueError),
 ]
 
 

@@ -42,8 +42,10 @@ void add_bench_command(CLI::App& root) {
                    "batch-vs-large (1024 x 128x128 against one 4096x4096); the options below "
                    "override its values")
       ->capture_default_str();
-  // The initial state is the benchmark's own (the course's rectangle).
-  add_settings(*bench, state->problem, requests::problem_settings(), {"init", "seed"});
+  // The initial state is the benchmark's own (the course's rectangle); --preset is the bench's
+  // own (workloads), so a course's program is not one of its options.
+  add_settings(*bench, state->problem, requests::problem_settings(),
+               {"init", "seed", "init-values", "preset"});
   bench->add_option("--images,--nbimage", state->images, "Images (the preset's by default)");
   bench->add_option("--steps-per-image,--nbextrastep", state->steps,
                     "Steps between images (the preset's by default)");
@@ -65,6 +67,7 @@ void add_bench_command(CLI::App& root) {
 
   bench->callback([bench, state] {
     apply_config(*bench, state->config);
+    record_given(*bench, state->problem);
     const bench::Preset& preset = bench::find_preset(state->preset);
     bench::WorkloadOverrides overrides;
     overrides.rows = if_given(*bench, "--rows", state->problem.rows);

@@ -135,6 +135,14 @@ void print_config(const CLI::App& app) {
 
 }  // namespace
 
+void record_given(const CLI::App& app, requests::ProblemSettings& problem) {
+  for (const CLI::Option* option : app.get_options()) {
+    if (option->count() > 0 && !option->get_lnames().empty()) {
+      problem.given.insert(option->get_lnames().front());
+    }
+  }
+}
+
 void apply_config(CLI::App& app, const std::string& path) {
   const bool print = app.get_option("--print-config")->count() > 0;
   if (!path.empty()) {

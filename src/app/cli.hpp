@@ -42,6 +42,10 @@ void add_settings(CLI::App& app, S& settings, std::span<const requests::Setting<
   }
 }
 
+// Records in `problem.given` the long name of every option of `app` given on its command line or
+// in --config, so that a preset or a pattern leaves those as given.
+void record_given(const CLI::App& app, requests::ProblemSettings& problem);
+
 // Adds --config FILE to `app`. Call apply_config() after parsing: each TOML key names a long
 // option of `app`; options given on the command line win. Throws InvalidInput naming the file,
 // the line and the key for a malformed file or an unknown key.

@@ -63,9 +63,10 @@ void add_render_command(CLI::App& root) {
                          "last); of a sweep, the image its atlas shows (default: the last)");
   render->add_option("--field", state->field, "u or v")->capture_default_str();
   render->add_flag("--force", state->force, "Replace pictures or a video that exist already");
-  render->add_option("--video", state->video,
-                     "Write a video instead of pictures: NAME.mp4, .webm or .gif (through the "
-                     "ffmpeg program); of a sweep, its atlas");
+  render->add_option(
+      "--video", state->video,
+      "Write a video instead of pictures: NAME.mp4, .webm, .gif or .avi (through the "
+      "ffmpeg program); of a sweep, its atlas");
   render->add_option("--every", state->every, "Video: one frame per N images")
       ->capture_default_str();
   render->add_option("--fps", state->fps, "Video: frames per second")->capture_default_str();

@@ -69,10 +69,16 @@ void refuse_contradictions(const CLI::App& run, const RunRequest& given, const R
        [](const RunRequest& r) { return std::string(to_string(r.problem.boundary)); }},
       {"--precision",
        [](const RunRequest& r) { return std::string(to_string(r.problem.precision)); }},
+      {"--outside", [](const RunRequest& r) { return to_string(r.problem.outside); }},
       {"--images", [](const RunRequest& r) { return std::to_string(r.images); }},
       {"--steps-per-image", [](const RunRequest& r) { return std::to_string(r.steps_per_image); }},
       {"--fields", [](const RunRequest& r) { return fields_text(r.fields); }},
       {"--init", [](const RunRequest& r) { return std::string(to_string(r.initial.kind)); }},
+      {"--init-values",
+       [](const RunRequest& r) {
+         const ShapeValues values = shape_values(r.initial);
+         return to_string(Outside{values.u, values.v});
+       }},
       {"--seed", [](const RunRequest& r) { return std::to_string(r.initial.seed); }},
   };
   for (const Setting& s : settings) {
@@ -203,6 +209,7 @@ void add_run_command(CLI::App& root) {
   run->callback([run, state] {
     const auto make_request = [run, state] {
       apply_config(*run, state->config);
+      record_given(*run, state->settings.problem);
       RunRequest request = state->settings.request();
       // The pictures come after the run: a folder they cannot go into is refused before it.
       if (request.render_dir) io::check_render_folder(*request.render_dir);

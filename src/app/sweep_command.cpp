@@ -99,6 +99,7 @@ void add_sweep_command(CLI::App& root) {
   sweep->callback([sweep, state] {
     const auto make_request = [sweep, state] {
       apply_config(*sweep, state->config);
+      record_given(*sweep, state->settings.problem);
       const requests::SweepSettings& given = state->settings;
       if (!state->resume.empty()) {
         refuse_parameters_with_resume(*sweep);

@@ -25,8 +25,9 @@ struct RenderOptions {
   std::int64_t scale = 1;  // pixels per cell along each axis (a run's pictures and videos);
                            // 0: auto_scale of the grid
   bool annotate = false;   // a run's pictures: a title (field, step, time) and a colorbar
-  // Videos (render_video): the file (.mp4, .webm or .gif), one frame per `every` images at `fps`
-  // frames a second, and of a sweep the atlas of members with seed `seed` (default: the first).
+  // Videos (render_video): the file (.mp4, .webm, .gif or .avi), one frame per `every` images at
+  // `fps` frames a second, and of a sweep the atlas of members with seed `seed` (default: the
+  // first).
   std::filesystem::path video;
   std::int64_t every = 1;
   double fps = 10;

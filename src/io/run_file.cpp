@@ -129,7 +129,31 @@ Problem read_problem_attributes(const RunFileReader& file) {
   }
   p.boundary = parse_boundary(file.attribute_string("boundary"));
   p.precision = parse_precision(file.attribute_string("precision"));
+  // Files written before the outside values could be chosen held u = 1, v = 0 there.
+  if (file.has_attribute("outside")) {
+    const auto outside = file.attribute_doubles("outside");
+    if (outside.size() != 2) throw InvalidInput("the file's outside values are not 2 numbers");
+    p.outside = {outside[0], outside[1]};
+  }
   return p;
+}
+
+void write_initial_attributes(hid_t root, const InitialState& initial) {
+  h5::write_attribute(root, "init", std::string(to_string(initial.kind)));
+  const ShapeValues values = shape_values(initial);
+  const double pair[2] = {values.u, values.v};
+  h5::write_attribute(root, "init_values", std::span<const double>(pair));
+}
+
+InitialState read_initial_attributes(const RunFileReader& file) {
+  InitialState initial;
+  initial.kind = parse_initial_kind(file.attribute_string("init"));
+  if (file.has_attribute("init_values")) {
+    const auto values = file.attribute_doubles("init_values");
+    if (values.size() != 2) throw InvalidInput("the file's init_values are not 2 numbers");
+    initial.values = ShapeValues{values[0], values[1]};
+  }
+  return initial;
 }
 
 void write_problem_attributes(hid_t root, const Problem& p, std::int64_t images,
@@ -145,6 +169,10 @@ void write_problem_attributes(hid_t root, const Problem& p, std::int64_t images,
   h5::write_attribute(root, "stencil_name", p.stencil.name());
   h5::write_attribute(root, "boundary", std::string(to_string(p.boundary)));
   h5::write_attribute(root, "precision", std::string(to_string(p.precision)));
+  if (p.boundary == Boundary::Fixed) {
+    const double outside[2] = {p.outside.u, p.outside.v};
+    h5::write_attribute(root, "outside", std::span<const double>(outside));
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -355,7 +383,7 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
     write_problem_attributes(root, p, meta.images, meta.steps_per_image);
     h5::write_attribute(root, "feed", p.params.feed);
     h5::write_attribute(root, "kill", p.params.kill);
-    h5::write_attribute(root, "init", std::string(to_string(meta.initial.kind)));
+    write_initial_attributes(root, meta.initial);
     if (meta.initial.kind == InitialKind::Noise) {
       h5::write_attribute(root, "seed", static_cast<std::int64_t>(meta.initial.seed));
       h5::write_attribute(root, "noise_amplitude", noise_amplitude);
@@ -748,7 +776,7 @@ RunFileState read_run_state(const fs::path& path) {
   m.images = file.attribute_int64("images");
   m.steps_per_image = file.attribute_int64("steps_per_image");
   m.fields = {file.has_field("u"), file.has_field("v")};
-  m.initial.kind = parse_initial_kind(file.attribute_string("init"));
+  m.initial = read_initial_attributes(file);
   if (m.initial.kind == InitialKind::Noise) {
     m.initial.seed = static_cast<std::uint64_t>(file.attribute_int64("seed"));
   }

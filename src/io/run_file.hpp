@@ -39,6 +39,11 @@ class RunFileReader;
 // The shared parameters as write_problem_attributes records them (feed and kill left default).
 Problem read_problem_attributes(const RunFileReader& file);
 
+// The start's attributes, a run file's and a sweep file's: init, init_values (the values inside
+// its shape).
+void write_initial_attributes(hid_t root, const InitialState& initial);
+InitialState read_initial_attributes(const RunFileReader& file);
+
 // Bytes a run writes: its images (both fields when asked), the two checkpoint slots, /step and
 // the XDMF companion, for the free-space check.
 std::uint64_t run_output_bytes(const RunMetadata& meta);

@@ -157,8 +157,8 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
     h5::write_attribute(root, "kind", std::string("sweep"));
     h5::write_attribute(root, "members", meta.members());
     write_problem_attributes(root, p, meta.images, meta.steps_per_image);
-    h5::write_attribute(root, "init", std::string(to_string(meta.init)));
-    if (meta.init == InitialKind::Noise)
+    write_initial_attributes(root, meta.init);
+    if (meta.init.kind == InitialKind::Noise)
       h5::write_attribute(root, "noise_amplitude", noise_amplitude);
     h5::write_attribute(root, "backend", meta.backend);
     h5::write_attribute(root, "version", meta.version);
@@ -401,7 +401,7 @@ SweepFileState read_sweep_state(const fs::path& path) {
   m.kill = file.read_doubles("kill");
   for (std::int64_t s : file.read_int64("seed")) m.seed.push_back(static_cast<std::uint64_t>(s));
   if (!m.feed.empty()) p.params.feed = m.feed[0], p.params.kill = m.kill[0];
-  m.init = parse_initial_kind(file.attribute_string("init"));
+  m.init = read_initial_attributes(file);
   m.images = file.attribute_int64("images");
   m.steps_per_image = file.attribute_int64("steps_per_image");
   m.fields = {file.has_field("u"), file.has_field("v")};

@@ -26,7 +26,7 @@ struct SweepMetadata {
   Problem problem;  // the shared grid, stencil, boundary, precision, du, dv, dt
   std::vector<double> feed, kill;
   std::vector<std::uint64_t> seed;
-  InitialKind init = InitialKind::Rectangle;
+  InitialState init;  // its seed unused: each member has its own
   std::int64_t images = 0;
   std::int64_t steps_per_image = 0;
   FieldSet fields;

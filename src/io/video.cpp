@@ -125,7 +125,9 @@ std::string video_format(const fs::path& path) {
   if (ext == ".mp4") return "mp4";
   if (ext == ".webm") return "webm";
   if (ext == ".gif") return "gif";
-  throw InvalidInput("video " + path.string() + ": expected a name ending in .mp4, .webm or .gif");
+  if (ext == ".avi") return "avi";
+  throw InvalidInput("video " + path.string() +
+                     ": expected a name ending in .mp4, .webm, .gif or .avi");
 }
 
 void check_video_output(const fs::path& path, bool overwrite) {
@@ -198,6 +200,11 @@ void VideoWriter::start(std::int64_t width, std::int64_t height) {
   if (format == "mp4") {
     args.insert(args.end(), {"-c:v", "libx264", "-preset", "medium", "-crf", "18", "-pix_fmt",
                              "yuv420p", "-movflags", "+faststart", "-f", "mp4"});
+  } else if (format == "avi") {
+    // The Python course's format (OpenCV's VideoWriter with the DIVX code): MPEG-4 Part 2 in
+    // AVI, ffmpeg's own encoder, tagged DIVX as that course's players expect.
+    args.insert(args.end(), {"-c:v", "mpeg4", "-vtag", "DIVX", "-q:v", "2", "-pix_fmt", "yuv420p",
+                             "-f", "avi"});
   } else if (format == "webm") {
     args.insert(args.end(), {"-c:v", "libvpx-vp9", "-b:v", "0", "-crf", "30", "-deadline", "good",
                              "-cpu-used", "4", "-row-mt", "1", "-pix_fmt", "yuv420p", "-f",

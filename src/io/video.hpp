@@ -1,4 +1,4 @@
-// Videos of the pictures (MP4, WebM, GIF), encoded by the `ffmpeg` program (Debian's ffmpeg
+// Videos of the pictures (MP4, WebM, GIF, AVI), encoded by the `ffmpeg` program (Debian's ffmpeg
 // package) through a pipe: raw RGB frames in, the file out. No FFmpeg library is linked.
 #pragma once
 
@@ -18,7 +18,7 @@ std::filesystem::path find_ffmpeg();
 // "/usr/bin/ffmpeg (ffmpeg version 5.1.9-0+deb12u1)", or why there is none, for `grayscott info`.
 std::string ffmpeg_description();
 
-// The container a video name asks for: "mp4", "webm" or "gif", from its extension. Throws
+// The container a video name asks for: "mp4", "webm", "gif" or "avi", from its extension. Throws
 // InvalidInput for any other name.
 std::string video_format(const std::filesystem::path& path);
 
@@ -27,8 +27,8 @@ std::string video_format(const std::filesystem::path& path);
 void check_video_output(const std::filesystem::path& path, bool overwrite);
 
 // One video, written frame by frame. Frames must all have the size of the first; odd sizes are
-// padded to even ones (as H.264 and VP9 in 4:2:0 need) by repeating the last row or column. The
-// file is encoded under a temporary name beside `path` and moved into place by finish(),
+// padded to even ones (as H.264, VP9 and MPEG-4 in 4:2:0 need) by repeating the last row or column.
+// The file is encoded under a temporary name beside `path` and moved into place by finish(),
 // replacing a file there only when `overwrite`. Throws std::runtime_error with ffmpeg's last
 // words when it fails.
 class VideoWriter {

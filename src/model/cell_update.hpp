@@ -18,14 +18,25 @@
 
 namespace grayscott {
 
-// The model's rates, converted once to the run's precision.
+// The model's rates and the Fixed boundary's outside values, converted once to the run's
+// precision. The outside values travel with the rates so that every kernel that has a member's
+// coefficients has them too.
 template <class Real>
 struct Coefficients {
   Real feed, kill, du, dv, dt;
+  Real outside_u, outside_v;
 
-  static Coefficients from(const Parameters& p) {
-    return {static_cast<Real>(p.feed), static_cast<Real>(p.kill), static_cast<Real>(p.du),
-            static_cast<Real>(p.dv), static_cast<Real>(p.dt)};
+  static Coefficients from(const Parameters& p, const Outside& outside) {
+    return {static_cast<Real>(p.feed),   static_cast<Real>(p.kill), static_cast<Real>(p.du),
+            static_cast<Real>(p.dv),     static_cast<Real>(p.dt),   static_cast<Real>(outside.u),
+            static_cast<Real>(outside.v)};
+  }
+  // New rates, the same outside values (rates change between steps; the boundary does not).
+  Coefficients with_rates(const Parameters& p) const {
+    Coefficients c = from(p, Outside{});
+    c.outside_u = outside_u;
+    c.outside_v = outside_v;
+    return c;
   }
 };
 
@@ -87,12 +98,6 @@ GRAYSCOTT_HD void react(Real u, Real v, Real lap_u, Real lap_v, const Coefficien
   u_next = u + c.dt * (c.du * lap_u - uvv + c.feed * (Real(1) - u));
   v_next = v + c.dt * (c.dv * lap_v + uvv - (c.feed + c.kill) * v);
 }
-
-// The values that the Fixed boundary holds outside the grid.
-template <class Real>
-inline constexpr Real fixed_u = Real(1);
-template <class Real>
-inline constexpr Real fixed_v = Real(0);
 
 // Calls f.template operator()<K>() with the stencil kind as a compile-time constant (host code:
 // every backend picks its specialised kernels with it).

@@ -1,7 +1,9 @@
 #include "model/initial_state.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
+#include <tuple>
 
 namespace grayscott {
 
@@ -17,16 +19,140 @@ std::uint64_t mix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
+// The first index i of [0, n) at which `past(i)` holds, `past` being false then true along the
+// axis (a threshold crossed by a non-decreasing coordinate); n if it never holds.
+template <class Past>
+std::int64_t first_past(std::int64_t n, const Past& past) {
+  std::int64_t low = 0, high = n;
+  while (low < high) {
+    const std::int64_t middle = low + (high - low) / 2;
+    if (past(middle)) {
+      high = middle;
+    } else {
+      low = middle + 1;
+    }
+  }
+  return low;
+}
+
+// The points of numpy.linspace(0, stop, n) (endpoint included): i * (stop / (n - 1)), the last
+// one stop itself; a single point is 0.
+double linspace_point(double stop, std::int64_t n, std::int64_t i) {
+  if (n > 1 && i == n - 1) return stop;
+  return n > 1 ? static_cast<double>(i) * (stop / static_cast<double>(n - 1)) : 0.0;
+}
+
+// Mesh points [first, end) of the points where `lower < point < upper`, along an axis of n
+// points of linspace(0, stop, n) (which never decrease).
+std::pair<std::int64_t, std::int64_t> open_interval(double stop, std::int64_t n, double lower,
+                                                    double upper) {
+  const std::int64_t first =
+      first_past(n, [&](std::int64_t i) { return linspace_point(stop, n, i) > lower; });
+  const std::int64_t end =
+      first_past(n, [&](std::int64_t i) { return linspace_point(stop, n, i) >= upper; });
+  return {first, std::max(first, end)};
+}
+
 }  // namespace
 
 InitialKind parse_initial_kind(std::string_view text) {
   if (text == "rectangle") return InitialKind::Rectangle;
   if (text == "noise") return InitialKind::Noise;
-  throw InvalidInput("init: expected rectangle or noise, got '" + std::string(text) + "'");
+  if (text == "box") return InitialKind::Box;
+  if (text == "box-bordered") return InitialKind::BoxBordered;
+  if (text == "drop") return InitialKind::Drop;
+  throw InvalidInput("init: expected rectangle, noise, box, box-bordered or drop, got '" +
+                     std::string(text) + "'");
 }
 
 std::string_view to_string(InitialKind kind) {
-  return kind == InitialKind::Noise ? "noise" : "rectangle";
+  switch (kind) {
+    case InitialKind::Rectangle:
+      return "rectangle";
+    case InitialKind::Noise:
+      return "noise";
+    case InitialKind::Box:
+      return "box";
+    case InitialKind::BoxBordered:
+      return "box-bordered";
+    case InitialKind::Drop:
+      return "drop";
+  }
+  return "rectangle";
+}
+
+ShapeValues shape_values(const InitialState& state) {
+  if (state.values) return *state.values;
+  if (state.kind == InitialKind::Box || state.kind == InitialKind::BoxBordered) return {0.70, 0.25};
+  return {0.0, 1.0};
+}
+
+ShapeValues parse_shape_values(std::string_view text) {
+  const Outside values = parse_outside(text, "init-values");
+  return {values.u, values.v};
+}
+
+SeedRectangle box_cells(const Grid& grid, bool bordered) {
+  const std::int64_t border = bordered ? 1 : 0;
+  const std::int64_t nx = grid.rows + 2 * border, ny = grid.cols + 2 * border;
+  // grayscott_init: mesh_x, step_x = linspace(0, 1, nx, retstep=True); max_y = ny * step_x. A
+  // single point has no step (NumPy gives NaN), and then no y lies inside.
+  const double step_x = nx > 1 ? 1.0 / static_cast<double>(nx - 1) : NAN;
+  const double max_y = static_cast<double>(ny) * step_x;
+  auto [x0, x1] = open_interval(1.0, nx, 0.4, 0.6);
+  auto [y0, y1] = std::isnan(max_y) ? std::pair<std::int64_t, std::int64_t>{0, 0}
+                                    : open_interval(max_y, ny, 0.4 * max_y, 0.6 * max_y);
+  // Mesh points to grid cells: the border's points are not cells.
+  const auto cells = [&](std::int64_t first, std::int64_t end, std::int64_t n) {
+    first = std::clamp<std::int64_t>(first - border, 0, n);
+    end = std::clamp<std::int64_t>(end - border, first, n);
+    return std::pair{first, end};
+  };
+  std::tie(x0, x1) = cells(x0, x1, grid.rows);
+  std::tie(y0, y1) = cells(y0, y1, grid.cols);
+  if (x0 == x1 || y0 == y1) return {0, 0, 0, 0};
+  return {x0, x1, y0, y1};
+}
+
+SeedRectangle drop_cells(const Grid& grid) {
+  // The Kokkos code's drop is rows [(R + 2) / 2 - 1, (R + 2) / 2 + 1) of its array with a halo of
+  // one cell, that is rows [R / 2 - 1, R / 2 + 1) of the grid; columns alike.
+  const auto span = [](std::int64_t n) {
+    return std::pair{std::clamp<std::int64_t>(n / 2 - 1, 0, n),
+                     std::clamp<std::int64_t>(n / 2 + 1, 0, n)};
+  };
+  const auto [r0, r1] = span(grid.rows);
+  const auto [c0, c1] = span(grid.cols);
+  return {r0, r1, c0, c1};
+}
+
+SeedRectangle shape_cells(const Grid& grid, InitialKind kind) {
+  switch (kind) {
+    case InitialKind::Box:
+      return box_cells(grid, false);
+    case InitialKind::BoxBordered:
+      return box_cells(grid, true);
+    case InitialKind::Drop:
+      return drop_cells(grid);
+    case InitialKind::Rectangle:
+    case InitialKind::Noise:
+      break;
+  }
+  return seed_rectangle(grid);
+}
+
+void check_initial_state(const Grid& grid, const InitialState& state) {
+  if (state.values && (!std::isfinite(state.values->u) || !std::isfinite(state.values->v))) {
+    throw InvalidInput("init-values: the values must be finite numbers");
+  }
+  if (state.kind != InitialKind::Box && state.kind != InitialKind::BoxBordered) return;
+  if (grid.rows <= 0 || grid.cols <= 0) return;  // the grid's own check names the problem
+  const SeedRectangle box = shape_cells(grid, state.kind);
+  if (box.row_begin == box.row_end || box.col_begin == box.col_end) {
+    throw InvalidInput("init " + std::string(to_string(state.kind)) + ": a grid of " +
+                       std::to_string(grid.rows) + "x" + std::to_string(grid.cols) +
+                       " is too small to hold one cell of the box (0.4 < x < 0.6 of each axis)");
+  }
 }
 
 double uniform_hash(std::uint64_t seed, std::uint64_t counter) {
@@ -43,13 +169,14 @@ void fill_initial_block(const Grid& grid, const InitialState& state, std::int64_
       col0 + cols > grid.cols) {
     throw InvalidInput("initial state: buffers do not match the grid");
   }
-  const SeedRectangle rect = seed_rectangle(grid);
+  const SeedRectangle rect = shape_cells(grid, state.kind);
+  const ShapeValues inside_values = shape_values(state);
   for (std::int64_t r = 0; r < rows; ++r) {
     for (std::int64_t c = 0; c < cols; ++c) {
       const std::int64_t gr = row0 + r, gc = col0 + c;
       const auto global = static_cast<std::uint64_t>(gr * grid.cols + gc);
       const bool inside = rect.contains(gr, gc);
-      double u0 = inside ? 0.0 : 1.0, v0 = inside ? 1.0 : 0.0;
+      double u0 = inside ? inside_values.u : 1.0, v0 = inside ? inside_values.v : 0.0;
       if (state.kind == InitialKind::Noise) {
         // Counters 2i and 2i+1 of global cell i: independent draws for u and v.
         const double du = (2.0 * uniform_hash(state.seed, 2 * global) - 1.0) * noise_amplitude;

@@ -1,31 +1,73 @@
-// Initial states: the course's rectangle, and the rectangle with small random perturbations for
-// ensembles. Generated on the host from (seed, cell index) alone, so a state is the same on every
-// backend and for every thread count, and any cell can be computed without the others.
+// Initial states: the course's rectangle, the rectangle with small random perturbations for
+// ensembles, the Python course's box and the Kokkos course's drop. Generated on the host from
+// (seed, cell index) alone, so a state is the same on every backend and for every thread count, and
+// any cell can be computed without the others.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "model/model.hpp"
 
 namespace grayscott {
 
+// Each start is u = 1, v = 0 everywhere except in one shape, which holds the start's own values
+// (InitialState::values replaces them).
 enum class InitialKind {
-  Rectangle,  // u = 1, v = 0 except the seed rectangle (u = 0, v = 1): see seed_rectangle
+  Rectangle,  // the seed rectangle (u = 0, v = 1): see seed_rectangle
   Noise,      // the rectangle plus uniform noise of +-noise_amplitude on u and v, clamped to [0, 1]
+  Box,        // the Python course's box (u = 0.70, v = 0.25) on the grid's own mesh: see box_cells
+  // The same box on the mesh of the grid with a border of one cell around it, which the NumPy and
+  // Numba versions of the Python course hold in their arrays and never compute: their run on an
+  // (R + 2) x (C + 2) array is this start on R x C.
+  BoxBordered,
+  Drop,  // the Kokkos course's 2 x 2 drop (u = 0, v = 1): see drop_cells
+};
+
+// The values inside a start's shape.
+struct ShapeValues {
+  double u, v;
 };
 
 struct InitialState {
   InitialKind kind = InitialKind::Rectangle;
-  std::uint64_t seed = 0;  // used by Noise only
+  std::uint64_t seed = 0;               // used by Noise only
+  std::optional<ShapeValues> values{};  // inside the shape; none: the kind's own
 };
+
+// The values inside the shape of `state`: its own, or the kind's (Box: 0.70, 0.25; the others:
+// 0, 1).
+ShapeValues shape_values(const InitialState& state);
+// "U,V": two finite numbers, as --init-values takes them.
+ShapeValues parse_shape_values(std::string_view text);
+
+// The cells of the Python course's box (compute/common.py, grayscott_init) on an nx x ny mesh:
+// x_i = i / (nx - 1) (linspace(0, 1, nx), so x_{nx-1} = 1), y_j = j * ymax / (ny - 1) with
+// ymax = ny / (nx - 1) (linspace(0, ymax, ny), y_{ny-1} = ymax), and the box is
+// 0.4 < x < 0.6, 0.4 ymax < y < 0.6 ymax, every product and comparison in float64 as NumPy does
+// them. For Box the mesh is the grid (nx = rows, ny = cols); for BoxBordered it is the grid with
+// its border (nx = rows + 2, ny = cols + 2) and grid cell (r, c) is mesh point (r + 1, c + 1).
+// Half-open ranges of grid cells, possibly empty (a grid too small to hold one cell of the box).
+SeedRectangle box_cells(const Grid& grid, bool bordered);
+// The Kokkos course's drop (exercises/gray_scott/gray_scott.cpp, initialize): rows R/2 - 1 and
+// R/2, columns C/2 - 1 and C/2 (integer division), clamped to the grid.
+SeedRectangle drop_cells(const Grid& grid);
+// The shape of `kind` on `grid`.
+SeedRectangle shape_cells(const Grid& grid, InitialKind kind);
+
+// Throws InvalidInput, before any computing, for a start that cannot be made on `grid`: a box
+// with no cell on it.
+void check_initial_state(const Grid& grid, const InitialState& state);
 
 // Half-width of the Noise perturbation: small next to the rectangle's unit contrast, large enough
 // to break its symmetry within a few hundred steps.
 inline constexpr double noise_amplitude = 0.05;
 
-InitialKind parse_initial_kind(std::string_view text);  // "rectangle" or "noise"
+// "rectangle", "noise", "box", "box-bordered" or "drop".
+InitialKind parse_initial_kind(std::string_view text);
 std::string_view to_string(InitialKind kind);
 
 // A counter-based hash of (seed, counter) to a double uniform in [0, 1), 53 random bits. Pure

@@ -185,6 +185,10 @@ void Problem::validate() const {
   if (grid.cols > max_extent)
     throw InvalidInput("cols must be at most " + std::to_string(max_extent));
   params.validate();
+  if (!std::isfinite(outside.u) || !std::isfinite(outside.v)) {
+    throw InvalidInput("outside: the fixed boundary's values must be finite numbers, got " +
+                       format_number(outside.u) + "," + format_number(outside.v));
+  }
   for (double w : stencil.weights) {
     if (!std::isfinite(w)) throw InvalidInput("stencil: weights must be finite numbers");
   }
@@ -231,6 +235,29 @@ Boundary parse_boundary(std::string_view text) {
   if (text == "fixed") return Boundary::Fixed;
   throw InvalidInput("boundary: expected zero-flux, periodic or fixed, got '" + std::string(text) +
                      "'");
+}
+
+Outside parse_outside(std::string_view text, std::string_view what) {
+  const std::size_t comma = text.find(',');
+  if (comma == std::string_view::npos || text.find(',', comma + 1) != std::string_view::npos) {
+    throw InvalidInput(std::string(what) + ": expected two numbers U,V, got '" + std::string(text) +
+                       "'");
+  }
+  const Outside values{parse_double(text.substr(0, comma), what),
+                       parse_double(text.substr(comma + 1), what)};
+  if (!std::isfinite(values.u) || !std::isfinite(values.v)) {
+    throw InvalidInput(std::string(what) + ": the values must be finite numbers, got '" +
+                       std::string(text) + "'");
+  }
+  return values;
+}
+
+std::string to_string(const Outside& outside) {
+  char text[64];
+  auto end = std::to_chars(text, text + sizeof text, outside.u).ptr;
+  *end++ = ',';
+  end = std::to_chars(end, text + sizeof text, outside.v).ptr;
+  return std::string(text, end);
 }
 
 Precision parse_precision(std::string_view text) {

@@ -18,7 +18,15 @@ struct InvalidInput : std::runtime_error {
 enum class Boundary {
   ZeroFlux,  // a neighbour outside the grid contributes nothing (as if it equalled the centre)
   Periodic,  // the grid wraps around
-  Fixed,     // cells outside hold u = 1, v = 0
+  Fixed,     // cells outside hold constant values: Problem::outside (u = 1, v = 0 by default)
+};
+
+// The values that cells outside the grid hold under the Fixed boundary. The default, u = 1, v = 0,
+// is the unreacted medium of the C++ course and of the Numba version of the Python course; the
+// CuPy and JAX versions pad their arrays with zeros for both fields (0, 0).
+struct Outside {
+  double u = 1.0;
+  double v = 0.0;
 };
 
 enum class Precision { Single, Double };
@@ -82,6 +90,7 @@ struct Problem {
   Stencil stencil = Stencil::oono_puri();
   Boundary boundary = Boundary::ZeroFlux;
   Precision precision = Precision::Single;
+  Outside outside;  // read by the Fixed boundary only
 
   // The largest stable dt for this stencil and these diffusion coefficients.
   double dt_limit() const;
@@ -108,6 +117,9 @@ SeedRectangle seed_rectangle(const Grid& grid);
 std::string_view to_string(Boundary b);
 std::string_view to_string(Precision p);
 Boundary parse_boundary(std::string_view text);
+// "U,V": two finite numbers. `what` names the setting in the message ("outside").
+Outside parse_outside(std::string_view text, std::string_view what = "outside");
+std::string to_string(const Outside& outside);  // "U,V", each number's shortest exact text
 Precision parse_precision(std::string_view text);
 
 }  // namespace grayscott

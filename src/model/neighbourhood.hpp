@@ -12,7 +12,8 @@ namespace grayscott {
 
 // What a neighbour beyond a non-periodic edge of the grid contributes: with zero flux, the cell
 // itself (so the difference across the edge vanishes); with fixed values, the constant outside
-// state (fixed_u, fixed_v). A periodic grid has no edge: its neighbours wrap (wrap_near).
+// state (Coefficients::outside_u, outside_v). A periodic grid has no edge: its neighbours wrap
+// (wrap_near).
 template <Boundary B, class Real>
 GRAYSCOTT_HD Real beyond_edge(Real centre, Real fixed_value) {
   static_assert(B != Boundary::Periodic, "a periodic grid has no edge: wrap the index instead");
@@ -32,11 +33,11 @@ GRAYSCOTT_HD Int wrap_near(Int i, Int n) {
 // Fills nu, nv with the 3x3 neighbourhood of a cell whose values are cu, cv (row-major, the cell
 // itself at 4). `inside(dr, dc)` says whether the neighbour at row offset dr and column offset dc
 // is in memory (on the grid, or a ghost cell that holds it); `read(dr, dc, u, v)` reads it. A
-// neighbour that is not gets beyond_edge<B>; on a periodic grid every neighbour is read (the
-// caller's `read` wraps).
+// neighbour that is not gets beyond_edge<B> (with the Fixed boundary, c's outside values); on a
+// periodic grid every neighbour is read (the caller's `read` wraps).
 template <Boundary B, class Real, class Inside, class Read>
 GRAYSCOTT_HD void gather_neighbourhood(Real cu, Real cv, const Inside& inside, const Read& read,
-                                       Real (&nu)[9], Real (&nv)[9]) {
+                                       const Coefficients<Real>& c, Real (&nu)[9], Real (&nv)[9]) {
   GRAYSCOTT_UNROLL
   for (int k = 0; k < 9; ++k) {
     const int dr = k / 3 - 1, dc = k % 3 - 1;
@@ -46,8 +47,8 @@ GRAYSCOTT_HD void gather_neighbourhood(Real cu, Real cv, const Inside& inside, c
     } else if (B == Boundary::Periodic || inside(dr, dc)) {
       read(dr, dc, nu[k], nv[k]);
     } else if constexpr (B != Boundary::Periodic) {
-      nu[k] = beyond_edge<B>(cu, fixed_u<Real>);
-      nv[k] = beyond_edge<B>(cv, fixed_v<Real>);
+      nu[k] = beyond_edge<B>(cu, c.outside_u);
+      nv[k] = beyond_edge<B>(cv, c.outside_v);
     }
   }
 }

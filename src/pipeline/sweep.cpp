@@ -177,7 +177,8 @@ SweepPart run_sweep_members(
       std::vector<Real> u(cells), v(cells);
       for (std::int64_t m = 0; m < count; ++m) {
         const SweepMember& member = request.members[static_cast<std::size_t>(first + m)];
-        fill_initial_state<Real>(problem.grid, {request.init, member.seed}, u, v);
+        fill_initial_state<Real>(problem.grid,
+                                 {request.init.kind, member.seed, request.init.values}, u, v);
         engine->load(static_cast<std::size_t>(m), u, v);
       }
     }

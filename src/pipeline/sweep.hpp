@@ -37,7 +37,7 @@ std::vector<SweepMember> cross_members(const std::vector<double>& feeds,
 struct SweepRequest {
   Problem problem;  // the shared part; problem.params' feed and kill are replaced per member
   std::vector<SweepMember> members;
-  InitialKind init = InitialKind::Rectangle;
+  InitialState init;  // its seed unused: each member has its own
   std::int64_t images = 1000;
   std::int64_t steps_per_image = 32;
   FieldSet fields;

@@ -32,7 +32,9 @@ inline reference::Model to_reference(const Problem& problem, const Parameters& p
           params.kill,
           params.du,
           params.dv,
-          params.dt};
+          params.dt,
+          problem.outside.u,
+          problem.outside.v};
 }
 inline reference::Model to_reference(const Problem& problem) {
   return to_reference(problem, problem.params);

@@ -34,6 +34,7 @@ struct Model {
   std::array<double, 9> weights;
   Boundary boundary;
   double feed, kill, du, dv, dt;
+  double outside_u = 1.0, outside_v = 0.0;  // what cells outside hold under Fixed
 };
 
 inline void step(const Model& m, State& s) {
@@ -68,8 +69,10 @@ inline void step(const Model& m, State& s) {
     for (std::int64_t c = 0; c < C; ++c) {
       const double u = s.u[r * C + c], v = s.v[r * C + c];
       const double uvv = u * v * v;
-      next.u[r * C + c] = u + m.dt * (m.du * lap(s.u, r, c, 1.0) - uvv + m.feed * (1.0 - u));
-      next.v[r * C + c] = v + m.dt * (m.dv * lap(s.v, r, c, 0.0) + uvv - (m.feed + m.kill) * v);
+      next.u[r * C + c] =
+          u + m.dt * (m.du * lap(s.u, r, c, m.outside_u) - uvv + m.feed * (1.0 - u));
+      next.v[r * C + c] =
+          v + m.dt * (m.dv * lap(s.v, r, c, m.outside_v) + uvv - (m.feed + m.kill) * v);
     }
   }
   s = std::move(next);

@@ -11,24 +11,130 @@
 
 namespace grayscott::requests {
 
+namespace {
+
+// Names joined for a message: "a, b, c".
+template <class Table>
+std::string names_of(const Table& table) {
+  std::string names;
+  for (const auto& entry : table) names += (names.empty() ? "" : ", ") + std::string(entry.name);
+  return names;
+}
+
+}  // namespace
+
+std::span<const Pattern> patterns() {
+  // The Python course's names (compute/common.py, grayscott_pars), then Karl Sims's.
+  static constexpr Pattern table[] = {
+      {"spots", 0.014, 0.054, "Python course (also the C++ course's default)"},
+      {"labyrinthine", 0.037, 0.06, "Python course"},
+      {"pulsating-spots", 0.025, 0.06, "Python course"},
+      {"worms", 0.078, 0.061, "Python course"},
+      {"holes", 0.039, 0.058, "Python course"},
+      {"intermittent-chaos-holes", 0.034, 0.056, "Python course ('Intermittent chaos/holes')"},
+      // The course's list for this name has a fifth number, so its code reads F = 0.05,
+      // k = 0.026; these are the rates the entry means (its last two numbers).
+      {"spatiotemporal-chaos", 0.026, 0.051, "Python course"},
+      {"mitosis", 0.0367, 0.0649, "Karl Sims, Reaction-Diffusion Tutorial"},
+      {"coral", 0.0545, 0.062, "Karl Sims, Reaction-Diffusion Tutorial ('coral growth')"},
+  };
+  return table;
+}
+
+const Pattern& find_pattern(std::string_view name) {
+  for (const Pattern& pattern : patterns()) {
+    if (pattern.name == name) return pattern;
+  }
+  throw InvalidInput("pattern: unknown pattern '" + std::string(name) +
+                     "' (known: " + names_of(patterns()) + ")");
+}
+
+std::span<const Preset> presets() {
+  // The Python course: luckyjim/pyGrayScott, grayscott_init and grayscott_pars of
+  // compute/common.py (the box, F = 0.0565, k = 0.062, 34 steps per frame), float32.
+  static constexpr Preset table[] = {
+      {"course-numpy", "five-point", "periodic", "1,0", "box-bordered", "single", 0.0565, 0.062,
+       0.1, 0.05, 1.0, 34, "compute/numpy/grayscott_numpy.py"},
+      {"course-numba", "five-point", "fixed", "1,0", "box-bordered", "single", 0.0565, 0.062, 0.1,
+       0.05, 1.0, 34, "compute/numba/grayscott_numba.py"},
+      {"course-cupy", "five-point", "fixed", "0,0", "box", "single", 0.0565, 0.062, 0.1, 0.05, 1.0,
+       34, "compute/cupy/grayscott_cupy.py"},
+      {"course-jax", "five-point", "fixed", "0,0", "box", "single", 0.0565, 0.062, 0.1, 0.05, 1.0,
+       34, "compute/jax/grayscott_jax_cpu.py"},
+      // The Gray-Scott School's Kokkos code: Maison-de-la-Simulation/gray-scott-kokkos.
+      {"course-kokkos", "pretty", "fixed", "1,0", "drop", "double", 0.014, 0.054, 0.1, 0.05, 1.0,
+       10, "exercises/gray_scott/gray_scott.cpp"},
+      // The Gray-Scott School's C++ reference: grayscott's own defaults.
+      {"course-cpp", "oono-puri", "zero-flux", "1,0", "rectangle", "single", 0.014, 0.054, 0.1,
+       0.05, 1.0, 32, "the C++ course's reference"},
+  };
+  return table;
+}
+
+const Preset& find_preset(std::string_view name) {
+  for (const Preset& preset : presets()) {
+    if (preset.name == name) return preset;
+  }
+  throw InvalidInput("preset: unknown preset '" + std::string(name) +
+                     "' (known: " + names_of(presets()) + ")");
+}
+
+ProblemSettings ProblemSettings::resolved() const {
+  ProblemSettings s = *this;
+  const auto set = [&](std::string_view option, auto& field, const auto& value) {
+    if (!is_given(option)) field = value;
+  };
+  if (!preset.empty()) {
+    const Preset& p = find_preset(preset);
+    set("stencil", s.stencil, std::string(p.stencil));
+    set("boundary", s.boundary, std::string(p.boundary));
+    set("outside", s.outside, std::string(p.outside));
+    set("init", s.init, std::string(p.init));
+    set("precision", s.precision, std::string(p.precision));
+    set("feed", s.feed, p.feed);
+    set("kill", s.kill, p.kill);
+    set("du", s.du, p.du);
+    set("dv", s.dv, p.dv);
+    set("dt", s.dt, p.dt);
+  }
+  if (!pattern.empty()) {
+    const Pattern& p = find_pattern(pattern);
+    set("feed", s.feed, p.feed);
+    set("kill", s.kill, p.kill);
+  }
+  s.preset.clear();
+  s.pattern.clear();
+  return s;
+}
+
+std::optional<std::int64_t> ProblemSettings::preset_steps_per_image() const {
+  if (preset.empty() || is_given("steps-per-image")) return std::nullopt;
+  return find_preset(preset).steps_per_image;
+}
+
 Problem ProblemSettings::problem() const {
+  const ProblemSettings s = resolved();
   Problem p;
-  p.grid = {rows, cols};
-  p.params = {feed, kill, du, dv, dt};
-  p.stencil = Stencil::parse(stencil);
-  p.boundary = parse_boundary(boundary);
-  p.precision = parse_precision(precision);
+  p.grid = {s.rows, s.cols};
+  p.params = {s.feed, s.kill, s.du, s.dv, s.dt};
+  p.stencil = Stencil::parse(s.stencil);
+  p.boundary = parse_boundary(s.boundary);
+  p.precision = parse_precision(s.precision);
+  p.outside = parse_outside(s.outside);
   p.validate();
   return p;
 }
 
 InitialState ProblemSettings::initial_state() const {
+  const ProblemSettings s = resolved();
   InitialState state;
-  state.kind = parse_initial_kind(init);
-  if (!seed.empty()) {
+  state.kind = parse_initial_kind(s.init);
+  if (!s.init_values.empty()) state.values = parse_shape_values(s.init_values);
+  if (!s.seed.empty()) {
     if (state.kind != InitialKind::Noise) throw InvalidInput("seed: a seed needs --init noise");
-    state.seed = parse_seed(seed);
+    state.seed = parse_seed(s.seed);
   }
+  check_initial_state({s.rows, s.cols}, state);
   return state;
 }
 
@@ -93,6 +199,7 @@ pipeline::RunRequest RunSettings::request() const {
   request.problem = problem.problem();
   request.initial = problem.initial_state();
   apply_output(out, request);
+  if (const auto steps = problem.preset_steps_per_image()) request.steps_per_image = *steps;
   request.engine = engine.engine_options();
   if (!render.empty()) request.render_dir = render;
   pipeline::validate_run_request(request);
@@ -108,8 +215,13 @@ std::vector<pipeline::SweepMember> SweepSettings::members() const {
     if (initial.kind != InitialKind::Noise) throw InvalidInput("seeds: seeds need --init noise");
     seed_list = parse_seed_list(seeds);
   }
-  return pipeline::cross_members(parse_value_set(feeds, "feed"), parse_value_set(kills, "kill"),
-                                 seed_list);
+  // A preset's or a pattern's rates, unless the sets are given.
+  const ProblemSettings rates = problem.resolved();
+  const bool named = !problem.preset.empty() || !problem.pattern.empty();
+  const std::string feed_set = named && !problem.is_given("feed") ? number_text(rates.feed) : feeds;
+  const std::string kill_set = named && !problem.is_given("kill") ? number_text(rates.kill) : kills;
+  return pipeline::cross_members(parse_value_set(feed_set, "feed"),
+                                 parse_value_set(kill_set, "kill"), seed_list);
 }
 
 pipeline::SweepRequest SweepSettings::request() const {
@@ -119,9 +231,11 @@ pipeline::SweepRequest SweepSettings::request() const {
   ProblemSettings shared = problem;
   shared.feed = request.members.front().feed;
   shared.kill = request.members.front().kill;
+  shared.given.insert({"feed", "kill"});  // the members' rates, not a preset's
   request.problem = shared.problem();
-  request.init = problem.initial_state().kind;
+  request.init = problem.initial_state();
   apply_output(out, request);
+  if (const auto steps = problem.preset_steps_per_image()) request.steps_per_image = *steps;
   request.engine = engine.engine_options();
   if (!max_batch_memory.empty())
     request.max_batch_bytes = parse_bytes(max_batch_memory, "max-batch-memory");
@@ -137,6 +251,25 @@ pipeline::SweepRequest SweepSettings::request() const {
 
 std::span<const Setting<ProblemSettings>> problem_settings() {
   using S = ProblemSettings;
+  static const std::string pattern_help = [] {
+    std::string help = "F and k by name (explicit --feed, --kill win):";
+    for (const Pattern& p : patterns()) {
+      help += std::string(" ") + std::string(p.name) + " " + number_text(p.feed) + "/" +
+              number_text(p.kill) + " (" + std::string(p.source) + ");";
+    }
+    help.back() = '.';
+    return help;
+  }();
+  static const std::string preset_help = [] {
+    std::string help =
+        "One of the courses' programs: its stencil, boundary, outside values, start, precision, "
+        "rates and steps per image (explicit options win):";
+    for (const Preset& p : presets()) {
+      help += std::string(" ") + std::string(p.name) + " (" + std::string(p.source) + ");";
+    }
+    help.back() = '.';
+    return help;
+  }();
   static const Setting<S> table[] = {
       {"rows", "rows", "nbrow", "Grid rows", GRAYSCOTT_FIELD(S, rows)},
       {"cols", "cols", "nbcol", "Grid columns", GRAYSCOTT_FIELD(S, cols)},
@@ -152,12 +285,24 @@ std::span<const Setting<ProblemSettings>> problem_settings() {
        Form::Name, "zero-flux|periodic|fixed"},
       {"precision", "precision", "", "single (float32) or double", GRAYSCOTT_FIELD(S, precision),
        Form::Name, "single|double"},
+      {"outside", "outside", "",
+       "The values u,v that cells outside the grid hold with boundary fixed (0,0: the zero "
+       "padding of the Python course's CuPy and JAX versions)",
+       GRAYSCOTT_FIELD(S, outside), Form::Pair, "U,V"},
       {"init", "init", "",
-       "Initial state: rectangle, or noise (the rectangle with small random perturbations, "
-       "reproducible from the seed)",
-       GRAYSCOTT_FIELD(S, init), Form::Name, "rectangle|noise"},
+       "Initial state: rectangle (the C++ course's), noise (the rectangle with small random "
+       "perturbations, reproducible from the seed), box (the Python course's, on the grid), "
+       "box-bordered (the same on the grid with a one-cell border, as its NumPy and Numba "
+       "versions hold it), drop (the Kokkos course's 2x2 drop)",
+       GRAYSCOTT_FIELD(S, init), Form::Name, "rectangle|noise|box|box-bordered|drop"},
+      {"init-values", "init_values", "",
+       "The values u,v inside the initial state's shape (default: the start's own: box 0.7,0.25, "
+       "the others 0,1)",
+       GRAYSCOTT_FIELD(S, init_values), Form::Pair, "U,V"},
       {"seed", "seed", "", "Seed of the noise initial state (default 0)", GRAYSCOTT_FIELD(S, seed),
        Form::Seed, "UINT"},
+      {"pattern", "pattern", "", pattern_help, GRAYSCOTT_FIELD(S, pattern), Form::Name, "NAME"},
+      {"preset", "preset", "", preset_help, GRAYSCOTT_FIELD(S, preset), Form::Name, "NAME"},
   };
   return table;
 }

@@ -6,6 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -27,15 +30,54 @@ inline constexpr std::int64_t max_threads = 4096;
 // The most steps fused per pass that a request takes (the CPU engine caps its depth lower).
 inline constexpr std::int64_t max_fuse = 1 << 20;
 
+// A named pair of rates (--pattern), and where the name comes from.
+struct Pattern {
+  std::string_view name;
+  double feed, kill;
+  std::string_view source;
+};
+std::span<const Pattern> patterns();
+const Pattern& find_pattern(std::string_view name);  // throws InvalidInput listing the names
+
+// One of the courses' programs (--preset): every setting of the problem but the grid, as that
+// program has it, and its steps between images.
+struct Preset {
+  std::string_view name;
+  std::string_view stencil, boundary, outside, init, precision;
+  double feed, kill, du, dv, dt;
+  std::int64_t steps_per_image;
+  std::string_view source;
+};
+std::span<const Preset> presets();
+const Preset& find_preset(std::string_view name);  // throws InvalidInput listing the names
+
 // The model, its initial state: `grayscott run`'s problem options, `gs.Simulation`'s arguments.
 struct ProblemSettings {
   std::int64_t rows = 1080, cols = 1920;
   double feed = 0.014, kill = 0.054, du = 0.1, dv = 0.05, dt = 1.0;
   std::string stencil = "oono-puri", boundary = "zero-flux", precision = "single";
+  std::string outside = "1,0";  // U,V outside the grid, with boundary fixed
   std::string init = "rectangle";
-  std::string seed;  // empty: not given (0); a whole number, only with init noise
+  std::string init_values;  // U,V inside the start's shape; empty: the start's own
+  std::string seed;         // empty: not given (0); a whole number, only with init noise
+  std::string pattern;      // empty: none; else F and k by name
+  std::string preset;       // empty: none; else one of the courses' programs
 
-  Problem problem() const;  // validated: throws InvalidInput naming the setting
+  // The settings given explicitly, by their command-line names ("boundary", "steps-per-image"):
+  // a preset, then a pattern, sets only the others, so an explicit value always wins. The
+  // command line records what it parsed (or read from --config); Python the keywords a call
+  // names.
+  std::set<std::string, std::less<>> given;
+  bool is_given(std::string_view option) const { return given.count(option) > 0; }
+
+  // These settings with the preset, then the pattern, applied (both then empty); throws
+  // InvalidInput for an unknown name.
+  ProblemSettings resolved() const;
+  // The preset's steps between images, unless none is named or steps-per-image is given.
+  std::optional<std::int64_t> preset_steps_per_image() const;
+
+  // Both resolve first. Validated: throw InvalidInput naming the setting.
+  Problem problem() const;
   InitialState initial_state() const;
 };
 
@@ -113,6 +155,7 @@ enum class Form {
   Fields,     // v, u or u,v
   Every,      // N images or a time: 90s, 10m, 1h (Python: an int, seconds, or a timedelta)
   Bytes,      // 8G, 512M (Python: an int of bytes too)
+  Pair,       // two numbers U,V (Python: a pair of numbers too)
 };
 
 // One setting of a structure S: where its value lives, and its names.

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """`grayscott render --video`, checked with the real clients: ffprobe counts the frames and names
-the codec and size of MP4, WebM and GIF videos of a run file and of a sweep's atlas; ffmpeg decodes
+the codec and size of MP4, WebM, GIF and AVI videos of a run file and of a sweep's atlas; ffmpeg decodes
 frames that are compared with the PNG pictures of the same images; and the refusals (an existing
 video, a wrong name, no ffmpeg, an ffmpeg that fails) leave nothing behind.
 
@@ -108,9 +108,18 @@ check(r.returncode == 2 and "already exists" in r.stderr and open("run.mp4", "rb
       f"an existing video is kept without --force: {r.stderr}")
 r = run("render", "run.h5", "--video", "run.mp4", "--force", "--every", "3")
 check(r.returncode == 0 and probe("run.mp4")[3] == 4, "--force replaces the video")
-r = run("render", "run.h5", "--video", "run.avi")
-check(r.returncode == 2 and ".mp4, .webm or .gif" in r.stderr and not os.path.exists("run.avi"),
-      f"an unknown container: {r.stderr}")
+# The Python course's container: MPEG-4 Part 2 in AVI, with the DIVX tag its code writes.
+r = run("render", "run.h5", "--video", "run.avi", "--every", "2", "--fps", "24")
+check(r.returncode == 0 and "rendered 6 frames into run.avi" in r.stderr, f"avi: {r.stderr}")
+check(probe("run.avi") == ("mpeg4", 96, 64, 6, "24/1"), f"avi probe: {probe('run.avi')}")
+tag = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
+                      "stream=codec_tag_string,pix_fmt", "-of", "default=noprint_wrappers=1",
+                      "run.avi"], capture_output=True, text=True, check=True).stdout.split()
+check(tag == ["pix_fmt=yuv420p", "codec_tag_string=DIVX"] or
+      sorted(tag) == ["codec_tag_string=DIVX", "pix_fmt=yuv420p"], f"avi tag: {tag}")
+r = run("render", "run.h5", "--video", "run.mkv")
+check(r.returncode == 2 and ".mp4, .webm, .gif or .avi" in r.stderr and
+      not os.path.exists("run.mkv"), f"an unknown container: {r.stderr}")
 r = run("render", "run.h5", "--video", "none.mp4", env={"GRAYSCOTT_FFMPEG": "/nonexistent/ffmpeg"})
 check(r.returncode == 2 and "GRAYSCOTT_FFMPEG" in r.stderr and not os.path.exists("none.mp4"),
       f"no ffmpeg: {r.stderr}")

@@ -13,6 +13,75 @@ TEST(InitialState, ParsesKinds) {
   EXPECT_EQ(parse_initial_kind("noise"), InitialKind::Noise);
   EXPECT_THROW(parse_initial_kind("random"), InvalidInput);
   EXPECT_EQ(to_string(InitialKind::Noise), "noise");
+  for (const char* name : {"box", "box-bordered", "drop"}) {
+    EXPECT_EQ(to_string(parse_initial_kind(name)), name);
+  }
+}
+
+// The Python course's box, as its grayscott_init (compute/common.py, NumPy 1.24) marks it: these
+// ranges were read from the arrays that function returns (on (R + 2) x (C + 2) for the bordered
+// box, its border cut off). 64x96 loses column 38, where y = 0.4 ymax up to rounding.
+TEST(InitialState, BoxCellsAreThePythonCoursesMask) {
+  struct Case {
+    Grid grid;
+    bool bordered;
+    SeedRectangle cells;
+  };
+  const Case cases[] = {
+      {{64, 96}, false, {26, 38, 39, 57}},
+      {{62, 94}, true, {25, 37, 38, 56}},
+      {{96, 64}, false, {39, 57, 26, 38}},
+      {{11, 16}, false, {5, 6, 7, 9}},
+      {{1920, 1080}, false, {768, 1152, 432, 648}},
+      {{1918, 1078}, true, {767, 1151, 431, 647}},
+      {{500, 500}, false, {200, 300, 200, 300}},
+      {{3, 50}, false, {1, 2, 20, 30}},
+      {{1, 50}, true, {0, 1, 20, 30}},
+      {{50, 1}, true, {20, 30, 0, 1}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::to_string(c.grid.rows) + "x" + std::to_string(c.grid.cols));
+    const SeedRectangle got = box_cells(c.grid, c.bordered);
+    EXPECT_EQ(got.row_begin, c.cells.row_begin);
+    EXPECT_EQ(got.row_end, c.cells.row_end);
+    EXPECT_EQ(got.col_begin, c.cells.col_begin);
+    EXPECT_EQ(got.col_end, c.cells.col_end);
+  }
+  // No cell of the box: x = 0.4 and 0.6 exactly on 6 rows, no point between 0 and 1 on 2.
+  for (const Grid grid : {Grid{6, 96}, Grid{2, 50}}) {
+    const SeedRectangle none = box_cells(grid, false);
+    EXPECT_TRUE(none.row_begin == none.row_end || none.col_begin == none.col_end);
+    EXPECT_THROW(check_initial_state(grid, {InitialKind::Box}), InvalidInput);
+  }
+  EXPECT_NO_THROW(check_initial_state({3, 50}, {InitialKind::Box}));
+}
+
+TEST(InitialState, BoxAndDropHoldTheirValuesInTheirCells) {
+  const Grid grid{11, 16};
+  std::vector<double> u(grid.cells()), v(grid.cells());
+  fill_initial_state<double>(grid, {InitialKind::Box}, u, v);
+  for (std::int64_t r = 0; r < grid.rows; ++r) {
+    for (std::int64_t c = 0; c < grid.cols; ++c) {
+      const bool inside = r == 5 && (c == 7 || c == 8);
+      EXPECT_EQ(u[r * grid.cols + c], inside ? 0.70 : 1.0);
+      EXPECT_EQ(v[r * grid.cols + c], inside ? 0.25 : 0.0);
+    }
+  }
+  // The Kokkos course's drop: rows and columns R/2 - 1 and R/2 (C/2 - 1, C/2), values replaced.
+  fill_initial_state<double>(grid, {InitialKind::Drop, 0, ShapeValues{0.5, 0.75}}, u, v);
+  for (std::int64_t r = 0; r < grid.rows; ++r) {
+    for (std::int64_t c = 0; c < grid.cols; ++c) {
+      const bool inside = (r == 4 || r == 5) && (c == 7 || c == 8);
+      EXPECT_EQ(u[r * grid.cols + c], inside ? 0.5 : 1.0);
+      EXPECT_EQ(v[r * grid.cols + c], inside ? 0.75 : 0.0);
+    }
+  }
+  const SeedRectangle one = drop_cells({1, 1});
+  EXPECT_EQ(one.row_end - one.row_begin, 1);
+  EXPECT_EQ(one.col_end - one.col_begin, 1);
+  EXPECT_THROW(parse_shape_values("0.5"), InvalidInput);
+  EXPECT_THROW(parse_shape_values("0.5,inf"), InvalidInput);
+  EXPECT_EQ(parse_shape_values(" 0.5, 0.25").v, 0.25);
 }
 
 // The hash is the SplitMix64 finaliser applied to the seed, xor-ed with the counter and mixed

@@ -70,7 +70,7 @@ SweepRequest small_sweep(const fs::path& output, InitialKind init,
   SweepRequest r;
   r.problem = small_problem();
   r.members = cross_members({0.022, 0.03, 0.04}, {0.051, 0.06}, seeds);
-  r.init = init;
+  r.init.kind = init;
   r.images = 3;
   r.steps_per_image = 40;
   r.fields = {true, true};

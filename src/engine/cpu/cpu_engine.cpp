@@ -47,7 +47,7 @@ CpuEngine<Real>::CpuEngine(const Problem& problem, std::span<const Parameters> m
   }
   for (std::size_t m = 0; m < members_.size(); ++m) {
     Member& member = members_[m];
-    member.coefficients = Coefficients<Real>::from(member_params[m]);
+    member.coefficients = Coefficients<Real>::from(member_params[m], problem.outside);
     for (int b = 0; b < 2; ++b) {
       member.u[b] = state_u_[b].data() + m * cells;
       member.v[b] = state_v_[b].data() + m * cells;
@@ -314,7 +314,8 @@ void CpuEngine<Real>::advance(std::int64_t steps) {
 template <class Real>
 void CpuEngine<Real>::set_rates(std::size_t member, const Parameters& rates) {
   rates.validate();
-  members_.at(member).coefficients = Coefficients<Real>::from(rates);
+  Coefficients<Real>& coefficients = members_.at(member).coefficients;
+  coefficients = coefficients.with_rates(rates);
 }
 
 template <class Real>

@@ -58,7 +58,7 @@ inline void update_end_cell(const RowNeighbourhood<Real>& in, std::int64_t j, st
         nu_k = in.u[dr + 1][k];
         nv_k = in.v[dr + 1][k];
       },
-      nu, nv);
+      c, nu, nv);
   react(cu, cv, laplacian<K>(nu, w), laplacian<K>(nv, w), c, out_u[j], out_v[j]);
 }
 
@@ -81,7 +81,7 @@ GRAYSCOTT_HD void update_inner_cell(const Real* __restrict u0, const Real* __res
         nu_k = (dr < 0 ? u0 : (dr > 0 ? u2 : u1))[j + dc];
         nv_k = (dr < 0 ? v0 : (dr > 0 ? v2 : v1))[j + dc];
       },
-      nu, nv);
+      c, nu, nv);
   react(cu, cv, laplacian<K>(nu, w), laplacian<K>(nv, w), c, out_u[j], out_v[j]);
 }
 
@@ -157,7 +157,7 @@ inline void update_edge_line_cell(const Real* __restrict u0, const Real* __restr
           nv_k = rv[j + dc];
         }
       },
-      nu, nv);
+      c, nu, nv);
   react(cu, cv, laplacian<K>(nu, w), laplacian<K>(nv, w), c, out_u[j], out_v[j]);
 }
 

@@ -64,6 +64,7 @@ class CudaEngine final : public Engine<Real> {
   Grid grid_;
   Boundary boundary_;
   StencilKind kind_;
+  Outside outside_;  // the Fixed boundary's values, kept for set_rates
   detail::StencilWeights<Real> weights_{};
   std::size_t members_;
   std::size_t cells_;

@@ -19,6 +19,7 @@ CudaEngine<Real>::CudaEngine(const Problem& problem, std::span<const Parameters>
       grid_(problem.grid),
       boundary_(problem.boundary),
       kind_(problem.stencil.kind),
+      outside_(problem.outside),
       members_(member_params.size()),
       cells_(static_cast<std::size_t>(problem.grid.cells())),
       fuse_(detail::steps_per_launch(options.fuse_steps)) {
@@ -45,7 +46,7 @@ CudaEngine<Real>::CudaEngine(const Problem& problem, std::span<const Parameters>
   }
   std::vector<Coefficients<Real>> coefficients(members_);
   for (std::size_t m = 0; m < members_; ++m) {
-    coefficients[m] = Coefficients<Real>::from(member_params[m]);
+    coefficients[m] = Coefficients<Real>::from(member_params[m], problem.outside);
   }
   coefficients_ = detail::DeviceBuffer<Coefficients<Real>>(members_);
   detail::check(cudaMemcpyAsync(coefficients_.data(), coefficients.data(),
@@ -155,7 +156,7 @@ void CudaEngine<Real>::set_rates(std::size_t member, const Parameters& rates) {
   // Ordered on the compute stream after the steps queued so far; the graphs read the coefficients
   // through the same pointer, so they need no recording again. The host value must outlive the
   // copy: the stream is synchronised before it goes.
-  const Coefficients<Real> coefficients = Coefficients<Real>::from(rates);
+  const Coefficients<Real> coefficients = Coefficients<Real>::from(rates, outside_);
   detail::check(cudaMemcpyAsync(coefficients_.data() + member, &coefficients,
                                 sizeof(Coefficients<Real>), cudaMemcpyHostToDevice,
                                 compute_.get()),

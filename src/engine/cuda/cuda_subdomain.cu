@@ -33,7 +33,7 @@ class CudaSubdomain final : public SubdomainStepper<Real> {
         edges_(edges),
         boundary_(problem.boundary),
         kind_(problem.stencil.kind),
-        coefficients_(Coefficients<Real>::from(problem.params)),
+        coefficients_(Coefficients<Real>::from(problem.params, problem.outside)),
         device_messages_(messages_in_device_memory) {
     if (layout.padded_rows() > INT_MAX / 2 || layout.stride() > INT_MAX / 2) {
       throw InvalidInput("the CUDA backend takes blocks of at most 2^30 rows and columns");

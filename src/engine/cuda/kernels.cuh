@@ -75,7 +75,7 @@ __global__ void __launch_bounds__(step_block_x* step_block_y) step_kernel(StepAr
         nu_k = u[n];
         nv_k = v[n];
       },
-      nu, nv);
+      coefficients, nu, nv);
   Real un, vn;
   react(cu, cv, laplacian<K>(nu, a.weights.w), laplacian<K>(nv, a.weights.w), coefficients, un, vn);
   a.u_out[base + i] = un;
@@ -84,7 +84,7 @@ __global__ void __launch_bounds__(step_block_x* step_block_y) step_kernel(StepAr
 
 // `steps` in-place steps of the region held in shared memory. Checked: some of the region lies
 // outside a non-periodic grid, so each neighbour's grid position is tested (ZeroFlux: the centre
-// stands in; Fixed: the outside constants). Unchecked: the region is inside the grid, or the grid
+// stands in; Fixed: the outside values). Unchecked: the region is inside the grid, or the grid
 // wraps, and every neighbour is the shared-memory cell next to it.
 template <StencilKind K, Boundary B, bool Checked, class Real>
 __device__ __forceinline__ void fused_steps(Real (&su)[fused_region_h][fused_region_w],
@@ -118,7 +118,7 @@ __device__ __forceinline__ void fused_steps(Real (&su)[fused_region_h][fused_reg
               nu_k = su[ly + dr][lx + dc];
               nv_k = sv[ly + dr][lx + dc];
             },
-            nu, nv);
+            coefficients, nu, nv);
         react(cu, cv, laplacian<K>(nu, w), laplacian<K>(nv, w), coefficients, next_u[i][j],
               next_v[i][j]);
       }
@@ -154,6 +154,7 @@ __global__ void __launch_bounds__(fused_block_x* fused_block_y)
   const Real* __restrict__ u = a.u_in + base;
   const Real* __restrict__ v = a.v_in + base;
   const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
+  const Coefficients<Real> coefficients = a.coefficients[blockIdx.z];
 
   GRAYSCOTT_UNROLL
   for (int i = 0; i < fused_cells_y; ++i) {
@@ -171,13 +172,12 @@ __global__ void __launch_bounds__(fused_block_x* fused_block_y)
       // Cells outside a non-periodic grid are never read as neighbours (the checked path tests
       // positions); they get the Fixed values only so that no shared memory is left undefined.
       const std::size_t g = static_cast<std::size_t>(gr) * cols + gc;
-      su[ly][lx] = inside ? u[g] : fixed_u<Real>;
-      sv[ly][lx] = inside ? v[g] : fixed_v<Real>;
+      su[ly][lx] = inside ? u[g] : coefficients.outside_u;
+      sv[ly][lx] = inside ? v[g] : coefficients.outside_v;
     }
   }
   __syncthreads();
 
-  const Coefficients<Real> coefficients = a.coefficients[blockIdx.z];
   if constexpr (B == Boundary::Periodic) {
     fused_steps<K, B, false>(su, sv, steps, row0, col0, rows, cols, coefficients, a.weights.w);
   } else if (row0 >= 0 && col0 >= 0 && row0 + fused_region_h <= rows &&

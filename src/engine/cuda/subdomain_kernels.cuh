@@ -3,7 +3,7 @@
 //
 // A block is stored padded: its owned cells with a ghost frame `depth` cells wide, row-major with
 // `stride` = cols + 2 depth. A neighbour beyond the grid's non-periodic edge follows the serial
-// kernels' rules (ZeroFlux: the centre stands in; Fixed: the outside constants); every other
+// kernels' rules (ZeroFlux: the centre stands in; Fixed: the outside values); every other
 // neighbour, ghost or owned, is read from memory. laplacian<K> and react come from
 // model/cell_update.hpp, so a cell rounds exactly as in the CPU engine (--fmad=false).
 #pragma once
@@ -93,7 +93,7 @@ __device__ __forceinline__ void step_cell(const BlockArgs<Real>& a, int r, int c
         nu_k = a.u_in[n];
         nv_k = a.v_in[n];
       },
-      nu, nv);
+      a.coefficients, nu, nv);
   Real un, vn;
   react(cu, cv, laplacian<K>(nu, a.weights.w), laplacian<K>(nv, a.weights.w), a.coefficients, un,
         vn);

@@ -95,6 +95,36 @@ INSTANTIATE_TEST_SUITE_P(
                                          std::pair<std::int64_t, std::int64_t>{40, 64})),
     engine_case_name);
 
+// The fixed boundary's outside values reach every path of the engine (edge lines, end cells,
+// fused steps): the CuPy and JAX versions' zero padding and values with no special meaning,
+// against the reference; the default outside gives other numbers, so the values are really read.
+TEST(CpuEngine, FixedBoundaryTakesItsOutsideValues) {
+  for (const Outside outside : {Outside{0.0, 0.0}, Outside{0.25, 0.5}}) {
+    for (const auto& stencil : {Stencil::five_point(), Stencil::pretty(), custom_stencil}) {
+      for (auto [rows, cols] : {std::pair<std::int64_t, std::int64_t>{1, 1}, {3, 5}, {40, 64}}) {
+        SCOPED_TRACE(stencil.name() + " " + to_string(outside) + " " + std::to_string(rows) + "x" +
+                     std::to_string(cols));
+        Problem problem = stable_problem(rows, cols, stencil, Boundary::Fixed, Precision::Double);
+        const Problem ordinary = problem;
+        problem.outside = outside;
+        const auto start = varied_state(rows, cols);
+        auto expected = start;
+        const auto model = grayscott::testing::to_reference(problem);
+        EXPECT_EQ(model.outside_u, outside.u);
+        EXPECT_EQ(model.outside_v, outside.v);
+        for (int s = 0; s < 40; ++s) reference::step(model, expected);
+        const auto got = run_cpu<double>(problem, start, 40);
+        EXPECT_LE(grayscott::testing::relative_l2(got.u, expected.u), 1e-12);
+        EXPECT_LE(grayscott::testing::relative_l2(got.v, expected.v), 1e-12);
+        const auto single = run_cpu<float>(problem, start, 40);
+        EXPECT_LE(grayscott::testing::relative_l2(single.v, expected.v), 2e-6);
+        const auto with_default = run_cpu<double>(ordinary, start, 40);
+        EXPECT_GT(grayscott::testing::relative_l2(with_default.v, expected.v), 1e-6);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 TEST(CpuEngine, SeedMatchesReferenceInitialState) {

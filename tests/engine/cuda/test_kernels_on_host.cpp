@@ -45,7 +45,8 @@ Batch<Real> run_kernels(const Problem& problem, const std::vector<Parameters>& m
     std::copy(starts[m].v.begin(), starts[m].v.end(), v[0].begin() + m * cells);
   }
   std::vector<Coefficients<Real>> coefficients;
-  for (const auto& p : members) coefficients.push_back(Coefficients<Real>::from(p));
+  for (const auto& p : members)
+    coefficients.push_back(Coefficients<Real>::from(p, problem.outside));
   kernels::StencilWeights<Real> weights{};
   for (int k = 0; k < 9; ++k) weights.w[k] = static_cast<Real>(problem.stencil.weights[k]);
   const int fuse = kernels::steps_per_launch(fuse_option);
@@ -151,6 +152,21 @@ TEST(CudaKernelsOnHost, MatchCpuEngineBitwise) {
     for (Boundary boundary : {Boundary::ZeroFlux, Boundary::Periodic, Boundary::Fixed}) {
       for (auto [rows, cols] : {std::pair<std::int64_t, std::int64_t>{1, 1}, {37, 71}}) {
         expect_kernels_match_cpu<float>(problem_of(rows, cols, stencil, boundary), 7, {1, 3});
+      }
+    }
+  }
+}
+
+// The fixed boundary's outside values reach the one-step and fused kernels (the shared memory of
+// a fused region past the grid included) as they reach the CPU engine.
+TEST(CudaKernelsOnHost, FixedBoundaryOutsideValuesMatchCpuEngine) {
+  for (const Outside outside : {Outside{0.0, 0.0}, Outside{0.25, 0.5}}) {
+    for (const auto& stencil : {Stencil::five_point(), Stencil::pretty()}) {
+      for (auto [rows, cols] : {std::pair<std::int64_t, std::int64_t>{1, 1}, {37, 71}}) {
+        Problem problem = problem_of(rows, cols, stencil, Boundary::Fixed);
+        problem.outside = outside;
+        expect_kernels_match_cpu<float>(problem, 7, {1, 3});
+        expect_kernels_match_cpu<double>(problem, 5, {0, 4});
       }
     }
   }
