@@ -21,6 +21,17 @@ std::string names_of(const Table& table) {
   return names;
 }
 
+// The entry of `table` called `name`; InvalidInput listing the known names otherwise.
+template <class Entry>
+const Entry& find_named(std::span<const Entry> table, std::string_view name,
+                        const std::string& what) {
+  for (const Entry& entry : table) {
+    if (entry.name == name) return entry;
+  }
+  throw InvalidInput(what + ": unknown " + what + " '" + std::string(name) +
+                     "' (known: " + names_of(table) + ")");
+}
+
 }  // namespace
 
 std::span<const Pattern> patterns() {
@@ -42,11 +53,7 @@ std::span<const Pattern> patterns() {
 }
 
 const Pattern& find_pattern(std::string_view name) {
-  for (const Pattern& pattern : patterns()) {
-    if (pattern.name == name) return pattern;
-  }
-  throw InvalidInput("pattern: unknown pattern '" + std::string(name) +
-                     "' (known: " + names_of(patterns()) + ")");
+  return find_named(patterns(), name, "pattern");
 }
 
 std::span<const Preset> presets() {
@@ -71,13 +78,7 @@ std::span<const Preset> presets() {
   return table;
 }
 
-const Preset& find_preset(std::string_view name) {
-  for (const Preset& preset : presets()) {
-    if (preset.name == name) return preset;
-  }
-  throw InvalidInput("preset: unknown preset '" + std::string(name) +
-                     "' (known: " + names_of(presets()) + ")");
-}
+const Preset& find_preset(std::string_view name) { return find_named(presets(), name, "preset"); }
 
 ProblemSettings ProblemSettings::resolved() const {
   ProblemSettings s = *this;
