@@ -988,6 +988,12 @@ NB_MODULE(_core, m) {
       PyErr_SetString(PyExc_KeyboardInterrupt, python_words(e.what()).c_str());
     } catch (const requests::OutOfMemory& e) {
       PyErr_SetString(PyExc_MemoryError, python_words(e.what()).c_str());
+    } catch (const PathNotFound& e) {
+      PyErr_SetString(PyExc_FileNotFoundError, python_words(e.what()).c_str());
+    } catch (const PathExists& e) {
+      PyErr_SetString(PyExc_FileExistsError, python_words(e.what()).c_str());
+    } catch (const PathDenied& e) {
+      PyErr_SetString(PyExc_PermissionError, python_words(e.what()).c_str());
     } catch (const InvalidInput& e) {
       PyErr_SetString(PyExc_ValueError, python_words(e.what()).c_str());
     }

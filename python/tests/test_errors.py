@@ -1,5 +1,7 @@
 """Bad input raises ValueError or TypeError with the command line's one-line message."""
 
+import os
+
 import pytest
 
 import grayscott as gs
@@ -51,7 +53,7 @@ def test_bad_run_options_raise_value_error(tmp_path):
 
 
 def test_resume_of_a_file_that_is_not_a_run(tmp_path):
-    with pytest.raises((ValueError, RuntimeError)) as info:
+    with pytest.raises(FileNotFoundError) as info:
         gs.Simulation.resume(tmp_path / "missing.h5")
     assert "missing.h5" in str(info.value)
 
@@ -61,3 +63,25 @@ def test_sweep_needs_values():
         gs.Sweep(feed=[], kill=[0.05])
     with pytest.raises(ValueError, match="feed"):
         gs.Sweep(feed=[-0.1], kill=[0.05])
+
+
+def test_paths_raise_the_exceptions_python_has_for_them(tmp_path):
+    sim = gs.Simulation(rows=8, cols=8, backend="cpu")
+    with pytest.raises(FileNotFoundError, match="output folder .*missing does not exist"):
+        sim.run(images=1, output=tmp_path / "missing" / "x.h5", quiet=True)
+    sim.run(images=1, steps_per_image=1, output=tmp_path / "x.h5", quiet=True)
+    sim.reset()
+    with pytest.raises(FileExistsError, match=r"already exists \(use overwrite=True to overwrite\)"):
+        sim.run(images=1, output=tmp_path / "x.h5", quiet=True)
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        gs.Simulation.resume(tmp_path / "nothing.h5")
+    with pytest.raises(FileNotFoundError):
+        gs.render(tmp_path / "nothing.h5", out=tmp_path / "pictures")
+    gs.render(tmp_path / "x.h5", out=tmp_path / "pictures")
+    with pytest.raises(FileExistsError, match="overwrite=True"):
+        gs.render(tmp_path / "x.h5", out=tmp_path / "pictures")
+    if os.geteuid() != 0:  # root writes anywhere
+        locked = tmp_path / "locked"
+        locked.mkdir(mode=0o500)
+        with pytest.raises(PermissionError, match="not writable"):
+            sim.run(images=1, output=locked / "x.h5", quiet=True)

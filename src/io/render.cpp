@@ -46,7 +46,7 @@ void check_render_folder(const fs::path& dir) {
     if (!fs::is_directory(dir, ec)) {
       throw InvalidInput("render " + dir.string() + " is a file, not a folder");
     }
-    if (!writable(dir)) throw InvalidInput("render folder " + dir.string() + " is not writable");
+    if (!writable(dir)) throw PathDenied("render folder " + dir.string() + " is not writable");
     return;
   }
   // create_directories makes every missing level below the nearest existing one.
@@ -58,7 +58,7 @@ void check_render_folder(const fs::path& dir) {
                        " cannot be created: " + ancestor.string() + " is a file");
   }
   if (!writable(ancestor)) {
-    throw InvalidInput("render folder " + dir.string() +
+    throw PathDenied("render folder " + dir.string() +
                        " cannot be created: " + ancestor.string() + " is not writable");
   }
 }
@@ -149,7 +149,7 @@ void check_pictures_absent(const std::vector<fs::path>& pictures, bool overwrite
     ++existing;
   }
   if (!first) return;
-  throw InvalidInput(
+  throw PathExists(
       first->string() +
       (existing > 1 ? " and " + std::to_string(existing - 1) + " more pictures exist" : " exists") +
       " (--force replaces them)");

@@ -62,7 +62,7 @@ void check_output_path(const fs::path& path, bool overwrite, std::uint64_t bytes
   }
   // symlink_status: a link there (even a dangling one) is somebody's file too.
   if (fs::exists(fs::symlink_status(path, ec)) && !overwrite) {
-    throw InvalidInput("output " + path.string() + " already exists (use --force to overwrite)");
+    throw PathExists("output " + path.string() + " already exists (use --force to overwrite)");
   }
   const fs::path xmf = xdmf_path_for(path);
   if (fs::exists(fs::symlink_status(xmf, ec)) && !overwrite) {
@@ -74,10 +74,10 @@ void check_output_path(const fs::path& path, bool overwrite, std::uint64_t bytes
   }
   const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
   if (!fs::is_directory(folder, ec)) {
-    throw InvalidInput("output folder " + folder.string() + " does not exist");
+    throw PathNotFound("output folder " + folder.string() + " does not exist");
   }
   if (::access(folder.c_str(), W_OK) != 0) {
-    throw InvalidInput("output folder " + folder.string() + " is not writable");
+    throw PathDenied("output folder " + folder.string() + " is not writable");
   }
   const fs::space_info space = fs::space(folder, ec);
   // The new file is created beside the old one before it replaces it: nothing is reclaimed.
@@ -871,7 +871,7 @@ struct RunFileReader::Handles {
 RunFileReader::RunFileReader(const fs::path& path) : h_(std::make_unique<Handles>()), path_(path) {
   h5::silence_library_errors();
   std::error_code ec;
-  if (!fs::exists(path, ec)) throw InvalidInput(path.string() + ": no such file");
+  if (!fs::exists(path, ec)) throw PathNotFound(path.string() + ": no such file");
   if (H5Fis_hdf5(path.c_str()) <= 0) throw InvalidInput(path.string() + " is not an HDF5 file");
   h_->file = h5::Id(open_for_reading(path), H5Fclose, "open " + path.string());
 }

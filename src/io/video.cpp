@@ -137,14 +137,14 @@ void check_video_output(const fs::path& path, bool overwrite) {
     throw InvalidInput("video " + path.string() + " is a directory, not a file");
   }
   if (fs::exists(fs::symlink_status(path, ec)) && !overwrite) {
-    throw InvalidInput("video " + path.string() + " already exists (use --force to overwrite)");
+    throw PathExists("video " + path.string() + " already exists (use --force to overwrite)");
   }
   const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
   if (!fs::is_directory(folder, ec)) {
-    throw InvalidInput("video folder " + folder.string() + " does not exist");
+    throw PathNotFound("video folder " + folder.string() + " does not exist");
   }
   if (::access(folder.c_str(), W_OK) != 0) {
-    throw InvalidInput("video folder " + folder.string() + " is not writable");
+    throw PathDenied("video folder " + folder.string() + " is not writable");
   }
   if (find_ffmpeg().empty()) {
     const char* env = std::getenv("GRAYSCOTT_FFMPEG");

@@ -15,6 +15,18 @@ struct InvalidInput : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Refusals about a path, which front ends tell apart (Python raises FileNotFoundError,
+// FileExistsError, PermissionError for them).
+struct PathNotFound : InvalidInput {
+  using InvalidInput::InvalidInput;
+};
+struct PathExists : InvalidInput {
+  using InvalidInput::InvalidInput;
+};
+struct PathDenied : InvalidInput {
+  using InvalidInput::InvalidInput;
+};
+
 enum class Boundary {
   ZeroFlux,  // a neighbour outside the grid contributes nothing (as if it equalled the centre)
   Periodic,  // the grid wraps around
