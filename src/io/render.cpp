@@ -139,6 +139,8 @@ std::vector<std::int64_t> field_shape(const RunFileReader& reader, const fs::pat
 }
 
 void check_pictures_absent(const std::vector<fs::path>& pictures, bool overwrite) {
+  // Even --force replaces only regular files (and symbolic links, never followed).
+  for (const fs::path& picture : pictures) check_replaceable(picture, "picture");
   if (overwrite) return;
   std::size_t existing = 0;
   const fs::path* first = nullptr;

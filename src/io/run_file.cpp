@@ -48,13 +48,52 @@ std::uint64_t run_output_bytes(const RunMetadata& meta) {
   return bytes >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
 }
 
+void check_replaceable(const fs::path& path, const std::string& what) {
+  std::error_code ec;
+  // symlink_status: a link is judged as a link (the rename that puts the new file in place
+  // replaces the link itself), except that a link to a directory names a directory.
+  const fs::file_status status = fs::symlink_status(path, ec);
+  const char* kind = nullptr;
+  switch (status.type()) {
+    case fs::file_type::not_found:
+    case fs::file_type::regular:
+      return;
+    case fs::file_type::symlink:
+      if (fs::is_directory(path, ec)) kind = "a directory";
+      if (!kind) return;
+      break;
+    case fs::file_type::directory:
+      kind = "a directory";
+      break;
+    case fs::file_type::character:
+      kind = "a character device";
+      break;
+    case fs::file_type::block:
+      kind = "a block device";
+      break;
+    case fs::file_type::fifo:
+      kind = "a FIFO";
+      break;
+    case fs::file_type::socket:
+      kind = "a socket";
+      break;
+    default:
+      if (ec) return;  // cannot be looked at: the creation reports why
+      kind = "not a regular file";
+  }
+  throw InvalidInput(what + " " + path.string() + " is " + kind +
+                     ", not a regular file: never replaced, even with --force");
+}
+
 void check_output_path(const fs::path& path, bool overwrite, std::uint64_t bytes) {
-  // What is wrong with the name itself comes first: --force cannot make a folder a file.
+  // What is wrong with the name itself comes first: --force cannot make a folder a file, nor a
+  // device node, a FIFO or a socket.
   if (path.empty()) throw InvalidInput("output: the file name is empty");
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
     throw InvalidInput("output " + path.string() + " is a directory, not a file");
   }
+  check_replaceable(path, "output");
   if (path.extension() == ".xmf" || path.extension() == ".xdmf") {
     throw InvalidInput("output " + path.string() +
                        " names an XDMF file: name the HDF5 file (e.g. run.h5); its .xmf "
@@ -65,6 +104,7 @@ void check_output_path(const fs::path& path, bool overwrite, std::uint64_t bytes
     throw InvalidInput("output " + path.string() + " already exists (use --force to overwrite)");
   }
   const fs::path xmf = xdmf_path_for(path);
+  if (!fs::is_directory(xmf, ec)) check_replaceable(xmf, "output companion");
   if (fs::exists(fs::symlink_status(xmf, ec)) && !overwrite) {
     throw InvalidInput("output companion " + xmf.string() +
                        " already exists (use --force to overwrite it with the run's)");

@@ -48,6 +48,12 @@ std::uint64_t run_output_bytes(const RunMetadata& meta);
 // and is writable, and the disk has room for `bytes`. Throws InvalidInput with a one-line reason.
 void check_output_path(const std::filesystem::path& path, bool overwrite, std::uint64_t bytes);
 
+// Refuses, with or without --force, an output name where something other than a regular file (or
+// a symbolic link, which is replaced, never followed) stands: a device node, a FIFO, a socket or a
+// directory is never replaced by a file. `what` names the output in the message ("output").
+// Throws InvalidInput.
+void check_replaceable(const std::filesystem::path& path, const std::string& what);
+
 // Creates an output file safely: `create(name)` makes it under a temporary name beside `path`
 // (`partial`), and only then is it moved into place, replacing what is there only when
 // `overwrite` (a symbolic link there is replaced, never followed). A file that another process
