@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <bit>
 #include <cerrno>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <system_error>
@@ -192,9 +191,6 @@ void write_problem_attributes(hid_t root, const Problem& p, std::int64_t images,
 
 namespace {
 
-double now_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 // The run file's chunked datasets.
 constexpr const char* run_chunked_datasets[] = {"v", "u", "step", "time", "checkpoint/u",
@@ -267,6 +263,16 @@ h5::Id growing_dataset_properties(int rank, const hsize_t* chunk) {
 
 struct RunFileWriter::Handles {
   h5::Id file, u, v, step, time, checkpoint_u, checkpoint_v, checkpoint_images;
+  // Where the images of each dataset written image by image (the fields, the checkpoint slots)
+  // lie, made at its first image.
+  std::vector<std::pair<hid_t, std::unique_ptr<h5::ImageLocator>>> locators;
+  h5::ImageLocator& places_of(hid_t dataset) {
+    for (auto& [id, locator] : locators) {
+      if (id == dataset) return *locator;
+    }
+    locators.emplace_back(dataset, std::make_unique<h5::ImageLocator>(dataset));
+    return *locators.back().second;
+  }
   std::int64_t slot_images[2] = {0, 0};  // images done at each checkpoint slot; 0: empty
   DirectWrites direct;  // a single process's images, straight to the disk where it can
 };
@@ -436,6 +442,9 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, Cont
   if (!access_.shared()) h_->direct = DirectWrites(path);
   open_datasets();
   written_ = durable_ = from.images_done;
+  for (std::int64_t i = 0; i < from.images_done; ++i) {
+    places_.push_back(image_places(static_cast<hsize_t>(i)));
+  }
   h5::rewrite_string_attribute(h_->file, "status", "running");
   h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + path.string());
   // Files of earlier versions written over MPI use the older format, which SWMR cannot use:
@@ -497,34 +506,28 @@ void write_block(hid_t dataset, hsize_t index, const RunFileAccess& access, hid_
 // the file system declines): the caller then writes the image through HDF5, which writes the same
 // bytes to the same places. HDF5 keeps no copy of these chunks (no chunk cache, nothing written
 // at placement), so nothing of it goes stale.
-bool write_image_directly(DirectWrites& direct, hid_t dataset, hsize_t index, const Grid& grid,
-                          std::size_t element, hsize_t chunk_rows, const void* data,
+bool write_image_directly(DirectWrites& direct, h5::ImageLocator& places, hsize_t index,
+                          const Grid& grid, std::size_t element, const void* data,
                           const std::string& what) {
   // The file holds little-endian values: the memory's bytes are the file's only on such a CPU.
   if (!direct.usable() || std::endian::native != std::endian::little) return false;
   const auto rows = static_cast<hsize_t>(grid.rows), cols = static_cast<hsize_t>(grid.cols);
+  const hsize_t chunk_rows = places.chunk_rows();
+  if (chunk_rows == 0) return false;
   struct Chunk {
     const char* data;
     std::size_t bytes;
     haddr_t address;
   };
   std::vector<Chunk> chunks;
+  const hsize_t leading[1] = {index};
   for (hsize_t row = 0; row < rows; row += chunk_rows) {
-    const hsize_t at[3] = {index, row, 0};
-    unsigned filters = 0;
-    haddr_t address = HADDR_UNDEF;
-    hsize_t stored = 0;
-    if (H5Dget_chunk_info_by_coord(dataset, at, &filters, &address, &stored) < 0) {
-      H5Eclear2(H5E_DEFAULT);
-      return false;
-    }
+    const auto address = places.chunk_address(leading, row);
+    if (!address) return false;
     const Chunk chunk{static_cast<const char*>(data) + row * cols * element,
                       static_cast<std::size_t>(std::min(chunk_rows, rows - row) * cols * element),
-                      address};
-    if (address == HADDR_UNDEF || filters != 0 || stored != chunk_rows * cols * element ||
-        !direct.accepts(chunk.data, chunk.bytes, address)) {
-      return false;
-    }
+                      *address};
+    if (!direct.accepts(chunk.data, chunk.bytes, chunk.address)) return false;
     chunks.push_back(chunk);
   }
   for (const Chunk& chunk : chunks) {
@@ -567,6 +570,9 @@ void RunFileWriter::after_write_error(const std::exception& e) {
   // the images up to it. Shrinking changes metadata in place, which needs no new room.
   written_ = durable_;
   uncounted_steps_.clear();
+  if (places_.size() > static_cast<std::size_t>(durable_)) {
+    places_.resize(static_cast<std::size_t>(durable_));
+  }
   const auto n = static_cast<hsize_t>(durable_);
   const auto rows = static_cast<hsize_t>(meta_.problem.grid.rows);
   const auto cols = static_cast<hsize_t>(meta_.problem.grid.cols);
@@ -581,9 +587,9 @@ void RunFileWriter::after_write_error(const std::exception& e) {
 void RunFileWriter::write_image(hid_t dataset, hsize_t index, const void* data,
                                 const std::string& what) {
   const Problem& p = meta_.problem;
-  if (!access_.shared() &&
-      write_image_directly(h_->direct, dataset, index, p.grid, element_size(p.precision),
-                           chunk_rows_for(p.grid.rows, p.grid.cols, p.precision), data, what)) {
+  if (!access_.shared() && h_->direct.usable() &&
+      write_image_directly(h_->direct, h_->places_of(dataset), index, p.grid,
+                           element_size(p.precision), data, what)) {
     return;
   }
   const hid_t mem_type = p.precision == Precision::Single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
@@ -653,6 +659,10 @@ void RunFileWriter::count_images() {
   if (h_->time.get() >= 0) write_values(h_->time, H5T_NATIVE_DOUBLE, times.data(), "time");
   write_values(h_->step, H5T_NATIVE_INT64, uncounted_steps_.data(), "step");
   uncounted_steps_.clear();
+  // Every process asks (metadata reads are collective over MPI); a continued run recounts the
+  // images it writes over, which stay where they were.
+  places_.resize(std::min<std::size_t>(places_.size(), first));
+  for (hsize_t i = places_.size(); i < first + count[0]; ++i) places_.push_back(image_places(i));
 }
 
 void RunFileWriter::make_images_durable() {
@@ -731,16 +741,27 @@ void RunFileWriter::flush() {
     throw;
   }
   durable_ = written_;
-  // The companion lists the images: refreshed every few seconds, not at every flush, since it
-  // grows with them.
-  if (access_.writes_companions && now_seconds() - companion_written_at_ >= 2.0) {
-    write_companion();
-  }
+  // The companion lists exactly the images /step counts; each flush adds the new ones only.
+  if (access_.writes_companions) write_companion();
+}
+
+ImagePlaces RunFileWriter::image_places(hsize_t index) const {
+  ImagePlaces places;
+  const hsize_t leading[1] = {index};
+  if (meta_.fields.u) places.u = h_->places_of(h_->u).image_offset(leading);
+  if (meta_.fields.v) places.v = h_->places_of(h_->v).image_offset(leading);
+  return places;
 }
 
 void RunFileWriter::write_companion() {
-  write_xdmf(path_, meta_, written_);
-  companion_written_at_ = now_seconds();
+  if (!companion_) {
+    companion_ = std::make_unique<XdmfCompanion>(
+        path_, "grayscott",
+        [path = path_, grid = xdmf_grid_of(meta_), places = &places_](std::int64_t i) {
+          return xdmf_run_step(path, grid, i, (*places)[static_cast<std::size_t>(i)]);
+        });
+  }
+  companion_->write(static_cast<std::int64_t>(places_.size()));
 }
 
 void RunFileWriter::finish(const std::string& status) {
@@ -861,16 +882,38 @@ template void read_checkpoint<double>(const fs::path&, std::int64_t, std::int64_
 // ---------------------------------------------------------------------------------------------
 // XDMF
 
-void write_xdmf(const fs::path& h5_path, const RunMetadata& meta, std::int64_t images_written) {
+XdmfGridInfo xdmf_grid_of(const RunMetadata& meta) {
   const Problem& p = meta.problem;
-  write_xdmf_series(h5_path, {"grayscott",
-                              {images_written, p.grid.rows, p.grid.cols},
-                              0,
-                              images_written,
-                              meta.steps_per_image,
-                              p.params.dt,
-                              meta.fields,
-                              p.precision});
+  return {p.grid.rows, p.grid.cols, meta.steps_per_image, p.params.dt, p.precision};
+}
+
+void write_xdmf(const fs::path& h5_path, const RunMetadata& meta, std::int64_t images) {
+  h5::silence_library_errors();
+  h5::Id file(open_for_reading(h5_path), H5Fclose, "open " + h5_path.string());
+  std::vector<ImagePlaces> places;
+  h5::Id u, v;
+  std::optional<h5::ImageLocator> u_places, v_places;
+  if (meta.fields.u) {
+    u = h5::Id(H5Dopen2(file, "u", H5P_DEFAULT), H5Dclose, "open /u");
+    u_places.emplace(u);
+  }
+  if (meta.fields.v) {
+    v = h5::Id(H5Dopen2(file, "v", H5P_DEFAULT), H5Dclose, "open /v");
+    v_places.emplace(v);
+  }
+  for (std::int64_t i = 0; i < images; ++i) {
+    const hsize_t leading[1] = {static_cast<hsize_t>(i)};
+    ImagePlaces place;
+    if (u_places) place.u = u_places->image_offset(leading);
+    if (v_places) place.v = v_places->image_offset(leading);
+    places.push_back(place);
+  }
+  XdmfCompanion companion(h5_path, "grayscott",
+                          [&, grid = xdmf_grid_of(meta)](std::int64_t i) {
+                            return xdmf_run_step(h5_path, grid, i,
+                                                 places[static_cast<std::size_t>(i)]);
+                          });
+  companion.write(images);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -139,6 +139,8 @@ class RunFileWriter {
   // `images_done` and makes that durable.
   void mark_slots_valid(int first_slot, int slots, std::int64_t images_done);
   void write_companion();
+  // Where image `index` of each written field lies in the file, for the companion.
+  ImagePlaces image_places(hsize_t index) const;
   struct Handles;
   std::unique_ptr<Handles> h_;
   std::filesystem::path path_;
@@ -149,7 +151,8 @@ class RunFileWriter {
   std::vector<std::int64_t> uncounted_steps_;  // of images appended but not yet in /step
   bool swmr_ = false;
   bool disk_full_ = false;           // a write failed for want of space
-  double companion_written_at_ = 0;  // seconds on a steady clock
+  std::vector<ImagePlaces> places_;  // of the images counted in /step, for the companion
+  std::unique_ptr<XdmfCompanion> companion_;
 };
 
 // What a run file says about the run that wrote it, for `--resume`: its metadata, status and the
@@ -176,9 +179,12 @@ void read_checkpoint(const std::filesystem::path& path, std::int64_t row_begin, 
                      std::int64_t col_begin, std::int64_t cols, std::vector<Real>& u,
                      std::vector<Real>& v);
 
-// The XDMF companion (NAME.xmf) that lets ParaView and VisIt open the run as a time series.
+// Writes the XDMF companion (NAME.xmf) that lets ParaView and VisIt open the run as a time
+// series, listing the first `images` images (those /step counts), from where the file holds them.
 void write_xdmf(const std::filesystem::path& h5_path, const RunMetadata& meta,
-                std::int64_t images_written);
+                std::int64_t images);
+// What every image of a run shares in its companion.
+XdmfGridInfo xdmf_grid_of(const RunMetadata& meta);
 
 // Reads a run file (or a sweep file's member) for rendering and for tests.
 // Opens files that are still being written (SWMR) and files whose writer was killed as well.
