@@ -263,6 +263,37 @@ h5::Id growing_dataset_properties(int rank, const hsize_t* chunk) {
 
 struct RunFileWriter::Handles {
   h5::Id file, u, v, step, time, checkpoint_u, checkpoint_v, checkpoint_images;
+  // Where the datasets' reserved room lies: [first byte, end) each.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> rooms;
+  // Notes the room of a chunked dataset whose first chunk is within its extent.
+  void note_room(hid_t dataset) {
+    h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
+    std::vector<hsize_t> origin(static_cast<std::size_t>(H5Sget_simple_extent_ndims(space)), 0);
+    unsigned filters = 0;
+    haddr_t address = HADDR_UNDEF;
+    hsize_t bytes = 0;
+    if (H5Dget_chunk_info_by_coord(dataset, origin.data(), &filters, &address, &bytes) < 0 ||
+        address == HADDR_UNDEF) {
+      H5Eclear2(H5E_DEFAULT);
+      return;
+    }
+    // The room of every chunk up to the dataset's largest extent (one block: early allocation).
+    const int rank = H5Sget_simple_extent_ndims(space);
+    std::vector<hsize_t> dims(static_cast<std::size_t>(rank)), max_dims(dims.size()),
+        chunk(dims.size());
+    H5Sget_simple_extent_dims(space, dims.data(), max_dims.data());
+    h5::Id props(H5Dget_create_plist(dataset), H5Pclose, "read dataset properties");
+    if (H5Pget_chunk(props, rank, chunk.data()) < 0) {
+      H5Eclear2(H5E_DEFAULT);
+      return;
+    }
+    std::uint64_t chunks = 1;
+    for (std::size_t k = 0; k < dims.size(); ++k) {
+      const hsize_t extent = max_dims[k] == H5S_UNLIMITED ? dims[k] : max_dims[k];
+      chunks *= (extent + chunk[k] - 1) / chunk[k];
+    }
+    rooms.emplace_back(address, address + chunks * bytes);
+  }
   // Where the images of each dataset written image by image (the fields, the checkpoint slots)
   // lie, made at its first image.
   std::vector<std::pair<hid_t, std::unique_ptr<h5::ImageLocator>>> locators;
@@ -392,6 +423,7 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
         H5Sget_simple_extent_dims(space, dims, nullptr);
         dims[0] = 1;
         h5::check(H5Dset_extent(*dataset, dims), "reserve room for the images");
+        h_->note_room(*dataset);
         dims[0] = 0;
         h5::check(H5Dset_extent(*dataset, dims), "reserve room for the images");
       }
@@ -413,6 +445,8 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
     // From here on readers may open the file while it grows; no new object may be created. The
     // file takes its name only then, so that a reader never finds it in another state.
     if (!access_.shared()) swmr_ = H5Fstart_swmr_write(h_->file) >= 0;
+    // After SWMR's start, which cuts the file at its end (and any blocks past it).
+    if (!access_.shared()) give_metadata_its_blocks();
     if (access_.writes_companions) {
       move_into_place(partial, path, overwrite);
       write_companion();  // no image yet: replaces any stale companion
@@ -452,6 +486,7 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, Cont
   if (!access_.shared()) {
     swmr_ = H5Fstart_swmr_write(h_->file) >= 0;
     if (!swmr_) H5Eclear2(H5E_DEFAULT);
+    give_metadata_its_blocks();
   }
 }
 
@@ -564,24 +599,36 @@ void RunFileWriter::append(std::int64_t step, const void* u, const void* v) {
 
 void RunFileWriter::after_write_error(const std::exception& e) {
   disk_full_ = disk_full_ || out_of_space(e);
+  write_failed_ = true;
   // Shrinking is collective under MPI, and a failure need not reach every rank alike.
   if (access_.shared()) return;
-  // What was written since the last flush that succeeded may not all be in the file: count only
-  // the images up to it. Shrinking changes metadata in place, which needs no new room.
-  written_ = durable_;
-  uncounted_steps_.clear();
-  if (places_.size() > static_cast<std::size_t>(durable_)) {
-    places_.resize(static_cast<std::size_t>(durable_));
-  }
-  const auto n = static_cast<hsize_t>(durable_);
   const auto rows = static_cast<hsize_t>(meta_.problem.grid.rows);
   const auto cols = static_cast<hsize_t>(meta_.problem.grid.cols);
-  const hsize_t images[3] = {n, rows, cols}, steps[1] = {n};
-  if (meta_.fields.v && first_extent(h_->v) > n) H5Dset_extent(h_->v, images);
-  if (meta_.fields.u && first_extent(h_->u) > n) H5Dset_extent(h_->u, images);
-  if (first_extent(h_->step) > n) H5Dset_extent(h_->step, steps);
-  if (h_->time.get() >= 0 && first_extent(h_->time) > n) H5Dset_extent(h_->time, steps);
-  H5Fflush(h_->file, H5F_SCOPE_GLOBAL);
+  // Shrinking changes metadata in place, which needs no new room.
+  const auto keep = [&](std::int64_t images) {
+    const auto n = static_cast<hsize_t>(images);
+    const hsize_t extent[3] = {n, rows, cols}, steps[1] = {n};
+    if (meta_.fields.v && first_extent(h_->v) > n) H5Dset_extent(h_->v, extent);
+    if (meta_.fields.u && first_extent(h_->u) > n) H5Dset_extent(h_->u, extent);
+    if (first_extent(h_->step) > n) H5Dset_extent(h_->step, steps);
+    if (h_->time.get() >= 0 && first_extent(h_->time) > n) H5Dset_extent(h_->time, steps);
+    written_ = images;
+    uncounted_steps_.clear();
+    if (places_.size() > static_cast<std::size_t>(images)) {
+      places_.resize(static_cast<std::size_t>(images));
+    }
+    return H5Fflush(h_->file, H5F_SCOPE_GLOBAL) >= 0;
+  };
+  // Every image whose writes completed is counted in /step (each append counts its image; a
+  // failed one took its own back): keep them all, made durable by one more flush. Only if that
+  // flush fails too, keep what the last flush that succeeded made durable.
+  const std::int64_t complete = written_ - static_cast<std::int64_t>(uncounted_steps_.size());
+  if (keep(complete)) {
+    durable_ = complete;
+    return;
+  }
+  H5Eclear2(H5E_DEFAULT);
+  if (!keep(durable_)) H5Eclear2(H5E_DEFAULT);
 }
 
 void RunFileWriter::write_image(hid_t dataset, hsize_t index, const void* data,
@@ -742,7 +789,55 @@ void RunFileWriter::flush() {
   }
   durable_ = written_;
   // The companion lists exactly the images /step counts; each flush adds the new ones only.
-  if (access_.writes_companions) write_companion();
+  if (access_.writes_companions) {
+    try {
+      write_companion();
+    } catch (const std::exception& e) {
+      after_write_error(e);
+      throw;
+    }
+  }
+}
+
+void RunFileWriter::give_metadata_its_blocks() {
+  void* handle = nullptr;
+  haddr_t end = 0;
+  if (H5Fget_vfd_handle(h_->file, H5P_DEFAULT, &handle) < 0 || handle == nullptr ||
+      H5Fget_eoa(h_->file, &end) < 0) {
+    H5Eclear2(H5E_DEFAULT);
+    return;
+  }
+  const int fd = *static_cast<int*>(handle);
+  // The room reserved for the datasets' chunks stays a hole until written (du shows what is
+  // written); every other byte of the file is metadata. A continued file's room is found from
+  // its chunks; where a field holds no image yet, nothing is done.
+  if (h_->rooms.empty()) {
+    for (const h5::Id* dataset : {&h_->v, &h_->u}) {
+      if (dataset->get() >= 0 && first_extent(*dataset) == 0) return;
+    }
+    for (const h5::Id* dataset : {&h_->v, &h_->u, &h_->step, &h_->time, &h_->checkpoint_u,
+                                  &h_->checkpoint_v}) {
+      if (dataset->get() >= 0 && first_extent(*dataset) > 0) h_->note_room(*dataset);
+    }
+  }
+  auto rooms = h_->rooms;
+  std::sort(rooms.begin(), rooms.end());
+  std::uint64_t from = 0;
+  const auto allocate = [&](std::uint64_t begin, std::uint64_t finish) {
+    if (finish > begin) {
+      ::posix_fallocate(fd, static_cast<off_t>(begin), static_cast<off_t>(finish - begin));
+    }
+  };
+  for (const auto& [begin, finish] : rooms) {
+    allocate(from, std::min<std::uint64_t>(begin, end));
+    from = std::max(from, finish);
+  }
+  allocate(from, end);
+#ifdef FALLOC_FL_KEEP_SIZE
+  // And blocks past the end for what HDF5 may add there (a new heap for a longer status), beyond
+  // the file's size, which stays as it is.
+  ::fallocate(fd, FALLOC_FL_KEEP_SIZE, static_cast<off_t>(end), 256 << 10);
+#endif
 }
 
 ImagePlaces RunFileWriter::image_places(hsize_t index) const {
@@ -766,12 +861,33 @@ void RunFileWriter::write_companion() {
 
 void RunFileWriter::finish(const std::string& status) {
   if (h_->file.get() < 0) return;
-  if (disk_full_) {
-    // Recording the status needs room the disk does not have, and a half-written attribute would
-    // make the file unreadable: it keeps "running", and the images that reached the disk.
+  if (write_failed_ && !access_.shared()) {
+    // The images kept are durable (after_write_error). The status is rewritten in place, in the
+    // heap that holds the file's strings, which has room for it: no new room on the disk is
+    // needed. Should it fail all the same, the file is closed as it is, its status "running",
+    // and status_recorded() says so (grayscott repair then records it).
+    status_recorded_ = false;
+    try {
+      h5::rewrite_string_attribute(h_->file, "status", status);
+      status_recorded_ = H5Fflush(h_->file, H5F_SCOPE_GLOBAL) >= 0;
+    } catch (const std::exception&) {
+    }
+    H5Eclear2(H5E_DEFAULT);
     h_->u.reset(), h_->v.reset(), h_->step.reset(), h_->time.reset(), h_->checkpoint_u.reset(),
         h_->checkpoint_v.reset(), h_->checkpoint_images.reset();
-    H5Fclose(h_->file.release());
+    if (H5Fclose(h_->file.release()) < 0) {
+      H5Eclear2(H5E_DEFAULT);
+      status_recorded_ = false;
+    }
+    swmr_ = false;
+    // The companion lists the images kept; where the disk has no room for it, the previous one
+    // (which lists no more than those) stays.
+    if (access_.writes_companions) {
+      try {
+        write_companion();
+      } catch (const std::exception&) {
+      }
+    }
     return;
   }
   // Over MPI, the images appended since the last flush are not counted yet; closing flushes.

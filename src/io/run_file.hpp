@@ -122,6 +122,9 @@ class RunFileWriter {
   // Records how the run ended ("complete", or why it stopped), writes the XDMF file beside it and
   // closes the file. Called by the destructor if not before.
   void finish(const std::string& status);
+  // Whether finish() recorded the status: false only where a write error left the disk without
+  // the room even for that (the file then says "running" and needs `grayscott repair`).
+  bool status_recorded() const { return status_recorded_; }
 
  private:
   void open_datasets();
@@ -139,6 +142,10 @@ class RunFileWriter {
   // `images_done` and makes that durable.
   void mark_slots_valid(int first_slot, int slots, std::int64_t images_done);
   void write_companion();
+  // Gives every byte of the file but the datasets' reserved room its blocks on the disk, so that
+  // rewriting metadata in place (the status, the datasets' sizes) never needs room a full disk
+  // does not have. A single process's file only.
+  void give_metadata_its_blocks();
   // Where image `index` of each written field lies in the file, for the companion.
   ImagePlaces image_places(hsize_t index) const;
   struct Handles;
@@ -151,6 +158,8 @@ class RunFileWriter {
   std::vector<std::int64_t> uncounted_steps_;  // of images appended but not yet in /step
   bool swmr_ = false;
   bool disk_full_ = false;           // a write failed for want of space
+  bool write_failed_ = false;        // a write or flush failed: the status is written with care
+  bool status_recorded_ = true;      // finish() wrote the status it was given
   std::vector<ImagePlaces> places_;  // of the images counted in /step, for the companion
   std::unique_ptr<XdmfCompanion> companion_;
 };
