@@ -191,6 +191,25 @@ void write_problem_attributes(hid_t root, const Problem& p, std::int64_t images,
 
 namespace {
 
+// The root attributes writer_pid and writer_host: this process. Before SWMR writing starts
+// (attributes are created then); a continued file's are written over.
+void record_writer(hid_t root) {
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  const std::int64_t pid = ::getpid();
+  if (H5Aexists(root, "writer_pid") > 0) {
+    h5::Id attr(H5Aopen(root, "writer_pid", H5P_DEFAULT), H5Aclose, "open attribute writer_pid");
+    h5::check(H5Awrite(attr, H5T_NATIVE_INT64, &pid), "write attribute writer_pid");
+  } else {
+    h5::write_attribute(root, "writer_pid", pid);
+  }
+  if (H5Aexists(root, "writer_host") > 0) {
+    h5::rewrite_string_attribute(root, "writer_host", host);
+  } else {
+    h5::write_attribute(root, "writer_host", std::string(host));
+  }
+}
+
 
 // The run file's chunked datasets.
 constexpr const char* run_chunked_datasets[] = {"v", "u", "step", "time", "checkpoint/u",
@@ -441,6 +460,9 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
     h5::write_attribute(root, "backend", meta.backend);
     h5::write_attribute(root, "version", meta.version);
     h5::write_attribute(root, "status", std::string("running"));
+    // Who writes it, so that `grayscott repair` and `info` tell a running file from one whose
+    // writer was killed (over MPI the ranks are many: not recorded).
+    if (!access_.shared()) record_writer(root);
     h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + partial.string());
     // From here on readers may open the file while it grows; no new object may be created. The
     // file takes its name only then, so that a reader never finds it in another state.
@@ -480,6 +502,7 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, Cont
     places_.push_back(image_places(static_cast<hsize_t>(i)));
   }
   h5::rewrite_string_attribute(h_->file, "status", "running");
+  if (!access_.shared()) record_writer(h_->file);
   h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + path.string());
   // Files of earlier versions written over MPI use the older format, which SWMR cannot use:
   // flushes still make the images durable, readers just cannot open the file while it is written.
@@ -856,7 +879,12 @@ void RunFileWriter::write_companion() {
           return xdmf_run_step(path, grid, i, (*places)[static_cast<std::size_t>(i)]);
         });
   }
-  companion_->write(static_cast<std::int64_t>(places_.size()));
+  try {
+    companion_->write(static_cast<std::int64_t>(places_.size()));
+  } catch (const std::exception& e) {
+    // Named after the run's file, which the user asked for.
+    throw std::runtime_error(path_.string() + ": its XDMF companion: " + e.what());
+  }
 }
 
 void RunFileWriter::finish(const std::string& status) {

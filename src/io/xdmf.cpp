@@ -202,31 +202,31 @@ void XdmfCompanion::write(std::int64_t steps) {
   const fs::path partial = xmf_.string() + ".partial-" + std::to_string(::getpid());
   int out = ::open(partial.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (out < 0) {
-    throw std::runtime_error("cannot create " + partial.string() + ": " + std::strerror(errno));
+    throw std::runtime_error("cannot write " + xmf_.string() + ": " + std::strerror(errno));
   }
   try {
     std::int64_t from = 0;
     std::uint64_t bytes = 0;
     if (listed_ > 0 && steps >= listed_ &&
-        copy_prefix(xmf_, listed_bytes_, listed_bytes_ + footer_.size(), out, partial)) {
+        copy_prefix(xmf_, listed_bytes_, listed_bytes_ + footer_.size(), out, xmf_)) {
       from = listed_, bytes = listed_bytes_;
     } else {
       if (::ftruncate(out, 0) != 0 || ::lseek(out, 0, SEEK_SET) != 0) {
-        throw std::runtime_error("cannot write " + partial.string() + ": " + std::strerror(errno));
+        throw std::runtime_error("cannot write " + xmf_.string() + ": " + std::strerror(errno));
       }
-      write_all(out, header_.data(), header_.size(), partial);
+      write_all(out, header_.data(), header_.size(), xmf_);
       bytes = header_.size();
     }
     std::string text;
     for (std::int64_t i = from; i < steps; ++i) {
       text += step_text_(i);
       if (text.size() >= (1u << 20) || i + 1 == steps) {
-        write_all(out, text.data(), text.size(), partial);
+        write_all(out, text.data(), text.size(), xmf_);
         bytes += text.size();
         text.clear();
       }
     }
-    write_all(out, footer_.data(), footer_.size(), partial);
+    write_all(out, footer_.data(), footer_.size(), xmf_);
     const int closed = ::close(out);
     out = -1;
     if (closed != 0) {
