@@ -28,7 +28,7 @@ std::string this_host() {
 std::int64_t live_writer_of(const RunFileReader& file) {
   if (!file.has_attribute("writer_pid") || !file.has_attribute("writer_host")) return 0;
   const std::int64_t pid = file.attribute_int64("writer_pid");
-  if (pid <= 0 || file.attribute_string("writer_host") != this_host()) return 0;
+  if (pid <= 0 || file.attribute_string("writer_host") != this_host()) return 0;  // 0: closed
   if (pid == ::getpid()) return 0;  // this very process repairs or inspects its own file
   const bool alive = ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
   return alive ? pid : 0;
@@ -138,6 +138,13 @@ RepairOutcome repair_file(const fs::path& path) {
     if (before.status == "running") {
       outcome.status = "killed after image " + std::to_string(before.images);
       h5::rewrite_string_attribute(file, "status", outcome.status);
+    }
+    // Its writer is gone: the file records none, as a closed file does.
+    if (H5Aexists(file, "writer_pid") > 0) {
+      const std::int64_t none = 0;
+      h5::Id attr(H5Aopen(file, "writer_pid", H5P_DEFAULT), H5Aclose, "open writer_pid");
+      h5::check(H5Awrite(attr, H5T_NATIVE_INT64, &none), "write writer_pid");
+      h5::rewrite_string_attribute(file, "writer_host", "");
     }
     h5::check(H5Fflush(file, H5F_SCOPE_GLOBAL), "flush " + path.string());
     if (H5Fclose(file.release()) < 0) h5::fail("close " + path.string());

@@ -193,6 +193,16 @@ namespace {
 
 // The root attributes writer_pid and writer_host: this process. Before SWMR writing starts
 // (attributes are created then); a continued file's are written over.
+// Records that no process writes the file any more (at a clean close): pid 0, no host, so that
+// two runs' finished files hold the same attributes.
+void record_no_writer(hid_t root) {
+  if (H5Aexists(root, "writer_pid") <= 0) return;
+  const std::int64_t none = 0;
+  h5::Id attr(H5Aopen(root, "writer_pid", H5P_DEFAULT), H5Aclose, "open attribute writer_pid");
+  h5::check(H5Awrite(attr, H5T_NATIVE_INT64, &none), "write attribute writer_pid");
+  if (H5Aexists(root, "writer_host") > 0) h5::rewrite_string_attribute(root, "writer_host", "");
+}
+
 void record_writer(hid_t root) {
   char host[256] = {};
   ::gethostname(host, sizeof host - 1);
@@ -897,6 +907,7 @@ void RunFileWriter::finish(const std::string& status) {
     status_recorded_ = false;
     try {
       h5::rewrite_string_attribute(h_->file, "status", status);
+      record_no_writer(h_->file);
       status_recorded_ = H5Fflush(h_->file, H5F_SCOPE_GLOBAL) >= 0;
     } catch (const std::exception&) {
     }
@@ -922,6 +933,7 @@ void RunFileWriter::finish(const std::string& status) {
   if (!uncounted_steps_.empty()) make_images_durable();
   // In place: a reader never finds the file in any other state than open for SWMR or closed.
   h5::rewrite_string_attribute(h_->file, "status", status);
+  if (!access_.shared()) record_no_writer(h_->file);
   h_->u.reset(), h_->v.reset(), h_->step.reset(), h_->time.reset(), h_->checkpoint_u.reset(),
       h_->checkpoint_v.reset(), h_->checkpoint_images.reset();
   if (H5Fclose(h_->file.release()) < 0) h5::fail("close " + path_.string());
