@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""The .xmf follows the file at linear cost: while a run is written, the companion (whole XML every
+"""A running file is read (xarray through h5netcdf in SWMR mode, grayscott info and render), and
+the .xmf follows the file at linear cost: while a run is written, the companion (whole XML every
 time it is read: replaced atomically) lists exactly the images /step counts, give or take the
 instant between a flush and the companion's rename; each listed image points at its chunk's
 bytes; 100000 images of 1x1 finish in seconds with a companion of a few hundred bytes per image.
@@ -43,8 +44,8 @@ def steps_counted(path):
 
 
 # 1. While running: sample the step count, then the companion, then the step count again.
-run = subprocess.Popen([grayscott, "run", "--rows", "64", "--cols", "64", "--images", "400",
-                        "--steps-per-image", "400", "--threads", "1", "--backend", "cpu",
+run = subprocess.Popen([grayscott, "run", "--rows", "128", "--cols", "128", "--images", "400",
+                        "--steps-per-image", "2000", "--threads", "1", "--backend", "cpu",
                         "--quiet", "-o", "live.h5"], stderr=subprocess.PIPE, text=True)
 samples = []
 deadline = time.time() + 120
@@ -64,6 +65,29 @@ while run.poll() is None and time.time() < deadline:
           f"while running: /step counted {before} then {after}, the .xmf listed {count}")
     if len(samples) >= 12 and after > 0:
         break
+# A running file, read: plain xarray through h5netcdf opened in SWMR mode (the recipe of
+# docs/file-format.md), grayscott info and render.
+import h5netcdf  # noqa: E402
+import xarray as xr  # noqa: E402
+opened = None
+for attempt in range(5):  # a reader can meet a flush half done (the sizes of /v and /time differ)
+    try:
+        with h5netcdf.File("live.h5", "r", swmr=True) as nc:
+            ds = xr.open_dataset(xr.backends.H5NetCDFStore(nc))
+            opened = (ds.v.shape[0], ds.time.shape[0], float(ds.v[-1].mean()))
+            ds.close()
+        break
+    except (ValueError, OSError) as error:
+        print(f"note: attempt {attempt}: {error}")
+        time.sleep(0.2)
+check(opened is not None and opened[0] == opened[1] and opened[0] > 0,
+      f"xarray did not read the running file: {opened}")
+info = subprocess.run([grayscott, "info", "live.h5"], capture_output=True, text=True)
+check(info.returncode == 0 and f"being written by process {run.pid}" in info.stdout,
+      f"info of a running file: {info.stdout}{info.stderr}")
+shot = subprocess.run([grayscott, "render", "live.h5", "--image", "-1", "--out", "shots"],
+                      capture_output=True, text=True)
+check(shot.returncode == 0 and os.listdir("shots"), f"render of a running file: {shot.stderr}")
 run.kill()
 run.wait()
 check(any(0 < count for _, count, _ in samples), f"the .xmf never listed an image: {samples}")
