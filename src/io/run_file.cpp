@@ -471,8 +471,14 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
     h5::write_attribute(root, "version", meta.version);
     h5::write_attribute(root, "status", std::string("running"));
     // Who writes it, so that `grayscott repair` and `info` tell a running file from one whose
-    // writer was killed (over MPI the ranks are many: not recorded).
-    if (!access_.shared()) record_writer(root);
+    // writer was killed. Over MPI the ranks are many: none is recorded (every rank creates the
+    // same attributes, as a closed file holds them).
+    if (!access_.shared()) {
+      record_writer(root);
+    } else {
+      h5::write_attribute(root, "writer_pid", std::int64_t{0});
+      h5::write_attribute(root, "writer_host", std::string());
+    }
     h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + partial.string());
     // From here on readers may open the file while it grows; no new object may be created. The
     // file takes its name only then, so that a reader never finds it in another state.
@@ -933,7 +939,8 @@ void RunFileWriter::finish(const std::string& status) {
   if (!uncounted_steps_.empty()) make_images_durable();
   // In place: a reader never finds the file in any other state than open for SWMR or closed.
   h5::rewrite_string_attribute(h_->file, "status", status);
-  if (!access_.shared()) record_no_writer(h_->file);
+  // Collective over MPI ranks, each writing the same values.
+  record_no_writer(h_->file);
   h_->u.reset(), h_->v.reset(), h_->step.reset(), h_->time.reset(), h_->checkpoint_u.reset(),
       h_->checkpoint_v.reset(), h_->checkpoint_images.reset();
   if (H5Fclose(h_->file.release()) < 0) h5::fail("close " + path_.string());
