@@ -8,6 +8,7 @@ namespace grayscott::app {
 void add_run_command(CLI::App& root);
 void add_render_command(CLI::App& root);
 void add_info_command(CLI::App& root);
+void add_repair_command(CLI::App& root);
 void add_sweep_command(CLI::App& root);
 void add_bench_command(CLI::App& root);
 

@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   app::add_run_command(app);
   app::add_render_command(app);
   app::add_info_command(app);
+  app::add_repair_command(app);
   app::add_sweep_command(app);
   app::add_bench_command(app);
   app.footer(

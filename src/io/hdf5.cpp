@@ -235,4 +235,96 @@ void place_unwritten_chunks(const std::string& path, std::span<const char* const
 }
 
 
+ImageLocator::ImageLocator(hid_t dataset) : dataset_(dataset) {
+  const Id props(H5Dget_create_plist(dataset), H5Pclose, "read dataset properties");
+  const Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
+  const int rank = H5Sget_simple_extent_ndims(space);
+  if (H5Pget_layout(props) != H5D_CHUNKED || rank < 3) return;
+  const auto n = static_cast<std::size_t>(rank);
+  std::vector<hsize_t> dims(n), max_dims(n);
+  H5Sget_simple_extent_dims(space, dims.data(), max_dims.data());
+  chunk_.resize(n);
+  check(H5Pget_chunk(props, rank, chunk_.data()), "read the chunks");
+  const Id type(H5Dget_type(dataset), H5Tclose, "get a type");
+  rows_ = dims[n - 2];
+  row_bytes_ = dims[n - 1] * H5Tget_size(type);
+  chunk_bytes_ = chunk_[n - 2] * row_bytes_;
+  if (chunk_[n - 1] != dims[n - 1]) return;
+  for (std::size_t k = 0; k + 2 < n; ++k) {
+    if (chunk_[k] != 1) return;
+  }
+  usable_ = true;
+  H5D_alloc_time_t when = H5D_ALLOC_TIME_DEFAULT;
+  H5Pget_alloc_time(props, &when);
+  bool fixed = true;
+  for (std::size_t k = 0; k < n; ++k) fixed = fixed && max_dims[k] != H5S_UNLIMITED;
+  if (when != H5D_ALLOC_TIME_EARLY || H5Pget_nfilters(props) != 0 || !fixed) {
+    checked_ = true;  // chunks are looked up one by one
+    return;
+  }
+  chunks_along_.resize(n);
+  for (std::size_t k = 0; k < n; ++k) chunks_along_[k] = (max_dims[k] + chunk_[k] - 1) / chunk_[k];
+}
+
+std::optional<std::uint64_t> ImageLocator::looked_up(std::span<const hsize_t> at) const {
+  unsigned filters = 0;
+  haddr_t address = HADDR_UNDEF;
+  hsize_t stored = 0;
+  if (H5Dget_chunk_info_by_coord(dataset_, at.data(), &filters, &address, &stored) < 0) {
+    H5Eclear2(H5E_DEFAULT);
+    return std::nullopt;
+  }
+  if (address == HADDR_UNDEF || filters != 0 || stored != chunk_bytes_) return std::nullopt;
+  return address;
+}
+
+std::optional<std::uint64_t> ImageLocator::chunk_address(std::span<const hsize_t> leading,
+                                                         hsize_t row) {
+  if (!usable_ || leading.size() + 2 != chunk_.size()) return std::nullopt;
+  std::vector<hsize_t> at(leading.begin(), leading.end());
+  at.push_back(row);
+  at.push_back(0);
+  if (!checked_) {
+    // Settled once, at the first image asked for: the block's start is chunk 0's place, and
+    // chunk `at` must lie where the arithmetic puts it (else every chunk is looked up).
+    checked_ = true;
+    const std::vector<hsize_t> origin(chunk_.size(), 0);
+    const auto first = looked_up(origin);
+    if (first) {
+      // The last chunk within the current extent.
+      const Id space(H5Dget_space(dataset_), H5Sclose, "get a dataspace");
+      std::vector<hsize_t> dims(chunk_.size()), last(chunk_.size());
+      H5Sget_simple_extent_dims(space, dims.data(), nullptr);
+      for (std::size_t k = 0; k < dims.size(); ++k) {
+        last[k] = dims[k] == 0 ? 0 : (dims[k] - 1) / chunk_[k] * chunk_[k];
+      }
+      last.back() = 0;
+      base_ = *first;
+      arithmetic_ = true;
+      const auto there = looked_up(last);
+      arithmetic_ = there && *there == *chunk_address(
+                                           std::span<const hsize_t>(last.data(), last.size() - 2),
+                                           last[last.size() - 2]);
+    }
+  }
+  if (!arithmetic_) return looked_up(at);
+  // The chunk's number in row-major order over the grid of chunks of the largest extent.
+  hsize_t number = 0;
+  for (std::size_t k = 0; k < at.size(); ++k) number = number * chunks_along_[k] + at[k] / chunk_[k];
+  return base_ + number * chunk_bytes_;
+}
+
+std::optional<std::uint64_t> ImageLocator::image_offset(std::span<const hsize_t> leading) {
+  std::optional<std::uint64_t> first;
+  const hsize_t step = chunk_rows();
+  if (step == 0) return std::nullopt;
+  for (hsize_t row = 0; row < rows_; row += step) {
+    const auto address = chunk_address(leading, row);
+    if (!address) return std::nullopt;
+    if (!first) first = address;
+    if (*address != *first + row * row_bytes_) return std::nullopt;
+  }
+  return first;
+}
+
 }  // namespace grayscott::io::h5

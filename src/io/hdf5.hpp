@@ -4,6 +4,7 @@
 #include <hdf5.h>
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -108,6 +109,37 @@ GridScales create_grid_scales(hid_t where, std::int64_t rows, std::int64_t cols,
                               hid_t transfer = H5P_DEFAULT);
 // Makes `dataset` (one model time per image, step x dt) the dimension scale "time".
 void make_time_scale(hid_t dataset);
+
+// Finds where the images of a chunked dataset of images ([..., rows, cols], one image per chunk
+// along the leading axes, whole rows per chunk) lie in the file. Where HDF5 places every chunk at
+// creation in one block (early allocation, fixed largest size, no filter: its implicit index), a
+// chunk's place is arithmetic: the block's start plus the chunk's number times its size, which
+// costs nothing per image. Elsewhere each chunk is looked up (H5Dget_chunk_info_by_coord, whose
+// cost in HDF5 1.10 grows with the chunks of the dataset). Every process makes the same calls
+// where metadata reads are collective.
+class ImageLocator {
+ public:
+  explicit ImageLocator(hid_t dataset);
+  // The offset of the first byte of the chunk of the image at `leading` (its indices on the axes
+  // before rows and columns) that starts at row `row`; nullopt if not placed.
+  std::optional<std::uint64_t> chunk_address(std::span<const hsize_t> leading, hsize_t row);
+  // The offset of the image's first byte when its chunks are placed, unfiltered and consecutive,
+  // so that its values lie in one piece; nullopt otherwise.
+  std::optional<std::uint64_t> image_offset(std::span<const hsize_t> leading);
+  hsize_t chunk_rows() const { return chunk_.empty() ? 0 : chunk_[chunk_.size() - 2]; }
+  hsize_t chunk_bytes() const { return chunk_bytes_; }
+  bool usable() const { return usable_; }
+
+ private:
+  std::optional<std::uint64_t> looked_up(std::span<const hsize_t> at) const;
+  hid_t dataset_;
+  bool usable_ = false;     // chunked by whole rows, one image per chunk on the leading axes
+  bool arithmetic_ = false;  // every chunk placed at creation, in one block
+  bool checked_ = false;     // whether arithmetic_ was settled (needs one image in the extent)
+  std::vector<hsize_t> chunk_, chunks_along_;  // chunk shape; chunks along each axis (largest)
+  hsize_t chunk_bytes_ = 0, row_bytes_ = 0, rows_ = 0;
+  std::uint64_t base_ = 0;
+};
 
 // Native type of float or double.
 template <class Real>

@@ -139,6 +139,8 @@ std::vector<std::int64_t> field_shape(const RunFileReader& reader, const fs::pat
 }
 
 void check_pictures_absent(const std::vector<fs::path>& pictures, bool overwrite) {
+  // Even --force replaces only regular files (and symbolic links, never followed).
+  for (const fs::path& picture : pictures) check_replaceable(picture, "picture");
   if (overwrite) return;
   std::size_t existing = 0;
   const fs::path* first = nullptr;
@@ -201,6 +203,21 @@ std::string short_number(double value) {
   return text;
 }
 
+// A model time in plain notation (10000, 0.5, 1234.56; never 1e+04): at most six significant
+// digits after the point, trailing zeros dropped.
+std::string plain_number(double value) {
+  const double magnitude = std::abs(value);
+  const int before = magnitude >= 1 ? static_cast<int>(std::floor(std::log10(magnitude))) + 1 : 1;
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", std::max(0, 6 - before), value);
+  std::string out = text;
+  if (out.find('.') != std::string::npos) {
+    while (out.back() == '0') out.pop_back();
+    if (out.back() == '.') out.pop_back();
+  }
+  return out == "-0" ? "0" : out;
+}
+
 // A run file's step of each image (image + 1 times steps_per_image for files without /step) and
 // its dt (1 when the file does not say), for the titles of annotated pictures.
 struct ImageClock {
@@ -245,7 +262,7 @@ std::int64_t auto_scale(std::int64_t rows, std::int64_t cols) {
 
 std::string picture_title(const std::string& field, std::int64_t step, double dt) {
   return field + " at step " + std::to_string(step) +
-         ", t = " + short_number(static_cast<double>(step) * dt);
+         ", t = " + plain_number(static_cast<double>(step) * dt);
 }
 
 Rgb8Image make_picture(std::span<const double> values, std::int64_t rows, std::int64_t cols,
@@ -406,7 +423,11 @@ std::int64_t render_video(const fs::path& file, const RenderOptions& options) {
   const auto frame = [&](std::int64_t image) {
     return atlas ? atlas->paint(image, seed) : run->picture(image);
   };
-  const std::int64_t frames = (last - first + options.every - 1) / options.every;
+  // Every n-th image from the first, and the last one always: a video ends where the run does.
+  std::vector<std::int64_t> picked;
+  for (std::int64_t i = first; i < last; i += options.every) picked.push_back(i);
+  if (picked.back() != last - 1) picked.push_back(last - 1);
+  const auto frames = static_cast<std::int64_t>(picked.size());
   // The first frame tells the size of them all.
   const Rgb8Image first_frame = frame(first);
   if (video_format(options.video) == "gif") {
@@ -426,8 +447,8 @@ std::int64_t render_video(const fs::path& file, const RenderOptions& options) {
   video.write(first_frame);
   std::int64_t done = 1;
   if (options.on_frame) options.on_frame(done, frames);
-  for (std::int64_t i = first + options.every; i < last; i += options.every) {
-    video.write(frame(i));
+  for (std::size_t k = 1; k < picked.size(); ++k) {
+    video.write(frame(picked[k]));
     ++done;
     if (options.on_frame) options.on_frame(done, frames);
   }

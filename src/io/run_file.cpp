@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <bit>
 #include <cerrno>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <system_error>
@@ -48,13 +47,52 @@ std::uint64_t run_output_bytes(const RunMetadata& meta) {
   return bytes >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
 }
 
+void check_replaceable(const fs::path& path, const std::string& what) {
+  std::error_code ec;
+  // symlink_status: a link is judged as a link (the rename that puts the new file in place
+  // replaces the link itself), except that a link to a directory names a directory.
+  const fs::file_status status = fs::symlink_status(path, ec);
+  const char* kind = nullptr;
+  switch (status.type()) {
+    case fs::file_type::not_found:
+    case fs::file_type::regular:
+      return;
+    case fs::file_type::symlink:
+      if (fs::is_directory(path, ec)) kind = "a directory";
+      if (!kind) return;
+      break;
+    case fs::file_type::directory:
+      kind = "a directory";
+      break;
+    case fs::file_type::character:
+      kind = "a character device";
+      break;
+    case fs::file_type::block:
+      kind = "a block device";
+      break;
+    case fs::file_type::fifo:
+      kind = "a FIFO";
+      break;
+    case fs::file_type::socket:
+      kind = "a socket";
+      break;
+    default:
+      if (ec) return;  // cannot be looked at: the creation reports why
+      kind = "not a regular file";
+  }
+  throw InvalidInput(what + " " + path.string() + " is " + kind +
+                     ", not a regular file: never replaced, even with --force");
+}
+
 void check_output_path(const fs::path& path, bool overwrite, std::uint64_t bytes) {
-  // What is wrong with the name itself comes first: --force cannot make a folder a file.
+  // What is wrong with the name itself comes first: --force cannot make a folder a file, nor a
+  // device node, a FIFO or a socket.
   if (path.empty()) throw InvalidInput("output: the file name is empty");
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
     throw InvalidInput("output " + path.string() + " is a directory, not a file");
   }
+  check_replaceable(path, "output");
   if (path.extension() == ".xmf" || path.extension() == ".xdmf") {
     throw InvalidInput("output " + path.string() +
                        " names an XDMF file: name the HDF5 file (e.g. run.h5); its .xmf "
@@ -65,6 +103,7 @@ void check_output_path(const fs::path& path, bool overwrite, std::uint64_t bytes
     throw PathExists("output " + path.string() + " already exists (use --force to overwrite)");
   }
   const fs::path xmf = xdmf_path_for(path);
+  if (!fs::is_directory(xmf, ec)) check_replaceable(xmf, "output companion");
   if (fs::exists(fs::symlink_status(xmf, ec)) && !overwrite) {
     throw InvalidInput("output companion " + xmf.string() +
                        " already exists (use --force to overwrite it with the run's)");
@@ -180,9 +219,35 @@ void write_problem_attributes(hid_t root, const Problem& p, std::int64_t images,
 
 namespace {
 
-double now_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+// The root attributes writer_pid and writer_host: this process. Before SWMR writing starts
+// (attributes are created then); a continued file's are written over.
+// Records that no process writes the file any more (at a clean close): pid 0, no host, so that
+// two runs' finished files hold the same attributes.
+void record_no_writer(hid_t root) {
+  if (H5Aexists(root, "writer_pid") <= 0) return;
+  const std::int64_t none = 0;
+  h5::Id attr(H5Aopen(root, "writer_pid", H5P_DEFAULT), H5Aclose, "open attribute writer_pid");
+  h5::check(H5Awrite(attr, H5T_NATIVE_INT64, &none), "write attribute writer_pid");
+  if (H5Aexists(root, "writer_host") > 0) h5::rewrite_string_attribute(root, "writer_host", "");
 }
+
+void record_writer(hid_t root) {
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  const std::int64_t pid = ::getpid();
+  if (H5Aexists(root, "writer_pid") > 0) {
+    h5::Id attr(H5Aopen(root, "writer_pid", H5P_DEFAULT), H5Aclose, "open attribute writer_pid");
+    h5::check(H5Awrite(attr, H5T_NATIVE_INT64, &pid), "write attribute writer_pid");
+  } else {
+    h5::write_attribute(root, "writer_pid", pid);
+  }
+  if (H5Aexists(root, "writer_host") > 0) {
+    h5::rewrite_string_attribute(root, "writer_host", host);
+  } else {
+    h5::write_attribute(root, "writer_host", std::string(host));
+  }
+}
+
 
 // The run file's chunked datasets.
 constexpr const char* run_chunked_datasets[] = {"v", "u", "step", "time", "checkpoint/u",
@@ -255,6 +320,47 @@ h5::Id growing_dataset_properties(int rank, const hsize_t* chunk) {
 
 struct RunFileWriter::Handles {
   h5::Id file, u, v, step, time, checkpoint_u, checkpoint_v, checkpoint_images;
+  // Where the datasets' reserved room lies: [first byte, end) each.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> rooms;
+  // Notes the room of a chunked dataset whose first chunk is within its extent.
+  void note_room(hid_t dataset) {
+    h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
+    std::vector<hsize_t> origin(static_cast<std::size_t>(H5Sget_simple_extent_ndims(space)), 0);
+    unsigned filters = 0;
+    haddr_t address = HADDR_UNDEF;
+    hsize_t bytes = 0;
+    if (H5Dget_chunk_info_by_coord(dataset, origin.data(), &filters, &address, &bytes) < 0 ||
+        address == HADDR_UNDEF) {
+      H5Eclear2(H5E_DEFAULT);
+      return;
+    }
+    // The room of every chunk up to the dataset's largest extent (one block: early allocation).
+    const int rank = H5Sget_simple_extent_ndims(space);
+    std::vector<hsize_t> dims(static_cast<std::size_t>(rank)), max_dims(dims.size()),
+        chunk(dims.size());
+    H5Sget_simple_extent_dims(space, dims.data(), max_dims.data());
+    h5::Id props(H5Dget_create_plist(dataset), H5Pclose, "read dataset properties");
+    if (H5Pget_chunk(props, rank, chunk.data()) < 0) {
+      H5Eclear2(H5E_DEFAULT);
+      return;
+    }
+    std::uint64_t chunks = 1;
+    for (std::size_t k = 0; k < dims.size(); ++k) {
+      const hsize_t extent = max_dims[k] == H5S_UNLIMITED ? dims[k] : max_dims[k];
+      chunks *= (extent + chunk[k] - 1) / chunk[k];
+    }
+    rooms.emplace_back(address, address + chunks * bytes);
+  }
+  // Where the images of each dataset written image by image (the fields, the checkpoint slots)
+  // lie, made at its first image.
+  std::vector<std::pair<hid_t, std::unique_ptr<h5::ImageLocator>>> locators;
+  h5::ImageLocator& places_of(hid_t dataset) {
+    for (auto& [id, locator] : locators) {
+      if (id == dataset) return *locator;
+    }
+    locators.emplace_back(dataset, std::make_unique<h5::ImageLocator>(dataset));
+    return *locators.back().second;
+  }
   std::int64_t slot_images[2] = {0, 0};  // images done at each checkpoint slot; 0: empty
   DirectWrites direct;  // a single process's images, straight to the disk where it can
 };
@@ -374,6 +480,7 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
         H5Sget_simple_extent_dims(space, dims, nullptr);
         dims[0] = 1;
         h5::check(H5Dset_extent(*dataset, dims), "reserve room for the images");
+        h_->note_room(*dataset);
         dims[0] = 0;
         h5::check(H5Dset_extent(*dataset, dims), "reserve room for the images");
       }
@@ -391,10 +498,21 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
     h5::write_attribute(root, "backend", meta.backend);
     h5::write_attribute(root, "version", meta.version);
     h5::write_attribute(root, "status", std::string("running"));
+    // Who writes it, so that `grayscott repair` and `info` tell a running file from one whose
+    // writer was killed. Over MPI the ranks are many: none is recorded (every rank creates the
+    // same attributes, as a closed file holds them).
+    if (!access_.shared()) {
+      record_writer(root);
+    } else {
+      h5::write_attribute(root, "writer_pid", std::int64_t{0});
+      h5::write_attribute(root, "writer_host", std::string());
+    }
     h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + partial.string());
     // From here on readers may open the file while it grows; no new object may be created. The
     // file takes its name only then, so that a reader never finds it in another state.
     if (!access_.shared()) swmr_ = H5Fstart_swmr_write(h_->file) >= 0;
+    // After SWMR's start, which cuts the file at its end (and any blocks past it).
+    if (!access_.shared()) give_metadata_its_blocks();
     if (access_.writes_companions) {
       move_into_place(partial, path, overwrite);
       write_companion();  // no image yet: replaces any stale companion
@@ -424,13 +542,18 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, Cont
   if (!access_.shared()) h_->direct = DirectWrites(path);
   open_datasets();
   written_ = durable_ = from.images_done;
+  for (std::int64_t i = 0; i < from.images_done; ++i) {
+    places_.push_back(image_places(static_cast<hsize_t>(i)));
+  }
   h5::rewrite_string_attribute(h_->file, "status", "running");
+  if (!access_.shared()) record_writer(h_->file);
   h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + path.string());
   // Files of earlier versions written over MPI use the older format, which SWMR cannot use:
   // flushes still make the images durable, readers just cannot open the file while it is written.
   if (!access_.shared()) {
     swmr_ = H5Fstart_swmr_write(h_->file) >= 0;
     if (!swmr_) H5Eclear2(H5E_DEFAULT);
+    give_metadata_its_blocks();
   }
 }
 
@@ -485,34 +608,28 @@ void write_block(hid_t dataset, hsize_t index, const RunFileAccess& access, hid_
 // the file system declines): the caller then writes the image through HDF5, which writes the same
 // bytes to the same places. HDF5 keeps no copy of these chunks (no chunk cache, nothing written
 // at placement), so nothing of it goes stale.
-bool write_image_directly(DirectWrites& direct, hid_t dataset, hsize_t index, const Grid& grid,
-                          std::size_t element, hsize_t chunk_rows, const void* data,
+bool write_image_directly(DirectWrites& direct, h5::ImageLocator& places, hsize_t index,
+                          const Grid& grid, std::size_t element, const void* data,
                           const std::string& what) {
   // The file holds little-endian values: the memory's bytes are the file's only on such a CPU.
   if (!direct.usable() || std::endian::native != std::endian::little) return false;
   const auto rows = static_cast<hsize_t>(grid.rows), cols = static_cast<hsize_t>(grid.cols);
+  const hsize_t chunk_rows = places.chunk_rows();
+  if (chunk_rows == 0) return false;
   struct Chunk {
     const char* data;
     std::size_t bytes;
     haddr_t address;
   };
   std::vector<Chunk> chunks;
+  const hsize_t leading[1] = {index};
   for (hsize_t row = 0; row < rows; row += chunk_rows) {
-    const hsize_t at[3] = {index, row, 0};
-    unsigned filters = 0;
-    haddr_t address = HADDR_UNDEF;
-    hsize_t stored = 0;
-    if (H5Dget_chunk_info_by_coord(dataset, at, &filters, &address, &stored) < 0) {
-      H5Eclear2(H5E_DEFAULT);
-      return false;
-    }
+    const auto address = places.chunk_address(leading, row);
+    if (!address) return false;
     const Chunk chunk{static_cast<const char*>(data) + row * cols * element,
                       static_cast<std::size_t>(std::min(chunk_rows, rows - row) * cols * element),
-                      address};
-    if (address == HADDR_UNDEF || filters != 0 || stored != chunk_rows * cols * element ||
-        !direct.accepts(chunk.data, chunk.bytes, address)) {
-      return false;
-    }
+                      *address};
+    if (!direct.accepts(chunk.data, chunk.bytes, chunk.address)) return false;
     chunks.push_back(chunk);
   }
   for (const Chunk& chunk : chunks) {
@@ -549,29 +666,44 @@ void RunFileWriter::append(std::int64_t step, const void* u, const void* v) {
 
 void RunFileWriter::after_write_error(const std::exception& e) {
   disk_full_ = disk_full_ || out_of_space(e);
+  write_failed_ = true;
   // Shrinking is collective under MPI, and a failure need not reach every rank alike.
   if (access_.shared()) return;
-  // What was written since the last flush that succeeded may not all be in the file: count only
-  // the images up to it. Shrinking changes metadata in place, which needs no new room.
-  written_ = durable_;
-  uncounted_steps_.clear();
-  const auto n = static_cast<hsize_t>(durable_);
   const auto rows = static_cast<hsize_t>(meta_.problem.grid.rows);
   const auto cols = static_cast<hsize_t>(meta_.problem.grid.cols);
-  const hsize_t images[3] = {n, rows, cols}, steps[1] = {n};
-  if (meta_.fields.v && first_extent(h_->v) > n) H5Dset_extent(h_->v, images);
-  if (meta_.fields.u && first_extent(h_->u) > n) H5Dset_extent(h_->u, images);
-  if (first_extent(h_->step) > n) H5Dset_extent(h_->step, steps);
-  if (h_->time.get() >= 0 && first_extent(h_->time) > n) H5Dset_extent(h_->time, steps);
-  H5Fflush(h_->file, H5F_SCOPE_GLOBAL);
+  // Shrinking changes metadata in place, which needs no new room.
+  const auto keep = [&](std::int64_t images) {
+    const auto n = static_cast<hsize_t>(images);
+    const hsize_t extent[3] = {n, rows, cols}, steps[1] = {n};
+    if (meta_.fields.v && first_extent(h_->v) > n) H5Dset_extent(h_->v, extent);
+    if (meta_.fields.u && first_extent(h_->u) > n) H5Dset_extent(h_->u, extent);
+    if (first_extent(h_->step) > n) H5Dset_extent(h_->step, steps);
+    if (h_->time.get() >= 0 && first_extent(h_->time) > n) H5Dset_extent(h_->time, steps);
+    written_ = images;
+    uncounted_steps_.clear();
+    if (places_.size() > static_cast<std::size_t>(images)) {
+      places_.resize(static_cast<std::size_t>(images));
+    }
+    return H5Fflush(h_->file, H5F_SCOPE_GLOBAL) >= 0;
+  };
+  // Every image whose writes completed is counted in /step (each append counts its image; a
+  // failed one took its own back): keep them all, made durable by one more flush. Only if that
+  // flush fails too, keep what the last flush that succeeded made durable.
+  const std::int64_t complete = written_ - static_cast<std::int64_t>(uncounted_steps_.size());
+  if (keep(complete)) {
+    durable_ = complete;
+    return;
+  }
+  H5Eclear2(H5E_DEFAULT);
+  if (!keep(durable_)) H5Eclear2(H5E_DEFAULT);
 }
 
 void RunFileWriter::write_image(hid_t dataset, hsize_t index, const void* data,
                                 const std::string& what) {
   const Problem& p = meta_.problem;
-  if (!access_.shared() &&
-      write_image_directly(h_->direct, dataset, index, p.grid, element_size(p.precision),
-                           chunk_rows_for(p.grid.rows, p.grid.cols, p.precision), data, what)) {
+  if (!access_.shared() && h_->direct.usable() &&
+      write_image_directly(h_->direct, h_->places_of(dataset), index, p.grid,
+                           element_size(p.precision), data, what)) {
     return;
   }
   const hid_t mem_type = p.precision == Precision::Single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
@@ -641,6 +773,10 @@ void RunFileWriter::count_images() {
   if (h_->time.get() >= 0) write_values(h_->time, H5T_NATIVE_DOUBLE, times.data(), "time");
   write_values(h_->step, H5T_NATIVE_INT64, uncounted_steps_.data(), "step");
   uncounted_steps_.clear();
+  // Every process asks (metadata reads are collective over MPI); a continued run recounts the
+  // images it writes over, which stay where they were.
+  places_.resize(std::min<std::size_t>(places_.size(), first));
+  for (hsize_t i = places_.size(); i < first + count[0]; ++i) places_.push_back(image_places(i));
 }
 
 void RunFileWriter::make_images_durable() {
@@ -719,32 +855,120 @@ void RunFileWriter::flush() {
     throw;
   }
   durable_ = written_;
-  // The companion lists the images: refreshed every few seconds, not at every flush, since it
-  // grows with them.
-  if (access_.writes_companions && now_seconds() - companion_written_at_ >= 2.0) {
-    write_companion();
+  // The companion lists exactly the images /step counts; each flush adds the new ones only.
+  if (access_.writes_companions) {
+    try {
+      write_companion();
+    } catch (const std::exception& e) {
+      after_write_error(e);
+      throw;
+    }
   }
 }
 
+void RunFileWriter::give_metadata_its_blocks() {
+  void* handle = nullptr;
+  haddr_t end = 0;
+  if (H5Fget_vfd_handle(h_->file, H5P_DEFAULT, &handle) < 0 || handle == nullptr ||
+      H5Fget_eoa(h_->file, &end) < 0) {
+    H5Eclear2(H5E_DEFAULT);
+    return;
+  }
+  const int fd = *static_cast<int*>(handle);
+  // The room reserved for the datasets' chunks stays a hole until written (du shows what is
+  // written); every other byte of the file is metadata. A continued file's room is found from
+  // its chunks; where a field holds no image yet, nothing is done.
+  if (h_->rooms.empty()) {
+    for (const h5::Id* dataset : {&h_->v, &h_->u}) {
+      if (dataset->get() >= 0 && first_extent(*dataset) == 0) return;
+    }
+    for (const h5::Id* dataset : {&h_->v, &h_->u, &h_->step, &h_->time, &h_->checkpoint_u,
+                                  &h_->checkpoint_v}) {
+      if (dataset->get() >= 0 && first_extent(*dataset) > 0) h_->note_room(*dataset);
+    }
+  }
+  auto rooms = h_->rooms;
+  std::sort(rooms.begin(), rooms.end());
+  std::uint64_t from = 0;
+  const auto allocate = [&](std::uint64_t begin, std::uint64_t finish) {
+    if (finish > begin) {
+      ::posix_fallocate(fd, static_cast<off_t>(begin), static_cast<off_t>(finish - begin));
+    }
+  };
+  for (const auto& [begin, finish] : rooms) {
+    allocate(from, std::min<std::uint64_t>(begin, end));
+    from = std::max(from, finish);
+  }
+  allocate(from, end);
+#ifdef FALLOC_FL_KEEP_SIZE
+  // And blocks past the end for what HDF5 may add there (a new heap for a longer status), beyond
+  // the file's size, which stays as it is.
+  ::fallocate(fd, FALLOC_FL_KEEP_SIZE, static_cast<off_t>(end), 256 << 10);
+#endif
+}
+
+ImagePlaces RunFileWriter::image_places(hsize_t index) const {
+  ImagePlaces places;
+  const hsize_t leading[1] = {index};
+  if (meta_.fields.u) places.u = h_->places_of(h_->u).image_offset(leading);
+  if (meta_.fields.v) places.v = h_->places_of(h_->v).image_offset(leading);
+  return places;
+}
+
 void RunFileWriter::write_companion() {
-  write_xdmf(path_, meta_, written_);
-  companion_written_at_ = now_seconds();
+  if (!companion_) {
+    companion_ = std::make_unique<XdmfCompanion>(
+        path_, "grayscott",
+        [path = path_, grid = xdmf_grid_of(meta_), places = &places_](std::int64_t i) {
+          return xdmf_run_step(path, grid, i, (*places)[static_cast<std::size_t>(i)]);
+        });
+  }
+  try {
+    companion_->write(static_cast<std::int64_t>(places_.size()));
+  } catch (const std::exception& e) {
+    // Named after the run's file, which the user asked for.
+    throw std::runtime_error(path_.string() + ": its XDMF companion: " + e.what());
+  }
 }
 
 void RunFileWriter::finish(const std::string& status) {
   if (h_->file.get() < 0) return;
-  if (disk_full_) {
-    // Recording the status needs room the disk does not have, and a half-written attribute would
-    // make the file unreadable: it keeps "running", and the images that reached the disk.
+  if (write_failed_ && !access_.shared()) {
+    // The images kept are durable (after_write_error). The status is rewritten in place, in the
+    // heap that holds the file's strings, which has room for it: no new room on the disk is
+    // needed. Should it fail all the same, the file is closed as it is, its status "running",
+    // and status_recorded() says so (grayscott repair then records it).
+    status_recorded_ = false;
+    try {
+      h5::rewrite_string_attribute(h_->file, "status", status);
+      record_no_writer(h_->file);
+      status_recorded_ = H5Fflush(h_->file, H5F_SCOPE_GLOBAL) >= 0;
+    } catch (const std::exception&) {
+    }
+    H5Eclear2(H5E_DEFAULT);
     h_->u.reset(), h_->v.reset(), h_->step.reset(), h_->time.reset(), h_->checkpoint_u.reset(),
         h_->checkpoint_v.reset(), h_->checkpoint_images.reset();
-    H5Fclose(h_->file.release());
+    if (H5Fclose(h_->file.release()) < 0) {
+      H5Eclear2(H5E_DEFAULT);
+      status_recorded_ = false;
+    }
+    swmr_ = false;
+    // The companion lists the images kept; where the disk has no room for it, the previous one
+    // (which lists no more than those) stays.
+    if (access_.writes_companions) {
+      try {
+        write_companion();
+      } catch (const std::exception&) {
+      }
+    }
     return;
   }
   // Over MPI, the images appended since the last flush are not counted yet; closing flushes.
   if (!uncounted_steps_.empty()) make_images_durable();
   // In place: a reader never finds the file in any other state than open for SWMR or closed.
   h5::rewrite_string_attribute(h_->file, "status", status);
+  // Collective over MPI ranks, each writing the same values.
+  record_no_writer(h_->file);
   h_->u.reset(), h_->v.reset(), h_->step.reset(), h_->time.reset(), h_->checkpoint_u.reset(),
       h_->checkpoint_v.reset(), h_->checkpoint_images.reset();
   if (H5Fclose(h_->file.release()) < 0) h5::fail("close " + path_.string());
@@ -849,16 +1073,38 @@ template void read_checkpoint<double>(const fs::path&, std::int64_t, std::int64_
 // ---------------------------------------------------------------------------------------------
 // XDMF
 
-void write_xdmf(const fs::path& h5_path, const RunMetadata& meta, std::int64_t images_written) {
+XdmfGridInfo xdmf_grid_of(const RunMetadata& meta) {
   const Problem& p = meta.problem;
-  write_xdmf_series(h5_path, {"grayscott",
-                              {images_written, p.grid.rows, p.grid.cols},
-                              0,
-                              images_written,
-                              meta.steps_per_image,
-                              p.params.dt,
-                              meta.fields,
-                              p.precision});
+  return {p.grid.rows, p.grid.cols, meta.steps_per_image, p.params.dt, p.precision};
+}
+
+void write_xdmf(const fs::path& h5_path, const RunMetadata& meta, std::int64_t images) {
+  h5::silence_library_errors();
+  h5::Id file(open_for_reading(h5_path), H5Fclose, "open " + h5_path.string());
+  std::vector<ImagePlaces> places;
+  h5::Id u, v;
+  std::optional<h5::ImageLocator> u_places, v_places;
+  if (meta.fields.u) {
+    u = h5::Id(H5Dopen2(file, "u", H5P_DEFAULT), H5Dclose, "open /u");
+    u_places.emplace(u);
+  }
+  if (meta.fields.v) {
+    v = h5::Id(H5Dopen2(file, "v", H5P_DEFAULT), H5Dclose, "open /v");
+    v_places.emplace(v);
+  }
+  for (std::int64_t i = 0; i < images; ++i) {
+    const hsize_t leading[1] = {static_cast<hsize_t>(i)};
+    ImagePlaces place;
+    if (u_places) place.u = u_places->image_offset(leading);
+    if (v_places) place.v = v_places->image_offset(leading);
+    places.push_back(place);
+  }
+  XdmfCompanion companion(h5_path, "grayscott",
+                          [&, grid = xdmf_grid_of(meta)](std::int64_t i) {
+                            return xdmf_run_step(h5_path, grid, i,
+                                                 places[static_cast<std::size_t>(i)]);
+                          });
+  companion.write(images);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -53,6 +53,12 @@ std::uint64_t run_output_bytes(const RunMetadata& meta);
 // and is writable, and the disk has room for `bytes`. Throws InvalidInput with a one-line reason.
 void check_output_path(const std::filesystem::path& path, bool overwrite, std::uint64_t bytes);
 
+// Refuses, with or without --force, an output name where something other than a regular file (or
+// a symbolic link, which is replaced, never followed) stands: a device node, a FIFO, a socket or a
+// directory is never replaced by a file. `what` names the output in the message ("output").
+// Throws InvalidInput.
+void check_replaceable(const std::filesystem::path& path, const std::string& what);
+
 // Creates an output file safely: `create(name)` makes it under a temporary name beside `path`
 // (`partial`), and only then is it moved into place, replacing what is there only when
 // `overwrite` (a symbolic link there is replaced, never followed). A file that another process
@@ -121,6 +127,9 @@ class RunFileWriter {
   // Records how the run ended ("complete", or why it stopped), writes the XDMF file beside it and
   // closes the file. Called by the destructor if not before.
   void finish(const std::string& status);
+  // Whether finish() recorded the status: false only where a write error left the disk without
+  // the room even for that (the file then says "running" and needs `grayscott repair`).
+  bool status_recorded() const { return status_recorded_; }
 
  private:
   void open_datasets();
@@ -138,6 +147,12 @@ class RunFileWriter {
   // `images_done` and makes that durable.
   void mark_slots_valid(int first_slot, int slots, std::int64_t images_done);
   void write_companion();
+  // Gives every byte of the file but the datasets' reserved room its blocks on the disk, so that
+  // rewriting metadata in place (the status, the datasets' sizes) never needs room a full disk
+  // does not have. A single process's file only.
+  void give_metadata_its_blocks();
+  // Where image `index` of each written field lies in the file, for the companion.
+  ImagePlaces image_places(hsize_t index) const;
   struct Handles;
   std::unique_ptr<Handles> h_;
   std::filesystem::path path_;
@@ -148,7 +163,10 @@ class RunFileWriter {
   std::vector<std::int64_t> uncounted_steps_;  // of images appended but not yet in /step
   bool swmr_ = false;
   bool disk_full_ = false;           // a write failed for want of space
-  double companion_written_at_ = 0;  // seconds on a steady clock
+  bool write_failed_ = false;        // a write or flush failed: the status is written with care
+  bool status_recorded_ = true;      // finish() wrote the status it was given
+  std::vector<ImagePlaces> places_;  // of the images counted in /step, for the companion
+  std::unique_ptr<XdmfCompanion> companion_;
 };
 
 // What a run file says about the run that wrote it, for `--resume`: its metadata, status and the
@@ -175,9 +193,12 @@ void read_checkpoint(const std::filesystem::path& path, std::int64_t row_begin, 
                      std::int64_t col_begin, std::int64_t cols, std::vector<Real>& u,
                      std::vector<Real>& v);
 
-// The XDMF companion (NAME.xmf) that lets ParaView and VisIt open the run as a time series.
+// Writes the XDMF companion (NAME.xmf) that lets ParaView and VisIt open the run as a time
+// series, listing the first `images` images (those /step counts), from where the file holds them.
 void write_xdmf(const std::filesystem::path& h5_path, const RunMetadata& meta,
-                std::int64_t images_written);
+                std::int64_t images);
+// What every image of a run shares in its companion.
+XdmfGridInfo xdmf_grid_of(const RunMetadata& meta);
 
 // Reads a run file (or a sweep file's member) for rendering and for tests.
 // Opens files that are still being written (SWMR) and files whose writer was killed as well.

@@ -39,17 +39,37 @@ void write_vector(hid_t file, const char* name, hid_t file_type, hid_t mem_type,
 
 }  // namespace
 
-void write_sweep_xdmf(const fs::path& h5_path, const SweepMetadata& meta) {
-  // One volume per image: member m is the slice at z = m.
+void write_sweep_xdmf(const fs::path& h5_path, const SweepMetadata& meta,
+                      const std::vector<ImagePlaces>& places) {
   const Problem& p = meta.problem;
-  write_xdmf_series(h5_path, {"grayscott sweep",
-                              {meta.members(), meta.images, p.grid.rows, p.grid.cols},
-                              1,
-                              meta.images,
-                              meta.steps_per_image,
-                              p.params.dt,
-                              meta.fields,
-                              p.precision});
+  const XdmfGridInfo grid{p.grid.rows, p.grid.cols, meta.steps_per_image, p.params.dt,
+                          p.precision};
+  const auto members = static_cast<std::size_t>(meta.members());
+  XdmfCompanion companion(h5_path, "grayscott sweep", [&](std::int64_t i) {
+    const auto first = places.begin() + static_cast<std::ptrdiff_t>(i * members);
+    return xdmf_sweep_step(h5_path, grid, i,
+                           std::vector<ImagePlaces>(first, first + static_cast<std::ptrdiff_t>(members)));
+  });
+  companion.write(meta.images);
+}
+
+std::vector<ImagePlaces> sweep_image_places(hid_t u, hid_t v, std::int64_t members,
+                                            std::int64_t images) {
+  std::vector<ImagePlaces> places;
+  places.reserve(static_cast<std::size_t>(members * images));
+  std::optional<h5::ImageLocator> u_places, v_places;
+  if (u >= 0) u_places.emplace(u);
+  if (v >= 0) v_places.emplace(v);
+  for (std::int64_t i = 0; i < images; ++i) {
+    for (std::int64_t m = 0; m < members; ++m) {
+      const hsize_t leading[2] = {static_cast<hsize_t>(m), static_cast<hsize_t>(i)};
+      ImagePlaces place;
+      if (u_places) place.u = u_places->image_offset(leading);
+      if (v_places) place.v = v_places->image_offset(leading);
+      places.push_back(place);
+    }
+  }
+  return places;
 }
 
 std::uint64_t sweep_output_bytes(const SweepMetadata& meta) {
@@ -516,7 +536,10 @@ void SweepFileWriter::finish(const std::string& status,
         "write /nonfinite_image to " + path_.string());
   }
   h5::rewrite_string_attribute(h_->file, "status", status);
-  if (access_.writes_shared_data) write_sweep_xdmf(path_, meta_);
+  // Every process asks where the images lie (metadata reads are collective over MPI).
+  const std::vector<ImagePlaces> places =
+      sweep_image_places(h_->u.get(), h_->v.get(), meta_.members(), meta_.images);
+  if (access_.writes_shared_data) write_sweep_xdmf(path_, meta_, places);
   h_->close_datasets();
   if (H5Fclose(h_->file.release()) < 0) h5::fail("close " + path_.string());
 }

@@ -9,6 +9,10 @@
 // and NAME.xmf beside it (write_sweep_xdmf).
 #pragma once
 
+#include <hdf5.h>
+
+#include "io/xdmf.hpp"
+
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -35,9 +39,15 @@ struct SweepMetadata {
   std::int64_t members() const { return static_cast<std::int64_t>(feed.size()); }
 };
 
-// The XDMF companion (NAME.xmf, written by finish()): a temporal collection of volumes, one per
-// image, member m the slice at z = m, so that ParaView and VisIt open the whole sweep.
-void write_sweep_xdmf(const std::filesystem::path& h5_path, const SweepMetadata& meta);
+// The XDMF companion (NAME.xmf, written by finish()): a temporal collection of images, each a
+// spatial collection of one grid per member, member m at z = m, so that ParaView and VisIt open
+// the whole sweep. `places[i * members + m]` is where image i of member m lies in the file.
+void write_sweep_xdmf(const std::filesystem::path& h5_path, const SweepMetadata& meta,
+                      const std::vector<ImagePlaces>& places);
+// Where every image of every member lies in an open sweep file (image-major), for its companion;
+// every process calls it where metadata reads are collective.
+std::vector<ImagePlaces> sweep_image_places(hid_t u, hid_t v, std::int64_t members,
+                                            std::int64_t images);
 
 // Bytes of image data the sweep writes, for the free-space check.
 std::uint64_t sweep_output_bytes(const SweepMetadata& meta);

@@ -136,6 +136,7 @@ void check_video_output(const fs::path& path, bool overwrite) {
   if (fs::is_directory(path, ec)) {
     throw InvalidInput("video " + path.string() + " is a directory, not a file");
   }
+  check_replaceable(path, "video");
   if (fs::exists(fs::symlink_status(path, ec)) && !overwrite) {
     throw PathExists("video " + path.string() + " already exists (use --force to overwrite)");
   }

@@ -1,29 +1,21 @@
 #include "io/xdmf.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <stdexcept>
 #include <system_error>
+#include <utility>
 
 namespace grayscott::io {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-// Values separated by spaces.
-std::string joined(const std::vector<std::int64_t>& values) {
-  std::string text;
-  for (std::size_t k = 0; k < values.size(); ++k) {
-    if (k > 0) text += ' ';
-    text += std::to_string(values[k]);
-  }
-  return text;
-}
 
 // `text` with XML's five special characters escaped, for an attribute value or element text.
 std::string xml_escaped(const std::string& text) {
@@ -61,86 +53,195 @@ fs::path xdmf_path_for(const fs::path& h5_path) {
   return xmf;
 }
 
-void write_xdmf_series(const fs::path& h5_path, const XdmfSeries& series) {
+namespace {
+
+// One grid of one image: a mesh one cell deep, (z, y, x) = (1, rows, cols), in the XY plane (x
+// across columns, y across rows), where ParaView's default camera looks (a 2-D mesh would lie in
+// its YZ plane); row 0 at the top, as in the PNGs: y starts at rows - 1 and steps by -1. XDMF
+// gives ORIGIN_DXDYDZ in z, y, x order.
+void append_grid(std::string& out, const std::string& file, const XdmfGridInfo& grid,
+                 const std::string& name, std::int64_t z, const ImagePlaces& places) {
+  char text[512];
+  std::snprintf(text, sizeof text,
+                "<Grid Name=\"%s\" GridType=\"Uniform\">"
+                "<Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"1 %lld %lld\"/>"
+                "<Geometry GeometryType=\"ORIGIN_DXDYDZ\">"
+                "<DataItem Dimensions=\"3\" Format=\"XML\">%lld %lld 0</DataItem>"
+                "<DataItem Dimensions=\"3\" Format=\"XML\">1 -1 1</DataItem></Geometry>",
+                name.c_str(), static_cast<long long>(grid.rows),
+                static_cast<long long>(grid.cols), static_cast<long long>(z),
+                static_cast<long long>(grid.rows - 1));
+  out += text;
+  const int precision = grid.precision == Precision::Single ? 4 : 8;
+  for (const auto& [field, place] : {std::pair{"u", places.u}, std::pair{"v", places.v}}) {
+    if (!place) continue;
+    std::snprintf(text, sizeof text,
+                  "<Attribute Name=\"%s\" AttributeType=\"Scalar\" Center=\"Node\">"
+                  "<DataItem Dimensions=\"1 %lld %lld\" NumberType=\"Float\" Precision=\"%d\" "
+                  "Format=\"Binary\" Endian=\"Little\" Seek=\"%llu\">",
+                  field, static_cast<long long>(grid.rows), static_cast<long long>(grid.cols),
+                  precision, static_cast<unsigned long long>(*place));
+    out += text;
+    out += file;
+    out += "</DataItem></Attribute>";
+  }
+  out += "</Grid>";
+}
+
+std::string time_element(const XdmfGridInfo& grid, std::int64_t image) {
+  char text[64];
+  std::snprintf(text, sizeof text, "<Time Value=\"%.17g\"/>",
+                static_cast<double>((image + 1) * grid.steps_per_image) * grid.dt);
+  return text;
+}
+
+}  // namespace
+
+std::string xdmf_run_step(const fs::path& h5_path, const XdmfGridInfo& grid, std::int64_t image,
+                          const ImagePlaces& places) {
   // Relative, so that the pair can be moved together; escaped, since any name is a valid file name.
   const std::string file = xml_escaped(h5_path.filename().string());
-  const int precision = series.precision == Precision::Single ? 4 : 8;
-  const std::size_t rank = series.dataset.size();
-  std::vector<std::int64_t> mesh;  // the dataset's dimensions but the image axis
-  for (std::size_t k = 0; k < rank; ++k) {
-    if (k != series.image_axis) mesh.push_back(series.dataset[k]);
-  }
-  // A run's image is a plane: a 3-D mesh one cell deep, (z, y, x) = (1, rows, cols), puts it in
-  // the XY plane (x across columns, y across rows), where ParaView's default camera looks; a 2-D
-  // mesh would lie in its YZ plane. The hyperslab of one image has the same shape. Row 0 is at
-  // the top, as in the PNGs: y starts at rows - 1 and steps by -1.
-  std::string origin = "0 0 0", spacing = "1 1 1";
-  if (mesh.size() == 2) {
-    origin = "0 " + std::to_string(mesh[0] - 1) + " 0";
-    spacing = "1 -1 1";
-    mesh.insert(mesh.begin(), 1);
-  }
-  const std::string mesh_dims = joined(mesh);
-  std::vector<std::int64_t> dataset = series.dataset;
-  dataset[series.image_axis] = series.images;
-  std::vector<std::int64_t> stride(rank, 1), count = dataset;
-  count[series.image_axis] = 1;
+  std::string out;
+  out.reserve(512);
+  append_grid(out, file, grid, "image " + std::to_string(image), 0, places);
+  // The time goes inside the grid, after its opening tag.
+  out.insert(out.find('>') + 1, time_element(grid, image));
+  out += '\n';
+  return out;
+}
 
-  // Written beside the final name and renamed over it: a reader (ParaView polling a running file)
-  // sees the old companion or the new one, never half of one, and a symbolic link at the final
-  // name is replaced, not followed. Streamed, so memory does not grow with the images.
-  const fs::path xmf = xdmf_path_for(h5_path);
-  const fs::path partial = xmf.string() + ".partial-" + std::to_string(::getpid());
-  std::ofstream x(partial, std::ios::trunc);
-  if (!x) {
-    throw std::runtime_error("cannot create " + partial.string() + ": " + std::strerror(errno));
+std::string xdmf_sweep_step(const fs::path& h5_path, const XdmfGridInfo& grid, std::int64_t image,
+                            const std::vector<ImagePlaces>& members) {
+  const std::string file = xml_escaped(h5_path.filename().string());
+  std::string out = "<Grid Name=\"image " + std::to_string(image) +
+                    "\" GridType=\"Collection\" CollectionType=\"Spatial\">" +
+                    time_element(grid, image) + "\n";
+  for (std::size_t m = 0; m < members.size(); ++m) {
+    if (!members[m].u && !members[m].v) continue;  // never written (a sweep stopped early)
+    append_grid(out, file, grid, "member " + std::to_string(m), static_cast<std::int64_t>(m),
+                members[m]);
+    out += '\n';
   }
-  x << "<?xml version=\"1.0\" ?>\n"
-    << "<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
-    << "<Xdmf Version=\"3.0\">\n  <Domain>\n"
-    << "    <Grid Name=\"" << series.name
-    << "\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
-  for (std::int64_t i = 0; i < series.images; ++i) {
-    std::vector<std::int64_t> start(rank, 0);
-    start[series.image_axis] = i;
-    x << "      <Grid Name=\"image " << i << "\" GridType=\"Uniform\">\n"
-      << "        <Time Value=\""
-      << static_cast<double>((i + 1) * series.steps_per_image) * series.dt << "\" />\n"
-      << "        <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"" << mesh_dims
-      << "\" />\n"
-      << "        <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n"
-      << "          <DataItem Dimensions=\"3\" Format=\"XML\">" << origin << "</DataItem>\n"
-      << "          <DataItem Dimensions=\"3\" Format=\"XML\">" << spacing << "</DataItem>\n"
-      << "        </Geometry>\n";
-    for (const char* field : {"u", "v"}) {
-      if ((field[0] == 'u' && !series.fields.u) || (field[0] == 'v' && !series.fields.v)) continue;
-      x << "        <Attribute Name=\"" << field << "\" AttributeType=\"Scalar\" Center=\"Node\">\n"
-        << "          <DataItem ItemType=\"HyperSlab\" Dimensions=\"" << mesh_dims
-        << "\" Type=\"HyperSlab\">\n"
-        << "            <DataItem Dimensions=\"3 " << rank << "\" Format=\"XML\">" << joined(start)
-        << " " << joined(stride) << " " << joined(count) << "</DataItem>\n"
-        << "            <DataItem Dimensions=\"" << joined(dataset)
-        << "\" NumberType=\"Float\" Precision=\"" << precision << "\" Format=\"HDF\">" << file
-        << ":/" << field << "</DataItem>\n"
-        << "          </DataItem>\n        </Attribute>\n";
+  out += "</Grid>\n";
+  return out;
+}
+
+namespace {
+
+void write_all(int fd, const char* data, std::size_t bytes, const fs::path& path) {
+  while (bytes > 0) {
+    const ssize_t n = ::write(fd, data, bytes);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
     }
-    x << "      </Grid>\n";
+    data += n;
+    bytes -= static_cast<std::size_t>(n);
   }
-  x << "    </Grid>\n  </Domain>\n</Xdmf>\n";
-  x.flush();
-  const int write_error = x ? 0 : errno;
-  x.close();
-  if (write_error != 0 || !x) {
+}
+
+// Copies the first `bytes` of `from` into `to` (at its current end). False where `from` is not
+// what is expected (`expected_size` bytes, a regular file) or cannot be read.
+bool copy_prefix(const fs::path& from, std::uint64_t bytes, std::uint64_t expected_size, int to,
+                 const fs::path& to_path) {
+  const int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (in < 0) return false;
+  struct stat st {};
+  bool ok = ::fstat(in, &st) == 0 && S_ISREG(st.st_mode) &&
+            static_cast<std::uint64_t>(st.st_size) == expected_size;
+  std::uint64_t left = ok ? bytes : 0;
+  bool in_kernel = true;
+  std::vector<char> buffer;
+  while (ok && left > 0) {
+    if (in_kernel) {
+      const ssize_t n = ::copy_file_range(in, nullptr, to, nullptr, left, 0);
+      if (n > 0) {
+        left -= static_cast<std::uint64_t>(n);
+        continue;
+      }
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP)) {
+        in_kernel = false;  // another file system, or no support: copy through a buffer
+        continue;
+      }
+      if (n < 0 && errno != 0) {
+        const int error = errno;
+        ::close(in);
+        throw std::runtime_error("cannot write " + to_path.string() + ": " + std::strerror(error));
+      }
+      ok = false;  // the file ended early
+      break;
+    }
+    buffer.resize(1 << 20);
+    const ssize_t n = ::read(in, buffer.data(), std::min<std::uint64_t>(buffer.size(), left));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ok = false;
+      break;
+    }
+    write_all(to, buffer.data(), static_cast<std::size_t>(n), to_path);
+    left -= static_cast<std::uint64_t>(n);
+  }
+  ::close(in);
+  return ok;
+}
+
+}  // namespace
+
+XdmfCompanion::XdmfCompanion(const fs::path& h5_path, std::string collection_name,
+                             std::function<std::string(std::int64_t)> step_text)
+    : xmf_(xdmf_path_for(h5_path)), step_text_(std::move(step_text)) {
+  header_ = "<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
+            "<Xdmf Version=\"3.0\">\n<Domain>\n<Grid Name=\"" +
+            xml_escaped(collection_name) +
+            "\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
+  footer_ = "</Grid>\n</Domain>\n</Xdmf>\n";
+}
+
+void XdmfCompanion::write(std::int64_t steps) {
+  const fs::path partial = xmf_.string() + ".partial-" + std::to_string(::getpid());
+  int out = ::open(partial.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (out < 0) {
+    throw std::runtime_error("cannot write " + xmf_.string() + ": " + std::strerror(errno));
+  }
+  try {
+    std::int64_t from = 0;
+    std::uint64_t bytes = 0;
+    if (listed_ > 0 && steps >= listed_ &&
+        copy_prefix(xmf_, listed_bytes_, listed_bytes_ + footer_.size(), out, xmf_)) {
+      from = listed_, bytes = listed_bytes_;
+    } else {
+      if (::ftruncate(out, 0) != 0 || ::lseek(out, 0, SEEK_SET) != 0) {
+        throw std::runtime_error("cannot write " + xmf_.string() + ": " + std::strerror(errno));
+      }
+      write_all(out, header_.data(), header_.size(), xmf_);
+      bytes = header_.size();
+    }
+    std::string text;
+    for (std::int64_t i = from; i < steps; ++i) {
+      text += step_text_(i);
+      if (text.size() >= (1u << 20) || i + 1 == steps) {
+        write_all(out, text.data(), text.size(), xmf_);
+        bytes += text.size();
+        text.clear();
+      }
+    }
+    write_all(out, footer_.data(), footer_.size(), xmf_);
+    const int closed = ::close(out);
+    out = -1;
+    if (closed != 0) {
+      throw std::runtime_error("cannot write " + xmf_.string() + ": " + std::strerror(errno));
+    }
+    if (std::rename(partial.c_str(), xmf_.c_str()) != 0) {
+      throw std::runtime_error("cannot replace " + xmf_.string() + ": " + std::strerror(errno));
+    }
+    listed_ = steps;
+    listed_bytes_ = bytes;
+  } catch (...) {
+    if (out >= 0) ::close(out);
     std::error_code ignored;
     fs::remove(partial, ignored);
-    throw std::runtime_error("cannot write " + xmf.string() + ": " +
-                             std::strerror(write_error != 0 ? write_error : EIO));
-  }
-  if (std::rename(partial.c_str(), xmf.c_str()) != 0) {
-    const int error = errno;
-    std::error_code ignored;
-    fs::remove(partial, ignored);
-    throw std::runtime_error("cannot replace " + xmf.string() + ": " + std::strerror(error));
+    throw;
   }
 }
 

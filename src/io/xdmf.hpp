@@ -1,9 +1,20 @@
 // XDMF 3 companions (NAME.xmf beside NAME.h5) that let ParaView and VisIt open a run or a sweep
-// as a time series: one uniform grid per image, whose fields are hyperslabs of the HDF5 datasets.
+// as a time series: one uniform grid per image (a spatial collection of one grid per member for a
+// sweep), on a co-rectilinear mesh in the XY plane, row 0 at the top.
+//
+// Each field of each image is described by where its bytes lie in the HDF5 file (Format="Binary"
+// with a Seek offset): ParaView's Xdmf3 readers (its default for .xmf) cannot read an HDF5
+// hyperslab (their arrays of a HyperSlab or Function item have no type until read, and are
+// dropped: "Skipping unrecognized array type [None]"), and its legacy XDMF reader cannot read the
+// Xdmf3-only hyperslab notation; both read raw bytes at an offset. An image of a grayscott file is
+// one chunk (or consecutive chunks), never compressed, never moved once placed, so its offset is
+// fixed from the moment it is written; the readers then read a running or crashed file too.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,22 +24,50 @@ namespace grayscott::io {
 
 std::filesystem::path xdmf_path_for(const std::filesystem::path& h5_path);
 
-// Images stored along one axis of the datasets /u and /v.
-struct XdmfSeries {
-  std::string name;                   // the temporal collection's name
-  std::vector<std::int64_t> dataset;  // the datasets' dimensions
-  std::size_t image_axis = 0;         // the axis that counts images
-  std::int64_t images = 0;            // images in the series (from index 0)
-  std::int64_t steps_per_image = 1;   // image i holds the state after (i + 1) * this steps
-  double dt = 1;                      // model time per step
-  FieldSet fields;
+// Where one image of each field lies in the HDF5 file: the offset of its first byte, its bytes
+// following contiguously, little-endian; nullopt where the field is not written or the image is
+// not in the file in one piece (not yet placed).
+struct ImagePlaces {
+  std::optional<std::uint64_t> u, v;
+};
+
+// What every image of a series shares.
+struct XdmfGridInfo {
+  std::int64_t rows = 0, cols = 0;
+  std::int64_t steps_per_image = 1;  // image i holds the state after (i + 1) * this steps
+  double dt = 1;                     // model time per step
   Precision precision = Precision::Single;
 };
 
-// Writes NAME.xmf: image i is the dataset with the image axis fixed at i, on a co-rectilinear
-// mesh of the remaining dimensions (2D for a run, 3D for a sweep), at time
-// (i + 1) * steps_per_image * dt. Refers to the HDF5 file by its name, so the two can move
-// together.
-void write_xdmf_series(const std::filesystem::path& h5_path, const XdmfSeries& series);
+// One time step's text: image `image` of a run (one grid), or of a sweep (`members` holds one
+// entry per member: a spatial collection of one grid per member, member m at z = m). A field
+// whose place is unknown is left out of that grid.
+std::string xdmf_run_step(const std::filesystem::path& h5_path, const XdmfGridInfo& grid,
+                          std::int64_t image, const ImagePlaces& places);
+std::string xdmf_sweep_step(const std::filesystem::path& h5_path, const XdmfGridInfo& grid,
+                            std::int64_t image, const std::vector<ImagePlaces>& members);
+
+// Writes NAME.xmf listing time steps 0 .. steps - 1 (the text of step i is `step_text(i)`), and
+// keeps it up to date as steps are added, at a cost that does not grow with the steps already
+// listed beyond copying the file's bytes: the text of each step is made once; each update copies
+// what the file already lists (in the kernel, copy_file_range) and appends the new steps. The
+// file is replaced atomically (written beside, then renamed): a reader sees the old list or the
+// new one, never half of one, and a symbolic link at its name is replaced, not followed. A file
+// that is not the one this object wrote last (removed, edited) is written afresh.
+class XdmfCompanion {
+ public:
+  XdmfCompanion(const std::filesystem::path& h5_path, std::string collection_name,
+                std::function<std::string(std::int64_t)> step_text);
+  // Replaces NAME.xmf by one listing steps [0, steps). Throws std::runtime_error.
+  void write(std::int64_t steps);
+  std::int64_t steps_listed() const { return listed_; }
+
+ private:
+  std::filesystem::path xmf_;
+  std::string header_, footer_;
+  std::function<std::string(std::int64_t)> step_text_;
+  std::int64_t listed_ = 0;
+  std::uint64_t listed_bytes_ = 0;  // of the header and the steps listed, in the file written last
+};
 
 }  // namespace grayscott::io

@@ -130,8 +130,20 @@ RunSummary run_on(Engine<Real>& engine, const RunRequest& request, PreparedRun p
                    : !outcome.stop_reason.empty() ? outcome.stop_reason
                    : outcome.signal != 0 && !outcome.writer_error
                        ? interrupted_status(outcome.signal, summary.images_written)
-                       : "stopped: an error ended the run";
+                       : error_status(outcome.writer_error ? outcome.writer_error
+                                                           : outcome.stepping_error,
+                                      summary.images_written);
   file->finish(summary.status);
+  if (outcome.writer_error && !file->status_recorded()) {
+    // The disk had no room even for the status: say what the file needs.
+    try {
+      std::rethrow_exception(outcome.writer_error);
+    } catch (const std::exception& e) {
+      throw std::runtime_error(std::string(e.what()) + "; " + request.output.string() +
+                               " still says 'running': grayscott repair " +
+                               request.output.string() + " records how it ended");
+    }
+  }
   times.file_close = clock.lap();
   summary.times = times;
   if (outcome.stepping_error) std::rethrow_exception(outcome.stepping_error);
@@ -160,6 +172,17 @@ LoopPlan run_loop_plan(const RunRequest& request, std::int64_t first_image,
 
 std::string interrupted_status(int signal, std::int64_t images_done) {
   return "interrupted by " + signal_name(signal) + " after image " + std::to_string(images_done);
+}
+
+std::string error_status(std::exception_ptr error, std::int64_t images_done) {
+  std::string reason = "an error ended the run";
+  try {
+    if (error) std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    reason = e.what();
+  } catch (...) {
+  }
+  return "stopped after image " + std::to_string(images_done) + " by an error: " + reason;
 }
 
 std::string interruption_message(const RunRequest& request, const RunSummary& summary) {

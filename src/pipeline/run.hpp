@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -104,6 +105,9 @@ LoopPlan run_loop_plan(const RunRequest& request, std::int64_t first_image,
 
 // The file's status for a run that stopped: "interrupted by SIGTERM after image N" and the like.
 std::string interrupted_status(int signal, std::int64_t images_done);
+// The file's status for a run an error stopped, naming the error and the images kept: "stopped
+// after image 4 by an error: write image 4 of v to run.h5: No space left on device".
+std::string error_status(std::exception_ptr error, std::int64_t images_done);
 
 // One line for the user about how a run ended early; also the RunInterrupted message.
 std::string interruption_message(const RunRequest& request, const RunSummary& summary);

@@ -200,8 +200,8 @@ grep -q '^hdf5: 1\.[0-9]*\.[0-9]*, \(serial\|parallel\)' info.txt && grep -q '^p
 
 # A friendlier command line: the command that is wrong is named, errors point to the command's
 # help, every help ends with examples and the documentation, metavars say what options take.
-expect_error "unknown command 'foo'; the commands are run, render, info, sweep, bench" foo
-expect_error "a command is needed: run, render, info, sweep, bench"
+expect_error "unknown command 'foo'; the commands are run, render, info, repair, sweep, bench" foo
+expect_error "a command is needed: run, render, info, repair, sweep, bench"
 expect_error "(see grayscott run --help)" run --bogus
 expect_error "(see grayscott sweep --help)" sweep --rows
 for command in "" run sweep render bench; do

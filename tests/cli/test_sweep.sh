@@ -29,24 +29,32 @@ with h5py.File("sweep.h5", "r") as f:
     assert (f["seed"][:] == 0).all()
     assert f.attrs["status"] == "complete" and f.attrs["kind"] == "sweep"
     assert np.isfinite(f["v"][:]).all()
-# The XDMF companion: one volume per image whose hyperslab of /v, applied here, is that image of
-# every member (member m at z = m), with the time of its step.
+# The XDMF companion: per image, at the time of its step, a spatial collection of one grid per
+# member (member m at z = m) whose v is read from the bytes of that member's image in the file.
 import xml.etree.ElementTree as ET
 root = ET.parse("sweep.xmf").getroot()
 series = root.find("Domain/Grid")
 assert series.get("CollectionType") == "Temporal"
-grids = series.findall("Grid")
-assert len(grids) == 5, len(grids)
+steps = series.findall("Grid")
+assert len(steps) == 5, len(steps)
+raw = open("sweep.h5", "rb").read()
 with h5py.File("sweep.h5", "r") as f:
     v = f["v"][...]
-    for i, grid in enumerate(grids):
-        assert grid.find("Topology").get("Dimensions") == "16 64 64"
-        assert float(grid.find("Time").get("Value")) == f["step"][i] * f.attrs["dt"]
-        slab, source = grid.find("Attribute[@Name='v']/DataItem").findall("DataItem")
-        start, stride, count = np.array(slab.text.split(), dtype=int).reshape(3, 4)
-        assert source.text == "sweep.h5:/v" and source.get("Dimensions") == "16 5 64 64"
-        picked = v[tuple(slice(b, b + c * s, s) for b, s, c in zip(start, stride, count))]
-        assert np.array_equal(picked.reshape(16, 64, 64), v[:, i])
+    for i, step in enumerate(steps):
+        assert step.get("CollectionType") == "Spatial"
+        assert float(step.find("Time").get("Value")) == f["step"][i] * f.attrs["dt"]
+        members = step.findall("Grid")
+        assert len(members) == 16, len(members)
+        for m, grid in enumerate(members):
+            assert grid.find("Topology").get("Dimensions") == "1 64 64"
+            origin = grid.find("Geometry").findall("DataItem")[0].text.split()
+            assert origin == [str(m), "63", "0"], origin
+            item = grid.find("Attribute[@Name='v']/DataItem")
+            assert item.text == "sweep.h5" and item.get("Format") == "Binary"
+            assert item.get("Precision") == "4" and item.get("Endian") == "Little"
+            seek = int(item.get("Seek"))
+            picked = np.frombuffer(raw[seek:seek + 64 * 64 * 4], dtype="<f4").reshape(64, 64)
+            assert np.array_equal(picked, v[m, i]), (m, i)
 with open("atlas/atlas.png", "rb") as png:
     head = png.read(24)
 assert head[:8] == b"\x89PNG\r\n\x1a\n"

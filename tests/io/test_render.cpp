@@ -267,3 +267,11 @@ TEST(Render, ParsesRanges) {
   EXPECT_THROW(io::parse_range("a:b"), InvalidInput);
   EXPECT_THROW(io::parse_range("0:1x"), InvalidInput);
 }
+
+// Times in plain notation, never "1e+04"; as many digits as they need, up to six after the point.
+TEST(RenderTitle, TimesInPlainNotation) {
+  EXPECT_EQ(grayscott::io::picture_title("v", 10000, 1.0), "v at step 10000, t = 10000");
+  EXPECT_EQ(grayscott::io::picture_title("v", 3, 0.1), "v at step 3, t = 0.3");
+  EXPECT_EQ(grayscott::io::picture_title("u", 320000, 0.5), "u at step 320000, t = 160000");
+  EXPECT_EQ(grayscott::io::picture_title("v", 7, 0.25), "v at step 7, t = 1.75");
+}

@@ -60,7 +60,14 @@ check(r.returncode == 0 and "rendered 12 frames into run.mp4" in r.stderr, f"mp4
 check(probe("run.mp4") == ("h264", 96, 64, 12, "10/1"), f"mp4 probe: {probe('run.mp4')}")
 r = run("render", "run.h5", "--video", "run.webm", "--every", "5", "--fps", "4")
 check(r.returncode == 0, f"webm: {r.stderr}")
-check(probe("run.webm") == ("vp9", 96, 64, 3, "4/1"), f"webm, every 5, 4 fps: {probe('run.webm')}")
+# Images 0, 5, 10 and the last, 11: a video always ends on the last image.
+check(probe("run.webm") == ("vp9", 96, 64, 4, "4/1"), f"webm, every 5, 4 fps: {probe('run.webm')}")
+r = run("render", "run.h5", "--image", "-1", "--scale", "1", "--out", "last-picture")
+check(r.returncode == 0, f"the last picture: {r.stderr}")
+last_picture = decode("last-picture/v_0011.png", 95, 63)[0]
+last_frame = decode("run.webm", 96, 64)[-1][:63, :95]
+check(np.abs(last_frame - last_picture).mean() < 6,
+      f"the every-5 video does not end on the last image: {np.abs(last_frame - last_picture).mean()}")
 r = run("render", "run.h5", "--video", "run.gif", "--fps", "5")
 check(r.returncode == 0, f"gif: {r.stderr}")
 codec, width, height, frames, _ = probe("run.gif")
@@ -107,11 +114,11 @@ r = run("render", "run.h5", "--video", "run.mp4")
 check(r.returncode == 2 and "already exists" in r.stderr and open("run.mp4", "rb").read() == before,
       f"an existing video is kept without --force: {r.stderr}")
 r = run("render", "run.h5", "--video", "run.mp4", "--force", "--every", "3")
-check(r.returncode == 0 and probe("run.mp4")[3] == 4, "--force replaces the video")
+check(r.returncode == 0 and probe("run.mp4")[3] == 5, "--force replaces the video (0, 3, 6, 9, 11)")
 # The Python course's container: MPEG-4 Part 2 in AVI, with the DIVX tag its code writes.
 r = run("render", "run.h5", "--video", "run.avi", "--every", "2", "--fps", "24")
-check(r.returncode == 0 and "rendered 6 frames into run.avi" in r.stderr, f"avi: {r.stderr}")
-check(probe("run.avi") == ("mpeg4", 96, 64, 6, "24/1"), f"avi probe: {probe('run.avi')}")
+check(r.returncode == 0 and "rendered 7 frames into run.avi" in r.stderr, f"avi: {r.stderr}")
+check(probe("run.avi") == ("mpeg4", 96, 64, 7, "24/1"), f"avi probe: {probe('run.avi')}")
 tag = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
                       "stream=codec_tag_string,pix_fmt", "-of", "default=noprint_wrappers=1",
                       "run.avi"], capture_output=True, text=True, check=True).stdout.split()

@@ -23,7 +23,8 @@ CpuEngine<Real>::CpuEngine(const Problem& problem, std::span<const Parameters> m
       stencil_kind_(problem.stencil.kind),
       weights_(problem.stencil.weights.begin(), problem.stencil.weights.end()),
       members_(member_params.size()),
-      threads_(options.threads > 0 ? options.threads : omp_get_max_threads()),
+      threads_(options.threads > 0 ? options.threads
+                                   : automatic_threads(problem.grid, member_params.size())),
       fuse_steps_(options.fuse_steps > 0
                       ? options.fuse_steps
                       : automatic_fuse_steps(problem.grid, member_params.size(), threads_)) {
@@ -97,6 +98,17 @@ std::int64_t l2_cache_bytes() {
   return reported_l2 > 0 ? reported_l2 : default_l2_bytes;
 }
 }  // namespace
+
+template <class Real>
+int CpuEngine<Real>::automatic_threads(const Grid& grid, std::size_t members) {
+  // A thread per 4096 cells at most: on a smaller grid the team's barriers cost more than the
+  // cells, and threads spinning at them take the cores the writer thread needs (100000 images of
+  // 1x1 on two cores took a minute, and seconds on one thread).
+  constexpr std::int64_t cells_per_thread = 4096;
+  const std::int64_t useful =
+      std::max<std::int64_t>(1, grid.cells() * static_cast<std::int64_t>(members) / cells_per_thread);
+  return static_cast<int>(std::min<std::int64_t>(omp_get_max_threads(), useful));
+}
 
 template <class Real>
 bool CpuEngine<Real>::steps_members_in_cache(const Grid& grid, std::size_t members, int threads) {

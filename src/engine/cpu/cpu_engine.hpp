@@ -39,6 +39,8 @@ class CpuEngine final : public Engine<Real> {
   int fuse_steps() const { return fuse_steps_; }
   // The automatic choice of fuse_steps for this grid, batch and thread count (see cpu_engine.cpp).
   static int automatic_fuse_steps(const Grid& grid, std::size_t members, int threads);
+  // Threads when none are asked for: all of OpenMP's, but no more than the grid can use.
+  static int automatic_threads(const Grid& grid, std::size_t members);
   // Whether a batch steps member by member in cache: many members (4 per thread at least) whose
   // two buffers of u and v fill at most half of a core's L2 cache.
   static bool steps_members_in_cache(const Grid& grid, std::size_t members, int threads);

@@ -1,0 +1,28 @@
+// `grayscott repair FILE`: a file left by kill -9, a crash or a full disk made readable by every
+// reader (see io/repair.hpp and docs/file-format.md).
+#include <cstdio>
+#include <string>
+
+#include "app/commands.hpp"
+#include "io/repair.hpp"
+
+namespace grayscott::app {
+
+void add_repair_command(CLI::App& root) {
+  CLI::App* repair = root.add_subcommand(
+      "repair", "Make a run or sweep file whose writer was killed (or ran out of disk) readable");
+  auto file = std::make_shared<std::string>();
+  repair->add_option("file", *file, "the HDF5 file")->required();
+  repair->callback([file] {
+    const io::RepairOutcome outcome = io::repair_file(*file);
+    if (!outcome.changed) {
+      std::printf("%s: nothing to repair (%lld images, status: %s); its .xmf rewritten\n",
+                  file->c_str(), static_cast<long long>(outcome.images), outcome.status.c_str());
+      return;
+    }
+    std::printf("%s: repaired: %lld images, status: %s; every reader opens it now\n",
+                file->c_str(), static_cast<long long>(outcome.images), outcome.status.c_str());
+  });
+}
+
+}  // namespace grayscott::app

@@ -1,0 +1,170 @@
+#include "io/repair.hpp"
+
+#include <hdf5.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include "io/hdf5.hpp"
+#include "io/run_file.hpp"
+#include "io/sweep_file.hpp"
+
+namespace grayscott::io {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string this_host() {
+  char name[256] = {};
+  ::gethostname(name, sizeof name - 1);
+  return name;
+}
+
+// The pid recorded by the single process writing the file, when that process is alive on this
+// machine; 0 otherwise (another machine's, an MPI run's, or a file of an earlier version).
+std::int64_t live_writer_of(const RunFileReader& file) {
+  if (!file.has_attribute("writer_pid") || !file.has_attribute("writer_host")) return 0;
+  const std::int64_t pid = file.attribute_int64("writer_pid");
+  if (pid <= 0 || file.attribute_string("writer_host") != this_host()) return 0;  // 0: closed
+  if (pid == ::getpid()) return 0;  // this very process repairs or inspects its own file
+  const bool alive = ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
+  return alive ? pid : 0;
+}
+
+// Whether HDF5 refuses to open the file as an ordinary reader: its superblock still marks it
+// open for writing (a writer at work, or one that was killed).
+bool marked_open_for_writing(const fs::path& path) {
+  h5::silence_library_errors();
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (file >= 0) {
+    H5Fclose(file);
+    return false;
+  }
+  H5Eclear2(H5E_DEFAULT);
+  return true;
+}
+
+std::string fields_of(const RunFileReader& file) {
+  const bool u = file.has_field("u"), v = file.has_field("v");
+  return u && v ? "u,v" : u ? "u" : "v";
+}
+
+hsize_t extent_of(hid_t dataset, int axis) {
+  h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
+  std::vector<hsize_t> dims(static_cast<std::size_t>(std::max(1, H5Sget_simple_extent_ndims(space))));
+  H5Sget_simple_extent_dims(space, dims.data(), nullptr);
+  return dims[static_cast<std::size_t>(axis)];
+}
+
+}  // namespace
+
+FileReport inspect_file(const fs::path& path) {
+  FileReport report;
+  report.marked_open = marked_open_for_writing(path);
+  RunFileReader file(path);
+  for (const char* name : {"rows", "cols", "images", "steps_per_image", "status", "precision"}) {
+    if (!file.has_attribute(name)) {
+      throw InvalidInput(path.string() + " is not a grayscott file (no attribute " + name + ")");
+    }
+  }
+  report.sweep = file.has_attribute("kind") && file.attribute_string("kind") == "sweep";
+  report.problem = read_problem_attributes(file);
+  if (!report.sweep) {
+    report.problem.params.feed = file.attribute_double("feed");
+    report.problem.params.kill = file.attribute_double("kill");
+  }
+  report.images_requested = file.attribute_int64("images");
+  report.steps_per_image = file.attribute_int64("steps_per_image");
+  report.fields = fields_of(file);
+  report.status = file.attribute_string("status");
+  report.version = file.has_attribute("version") ? file.attribute_string("version") : "";
+  if (report.sweep) {
+    const auto shape = file.shape(file.has_field("v") ? "v" : "u");
+    report.members = shape.at(0);
+    report.images = shape.at(1);
+  } else {
+    report.images = static_cast<std::int64_t>(file.read_int64("step").size());
+  }
+  if (file.has_field("checkpoint/images")) {
+    for (std::int64_t n : file.read_int64("checkpoint/images")) {
+      // A run's checkpoint never runs ahead of the images durable before it.
+      if (report.sweep || n <= report.images) {
+        report.checkpoint_images = std::max(report.checkpoint_images, n);
+      }
+    }
+  }
+  report.live_writer = live_writer_of(file);
+  return report;
+}
+
+RepairOutcome repair_file(const fs::path& path) {
+  RepairOutcome outcome;
+  outcome.before = inspect_file(path);
+  const FileReport& before = outcome.before;
+  if (before.live_writer != 0) {
+    throw InvalidInput(path.string() + " is being written by process " +
+                       std::to_string(before.live_writer) +
+                       " on this machine: repair it once that process has ended");
+  }
+  outcome.images = before.images;
+  outcome.status = before.status;
+  if (before.needs_repair()) {
+    h5::silence_library_errors();
+    // The file's own format; the marks of a writer that is gone cleared as the file opens.
+    h5::Id fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "create file access properties");
+    h5::clear_writer_marks_on_open(fapl);
+    h5::Id file(H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl), H5Fclose,
+                "open " + path.string() + " to repair it");
+    H5Fincrement_filesize(file, 0);  // a killed writer may leave the end of file behind
+    if (!before.sweep) {
+      // /step counts the images that are complete; /v, /u and /time may have grown past it.
+      const auto n = static_cast<hsize_t>(before.images);
+      for (const char* name : {"v", "u", "time"}) {
+        if (H5Lexists(file, name, H5P_DEFAULT) <= 0) continue;
+        h5::Id dataset(H5Dopen2(file, name, H5P_DEFAULT), H5Dclose,
+                       std::string("open /") + name + " in " + path.string());
+        if (extent_of(dataset, 0) <= n) continue;
+        h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
+        std::vector<hsize_t> dims(static_cast<std::size_t>(H5Sget_simple_extent_ndims(space)));
+        H5Sget_simple_extent_dims(space, dims.data(), nullptr);
+        dims[0] = n;
+        h5::check(H5Dset_extent(dataset, dims.data()),
+                  std::string("cut /") + name + " to the images /step counts");
+      }
+    }
+    if (before.status == "running") {
+      outcome.status = "killed after image " + std::to_string(before.images);
+      h5::rewrite_string_attribute(file, "status", outcome.status);
+    }
+    // Its writer is gone: the file records none, as a closed file does.
+    if (H5Aexists(file, "writer_pid") > 0) {
+      const std::int64_t none = 0;
+      h5::Id attr(H5Aopen(file, "writer_pid", H5P_DEFAULT), H5Aclose, "open writer_pid");
+      h5::check(H5Awrite(attr, H5T_NATIVE_INT64, &none), "write writer_pid");
+      h5::rewrite_string_attribute(file, "writer_host", "");
+    }
+    h5::check(H5Fflush(file, H5F_SCOPE_GLOBAL), "flush " + path.string());
+    if (H5Fclose(file.release()) < 0) h5::fail("close " + path.string());
+    outcome.changed = true;
+  }
+  // The companion, from where the file holds its images now.
+  if (before.sweep) {
+    const SweepFileState state = read_sweep_state(path);
+    h5::Id file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose,
+                "open " + path.string());
+    h5::Id u, v;
+    if (state.meta.fields.u) u = h5::Id(H5Dopen2(file, "u", H5P_DEFAULT), H5Dclose, "open /u");
+    if (state.meta.fields.v) v = h5::Id(H5Dopen2(file, "v", H5P_DEFAULT), H5Dclose, "open /v");
+    write_sweep_xdmf(path, state.meta,
+                     sweep_image_places(u.get(), v.get(), state.meta.members(),
+                                        state.meta.images));
+  } else {
+    write_xdmf(path, read_run_state(path).meta, outcome.images);
+  }
+  return outcome;
+}
+
+}  // namespace grayscott::io
