@@ -8,13 +8,37 @@ def _axis_names(ndim: int, sweep: bool) -> tuple[str, ...]:
     return (("member",) + names) if sweep else names[3 - ndim:] if ndim < 3 else names
 
 
+def _is_open_for_writing(error: OSError) -> bool:
+    """HDF5's refusal of a file whose writer has it open (or was killed with it open)."""
+    text = str(error)
+    return "already open for write" in text or "unable to lock file" in text
+
+
 def open_dataset(path: str, **kwargs):
     import xarray as xr
 
     kwargs.setdefault("engine", "h5netcdf")
     kwargs.setdefault("phony_dims", "access")
     drop = set(kwargs.pop("drop_variables", ()) or ()) | {"matrix"}  # /matrix is /v's second name
-    ds = xr.open_dataset(path, drop_variables=sorted(drop), **kwargs)
+    try:
+        ds = xr.open_dataset(path, drop_variables=sorted(drop), **kwargs)
+    except OSError as error:
+        if not _is_open_for_writing(error) or kwargs["engine"] != "h5netcdf":
+            raise
+        # A running file (or one its writer left open: grayscott repair makes it plain again).
+        # SWMR mode reads it; xarray cannot ask for it, so the store is opened here and what it
+        # holds is read into memory before the file is closed.
+        import h5netcdf
+
+        with h5netcdf.File(path, "r", swmr=True, phony_dims=kwargs["phony_dims"]) as nc:
+            ds = xr.open_dataset(xr.backends.H5NetCDFStore(nc), drop_variables=sorted(drop)).load()
+        # A flush may be half done: /v can be one image longer than /time and /step.
+        images = min(ds.sizes.get(d, 0) for d in ds["step"].dims) if "step" in ds else None
+        if images is not None:
+            time_dim = ds["step"].dims[0]
+            for name in ("u", "v"):
+                if name in ds and ds[name].sizes.get(time_dim, images) > images:
+                    ds = ds.isel({time_dim: slice(0, images)})
     sweep = "members" in ds.attrs or ("v" in ds and ds["v"].ndim == 4) or ("u" in ds and ds["u"].ndim == 4)
     renames = {}
     for name in ("u", "v"):
@@ -33,4 +57,10 @@ def open_dataset(path: str, **kwargs):
     dt = ds.attrs.get("dt")
     if "step" in ds.coords and dt is not None and "time" not in ds.coords:
         ds = ds.assign_coords(time=("time", ds["step"].values * float(dt)))
+    # A sweep's members by their parameters: ds.v.sel(feed=0.03, kill=0.06) picks members by
+    # value (.isel(member=m) still picks the m-th).
+    levels = [name for name in ("feed", "kill", "seed")
+              if name in ds.coords and ds[name].dims == ("member",)]
+    if sweep and levels == ["feed", "kill", "seed"]:
+        ds = ds.drop_vars("member", errors="ignore").set_index(member=levels)
     return ds

@@ -35,3 +35,54 @@ def test_open_a_sweep_has_a_member_axis(tmp_path):
     batch = gs.Sweep(feed=[0.02, 0.03], kill=[0.05, 0.06], rows=16, cols=12, backend="cpu")
     batch.advance(10)
     np.testing.assert_array_equal(ds["v"].values[:, -1], batch.v)
+
+
+def test_a_sweeps_members_are_selected_by_their_parameters(tmp_path):
+    out = tmp_path / "seeds.h5"
+    gs.sweep(out, feed=[0.02, 0.03], kill=[0.05, 0.06], seeds=[1, 2], rows=16, cols=12, images=2,
+             steps_per_image=5, backend="cpu")
+    ds = gs.open(out)
+    assert "matrix" not in ds
+    picked = ds["v"].sel(feed=0.03, kill=0.06, seed=2)
+    assert picked.dims == ("time", "y", "x")
+    alone = gs.Simulation(rows=16, cols=12, feed=0.03, kill=0.06, init="noise", seed=2,
+                          backend="cpu")
+    alone.advance(10)
+    np.testing.assert_array_equal(picked.isel(time=-1).values, alone.v)
+    assert ds["v"].sel(feed=0.02, kill=0.05).sizes["seed"] == 2
+    np.testing.assert_array_equal(ds["v"].isel(member=7).values, picked.values)
+
+
+def test_open_reads_a_running_file_and_one_left_by_kill_9(tmp_path, grayscott_bin):
+    import subprocess
+    import time
+
+    import h5py
+
+    out = tmp_path / "running.h5"
+    process = subprocess.Popen([grayscott_bin, "run", "--rows", "64", "--cols", "64", "--images",
+                                "5000", "--steps-per-image", "400", "--backend", "cpu", "--quiet",
+                                "-o", str(out)])
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                with h5py.File(out, "r", swmr=True) as f:
+                    if f["step"].shape[0] >= 2:
+                        break
+            except (OSError, KeyError):
+                pass
+            time.sleep(0.1)
+        running = gs.open(out)
+        images = running["v"].sizes["time"]
+        assert images >= 2 and running.attrs["status"] == "running"
+        np.testing.assert_array_equal(running["time"].values, running["step"].values * 1.0)
+        process.kill()
+        process.wait()
+        killed = gs.open(out)  # left open for writing by kill -9
+        assert killed["v"].sizes["time"] >= images
+        np.testing.assert_array_equal(killed["v"].values[:images], running["v"].values)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
