@@ -2,8 +2,10 @@
 
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <string_view>
 
 #include "app/commands.hpp"
 
@@ -20,6 +22,39 @@ void add_config_option(CLI::App& app, std::string& path) {
 }
 
 namespace {
+
+// Edits (insertions, deletions, substitutions) from a to b.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1] ? 1 : 0)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// The command's long option nearest to `name`, if it is near enough to be a slip.
+std::string nearest_option(const CLI::App& command, std::string_view name) {
+  std::string best;
+  std::size_t best_distance = std::max<std::size_t>(2, name.size() / 3) + 1;
+  for (const CLI::Option* option : command.get_options()) {
+    for (const std::string& known : option->get_lnames()) {
+      const std::size_t distance = edit_distance(name, known);
+      if (distance < best_distance) {
+        best_distance = distance;
+        best = known;
+      }
+    }
+  }
+  return best;
+}
+
 
 std::string shortest(double x) {
   char text[64];
@@ -166,16 +201,25 @@ void apply_config(CLI::App& app, const std::string& path) {
       return "config " + path + " line " + std::to_string(node.source().begin.line) + ", key '" +
              name + "'";
     };
-    const auto unknown_key = [&](const std::string& at) {
-      return InvalidInput(at + ": unknown key (keys are the long option names of '" +
-                          app.get_name() + "', e.g. rows, feed, stencil)");
+    // Every unknown key is reported at once, in the file's order, each with its line and the
+    // nearest option name when there is one.
+    std::vector<std::pair<std::int64_t, std::string>> unknown;
+    const auto unknown_key = [&](const toml::node& node, const std::string& key,
+                                 const std::string& name) {
+      const std::string near = nearest_option(app, name);
+      unknown.emplace_back(node.source().begin.line,
+                           "line " + std::to_string(node.source().begin.line) + ", key '" + key +
+                               "': unknown key" + (near.empty() ? "" : " (did you mean " + near + "?)"));
     };
     // The command's own section first: its keys win over the top level's.
     if (const toml::table* section = table[app.get_name()].as_table()) {
       for (const auto& [key, node] : *section) {
         const std::string name(key.str());
         CLI::Option* option = option_for(app, name);
-        if (option == nullptr) throw unknown_key(where(node, app.get_name() + "." + name));
+        if (option == nullptr) {
+          unknown_key(node, app.get_name() + "." + name, name);
+          continue;
+        }
         apply_key(*option, node, where(node, app.get_name() + "." + name));
       }
     }
@@ -194,9 +238,20 @@ void apply_config(CLI::App& app, const std::string& path) {
           elsewhere = elsewhere || (command != &app && option_for(*command, name) != nullptr);
         }
         if (elsewhere) continue;
-        throw unknown_key(where(node, name));
+        unknown_key(node, name, name);
+        continue;
       }
       apply_key(*option, node, where(node, name));
+    }
+    if (!unknown.empty()) {
+      std::stable_sort(unknown.begin(), unknown.end(),
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
+      std::string message = "config " + path;
+      for (std::size_t i = 0; i < unknown.size(); ++i) {
+        message += (i == 0 ? " " : "; ") + unknown[i].second;
+      }
+      throw InvalidInput(message + " (keys are the long option names of '" + app.get_name() +
+                         "', e.g. rows, feed, stencil)");
     }
   }
   if (print) {
@@ -208,6 +263,35 @@ void apply_config(CLI::App& app, const std::string& path) {
 }  // namespace grayscott::app
 
 namespace grayscott::app {
+
+std::string explain_parse_error(const CLI::ParseError& error, CLI::App& command) {
+  if (dynamic_cast<const CLI::ExtrasError*>(&error) != nullptr) {
+    for (const std::string& extra : command.remaining()) {
+      if (extra.rfind("--", 0) != 0) continue;
+      const std::string name = extra.substr(2, extra.find('=') - 2);
+      const std::string near = nearest_option(command, name);
+      return "unknown option --" + name + (near.empty() ? "" : " (did you mean --" + near + "?)");
+    }
+    const auto remaining = command.remaining();
+    if (!remaining.empty()) return "unexpected argument '" + remaining.front() + "'";
+  }
+  if (dynamic_cast<const CLI::ConversionError*>(&error) != nullptr) {
+    // CLI11 says "Could not convert: --rows = ten".
+    const std::string text = error.what();
+    const std::size_t colon = text.find(": "), equals = text.find(" = ");
+    if (colon != std::string::npos && equals != std::string::npos && equals > colon) {
+      const std::string name = text.substr(colon + 2, equals - colon - 2);
+      const std::string value = text.substr(equals + 3);
+      const CLI::Option* option = command.get_option_no_throw(name);
+      const std::string type = option != nullptr ? option->get_type_name() : "";
+      const std::string expected = type.rfind("INT", 0) == 0     ? "a whole number"
+                                   : type.rfind("FLOAT", 0) == 0 ? "a number"
+                                                                 : "another value";
+      return name + ": expected " + expected + ", got '" + value + "'";
+    }
+  }
+  return error.what();
+}
 
 std::vector<CLI::App*> commands_of(CLI::App& app) {
   return app.get_subcommands([](const CLI::App*) { return true; });

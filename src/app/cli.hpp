@@ -34,7 +34,10 @@ void add_settings(CLI::App& app, S& settings, std::span<const requests::Setting<
           if constexpr (std::is_same_v<std::remove_reference_t<decltype(value)>, bool>) {
             app.add_flag(names, value, help);
           } else {
-            CLI::Option* option = app.add_option(names, value, help)->capture_default_str();
+            // Given twice, or under its name and its course alias, the later value wins.
+            CLI::Option* option = app.add_option(names, value, help)
+                                      ->capture_default_str()
+                                      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
             if (!setting.choices.empty()) option->type_name(std::string(setting.choices));
           }
         },
@@ -45,6 +48,10 @@ void add_settings(CLI::App& app, S& settings, std::span<const requests::Setting<
 // Records in `problem.given` the long name of every option of `app` given on its command line or
 // in --config, so that a preset or a pattern leaves those as given.
 void record_given(const CLI::App& app, requests::ProblemSettings& problem);
+
+// CLI11's parse errors in the words of this program: an unknown option with the nearest known
+// one ("did you mean --images?"), a value of the wrong type with the type the option takes.
+std::string explain_parse_error(const CLI::ParseError& error, CLI::App& command);
 
 // Adds --config FILE to `app`. Call apply_config() after parsing: each TOML key names a long
 // option of `app`; options given on the command line win. Throws InvalidInput naming the file,

@@ -76,7 +76,10 @@ int main(int argc, char** argv) {
     return 128 + e.signal;
   } catch (const CLI::ParseError& e) {
     if (app::secondary_mpi_process()) return 2;
-    std::fprintf(stderr, "grayscott: error: %s (see %s)\n", e.what(), help_for().c_str());
+    const auto parsed = app.get_subcommands();
+    CLI::App& command = parsed.empty() ? app : *parsed.back();
+    std::fprintf(stderr, "grayscott: error: %s (see %s)\n",
+                 app::explain_parse_error(e, command).c_str(), help_for().c_str());
     return 2;
   } catch (const InvalidInput& e) {
     if (app::secondary_mpi_process()) return 2;

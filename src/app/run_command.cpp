@@ -103,12 +103,20 @@ void refuse_contradictions(const CLI::App& run, const RunRequest& given, const R
 void report(const RunRequest& request, const RunSummary& summary) {
   const Grid& g = request.problem.grid;
   if (!request.quiet) {
-    std::fprintf(stderr, "%s %lld images of %lldx%lld (%s, %s) to %s in %s: %s\n",
-                 summary.completed ? "wrote" : "wrote only",
-                 static_cast<long long>(summary.images_written), static_cast<long long>(g.rows),
-                 static_cast<long long>(g.cols),
+    // What this invocation wrote: a continued run's earlier images are the file's, not its own.
+    const std::int64_t written = summary.images_written - summary.first_image;
+    const std::string count = std::to_string(written) + (written == 1 ? " image" : " images");
+    const std::string continued =
+        summary.first_image > 0
+            ? " (images " + std::to_string(summary.first_image + 1) + " to " +
+                  std::to_string(summary.images_written) + " of " +
+                  std::to_string(request.images) + ")"
+            : "";
+    std::fprintf(stderr, "%s %s of %lldx%lld (%s, %s) to %s%s in %s: %s\n",
+                 summary.completed ? "wrote" : "wrote only", count.c_str(),
+                 static_cast<long long>(g.rows), static_cast<long long>(g.cols),
                  std::string(to_string(request.problem.precision)).c_str(), summary.backend.c_str(),
-                 request.output.c_str(), format_duration(summary.seconds).c_str(),
+                 request.output.c_str(), continued.c_str(), format_duration(summary.seconds).c_str(),
                  format_rate(summary.cell_updates_per_s).c_str());
   }
   if (request.render_dir && summary.images_written > 0 && summary.signal == 0) {

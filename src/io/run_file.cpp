@@ -1118,7 +1118,20 @@ RunFileReader::RunFileReader(const fs::path& path) : h_(std::make_unique<Handles
   h5::silence_library_errors();
   std::error_code ec;
   if (!fs::exists(path, ec)) throw PathNotFound(path.string() + ": no such file");
-  if (H5Fis_hdf5(path.c_str()) <= 0) throw InvalidInput(path.string() + " is not an HDF5 file");
+  if (H5Fis_hdf5(path.c_str()) <= 0) {
+    // The companion given for its run file: name the file that holds the images.
+    if (path.extension() == ".xmf" || path.extension() == ".xdmf") {
+      for (const char* extension : {".h5", ".hdf5"}) {
+        fs::path run = path;
+        run.replace_extension(extension);
+        if (fs::exists(run, ec)) {
+          throw InvalidInput(path.string() + " is the XDMF companion of " + run.string() +
+                             ", which holds the images: give " + run.string());
+        }
+      }
+    }
+    throw InvalidInput(path.string() + " is not an HDF5 file");
+  }
   h_->file = h5::Id(open_for_reading(path), H5Fclose, "open " + path.string());
 }
 

@@ -38,6 +38,14 @@ small=(--rows 24 --cols 40 --images 3 --steps-per-image 5 --backend cpu)
 [[ ! -s out.txt ]] && pass || fail "run printed on stdout"
 grep -q "wrote 3 images of 24x40" err.txt && pass || fail "no summary line: $(cat err.txt)"
 [[ -f run.xmf ]] && pass || fail "no XDMF file beside the output"
+expect_error "run.xmf is the XDMF companion of run.h5, which holds the images: give run.h5" \
+  render run.xmf --out none
+# A continued run's summary counts what it wrote itself (and which images those were).
+timeout -s INT 0.7 "$gs" run --rows 64 --cols 64 --images 60 --steps-per-image 20000 \
+  --checkpoint-every 1 --backend cpu --quiet -o part.h5 2>/dev/null
+"$gs" run --resume part.h5 --backend cpu 2>resumed.txt &&
+  grep -qE "^wrote ([0-9]+) images of 64x64 .* to part.h5 \(images [0-9]+ to 60 of 60\)" resumed.txt &&
+  pass || fail "a continued run's summary: $(cat resumed.txt)"
 /usr/bin/python3 - run.h5 <<'PY' && pass || fail "h5py read-back"
 import sys, h5py, numpy as np
 f = h5py.File(sys.argv[1], "r")
@@ -87,13 +95,24 @@ expect_error "line 2, key 'steps': unknown key" run --config unknown.toml -o x.h
 printf 'rows = [1,\n' >broken.toml
 expect_error "config broken.toml line" run --config broken.toml -o x.h5
 expect_error "could not be opened" run --config missing.toml -o x.h5
+# Every unknown key at once, in the file's order, with the nearest option where there is one.
+printf 'stps = 3\nrows = 8\ncolour = 1\n[run]\nimags = 2\n' >unknowns.toml
+expect_error "config unknowns.toml line 1, key 'stps': unknown key; line 3, key 'colour': unknown key; line 5, key 'run.imags': unknown key (did you mean images?)" \
+  run --config unknowns.toml -o x.h5
+# An option given twice, or under its name and its course alias: the later value wins.
+"$gs" run --rows 8 --cols 8 --nbimage 5 --images 3 --quiet -o later.h5 &&
+  /usr/bin/python3 -c 'import h5py; assert h5py.File("later.h5", "r")["v"].shape[0] == 3' &&
+  pass || fail "--nbimage 5 --images 3 did not take the later value"
 
 # Bad input: one clear line each, nothing computed.
-expect_error "not expected: --nbrows" run --nbrows
+expect_error "unknown option --nbrows (did you mean --nbrow?)" run --nbrows
+expect_error "unknown option --imags (did you mean --images?)" run --imags 10
 expect_error "rows must be a positive integer" run --rows 0
 expect_error "cols must be a positive integer" run --cols -5
-expect_error "--rows = ten" run --rows ten
-expect_error "--images = 2.5" run --images 2.5
+expect_error "--rows: expected a whole number, got 'ten'" run --rows ten
+expect_error "--rows: expected a whole number, got '1e9'" run --rows 1e9
+expect_error "--images: expected a whole number, got '2.5'" run --images 2.5
+expect_error "--feed: expected a number, got 'lots'" run --feed lots
 expect_error "images must be a positive integer" run --images 0
 expect_error "steps-per-image must be a positive integer" run --steps-per-image -1
 expect_error "feed must be a finite non-negative number" run --feed -0.1
