@@ -157,7 +157,7 @@ def test_pictures_from_python(tmp_path):
     written = gs.render(tmp_path / "r.h5", out=tmp_path / "pics")
     assert [p.name for p in written] == ["v_0000.png", "v_0001.png", "v_0002.png"]
     assert all(p.read_bytes()[:4] == b"\x89PNG" for p in written)
-    with pytest.raises(ValueError, match="exist"):
+    with pytest.raises(FileExistsError, match="overwrite=True replaces them"):
         gs.render(tmp_path / "r.h5", out=tmp_path / "pics")
     assert len(gs.render(tmp_path / "r.h5", out=tmp_path / "pics", overwrite=True, image=-1)) == 1
 

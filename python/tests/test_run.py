@@ -64,7 +64,7 @@ def test_run_refuses_to_replace_a_file_and_a_started_simulation(tmp_path):
     out = tmp_path / "out.h5"
     out.write_bytes(b"precious")
     sim = gs.Simulation(rows=16, cols=16, backend="cpu")
-    with pytest.raises(ValueError, match="exists"):
+    with pytest.raises(FileExistsError, match="already exists \\(use overwrite=True to overwrite\\)"):
         sim.run(images=1, steps_per_image=1, output=out, quiet=True)
     assert out.read_bytes() == b"precious"
     sim.run(images=1, steps_per_image=1, output=out, overwrite=True, quiet=True)
