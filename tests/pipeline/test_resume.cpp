@@ -131,6 +131,36 @@ TEST_P(Resume, StoppedRunContinuesBitwise) {
   }
 }
 
+TEST_P(Resume, AHookThatStopsAtAnImageLeavesItWrittenWithItsCheckpointAndContinuesBitwise) {
+  const auto reference = request("reference.h5");
+  ASSERT_TRUE(pipeline::execute_run(reference).completed);
+  auto r = request("held.h5");
+  std::vector<std::int64_t> seen;
+  r.on_image = [&seen](const pipeline::LoopImage& image) -> std::string {
+    seen.push_back(image.step);
+    EXPECT_NE(image.v, nullptr);
+    return image.index == 2 ? "stopped after image 3: a plot failed" : "";
+  };
+  const auto stopped = pipeline::execute_run(r);
+  EXPECT_FALSE(stopped.completed);
+  EXPECT_EQ(stopped.status, "stopped after image 3: a plot failed");
+  EXPECT_EQ(stopped.images_written, 3);
+  EXPECT_EQ(stopped.checkpoint_images, 3);
+  EXPECT_EQ(seen.size(), 3u);
+  {
+    io::RunFileReader file(r.output);
+    EXPECT_EQ(file.attribute_string("status"), stopped.status);
+    EXPECT_EQ(file.read_int64("step").size(), 3u);
+  }
+  auto continued = pipeline::resume_request(r.output);
+  continued.quiet = true;
+  continued.engine.backend = "cpu";
+  const auto summary = pipeline::execute_run(continued);
+  EXPECT_TRUE(summary.completed);
+  EXPECT_EQ(summary.first_image, 3);
+  expect_same_datasets(reference.output, r.output);
+}
+
 TEST_P(Resume, CheckpointsEveryNImagesAndFromTheInitialStateWithoutOne) {
   auto r = request("every3.h5");
   r.save.checkpoint_every_images = 3;
