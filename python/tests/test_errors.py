@@ -85,3 +85,12 @@ def test_paths_raise_the_exceptions_python_has_for_them(tmp_path):
         locked.mkdir(mode=0o500)
         with pytest.raises(PermissionError, match="not writable"):
             sim.run(images=1, output=locked / "x.h5", quiet=True)
+
+
+def test_a_backend_that_cannot_run_says_so_in_pythons_words():
+    try:
+        sim = gs.Simulation(rows=8, cols=8, backend="cuda")
+    except RuntimeError as error:  # no CUDA in this build, or no usable device
+        assert "--" not in str(error) and "backend='cuda'" in str(error), str(error)
+    else:
+        assert sim.backend == "cuda"
