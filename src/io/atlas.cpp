@@ -87,6 +87,7 @@ struct AtlasPainter::State {
         lo(options.lo),
         hi(options.hi),
         colormap(options.colormap),
+        annotate(options.annotate),
         text(atlas_font(), label_px) {
     const auto dims = field_shape(reader, file, field, "sweep");
     if (dims.size() != 4) {
@@ -109,6 +110,8 @@ struct AtlasPainter::State {
     layout = plan_atlas(rows, cols, static_cast<std::int64_t>(feed_index.size()),
                         static_cast<std::int64_t>(kill_index.size()));
     noise = reader.has_attribute("init") && reader.attribute_string("init") == "noise";
+    if (reader.has_attribute("dt")) dt = reader.attribute_double("dt");
+    if (annotate) layout.height += colorbar_section;
     // One member's image at a time, and the atlas picture itself.
     check_render_memory(
         render_bytes(rows, cols) + 3 * static_cast<std::uint64_t>(layout.width) *
@@ -125,6 +128,7 @@ struct AtlasPainter::State {
   std::string field;
   double lo, hi;
   Colormap colormap;
+  bool annotate;  // a colorbar below the axes, the model time in the title
   TextRenderer text;
   std::int64_t members = 0, images = 0, rows = 0, cols = 0;
   std::vector<double> feed, kill;
@@ -132,6 +136,10 @@ struct AtlasPainter::State {
   std::map<double, std::int64_t> feed_index, kill_index;
   AtlasLayout layout;
   bool noise = false;
+  double dt = 0;  // 0: unknown (no model time in the title)
+  // Below the axes with --annotate: the bar, its end values and the field's name beneath.
+  static constexpr std::int64_t bar_height = 12;
+  static constexpr std::int64_t colorbar_section = pad + bar_height + pad + label_px * 3 / 2 + pad;
 };
 
 AtlasPainter::AtlasPainter(const fs::path& file, const RenderOptions& options)
@@ -193,11 +201,36 @@ Rgb8Image AtlasPainter::paint(std::int64_t image, std::int64_t seed_value) const
     const TextMask kill_title = text.render("kill k");
     const std::int64_t grid_width =
         layout.kills * layout.tile_cols + (layout.kills - 1) * layout.gap;
+    const std::int64_t axes_bottom =
+        layout.height - (st.annotate ? State::colorbar_section : std::int64_t{0});
     draw(atlas, kill_title, layout.left + (grid_width - kill_title.width) / 2,
-         layout.height - pad - kill_title.height);
-    std::string title = st.field + " at step " + std::to_string(step);
+         axes_bottom - pad - kill_title.height);
+    std::string title = st.annotate && st.dt > 0 ? picture_title(st.field, step, st.dt)
+                                                  : st.field + " at step " + std::to_string(step);
     if (st.seeds.size() > 1 || st.noise) title += ", seed " + std::to_string(seed_value);
     draw(atlas, text.render(title), layout.left, pad);
+  }
+  if (st.annotate) {
+    // The colours' meaning: a bar from LO to HI under the grid, its ends and the field named.
+    const std::int64_t grid_width =
+        layout.kills * layout.tile_cols + (layout.kills - 1) * layout.gap;
+    const std::int64_t bar_top = layout.height - State::colorbar_section + pad;
+    const ColormapTable& colours = colormap_table(st.colormap);
+    for (std::int64_t x = 0; x < grid_width; ++x) {
+      const auto level = static_cast<std::size_t>(255 * x / std::max<std::int64_t>(grid_width - 1, 1));
+      for (std::int64_t y = bar_top; y < bar_top + State::bar_height; ++y) {
+        std::copy_n(colours[level].begin(), 3,
+                    atlas.pixels.begin() + 3 * (y * layout.width + layout.left + x));
+      }
+    }
+    if (text.usable()) {
+      const std::int64_t below = bar_top + State::bar_height + pad / 2;
+      const TextMask low = text.render(plain_number(st.lo)), high = text.render(plain_number(st.hi));
+      const TextMask name = text.render(st.field);
+      draw(atlas, low, layout.left, below);
+      draw(atlas, high, layout.left + grid_width - high.width, below);
+      draw(atlas, name, layout.left + (grid_width - name.width) / 2, below);
+    }
   }
   return atlas;
 }

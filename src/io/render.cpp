@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -197,25 +198,17 @@ std::string no_image_message(const RunFileReader& reader, const fs::path& file) 
 
 namespace {
 
+// The shortest text that reads back as `value` (a rate as it was given: 0.014, not 0.01400).
+std::string exact_number(double value) {
+  char text[32];
+  const auto [end, ec] = std::to_chars(text, text + sizeof text, value);
+  return std::string(text, end);
+}
+
 std::string short_number(double value) {
   char text[32];
   std::snprintf(text, sizeof text, "%.4g", value);
   return text;
-}
-
-// A model time in plain notation (10000, 0.5, 1234.56; never 1e+04): at most six significant
-// digits after the point, trailing zeros dropped.
-std::string plain_number(double value) {
-  const double magnitude = std::abs(value);
-  const int before = magnitude >= 1 ? static_cast<int>(std::floor(std::log10(magnitude))) + 1 : 1;
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f", std::max(0, 6 - before), value);
-  std::string out = text;
-  if (out.find('.') != std::string::npos) {
-    while (out.back() == '0') out.pop_back();
-    if (out.back() == '.') out.pop_back();
-  }
-  return out == "-0" ? "0" : out;
 }
 
 // A run file's step of each image (image + 1 times steps_per_image for files without /step) and
@@ -230,7 +223,12 @@ struct ImageClock {
       steps_per_image = reader.attribute_int64("steps_per_image");
     }
     if (reader.has_attribute("dt")) dt = reader.attribute_double("dt");
+    if (reader.has_attribute("feed") && reader.has_attribute("kill")) {
+      rates = ", F = " + exact_number(reader.attribute_double("feed")) +
+              ", k = " + exact_number(reader.attribute_double("kill"));
+    }
   }
+  std::string rates;  // ", F = 0.014, k = 0.054": the run's rates, for its pictures' titles
   std::int64_t step(std::int64_t image) const {
     return image < static_cast<std::int64_t>(steps.size()) ? steps[static_cast<std::size_t>(image)]
                                                            : (image + 1) * steps_per_image;
@@ -254,6 +252,21 @@ std::uint64_t picture_bytes(std::int64_t rows, std::int64_t cols, const RenderOp
 }
 
 }  // namespace
+
+// A model time in plain notation (10000, 0.5, 1234.56; never 1e+04): at most six significant
+// digits after the point, trailing zeros dropped.
+std::string plain_number(double value) {
+  const double magnitude = std::abs(value);
+  const int before = magnitude >= 1 ? static_cast<int>(std::floor(std::log10(magnitude))) + 1 : 1;
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", std::max(0, 6 - before), value);
+  std::string out = text;
+  if (out.find('.') != std::string::npos) {
+    while (out.back() == '0') out.pop_back();
+    if (out.back() == '.') out.pop_back();
+  }
+  return out == "-0" ? "0" : out;
+}
 
 std::int64_t auto_scale(std::int64_t rows, std::int64_t cols) {
   const std::int64_t longer = std::max<std::int64_t>(1, std::max(rows, cols));
@@ -349,14 +362,15 @@ class RunPictures {
                    "warning: no usable font for the annotations (install fonts-dejavu-core or "
                    "set GRAYSCOTT_FONT); writing the colorbar without text\n");
     }
-    widest_ = picture_title(options_.field, clock_.step(last_ - 1), clock_.dt);
+    widest_ = picture_title(options_.field, clock_.step(last_ - 1), clock_.dt) + clock_.rates;
   }
   std::int64_t images() const { return images_; }
   std::int64_t first() const { return first_; }
   std::int64_t last() const { return last_; }
   Rgb8Image picture(std::int64_t image) const {
     return make_picture(reader_.read_image(options_.field, image), rows_, cols_, options_,
-                        picture_title(options_.field, clock_.step(image), clock_.dt), widest_);
+                        picture_title(options_.field, clock_.step(image), clock_.dt) + clock_.rates,
+                        widest_);
   }
 
  private:

@@ -98,7 +98,12 @@ std::int64_t render_video(const std::filesystem::path& file, const RenderOptions
 // most 512 pixels (1 for grids that are already that large), so that a 64x64 run is readable.
 std::int64_t auto_scale(std::int64_t rows, std::int64_t cols);
 
-// "v at step 320, t = 160": what an annotated picture says about its image.
+// A model time or a value in plain notation (10000, 0.5, 1234.56; never 1e+04): at most six
+// significant digits after the point, trailing zeros dropped.
+std::string plain_number(double value);
+
+// "v at step 320, t = 160": what an annotated picture says about its image (a run's pictures add
+// its rates, ", F = 0.014, k = 0.054").
 std::string picture_title(const std::string& field, std::int64_t step, double dt);
 
 // A run's picture of one image: colorized, enlarged options.scale times, and with

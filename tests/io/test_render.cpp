@@ -274,4 +274,6 @@ TEST(RenderTitle, TimesInPlainNotation) {
   EXPECT_EQ(grayscott::io::picture_title("v", 3, 0.1), "v at step 3, t = 0.3");
   EXPECT_EQ(grayscott::io::picture_title("u", 320000, 0.5), "u at step 320000, t = 160000");
   EXPECT_EQ(grayscott::io::picture_title("v", 7, 0.25), "v at step 7, t = 1.75");
+  EXPECT_EQ(grayscott::io::plain_number(0.5), "0.5");
+  EXPECT_EQ(grayscott::io::plain_number(1e4), "10000");
 }

@@ -508,6 +508,42 @@ TEST(SweepAtlas, OneTilePerFeedAndKillWithLabelledAxes) {
   EXPECT_GT(ink(atlas, layout.left, grid_bottom, atlas.width, atlas.height), 20) << "kill labels";
 }
 
+TEST(SweepAtlas, AnnotatedAtlasesGetAColorbarUnderTheAxes) {
+  TempDir dir;
+  SweepRequest r = small_sweep(dir / "s.h5", InitialKind::Rectangle);
+  ASSERT_TRUE(execute_sweep(r).completed);
+  io::RenderOptions options;
+  options.out_dir = dir / "plain";
+  const io::Rgb8Image plain = read_png(io::render_run(r.output, options).at(0));
+  options.out_dir = dir / "annotated";
+  options.annotate = true;
+  const io::Rgb8Image annotated = read_png(io::render_run(r.output, options).at(0));
+  EXPECT_EQ(annotated.width, plain.width);
+  ASSERT_GT(annotated.height, plain.height);
+  // Below the title, the tiles, labels and axis titles are the plain atlas's, pixel for pixel;
+  // below them, a bar from the colormap's low to its high end.
+  const io::AtlasLayout layout = io::plan_atlas(24, 20, 3, 2);
+  const auto row_bytes = static_cast<std::size_t>(3 * plain.width);
+  EXPECT_TRUE(std::equal(plain.pixels.begin() + static_cast<std::ptrdiff_t>(layout.top * row_bytes),
+                         plain.pixels.end(),
+                         annotated.pixels.begin() + static_cast<std::ptrdiff_t>(layout.top * row_bytes)));
+  const io::ColormapTable& inferno = io::colormap_table(io::Colormap::Inferno);
+  const std::int64_t grid_width = layout.kills * layout.tile_cols + (layout.kills - 1) * layout.gap;
+  const auto pixel = [&](std::int64_t x, std::int64_t y) {
+    const auto* p = &annotated.pixels[static_cast<std::size_t>(3 * (y * annotated.width + x))];
+    return std::array<std::uint8_t, 3>{p[0], p[1], p[2]};
+  };
+  std::int64_t bar_row = -1;
+  for (std::int64_t y = plain.height; y < annotated.height && bar_row < 0; ++y) {
+    if (pixel(layout.left, y) == inferno[0]) bar_row = y;
+  }
+  ASSERT_GE(bar_row, 0) << "no colorbar below the axes";
+  EXPECT_EQ(pixel(layout.left + grid_width - 1, bar_row), inferno[255]);
+  EXPECT_GT(ink(annotated, layout.left, bar_row + 12, layout.left + grid_width, annotated.height),
+            20)
+      << "the colorbar's ends and the field's name";
+}
+
 TEST(SweepAtlas, OneAtlasPerSeedAndAChosenImage) {
   TempDir dir;
   SweepRequest r = small_sweep(dir / "s.h5", InitialKind::Noise, {4, 9});
