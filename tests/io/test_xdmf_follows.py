@@ -8,7 +8,6 @@ Usage: test_xdmf_follows.py PATH/TO/grayscott WORK_FOLDER"""
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -16,18 +15,11 @@ import xml.etree.ElementTree as ET
 
 import h5py
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from script_checks import check, finish, work_in  # noqa: E402
+
 grayscott = os.path.abspath(sys.argv[1])
-work = os.path.abspath(sys.argv[2])
-shutil.rmtree(work, ignore_errors=True)
-os.makedirs(work)
-os.chdir(work)
-failures = []
-
-
-def check(condition, what):
-    if not condition:
-        failures.append(what)
-        print("FAIL:", what)
+work_in(os.path.abspath(sys.argv[2]))
 
 
 def listed(xmf):
@@ -113,5 +105,4 @@ per_image = os.path.getsize("many.xmf") / 100000
 check(per_image < 600, f"the .xmf takes {per_image:.0f} bytes per image")
 check(listed("many.xmf")[0] == 100000, "the .xmf does not list the 100000 images")
 
-print(f"{len(failures)} failure(s)")
-sys.exit(1 if failures else 0)
+finish("the .xmf follows the file; a running file is read")
