@@ -665,6 +665,9 @@ class Simulation : public Batch {
     const bool report = !progress.is_none();
     request.on_progress = [&](std::int64_t done, std::int64_t total) {
       nb::gil_scoped_acquire locked;
+      // sim.step and sim.time inside `progress`: the images handed to the file so far.
+      step_ = done * request.steps_per_image;
+      time_ = static_cast<double>(step_) * problem_.params.dt;
       if (PyErr_CheckSignals() != 0) {
         // KeyboardInterrupt (or whatever a signal handler raised): stop at this image boundary.
         nb::python_error error;

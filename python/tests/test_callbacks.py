@@ -186,3 +186,14 @@ def test_the_sliders_run_the_simulation_again_at_every_change():
     assert first[:4] == b"\x89PNG"
     controls.children[0].value = 0.025  # feed
     assert picture.value != first and picture.value[:4] == b"\x89PNG"
+
+
+def test_a_progress_callable_may_read_the_simulation(tmp_path):
+    sim = gs.Simulation(rows=24, cols=24, backend="cpu")
+    seen = []
+
+    def progress(done, total):
+        seen.append((done, total, sim.step, float(np.asarray(sim.v).sum())))
+
+    sim.run(images=3, steps_per_image=4, output=tmp_path / "p.h5", progress=progress, quiet=True)
+    assert [(d, t, s) for d, t, s, _ in seen] == [(1, 3, 4), (2, 3, 8), (3, 3, 12)]

@@ -21,7 +21,9 @@ def anonymous(message: str) -> str:
     pattern = r"(--)?\b(" + "|".join(map(re.escape, names)) + r")\b(=)?"
     anonymous = re.sub(pattern, "<name>", message)
     # A value after its name: `--init noise` on the command line, `init='noise'` in Python.
-    return re.sub(r"<name>'([^']*)'", r"<name> \1", anonymous)
+    anonymous = re.sub(r"<name>'([^']*)'", r"<name> \1", anonymous)
+    # The memory available moves between two processes a moment apart.
+    return re.sub(r"[0-9.]+ [KMGTPE]?i?B is available", "<bytes> is available", anonymous)
 
 
 def cli_error(program, *args):
