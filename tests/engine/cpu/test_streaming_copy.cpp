@@ -49,7 +49,9 @@ void copies_and_checks_at_every_alignment() {
           << "n " << n << ", shift " << shift;
       streaming_fence();
       // Bit for bit; an empty vector's data() may be null, which memcmp may not be given.
-      if (n > 0) EXPECT_EQ(std::memcmp(to, from.data(), n * sizeof(Real)), 0) << "n " << n;
+      if (n > 0) {
+        EXPECT_EQ(std::memcmp(to, from.data(), n * sizeof(Real)), 0) << "n " << n;
+      }
       EXPECT_EQ(to[n], Real(-7)) << "nothing written past the end, n " << n << ", shift " << shift;
       if (shift > 0) {
         EXPECT_EQ(to[-1], Real(-7)) << "nor before the start";
