@@ -1079,11 +1079,7 @@ NB_MODULE(_core, m) {
             keywords.refuse_unknown();
             sweep.problem = made.problem;
             const auto members = sweep.members();
-            requests::ProblemSettings shared = made.problem;
-            shared.feed = members.front().feed;
-            shared.kill = members.front().kill;
-            shared.given.insert({"feed", "kill"});  // the members' rates, not a preset's
-            new (self) Sweep(shared.problem(), members, shared.initial_state(),
+            new (self) Sweep(sweep.shared_problem(members), members, made.problem.initial_state(),
                              made.engine.engine_options());
           },
           "settings"_a)

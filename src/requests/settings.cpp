@@ -225,15 +225,18 @@ std::vector<pipeline::SweepMember> SweepSettings::members() const {
                                  parse_value_set(kill_set, "kill"), seed_list);
 }
 
+Problem SweepSettings::shared_problem(const std::vector<pipeline::SweepMember>& members) const {
+  ProblemSettings shared = problem;
+  shared.feed = members.front().feed;
+  shared.kill = members.front().kill;
+  shared.given.insert({"feed", "kill"});  // the members' rates, not a preset's
+  return shared.problem();
+}
+
 pipeline::SweepRequest SweepSettings::request() const {
   pipeline::SweepRequest request;
   request.members = members();
-  // The shared part of the problem, validated with the first member's rates.
-  ProblemSettings shared = problem;
-  shared.feed = request.members.front().feed;
-  shared.kill = request.members.front().kill;
-  shared.given.insert({"feed", "kill"});  // the members' rates, not a preset's
-  request.problem = shared.problem();
+  request.problem = shared_problem(request.members);
   request.init = problem.initial_state();
   apply_output(out, request);
   if (const auto steps = problem.preset_steps_per_image()) request.steps_per_image = *steps;

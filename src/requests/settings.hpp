@@ -130,6 +130,9 @@ struct SweepSettings {
   std::string max_batch_memory;                  // e.g. 8G; empty: the default
 
   std::vector<pipeline::SweepMember> members() const;
+  // The problem the members share (grid, diffusion, stencil, boundary, precision), validated with
+  // the first member's rates: what a batch engine is made for.
+  Problem shared_problem(const std::vector<pipeline::SweepMember>& members) const;
   pipeline::SweepRequest request() const;
 };
 
