@@ -115,7 +115,7 @@ std::string joined(std::string_view keyword, nb::handle value, std::string_view 
 std::string text_for(Form form, std::string_view keyword, nb::handle value) {
   const bool is_text = PyUnicode_Check(value.ptr());
   const auto whole_text = [&](nb::handle x) { return std::to_string(whole_number(keyword, x)); };
-  const auto number_text = [&](nb::handle x) { return requests::number_text(number(keyword, x)); };
+  const auto number_text = [&](nb::handle x) { return shortest_text(number(keyword, x)); };
   switch (form) {
     case Form::Path: {
       if (is_text) return nb::cast<std::string>(value);
@@ -147,7 +147,7 @@ std::string text_for(Form form, std::string_view keyword, nb::handle value) {
       if (is_whole(value)) return whole_text(value);
       if (PyFloat_Check(value.ptr())) return number_text(value) + "s";
       if (nb::hasattr(value, "total_seconds")) {
-        return requests::number_text(nb::cast<double>(value.attr("total_seconds")())) + "s";
+        return shortest_text(nb::cast<double>(value.attr("total_seconds")())) + "s";
       }
       wrong_type(keyword, "images (an int), seconds (a float), a timedelta or a str like '10m'",
                  value);
@@ -873,7 +873,7 @@ std::string stencil_text(const Stencil& stencil) {
   if (stencil.kind != StencilKind::Custom) return stencil.name();
   std::string text;
   for (const double w : stencil.weights) {
-    text += (text.empty() ? "" : ",") + requests::number_text(w);
+    text += (text.empty() ? "" : ",") + shortest_text(w);
   }
   return text;
 }
@@ -926,8 +926,8 @@ io::RenderOptions render_options(nb::dict settings) {
         if (pair.size() != 2) wrong_type(keyword, "(lo, hi) or 'LO:HI'", value);
         options.lo = number(keyword, pair[0]);
         options.hi = number(keyword, pair[1]);
-        std::tie(options.lo, options.hi) = io::parse_range(requests::number_text(options.lo) + ":" +
-                                                           requests::number_text(options.hi));
+        std::tie(options.lo, options.hi) = io::parse_range(shortest_text(options.lo) + ":" +
+                                                           shortest_text(options.hi));
       }
     } else if (keyword == "colormap") {
       options.colormap = io::parse_colormap(text_for(Form::Name, keyword, value));
@@ -1043,11 +1043,9 @@ NB_MODULE(_core, m) {
                 const Made made = simulation_settings(keywords);
                 keywords.refuse_unknown();
                 // A preset's steps between images apply to run() (unless it names its own).
-                std::optional<std::int64_t> preset_steps;
-                if (!made.problem.preset.empty())
-                  preset_steps = requests::find_preset(made.problem.preset).steps_per_image;
                 new (self) Simulation(made.problem.problem(), made.problem.initial_state(),
-                                      made.engine.engine_options(), over_ranks, preset_steps);
+                                      made.engine.engine_options(), over_ranks,
+                                      made.problem.preset_steps_per_image());
               },
               "settings"_a, "over_ranks"_a = false)
           .def("_run", &Simulation::run, "settings"_a, "progress"_a.none(), "on_image"_a.none(),

@@ -56,12 +56,6 @@ std::string nearest_option(const CLI::App& command, std::string_view name) {
 }
 
 
-std::string shortest(double x) {
-  char text[64];
-  auto [end, ec] = std::to_chars(text, text + sizeof text, x);
-  return std::string(text, end);
-}
-
 bool takes_whole_number(const CLI::Option& option) {
   return option.get_type_name().rfind("INT", 0) == 0;
 }
@@ -76,7 +70,7 @@ std::string option_text(const CLI::Option& option, const toml::node& node,
   if (takes_number(option)) {
     if (auto i = node.as_integer()) return std::to_string(i->get());
     if (auto f = node.as_floating_point(); f && !takes_whole_number(option)) {
-      return shortest(f->get());
+      return shortest_text(f->get());
     }
     throw InvalidInput(
         where + ": expected " + (takes_whole_number(option) ? "a whole number" : "a number") +
@@ -84,7 +78,7 @@ std::string option_text(const CLI::Option& option, const toml::node& node,
   }
   if (auto s = node.as_string()) return s->get();
   if (auto i = node.as_integer()) return std::to_string(i->get());
-  if (auto f = node.as_floating_point()) return shortest(f->get());
+  if (auto f = node.as_floating_point()) return shortest_text(f->get());
   if (auto a = node.as_array()) {
     std::string joined;
     for (const auto& element : *a) {

@@ -36,12 +36,6 @@ struct RunCliState {
 #endif
 };
 
-std::string shortest(double x) {
-  char text[64];
-  const auto [end, ec] = std::to_chars(text, text + sizeof text, x);
-  return std::string(text, end);
-}
-
 std::string fields_text(FieldSet f) { return f.u && f.v ? "u,v" : f.u ? "u" : "v"; }
 
 // The parameters of a continued run come from its file: an option given on the command line (or
@@ -54,15 +48,15 @@ void refuse_contradictions(const CLI::App& run, const RunRequest& given, const R
   static const Setting settings[] = {
       {"--rows", [](const RunRequest& r) { return std::to_string(r.problem.grid.rows); }},
       {"--cols", [](const RunRequest& r) { return std::to_string(r.problem.grid.cols); }},
-      {"--feed", [](const RunRequest& r) { return shortest(r.problem.params.feed); }},
-      {"--kill", [](const RunRequest& r) { return shortest(r.problem.params.kill); }},
-      {"--du", [](const RunRequest& r) { return shortest(r.problem.params.du); }},
-      {"--dv", [](const RunRequest& r) { return shortest(r.problem.params.dv); }},
-      {"--dt", [](const RunRequest& r) { return shortest(r.problem.params.dt); }},
+      {"--feed", [](const RunRequest& r) { return shortest_text(r.problem.params.feed); }},
+      {"--kill", [](const RunRequest& r) { return shortest_text(r.problem.params.kill); }},
+      {"--du", [](const RunRequest& r) { return shortest_text(r.problem.params.du); }},
+      {"--dv", [](const RunRequest& r) { return shortest_text(r.problem.params.dv); }},
+      {"--dt", [](const RunRequest& r) { return shortest_text(r.problem.params.dt); }},
       {"--stencil",
        [](const RunRequest& r) {
          std::string text;
-         for (double w : r.problem.stencil.weights) text += shortest(w) + ",";
+         for (double w : r.problem.stencil.weights) text += shortest_text(w) + ",";
          return text;
        }},
       {"--boundary",

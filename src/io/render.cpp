@@ -198,13 +198,6 @@ std::string no_image_message(const RunFileReader& reader, const fs::path& file) 
 
 namespace {
 
-// The shortest text that reads back as `value` (a rate as it was given: 0.014, not 0.01400).
-std::string exact_number(double value) {
-  char text[32];
-  const auto [end, ec] = std::to_chars(text, text + sizeof text, value);
-  return std::string(text, end);
-}
-
 std::string short_number(double value) {
   char text[32];
   std::snprintf(text, sizeof text, "%.4g", value);
@@ -224,8 +217,8 @@ struct ImageClock {
     }
     if (reader.has_attribute("dt")) dt = reader.attribute_double("dt");
     if (reader.has_attribute("feed") && reader.has_attribute("kill")) {
-      rates = ", F = " + exact_number(reader.attribute_double("feed")) +
-              ", k = " + exact_number(reader.attribute_double("kill"));
+      rates = ", F = " + shortest_text(reader.attribute_double("feed")) +
+              ", k = " + shortest_text(reader.attribute_double("kill"));
     }
   }
   std::string rates;  // ", F = 0.014, k = 0.054": the run's rates, for its pictures' titles

@@ -31,6 +31,12 @@ double parse_double(std::string_view text, std::string_view what) {
 
 }  // namespace
 
+std::string shortest_text(double value) {
+  char text[32];
+  const auto [end, ec] = std::to_chars(text, text + sizeof text, value);
+  return std::string(text, end);
+}
+
 Stencil Stencil::oono_puri() {
   return {StencilKind::OonoPuri, {0.25, 0.5, 0.25, 0.5, 0.0, 0.5, 0.25, 0.5, 0.25}};
 }

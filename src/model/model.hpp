@@ -126,6 +126,10 @@ struct SeedRectangle {
 };
 SeedRectangle seed_rectangle(const Grid& grid);
 
+// The shortest text that reads back as `value` exactly (0.014, not 0.014000000000000000291):
+// how values are written back for a user, a file or a command line.
+std::string shortest_text(double value);
+
 std::string_view to_string(Boundary b);
 std::string_view to_string(Precision p);
 Boundary parse_boundary(std::string_view text);

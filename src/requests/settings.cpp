@@ -219,8 +219,8 @@ std::vector<pipeline::SweepMember> SweepSettings::members() const {
   // A preset's or a pattern's rates, unless the sets are given.
   const ProblemSettings rates = problem.resolved();
   const bool named = !problem.preset.empty() || !problem.pattern.empty();
-  const std::string feed_set = named && !problem.is_given("feed") ? number_text(rates.feed) : feeds;
-  const std::string kill_set = named && !problem.is_given("kill") ? number_text(rates.kill) : kills;
+  const std::string feed_set = named && !problem.is_given("feed") ? shortest_text(rates.feed) : feeds;
+  const std::string kill_set = named && !problem.is_given("kill") ? shortest_text(rates.kill) : kills;
   return pipeline::cross_members(parse_value_set(feed_set, "feed"),
                                  parse_value_set(kill_set, "kill"), seed_list);
 }
@@ -258,8 +258,8 @@ std::span<const Setting<ProblemSettings>> problem_settings() {
   static const std::string pattern_help = [] {
     std::string help = "F and k by name (explicit --feed, --kill win):";
     for (const Pattern& p : patterns()) {
-      help += std::string(" ") + std::string(p.name) + " " + number_text(p.feed) + "/" +
-              number_text(p.kill) + " (" + std::string(p.source) + ");";
+      help += std::string(" ") + std::string(p.name) + " " + shortest_text(p.feed) + "/" +
+              shortest_text(p.kill) + " (" + std::string(p.source) + ");";
     }
     help.back() = '.';
     return help;
@@ -401,12 +401,6 @@ std::string keyword_of(std::string_view option) {
     if (name == option) return keyword;
   }
   return std::string(option);
-}
-
-std::string number_text(double value) {
-  char text[64];
-  const auto [end, ec] = std::to_chars(text, text + sizeof text, value);
-  return std::string(text, end);
 }
 
 }  // namespace grayscott::requests

@@ -186,8 +186,5 @@ std::string keyword_of(std::string_view option);
 // Every setting's (option, keyword) pair, for front ends that rename messages.
 std::vector<std::pair<std::string, std::string>> setting_names();
 
-// Python's forms of values, as the command line writes them: a number as its shortest exact
-// text, lists joined by commas.
-std::string number_text(double value);
 
 }  // namespace grayscott::requests

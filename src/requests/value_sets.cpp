@@ -49,12 +49,6 @@ double parse_number(std::string_view item, std::string_view what, std::string_vi
   return value;
 }
 
-std::string shortest(double x) {
-  char text[64];
-  const auto [end, ec] = std::to_chars(text, text + sizeof text, x);
-  return std::string(text, end);
-}
-
 // The most values one option may produce: beyond this the request is surely a typo.
 constexpr std::int64_t max_values = 1'000'000;
 
@@ -118,7 +112,7 @@ std::vector<double> parse_value_set(std::string_view text, std::string_view what
     }
     const double value = parse_number(item, what, whole);
     if (!seen.insert(value).second) {
-      throw InvalidInput(std::string(what) + ": " + shortest(value) + " appears twice in " +
+      throw InvalidInput(std::string(what) + ": " + shortest_text(value) + " appears twice in " +
                          in_quotes(whole));
     }
     values.push_back(value);
