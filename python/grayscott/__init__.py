@@ -72,9 +72,15 @@ def _named_arguments(values: dict, *leave_out: str) -> dict:
 
 
 def dt_limit(stencil: str = _SIMULATION["stencil"], du: float = _SIMULATION["du"],
-             dv: float = _SIMULATION["dv"]) -> float:
-    """The largest stable explicit-Euler time step for this stencil and these diffusion rates."""
-    return _core._dt_limit(stencil, du, dv)
+             dv: float = _SIMULATION["dv"], feed: float = _SIMULATION["feed"],
+             kill: float = _SIMULATION["kill"], everywhere: bool = False) -> float:
+    """The largest explicit-Euler time step a run accepts with these rates and this stencil.
+
+    Beyond it rounding errors grow at every step at the feed's rest state u = 1, v = 0, which
+    every run holds. ``everywhere=True`` gives the smaller dt that is stable at every state
+    u, v >= 0 with u + v <= 1 (see docs/model.md).
+    """
+    return _core._dt_limit(stencil, du, dv, feed, kill, everywhere)
 
 
 _DLPACK_CUDA = 2  # DLDeviceType kDLCUDA

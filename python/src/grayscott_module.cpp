@@ -1172,14 +1172,17 @@ NB_MODULE(_core, m) {
 
   m.def(
       "_dt_limit",
-      [](const std::string& stencil, nb::handle du, nb::handle dv) {
+      [](const std::string& stencil, nb::handle du, nb::handle dv, nb::handle feed,
+         nb::handle kill, bool everywhere) {
         Problem problem;
         problem.stencil = Stencil::parse(stencil);
         problem.params.du = number("du", du);
         problem.params.dv = number("dv", dv);
-        return problem.dt_limit();
+        problem.params.feed = number("feed", feed);
+        problem.params.kill = number("kill", kill);
+        return everywhere ? problem.dt_stable_everywhere() : problem.dt_limit();
       },
-      "stencil"_a, "du"_a, "dv"_a);
+      "stencil"_a, "du"_a, "dv"_a, "feed"_a, "kill"_a, "everywhere"_a);
 
   m.def(
       "_render",

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <sstream>
 #include <vector>
 
@@ -16,6 +18,20 @@ std::string format_number(double x) {
   out << x;
   return out.str();
 }
+
+}  // namespace
+
+std::string bound_text(double value) {
+  if (!(value > 0.0) || !std::isfinite(value)) return format_number(value);
+  const double unit = std::pow(10.0, std::floor(std::log10(value)) - 2);
+  // The floored value is a three-digit number up to rounding (164 * 0.01 = 1.6400000000000001):
+  // printed to three digits and read back, it is that number exactly.
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", std::floor(value / unit) * unit);
+  return shortest_text(std::strtod(text, nullptr));
+}
+
+namespace {
 
 double parse_double(std::string_view text, std::string_view what) {
   // from_chars for double is available in g++ 11+, and is locale-independent.
@@ -159,12 +175,24 @@ double Stencil::spectral_radius() const {
   return std::max(-range.lowest, range.highest);
 }
 
-double Problem::dt_limit() const {
-  const double d = std::max(params.du, params.dv);
-  // The fastest-decaying mode, -L = -lowest, sets the limit (a diffusive stencil has no other).
-  const double radius = -stencil.symbol_range().lowest;
-  if (d <= 0.0 || radius <= 0.0) return INFINITY;
-  return 2.0 / (d * radius);
+double Problem::dt_limit(double radius, const Parameters& params) {
+  const double decay_u = params.feed + params.du * radius;
+  const double decay_v = params.feed + params.kill + params.dv * radius;
+  const double fastest = std::max(decay_u, decay_v);
+  return fastest > 0.0 ? 2.0 / fastest : INFINITY;
+}
+
+double Problem::dt_stable_everywhere(double radius, const Parameters& params) {
+  const double decay_u = 1.0 + params.feed + params.du * radius;
+  const double decay_v = params.feed + params.kill + params.dv * radius;
+  return 2.0 / std::max(decay_u, decay_v);
+}
+
+// The fastest-decaying mode, -L = -lowest, sets the limits (a diffusive stencil has no other).
+double Problem::dt_limit() const { return dt_limit(-stencil.symbol_range().lowest, params); }
+
+double Problem::dt_stable_everywhere() const {
+  return dt_stable_everywhere(-stencil.symbol_range().lowest, params);
 }
 
 void Parameters::validate() const {
@@ -205,12 +233,19 @@ void Problem::validate() const {
                        " at some wave numbers, where it must be at most 0 (explicit Euler would "
                        "amplify those modes at any dt)");
   }
-  const double limit = dt_limit();
+  check_stability(-stencil.symbol_range().lowest, params);
+}
+
+void Problem::check_stability(double radius, const Parameters& params) const {
+  const double limit = dt_limit(radius, params);
   if (params.dt > limit) {
-    throw InvalidInput("dt " + format_number(params.dt) +
-                       " exceeds the explicit-Euler stability limit " + format_number(limit) +
-                       " of stencil " + stencil.name() + " with du " + format_number(params.du) +
-                       " and dv " + format_number(params.dv));
+    throw InvalidInput(
+        "dt " + format_number(params.dt) + " exceeds the explicit-Euler stability limit " +
+        bound_text(limit) + " of stencil " + stencil.name() + " with du " +
+        format_number(params.du) + ", dv " + format_number(params.dv) + ", feed " +
+        format_number(params.feed) + " and kill " + format_number(params.kill) +
+        " (at u = 1, v = 0 rounding errors would grow at every step; dt " +
+        bound_text(dt_stable_everywhere(radius, params)) + " is stable at every state)");
   }
 }
 

@@ -104,10 +104,26 @@ struct Problem {
   Precision precision = Precision::Single;
   Outside outside;  // read by the Fixed boundary only
 
-  // The largest stable dt for this stencil and these diffusion coefficients.
+  // The largest dt explicit Euler keeps stable at the feed's rest state u = 1, v = 0, which every
+  // run holds somewhere (around its start's shape, and wherever the pattern dies out): there the
+  // reaction is linear, and the finest mode of u decays at rate F + Du * rho and that of v at
+  // F + k + Dv * rho (rho: the stencil's spectral radius), so beyond 2 / rate rounding errors grow
+  // at every step. A dt above it is refused.
   double dt_limit() const;
+  // The largest dt at which every state u, v >= 0 with u + v <= 1 (the region the reaction keeps
+  // its states in, the C++ course's start u = 0, v = 1 included) damps the finest mode of each
+  // species: the decay rates peak at v = 1 for u (1 + F + Du * rho) and at u * v = 0 for v. Below
+  // it a run stays finite; between it and dt_limit() most runs do too (the patterns' v stays far
+  // below 1), and one that turns non-finite stops with this dt as the advice.
+  double dt_stable_everywhere() const;
+  // Both, from the stencil's spectral radius computed once (a sweep checks every member's rates).
+  static double dt_limit(double spectral_radius, const Parameters& params);
+  static double dt_stable_everywhere(double spectral_radius, const Parameters& params);
   // Throws InvalidInput naming the first problem found.
   void validate() const;
+  // Throws InvalidInput when params.dt exceeds dt_limit(spectral_radius, params): a sweep's check
+  // of each member's rates against the stencil's radius, computed once.
+  void check_stability(double spectral_radius, const Parameters& params) const;
 };
 
 // Which fields an image carries (what a run writes, what an engine hands back).
@@ -129,6 +145,9 @@ SeedRectangle seed_rectangle(const Grid& grid);
 // The shortest text that reads back as `value` exactly (0.014, not 0.014000000000000000291):
 // how values are written back for a user, a file or a command line.
 std::string shortest_text(double value);
+// A bound to quote to a user (a stable dt): three significant digits, rounded down, so that the
+// value quoted is within the bound (1.41 for 1.4159).
+std::string bound_text(double value);
 
 std::string_view to_string(Boundary b);
 std::string_view to_string(Precision p);

@@ -49,16 +49,22 @@ class EngineSource final : public ImageSource<Real> {
   bool on_device_;
 };
 
-// "stopped: values became non-finite at image I (step S)" when a written field of the slot is.
+// "stopped: values became non-finite at image I (step S)" and the advice, when a written field of
+// the slot is.
 template <class Real>
-std::string nonfinite_reason(const ImageSlot<Real>& slot, FieldSet fields) {
+std::string nonfinite_reason(const ImageSlot<Real>& slot, FieldSet fields,
+                             const std::string& advice = {}) {
   // A field found finite while it was copied in (EngineSource) is not read again.
   const bool finite = (!fields.u || slot.known_finite.u || all_finite<Real>(slot.u)) &&
                       (!fields.v || slot.known_finite.v || all_finite<Real>(slot.v));
   if (finite) return {};
   return "stopped: values became non-finite at image " + std::to_string(slot.index) + " (step " +
-         std::to_string(slot.step) + ")";
+         std::to_string(slot.step) + ")" + advice;
 }
+
+// What to tell a user whose run turned non-finite: the dt stable at every state, when the run's
+// is above it ("" when it is not: then the stencil or the start's values are to blame).
+std::string nonfinite_advice(const Problem& problem);
 
 // A run file: a run stops at its first non-finite image, which is not written. Alone, the writer
 // thread checks (off the stepping thread); processes writing together check before the hand-over,
@@ -66,14 +72,19 @@ std::string nonfinite_reason(const ImageSlot<Real>& slot, FieldSet fields) {
 template <class Real>
 class RunFileSink final : public ImageSink<Real> {
  public:
-  RunFileSink(io::RunFileWriter& file, FieldSet fields, bool check_before_handover)
-      : file_(file), fields_(fields), check_before_handover_(check_before_handover) {}
+  RunFileSink(io::RunFileWriter& file, FieldSet fields, bool check_before_handover,
+              std::string nonfinite_advice)
+      : file_(file),
+        fields_(fields),
+        check_before_handover_(check_before_handover),
+        nonfinite_advice_(std::move(nonfinite_advice)) {}
   std::string inspect(const ImageSlot<Real>& slot) override {
-    return check_before_handover_ ? nonfinite_reason(slot, fields_) : std::string();
+    return check_before_handover_ ? nonfinite_reason(slot, fields_, nonfinite_advice_)
+                                  : std::string();
   }
   std::string write(const ImageSlot<Real>& slot) override {
     if (!check_before_handover_) {
-      std::string reason = nonfinite_reason(slot, fields_);
+      std::string reason = nonfinite_reason(slot, fields_, nonfinite_advice_);
       if (!reason.empty()) return reason;
     }
     file_.append(slot.step, fields_.u ? slot.u.data() : nullptr,
@@ -92,6 +103,7 @@ class RunFileSink final : public ImageSink<Real> {
   io::RunFileWriter& file_;
   FieldSet fields_;
   bool check_before_handover_;
+  std::string nonfinite_advice_;
   std::int64_t checkpoint_images_ = 0;
 };
 

@@ -187,7 +187,7 @@ RunSummary run_distributed(const RunRequest& request, const DistributedRunOption
   Progress progress(request.images - first, cell_updates_per_image,
                     root && !request.quiet && ::isatty(2));
   BlockSource<Real> source(*engine, comm, injected, first);
-  RunFileSink<Real> sink(*file, request.fields, true);
+  RunFileSink<Real> sink(*file, request.fields, true, nonfinite_advice(request.problem));
   LoopPlan plan = run_loop_plan(request, first, block_cells);
   // Collective flushes cost every rank: at most once a second.
   plan.save.durable_every_seconds = std::max(plan.save.durable_every_seconds, 1.0);

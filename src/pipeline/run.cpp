@@ -14,6 +14,13 @@
 
 namespace grayscott::pipeline {
 
+std::string nonfinite_advice(const Problem& problem) {
+  const double stable = problem.dt_stable_everywhere();
+  if (!(problem.params.dt > stable)) return {};
+  return "; dt " + shortest_text(problem.params.dt) + " is above " + bound_text(stable) +
+         ", the largest dt stable at every state u, v >= 0 with u + v <= 1 (docs/model.md)";
+}
+
 namespace {
 
 // Seconds between laps, on a steady clock.
@@ -104,7 +111,7 @@ RunSummary run_on(Engine<Real>& engine, const RunRequest& request, PreparedRun p
   Progress progress(request.images - first, cell_updates_per_image,
                     !request.on_progress && !request.quiet && ::isatty(2));
   EngineSource<Real> source(engine, cells);
-  RunFileSink<Real> sink(*file, request.fields, false);
+  RunFileSink<Real> sink(*file, request.fields, false, nonfinite_advice(request.problem));
   LoopPlan plan = run_loop_plan(request, first, cells);
   plan.on_image = [&](std::int64_t done) {
     if (request.on_progress)

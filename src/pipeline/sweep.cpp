@@ -288,9 +288,10 @@ io::SweepMetadata sweep_metadata(const SweepRequest& request) {
   if (!request.fields.u && !request.fields.v) throw InvalidInput("fields: name u, v or both");
   io::SweepMetadata meta;
   meta.problem = request.problem;
-  // Members differ only in feed and kill, which neither the grid nor the stability limit depend
-  // on: the shared problem is validated once above, each member's rates alone here, so that a
-  // million members take milliseconds.
+  // Members differ only in feed and kill: the shared problem is validated once above, each
+  // member's rates and stability limit (which feed and kill move) here, from the stencil's
+  // spectral radius computed once, so that a million members take milliseconds.
+  const double radius = -request.problem.stencil.symbol_range().lowest;
   const auto members = request.members.size();
   meta.feed.reserve(members);
   meta.kill.reserve(members);
@@ -300,6 +301,7 @@ io::SweepMetadata sweep_metadata(const SweepRequest& request) {
     each.feed = member.feed;
     each.kill = member.kill;
     each.validate();  // names the bad rate, e.g. a negative feed
+    request.problem.check_stability(radius, each);
     meta.feed.push_back(member.feed);
     meta.kill.push_back(member.kill);
     meta.seed.push_back(member.seed);

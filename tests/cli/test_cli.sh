@@ -118,8 +118,9 @@ expect_error "steps-per-image must be a positive integer" run --steps-per-image 
 expect_error "feed must be a finite non-negative number" run --feed -0.1
 expect_error "kill must be a finite non-negative number" run --kill nan
 expect_error "du must be a finite non-negative number" run --du inf
-expect_error "stability limit 5" run --dt 5.5
-expect_error "stability limit 2.5" run --stencil five-point --dt 3
+expect_error "stability limit 4.83" run --dt 5.5
+expect_error "stability limit 4.83" run --dt 4.9
+expect_error "stability limit 2.45" run --stencil five-point --dt 3
 expect_error "got 8 values" run --stencil 1,1,1,1,0,1,1,1
 expect_error "not a number" run --stencil 1,1,1,1,0,1,1,1,x
 expect_error "finite" run --stencil 1,1,1,1,0,1,1,1,inf
@@ -158,7 +159,7 @@ expect_error "cannot be created: notafolder is a file" run "${small[@]}" -o pics
 expect_error "render notafolder is a file, not a folder" render run.h5 --out notafolder
 
 # A run that blows up stops at the first non-finite image and keeps the ones before.
-"$gs" run --rows 16 --cols 16 --images 5 --steps-per-image 1 --feed 1e30 -o blow.h5 --backend cpu 2>err.txt
+"$gs" run --rows 16 --cols 16 --images 5 --steps-per-image 1 --init-values 1e12,1e12 -o blow.h5 --backend cpu 2>err.txt
 rc=$?
 [[ $rc -ne 0 ]] && grep -q "non-finite at image 1" err.txt && pass || fail "blow-up: rc=$rc $(cat err.txt)"
 /usr/bin/python3 -c '

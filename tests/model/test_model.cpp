@@ -115,26 +115,51 @@ TEST(Problem, RefusesAntiDiffusiveStencils) {
   Problem p;
   p.stencil = Stencil::custom({-0.1, 1, -0.1, 1, 0, 1, -0.1, 1, -0.1});
   EXPECT_TRUE(p.stencil.diffusive());
-  EXPECT_NEAR(p.dt_limit(), 2.5, 1e-12);
+  EXPECT_NEAR(p.stencil.spectral_radius(), 8.0, 1e-12);
+  EXPECT_NEAR(p.dt_limit(), 2.0 / (0.014 + 0.1 * 8), 1e-12);
   EXPECT_NO_THROW(p.validate());
 }
 
 TEST(Problem, StabilityLimit) {
+  // At u = 1, v = 0 the finest mode of u decays at F + Du * 4 and that of v at F + k + Dv * 4.
   Problem p;
-  EXPECT_NEAR(p.dt_limit(), 5.0, 1e-12);  // 2 / (0.1 * 4)
-  p.params.dt = 5.5;
+  EXPECT_NEAR(p.dt_limit(), 2.0 / (0.014 + 0.1 * 4), 1e-12);  // 4.83: u's rate is the larger
+  p.params.dt = 4.9;  // within the diffusion-only limit 5, beyond the one with the reaction
   try {
     p.validate();
     FAIL() << "dt beyond the limit was accepted";
   } catch (const InvalidInput& e) {
-    EXPECT_NE(std::string(e.what()).find("stability limit 5"), std::string::npos) << e.what();
+    const std::string message = e.what();
+    EXPECT_NE(message.find("stability limit 4.83 "), std::string::npos) << message;
+    EXPECT_NE(message.find("dt 1.41 is stable at every state"), std::string::npos) << message;
   }
-  p.params.dt = 4.9;
+  p.params.dt = 4.8;
   EXPECT_NO_THROW(p.validate());
-  // The limit itself is stable (the fastest mode's factor is -1): exact, not a rounding below it.
-  EXPECT_EQ(p.dt_limit(), 5.0);
-  p.params.dt = 5.0;
+  // The limit itself is stable (the fastest mode's factor is -1).
+  p.params.dt = p.dt_limit();
   EXPECT_NO_THROW(p.validate());
+
+  // A large kill makes v's rate the larger: F + k + Dv * 4 = 0.05 + 0.5 + 0.2.
+  p.params.feed = 0.05;
+  p.params.kill = 0.5;
+  EXPECT_NEAR(p.dt_limit(), 2.0 / 0.75, 1e-12);
+  // Every state u, v >= 0 with u + v <= 1: u's rate peaks at v = 1, 1 + F + Du * 4.
+  EXPECT_NEAR(p.dt_stable_everywhere(), 2.0 / (1.0 + 0.05 + 0.4), 1e-12);
+  EXPECT_LT(p.dt_stable_everywhere(), p.dt_limit());
+  // The same from a radius computed once, as a sweep checks its members.
+  EXPECT_EQ(Problem::dt_limit(4.0, p.params), p.dt_limit());
+  p.params.dt = 2.7;
+  EXPECT_THROW(p.check_stability(4.0, p.params), InvalidInput);
+  p.params.dt = 2.6;
+  EXPECT_NO_THROW(p.check_stability(4.0, p.params));
+}
+
+TEST(Problem, BoundTextRoundsDown) {
+  EXPECT_EQ(bound_text(1.4159), "1.41");
+  EXPECT_EQ(bound_text(4.830917874), "4.83");
+  EXPECT_EQ(bound_text(2.0), "2");
+  EXPECT_EQ(bound_text(0.0123456), "0.0123");
+  EXPECT_EQ(bound_text(2457.9), "2450");
 }
 
 TEST(Problem, RejectsBadRates) {

@@ -328,7 +328,10 @@ TEST(SweepFile, ThreadCountsGiveTheSameFile) {
 TEST(SweepFile, ADivergingMemberIsRecordedAndTheOthersGoOn) {
   TempDir dir;
   SweepRequest r = small_sweep(dir / "s.h5", InitialKind::Rectangle);
-  r.members = cross_members({0.03, 1e30}, {0.06}, {0});  // a feed that overflows float
+  // Both within the stability limit at u = 1, v = 0 at dt 1.8 (2.41 and 2.5), above the dt
+  // stable at every state (1.11): the first stays finite, the second (no feed, no kill) diverges.
+  r.problem.params.dt = 1.8;
+  r.members = {{0.03, 0.06, 0}, {0.0, 0.0, 0}};
   const SweepSummary summary = execute_sweep(r);
   EXPECT_TRUE(summary.completed);
   EXPECT_EQ(summary.nonfinite_members, 1);
@@ -391,10 +394,19 @@ TEST(SweepFile, AMillionMembersAreValidatedAndRefusedUpFront) {
   r.members.back().kill = -0.07;
   EXPECT_EQ(error_of([&] { sweep_metadata(r); }),
             "kill must be a finite non-negative number, got -0.07");
-  // So is what the members share: the stability limit, checked once.
+  // So is the stability limit.
   r.members.back().kill = 0.07;
   r.problem.params.dt = 6.0;
   EXPECT_NE(error_of([&] { sweep_metadata(r); }).find("stability limit"), std::string::npos);
+  // The limit moves with feed and kill: dt 4.3 suits every feed up to 0.06 (2 / (0.06 + 0.1 * 4)
+  // = 4.35) but not the last member's 0.1 (2 / (0.1 + 0.1 * 4) = 4), which is named.
+  r.problem.params.dt = 4.3;
+  EXPECT_NO_THROW(sweep_metadata(r));
+  r.members.back().feed = 0.1;
+  EXPECT_NE(error_of([&] { sweep_metadata(r); }).find("stability limit 4 of stencil oono-puri "
+                                                     "with du 0.1, dv 0.05, feed 0.1 and kill "
+                                                     "0.07"),
+            std::string::npos);
 }
 
 // ---------------------------------------------------------------------------------------------
