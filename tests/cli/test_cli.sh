@@ -165,6 +165,15 @@ rc=$?
 /usr/bin/python3 -c '
 import h5py, numpy as np; f = h5py.File("blow.h5", "r")
 assert f["v"].shape == (1, 16, 16) and np.isfinite(f["v"][...]).all()' && pass || fail "blow-up file"
+# Within the stability limit (4.83) but above the dt stable at every state (1.41): from noise it
+# diverges in its first image; the error and the file's status advise the dt.
+"$gs" run --rows 128 --cols 128 --images 3 --steps-per-image 100 --init noise --dt 4 -o dt4.h5 2>err.txt
+rc=$?
+[[ $rc -ne 0 ]] && grep -q "non-finite at image 0 (step 100); dt 4 is above 1.41, the largest dt stable at every state" err.txt &&
+  pass || fail "dt advice: rc=$rc $(cat err.txt)"
+/usr/bin/python3 -c '
+import h5py; f = h5py.File("dt4.h5", "r")
+assert "dt 4 is above 1.41" in f.attrs["status"], f.attrs["status"]' && pass || fail "dt advice in the status"
 
 # Pictures.
 "$gs" render run.h5 --out pics 2>/dev/null && [[ $(ls pics/*.png | wc -l) -eq 3 ]] && pass || fail "render"
