@@ -354,6 +354,11 @@ class Simulation(_core._Simulation):
         quiet: bool = _RUN["quiet"],
         on_image=None,
         live: bool = False,
+        stats: bool = _RUN["stats"],
+        histogram_bins: int = _RUN["histogram_bins"],
+        histogram_range=_RUN["histogram_range"],
+        until_steady: float = _RUN["until_steady"],
+        steady_images: int = _RUN["steady_images"],
     ) -> dict:
         """Run the pipeline of ``grayscott run`` on this simulation: ``images`` images of
         ``steps_per_image`` steps each, written to ``output`` (the same file as the command
@@ -370,7 +375,11 @@ class Simulation(_core._Simulation):
         image and a checkpoint, its status says why, and the exception (KeyboardInterrupt saying
         how to continue: ``Simulation.resume(output)``) reaches the caller. The simulation holds
         the last state afterwards. Returns a summary (images written, seconds, cell updates per
-        second, status).
+        second, status, whether it settled).
+
+        ``stats=True`` measures every image as it is made (``sim.stats()`` inside ``on_image``;
+        ``/stats`` in the file, ``gs.open(output).stats``); ``until_steady=TOL`` stops once the
+        change of v per step stays below TOL for ``steady_images`` images in a row.
         """
         settings = _named_arguments(locals(), "progress", "on_image", "live")
         settings["output"] = output if isinstance(output, str) else _os.fspath(output)
@@ -395,6 +404,14 @@ class Simulation(_core._Simulation):
         sim._run({"output": path, "quiet": quiet, "checkpoint_every": checkpoint_every}, progress,
                  hook, True, views)
         return sim
+
+    def stats(self, bins: int = _RUN["histogram_bins"], range=(0.0, 1.0)) -> dict:
+        """Statistics of the current state: ``u_min``, ``u_max``, ``u_mean``, ``u_std``, the same
+        of v, a ``histogram`` of v (``bins`` bins over ``range``; values outside count in the end
+        bins), and inside a ``run(stats=True)`` callback the run's own, with ``change_max`` and
+        ``change_rms_per_step`` since the previous image (NaN otherwise)."""
+        low, high = range
+        return self._statistics(bins, low, high)[0]
 
     def _repr_png_(self):
         """The current v as a picture (Jupyter shows a Simulation so)."""
@@ -462,6 +479,11 @@ class Sweep(_core._Sweep):
         """Every member's current v, shape (members, rows, cols), without a copy."""
         return _view(self, "v")
 
+    def stats(self, bins: int = _SWEEP["histogram_bins"], range=(0.0, 1.0)) -> list:
+        """Each member's statistics of its current state (see `Simulation.stats`)."""
+        low, high = range
+        return self._statistics(bins, low, high)
+
     def __len__(self):
         return len(self.members)
 
@@ -500,6 +522,11 @@ def sweep(
     threads: int = _SWEEP["threads"],
     fuse_steps: int = _SWEEP["fuse_steps"],
     device: int = _SWEEP["device"],
+    stats: bool = _SWEEP["stats"],
+    histogram_bins: int = _SWEEP["histogram_bins"],
+    histogram_range=_SWEEP["histogram_range"],
+    until_steady: float = _SWEEP["until_steady"],
+    steady_images: int = _SWEEP["steady_images"],
 ) -> dict:
     """Write a sweep to ``output`` through the pipeline of ``grayscott sweep`` (batches that fit
     in memory, the same file); the arguments are that command's options. Ctrl-C stops it at an

@@ -27,6 +27,7 @@
 #include <variant>
 #include <vector>
 
+#include "analysis/statistics.hpp"
 #include "app/version.hpp"
 #include "engine/engine.hpp"
 #include "engine/registry.hpp"
@@ -368,6 +369,23 @@ struct FieldView {
 // count, and a lock so that one Python thread at a time drives it. The engine keeps its state in
 // the buffers it was loaded into between calls (Engine::home_state), so a view taken once shows
 // the current state after every advance and run.
+// One member's statistics of one image as Python sees them.
+nb::dict statistics_dict(const analysis::ImageStatistics& s) {
+  nb::dict d;
+  d["u_min"] = s.u_min;
+  d["u_max"] = s.u_max;
+  d["u_mean"] = s.u_mean;
+  d["u_std"] = s.u_std;
+  d["v_min"] = s.v_min;
+  d["v_max"] = s.v_max;
+  d["v_mean"] = s.v_mean;
+  d["v_std"] = s.v_std;
+  d["change_max"] = s.change_max;
+  d["change_rms_per_step"] = s.change_rms_per_step;
+  d["histogram"] = nb::cast(s.histogram);
+  return d;
+}
+
 class Batch {
  public:
   // `over_ranks`: one grid split over the ranks of MPI_COMM_WORLD (the Python module under
@@ -521,6 +539,44 @@ class Batch {
     return std::visit([](auto& engine) { return engine->state().on_device; }, engine_);
   }
 
+  // Each member's statistics (analysis/statistics.hpp): inside a run's on_image with stats on,
+  // the run's own of that image (with the change since the previous one); otherwise measured
+  // now from the current state, without a change.
+  nb::list statistics(std::int64_t bins, double low, double high) {
+    const auto lock = acquire();
+    if (over_ranks()) {
+      throw InvalidInput(
+          "stats(): over MPI ranks each rank holds a block of the grid; run(stats=True) writes "
+          "the whole grid's statistics of every image to the file");
+    }
+    std::vector<analysis::ImageStatistics> result = held_statistics_;
+    if (result.empty()) {
+      if (bins < 1 || bins > analysis::HistogramSpec::max_bins) {
+        throw InvalidInput("bins must be a whole number from 1 to " +
+                           std::to_string(analysis::HistogramSpec::max_bins) + ", got " +
+                           std::to_string(bins));
+      }
+      const analysis::HistogramSpec spec{static_cast<int>(bins), low, high};
+      spec.validate();
+      std::visit(
+          [&](auto& engine) {
+            using Real = typename std::remove_reference_t<decltype(*engine)>::real_type;
+            const std::size_t cells = block_cells();
+            std::vector<Real> u(cells), v(cells);
+            nb::gil_scoped_release unlocked;
+            for (std::size_t m = 0; m < members_.size(); ++m) {
+              engine->copy_state(m, u.data(), v.data());
+              result.push_back(analysis::finish(
+                  analysis::member_sums<Real>(spec, u.data(), v.data(), nullptr, cells), 0));
+            }
+          },
+          engine_);
+    }
+    nb::list members;
+    for (const analysis::ImageStatistics& s : result) members.append(statistics_dict(s));
+    return members;
+  }
+
   std::string backend() const {
     return std::visit([](const auto& engine) { return engine->backend(); }, engine_);
   }
@@ -568,6 +624,8 @@ class Batch {
   std::int64_t slice_ = 64;   // steps per GIL-free slice of advance(), adapted to ~50 ms
   bool batch_shape_ = false;  // a Sweep's arrays keep their member axis even for one member
   bool running_ = false;      // run() is stepping the engine
+  // The statistics of the image an on_image callback is called with, while it runs.
+  std::vector<analysis::ImageStatistics> held_statistics_;
   bool views_on_device_ = false;  // device views were handed out: wait for others' work first
   std::recursive_mutex mutex_;
 };
@@ -689,6 +747,11 @@ class Simulation : public Batch {
       request.on_image = [&](const pipeline::LoopImage& image) -> std::string {
         nb::gil_scoped_acquire locked;
         std::visit([](auto& engine) { engine->home_state(); }, engine_);
+        held_statistics_.assign(image.statistics.begin(), image.statistics.end());
+        const struct Forget {
+          std::vector<analysis::ImageStatistics>& held;
+          ~Forget() { held.clear(); }
+        } forget{held_statistics_};
         step_ = image.step;
         time_ = static_cast<double>(image.step) * problem_.params.dt;
         if (callback_error) return {};
@@ -778,6 +841,7 @@ class Simulation : public Batch {
     result["seconds"] = summary.seconds;
     result["cell_updates_per_s"] = summary.cell_updates_per_s;
     result["completed"] = summary.completed;
+    result["settled"] = summary.settled;
     result["status"] = summary.status;
     result["output"] = request.output.string();
     return result;
@@ -1017,6 +1081,7 @@ NB_MODULE(_core, m) {
       .def("_field_interface", &field_interface)
       .def("_device_capsule", &device_capsule)
       .def("_copy_field", &Batch::copy_field)
+      .def("_statistics", &Batch::statistics, "bins"_a, "low"_a, "high"_a)
       .def_prop_ro("step", &Batch::step, "Steps done since the initial state.")
       .def_prop_ro("_block", &Batch::block)
       .def_prop_ro("_over_ranks", &Batch::over_ranks)

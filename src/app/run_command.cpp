@@ -107,11 +107,12 @@ void report(const RunRequest& request, const RunSummary& summary) {
                   std::to_string(request.images) + ")"
             : "";
     std::fprintf(stderr, "%s %s of %lldx%lld (%s, %s) to %s%s in %s: %s\n",
-                 summary.completed ? "wrote" : "wrote only", count.c_str(),
+                 summary.completed || summary.settled ? "wrote" : "wrote only", count.c_str(),
                  static_cast<long long>(g.rows), static_cast<long long>(g.cols),
                  std::string(to_string(request.problem.precision)).c_str(), summary.backend.c_str(),
                  request.output.c_str(), continued.c_str(), format_duration(summary.seconds).c_str(),
                  format_rate(summary.cell_updates_per_s).c_str());
+    if (summary.settled) std::fprintf(stderr, "%s\n", summary.status.c_str());
   }
   if (request.render_dir && summary.images_written > 0 && summary.signal == 0) {
     io::RenderOptions render;
@@ -128,7 +129,8 @@ void report(const RunRequest& request, const RunSummary& summary) {
     throw pipeline::RunInterrupted(pipeline::interruption_message(request, summary),
                                    summary.signal);
   }
-  if (!summary.completed) throw std::runtime_error(request.output.string() + ": " + summary.status);
+  if (!summary.completed && !summary.settled)
+    throw std::runtime_error(request.output.string() + ": " + summary.status);
 }
 
 #if GRAYSCOTT_WITH_MPI
@@ -150,7 +152,7 @@ void run_under_mpi(const std::function<RunRequest()>& make_request,
       report(request, summary);
     else if (summary.signal != 0 && !summary.completed)
       throw pipeline::RunInterrupted(summary.status, summary.signal);
-    else if (!summary.completed)
+    else if (!summary.completed && !summary.settled)
       throw std::runtime_error(summary.status);
   });
 }

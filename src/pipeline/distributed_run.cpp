@@ -193,6 +193,13 @@ RunSummary run_distributed(const RunRequest& request, const DistributedRunOption
   plan.save.durable_every_seconds = std::max(plan.save.durable_every_seconds, 1.0);
   plan.wait_for_each_write = !placement.overlap_writes;
   plan.on_image = [&](std::int64_t done) { progress.update(done - first); };
+  // This rank's block of the state the loop starts from, for the first image's change.
+  std::vector<Real> start_v;
+  if (plan.statistics) {
+    start_v.resize(block_cells);
+    engine->read_owned(nullptr, start_v.data());
+    plan.start_v = start_v.data();
+  }
   MpiAgreement agreement(comm);
   const LoopOutcome outcome = run_image_loop<Real>(source, sink, plan, agreement);
   // A write that failed (collectively, so on every rank) is reported the same way everywhere, and
@@ -213,6 +220,7 @@ RunSummary run_distributed(const RunRequest& request, const DistributedRunOption
   summary.signal = outcome.signal;
   summary.checkpoint_images = sink.checkpoint_images() > 0 ? sink.checkpoint_images() : first;
   summary.completed = !outcome.stopped() && !run_error && summary.images_written == request.images;
+  summary.settled = outcome.settled && !run_error;
   summary.status = summary.completed              ? "complete"
                    : !outcome.stop_reason.empty() ? outcome.stop_reason
                    : outcome.signal != 0 && !run_error
@@ -305,7 +313,7 @@ RunSummary execute_distributed_run(const RunRequest& request, const DistributedR
       world, capture_error([&] {
         if (request.resume) {
           continued = io::read_run_state(request.output);
-          if (continued->status == "complete") {
+          if (run_is_finished(continued->status)) {
             throw InvalidInput("nothing to resume: " + request.output.string() +
                                " holds a complete run");
           }

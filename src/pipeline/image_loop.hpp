@@ -87,6 +87,8 @@ class Agreement {
   virtual std::string first_reason(const std::string& local) { return local; }
   // Whether this process's clock decides when to checkpoint and flush.
   virtual bool keeps_time() const { return true; }
+  // Every process's sums of each member's image merged, in place (the same on every process).
+  virtual void combine(std::vector<analysis::ImageSums>& sums) { (void)sums; }
 };
 
 // One image as the loop's hook sees it: this process's values of each captured field (rows x cols
@@ -96,6 +98,26 @@ struct LoopImage {
   std::int64_t step = 0;   // steps done at this image
   const void* u = nullptr;
   const void* v = nullptr;
+  // Each member's statistics of this image, when the loop computes them (else empty).
+  std::span<const analysis::ImageStatistics> statistics;
+};
+
+// When a run has settled: the change of v per step (its RMS over the cells) stayed below
+// `tolerance` for `images` images in a row.
+struct SteadyCriterion {
+  double tolerance = 0;  // 0: never settled
+  std::int64_t images = 5;
+  bool enabled() const { return tolerance > 0; }
+};
+
+// What a run or a sweep measures of its images besides writing them.
+struct AnalysisRequest {
+  // Statistics of every image with this histogram of v; none: not measured.
+  std::optional<analysis::HistogramSpec> statistics;
+  SteadyCriterion steady;  // needs statistics
+  // Throws InvalidInput naming the setting: a tolerance that is negative, not finite or below
+  // what the precision resolves of v's change per step; settling without statistics.
+  void validate(Precision precision, std::int64_t steps_per_image) const;
 };
 
 struct LoopPlan {
@@ -113,6 +135,17 @@ struct LoopPlan {
   // reads). It returns why to stop after this image ("" to go on): the image is then written
   // with the state saved as a checkpoint beside it, and the loop ends with that reason.
   std::function<std::string(const LoopImage&)> on_image_held;
+  // Statistics of every image with this histogram of v (analysis/statistics.hpp), each member's
+  // in slot.statistics; none: not computed. The loop then captures u beside v for every image.
+  std::optional<analysis::HistogramSpec> statistics;
+  std::size_t members = 1;  // members in one image: slot_values / members cells each
+  // This process's v when the loop starts (slot_values values of the source's precision): the
+  // first image's change is measured from it. Null: the first image has no change.
+  const void* start_v = nullptr;
+  // Stop once every member settled (needs statistics). A member that settles while others go on
+  // is reported to on_member_settled (a sweep then stops stepping it).
+  SteadyCriterion steady;
+  std::function<void(std::size_t member, std::int64_t image)> on_member_settled;
 };
 
 // Where a loop's time went, in seconds. The stepping thread's share adds up to about the loop's
@@ -133,6 +166,9 @@ struct LoopOutcome {
   std::string stop_reason;             // why the loop stopped early (non-finite values, ...)
   int signal = 0;                      // the stop signal that ended the loop, if one did
   std::exception_ptr stepping_error, writer_error;
+  // Every member settled (LoopPlan::steady) at the image before images_done: the loop ended
+  // there by design; stop_reason says where and why.
+  bool settled = false;
   bool stopped() const {
     return !stop_reason.empty() || signal != 0 || stepping_error || writer_error;
   }
@@ -146,9 +182,73 @@ enum Flag : unsigned {
   Stop = 8,         // inspect() found a reason to stop
   Failed = 16,      // an error on the stepping thread
   WriterGone = 32,  // the writer thread stopped
-  Held = 64         // the hook on the held image asked to stop after it
+  Held = 64,        // the hook on the held image asked to stop after it
+  Settled = 128     // every member settled
+};
+
+// The statistics of every image, and which members have settled. The previous image's v is kept
+// here (the engine's buffers hold only the current state): the change is measured against it.
+template <class Real>
+class ImageMeasure {
+ public:
+  explicit ImageMeasure(const LoopPlan& plan)
+      : plan_(plan),
+        cells_(plan.slot_values / std::max<std::size_t>(plan.members, 1)),
+        calm_images_(plan.members, 0),
+        settled_(plan.members, false) {
+    if (plan.start_v != nullptr) {
+      const Real* start = static_cast<const Real*>(plan.start_v);
+      previous_v_.assign(start, start + plan.slot_values);
+    }
+  }
+
+  // Fills slot.statistics; returns the members that settled at this image.
+  std::vector<std::size_t> measure(ImageSlot<Real>& slot, Agreement& agreement) {
+    const analysis::HistogramSpec& spec = *plan_.statistics;
+    const bool has_previous = previous_v_.size() == plan_.slot_values;
+    std::vector<analysis::ImageSums> sums(plan_.members);
+    for (std::size_t m = 0; m < plan_.members; ++m) {
+      const std::size_t offset = m * cells_;
+      sums[m] = analysis::member_sums<Real>(
+          spec, slot.u.empty() ? nullptr : slot.u.data() + offset, slot.v.data() + offset,
+          has_previous ? previous_v_.data() + offset : nullptr, cells_);
+    }
+    agreement.combine(sums);
+    // The first image of a continued run without its start's v measures no change: steps since
+    // the checkpoint are known, the state there is not kept.
+    const std::int64_t steps = plan_.steps_per_image;
+    slot.statistics.resize(plan_.members);
+    std::vector<std::size_t> newly_settled;
+    for (std::size_t m = 0; m < plan_.members; ++m) {
+      slot.statistics[m] = analysis::finish(sums[m], steps);
+      if (!plan_.steady.enabled() || settled_[m]) continue;
+      const double change = slot.statistics[m].change_rms_per_step;
+      calm_images_[m] = change < plan_.steady.tolerance ? calm_images_[m] + 1 : 0;
+      if (calm_images_[m] >= plan_.steady.images) {
+        settled_[m] = true;
+        newly_settled.push_back(m);
+      }
+    }
+    previous_v_.assign(slot.v.begin(), slot.v.end());
+    return newly_settled;
+  }
+
+  bool all_settled() const {
+    return std::all_of(settled_.begin(), settled_.end(), [](bool s) { return s; });
+  }
+
+ private:
+  const LoopPlan& plan_;
+  std::size_t cells_;
+  std::vector<Real> previous_v_;
+  std::vector<std::int64_t> calm_images_;
+  std::vector<bool> settled_;
 };
 }  // namespace detail
+
+inline std::int64_t slot_step(std::int64_t image, const LoopPlan& plan) {
+  return (image + 1) * plan.steps_per_image;
+}
 
 template <class Real>
 LoopOutcome run_image_loop(ImageSource<Real>& source, ImageSink<Real>& sink, const LoopPlan& plan,
@@ -160,6 +260,10 @@ LoopOutcome run_image_loop(ImageSource<Real>& source, ImageSink<Real>& sink, con
   // hold (u beside v) first waits for the writer and frees the idle buffers, so that it too stays
   // within two images' worth.
   ImageQueue<Real> queue(2, 0, false, false);
+  // The fields every image carries: the ones written, and both when statistics are measured.
+  const FieldSet image_fields = plan.statistics ? FieldSet{true, true} : plan.fields;
+  std::optional<ImageMeasure<Real>> measure;
+  if (plan.statistics) measure.emplace(plan);
   LoopOutcome outcome;
   outcome.images_done = plan.first_image;
   std::atomic<bool> writer_gone = false;
@@ -226,15 +330,18 @@ LoopOutcome run_image_loop(ImageSource<Real>& source, ImageSink<Real>& sink, con
       const bool interrupt = (before & Interrupt) != 0;
       // The last image's state is saved too: the file then ends the same however it got there.
       const bool checkpoint = plan.checkpoints && (last || interrupt || (before & Checkpoint));
-      const FieldSet captured = checkpoint ? FieldSet{true, true} : plan.fields;
+      const FieldSet captured = checkpoint ? FieldSet{true, true} : image_fields;
       timed(times.reading, [&] { source.capture(captured); });
-      if (source.asynchronous() && !last && !interrupt && !plan.on_image_held) {
+      // Not with a settling criterion either: this image may be the last.
+      if (source.asynchronous() && !last && !interrupt && !plan.on_image_held &&
+          !plan.steady.enabled()) {
         // The next image's steps run while this one travels to the writer.
         timed(times.stepping, [&] { source.advance(plan.steps_per_image); });
         next_issued = true;
       }
 
-      const bool extra_field = (captured.u && !plan.fields.u) || (captured.v && !plan.fields.v);
+      const bool extra_field =
+          (captured.u && !image_fields.u) || (captured.v && !image_fields.v);
       std::optional<ImageSlot<Real>> slot;  // none once the writer stopped
       timed(times.waiting, [&] {
         if (extra_field) queue.drain_and_free_buffers();
@@ -244,6 +351,7 @@ LoopOutcome run_image_loop(ImageSource<Real>& source, ImageSink<Real>& sink, con
       unsigned after = 0;
       std::string reason, held_reason;
       std::exception_ptr error;
+      bool every_member_settled = false;
       if (slot) {
         try {
           // A field kept from a checkpoint's slot that this image does not need is freed.
@@ -256,11 +364,19 @@ LoopOutcome run_image_loop(ImageSource<Real>& source, ImageSink<Real>& sink, con
           slot->checkpoint = checkpoint;
           slot->durable = last || interrupt || (before & Durable) != 0;
           source.gather(*slot, captured);
+          slot->statistics.clear();
+          if (measure) {
+            for (std::size_t m : measure->measure(*slot, agreement)) {
+              if (plan.on_member_settled && plan.members > 1) plan.on_member_settled(m, i);
+            }
+            every_member_settled = plan.steady.enabled() && measure->all_settled();
+          }
           reason = sink.inspect(*slot);
           if (reason.empty() && plan.on_image_held) {
             held_reason =
                 plan.on_image_held(LoopImage{i, slot->step, captured.u ? slot->u.data() : nullptr,
-                                             captured.v ? slot->v.data() : nullptr});
+                                             captured.v ? slot->v.data() : nullptr,
+                                             slot->statistics});
           }
         } catch (...) {
           error = std::current_exception();
@@ -271,6 +387,7 @@ LoopOutcome run_image_loop(ImageSource<Real>& source, ImageSink<Real>& sink, con
       if (!reason.empty()) after |= Stop;
       if (error) after |= Failed;
       if (!held_reason.empty()) after |= Held;
+      if (every_member_settled && !last) after |= Settled;
       const unsigned agreed = agreement.any(after);
       if (agreed & (Stop | Failed | WriterGone)) {
         if (error) outcome.stepping_error = error;
@@ -281,7 +398,7 @@ LoopOutcome run_image_loop(ImageSource<Real>& source, ImageSink<Real>& sink, con
         }
         break;
       }
-      if (agreed & Held) {
+      if (agreed & (Held | Settled)) {
         // The source holds this image's state still: it becomes the checkpoint.
         try {
           if (!slot->checkpoint && plan.checkpoints) {
@@ -308,6 +425,15 @@ LoopOutcome run_image_loop(ImageSource<Real>& source, ImageSink<Real>& sink, con
       if (plan.on_image) plan.on_image(i + 1);
       if (agreed & Held) {
         outcome.stop_reason = agreement.first_reason(held_reason);
+        break;
+      }
+      if (agreed & Settled) {
+        outcome.settled = true;
+        outcome.stop_reason = "settled at image " + std::to_string(i) + " (step " +
+                              std::to_string(slot_step(i, plan)) +
+                              "): the change of v per step stayed below " +
+                              shortest_text(plan.steady.tolerance) + " for " +
+                              std::to_string(plan.steady.images) + " images";
         break;
       }
       // A stop that comes with the last image changes nothing: the run is complete.

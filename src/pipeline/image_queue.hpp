@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/host_buffer.hpp"
+#include "analysis/statistics.hpp"
 #include "model/model.hpp"
 
 namespace grayscott::pipeline {
@@ -56,6 +57,8 @@ struct ImageSlot {
   bool checkpoint = false;  // u and v both hold the whole state: save it to resume from
   bool durable = false;     // make everything written so far survive a crash before the next
   FieldSet known_finite{false, false};  // fields found all finite while they were copied in
+  // Each member's statistics of this image, when the loop computes them (LoopPlan::statistics).
+  std::vector<analysis::ImageStatistics> statistics;
 };
 
 template <class Real>

@@ -51,7 +51,7 @@ PreparedRun prepare_run(const RunRequest& request) {
                        std::nullopt};
   if (request.resume) {
     prepared.continued = io::read_run_state(request.output);
-    if (prepared.continued->status == "complete") {
+    if (run_is_finished(prepared.continued->status)) {
       throw InvalidInput("nothing to resume: " + request.output.string() + " holds a complete run");
     }
   } else {
@@ -113,6 +113,13 @@ RunSummary run_on(Engine<Real>& engine, const RunRequest& request, PreparedRun p
   EngineSource<Real> source(engine, cells);
   RunFileSink<Real> sink(*file, request.fields, false, nonfinite_advice(request.problem));
   LoopPlan plan = run_loop_plan(request, first, cells);
+  // The state the loop starts from, for the first image's change (the engine holds it now).
+  std::vector<Real> start_v;
+  if (plan.statistics) {
+    start_v.resize(cells);
+    engine.copy_state(0, nullptr, start_v.data());
+    plan.start_v = start_v.data();
+  }
   plan.on_image = [&](std::int64_t done) {
     if (request.on_progress)
       request.on_progress(done, request.images);
@@ -133,6 +140,7 @@ RunSummary run_on(Engine<Real>& engine, const RunRequest& request, PreparedRun p
   summary.signal = outcome.signal;
   summary.checkpoint_images = sink.checkpoint_images() > 0 ? sink.checkpoint_images() : first;
   summary.completed = !outcome.stopped() && summary.images_written == request.images;
+  summary.settled = outcome.settled;
   summary.status = summary.completed              ? "complete"
                    : !outcome.stop_reason.empty() ? outcome.stop_reason
                    : outcome.signal != 0 && !outcome.writer_error
@@ -174,7 +182,13 @@ LoopPlan run_loop_plan(const RunRequest& request, std::int64_t first_image,
   plan.slot_values = slot_values;
   plan.save = request.save;
   plan.on_image_held = request.on_image;
+  plan.statistics = request.analysis.statistics;
+  plan.steady = request.analysis.steady;
   return plan;
+}
+
+bool run_is_finished(std::string_view status) {
+  return status == "complete" || status.starts_with("settled at image ");
 }
 
 std::string interrupted_status(int signal, std::int64_t images_done) {
@@ -209,13 +223,16 @@ void validate_run_request(const RunRequest& request) {
   if (request.save.checkpoint_every_images < 0 || request.save.checkpoint_every_seconds < 0) {
     throw InvalidInput("checkpoint-every must be positive");
   }
+  request.analysis.validate(request.problem.precision, request.steps_per_image);
 }
 
 RunRequest resume_request(const std::filesystem::path& path) {
   const io::RunFileState state = io::read_run_state(path);
-  if (state.status == "complete") {
-    throw InvalidInput("nothing to resume: " + path.string() + " holds a complete run (" +
-                       std::to_string(state.images_in_file) + " images)");
+  if (run_is_finished(state.status)) {
+    throw InvalidInput("nothing to resume: " + path.string() + " holds a " +
+                       (state.status == "complete" ? std::string("complete run")
+                                                   : "run that " + state.status) +
+                       " (" + std::to_string(state.images_in_file) + " images)");
   }
   RunRequest request;
   request.problem = state.meta.problem;

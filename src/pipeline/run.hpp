@@ -10,6 +10,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "engine/engine.hpp"
 #include "model/initial_state.hpp"
@@ -46,6 +47,7 @@ struct RunRequest {
   // the image is written, the state saved as a checkpoint beside it, and the file's status is
   // the reason. The Python module's per-image callbacks.
   std::function<std::string(const LoopImage&)> on_image;
+  AnalysisRequest analysis;  // statistics of every image, settling
 };
 
 // Where a run's time went, in seconds (see LoopTimes for the loop's share).
@@ -69,6 +71,7 @@ struct RunSummary {
   int signal = 0;                      // the stop signal that ended the run, if any
   std::int64_t checkpoint_images = 0;  // images done at the file's newest checkpoint
   std::string status;                  // "complete", or why the run stopped (the file's status)
+  bool settled = false;  // ended early by design: --until-steady found it settled (status says where)
 };
 
 // A run that a stop signal ended, its file consistent and its checkpoint saved: front ends exit
@@ -102,6 +105,10 @@ RunRequest resume_request(const std::filesystem::path& path);
 // `slot_values` values per field in one image (this process's cells).
 LoopPlan run_loop_plan(const RunRequest& request, std::int64_t first_image,
                        std::size_t slot_values);
+
+// Whether a file's status says the run ended as asked ("complete", or "settled at image ..."
+// under --until-steady): nothing to resume.
+bool run_is_finished(std::string_view status);
 
 // The file's status for a run that stopped: "interrupted by SIGTERM after image N" and the like.
 std::string interrupted_status(int signal, std::int64_t images_done);

@@ -52,6 +52,7 @@ struct SweepRequest {
   std::vector<std::int64_t> start_images;     // per member: images done already (empty: none)
   std::vector<std::int64_t> nonfinite_image;  // per member, as the file records it
   bool every_chunk_placed = true;  // the file's chunks are all in place (see io::SweepFileState)
+  AnalysisRequest analysis;        // statistics of every member's images, settling
 };
 
 // The request that continues the sweep in `path`; its parameters come from the file. Throws

@@ -57,6 +57,47 @@ RankPlacement agree_on_backend(const EngineOptions& engine, const mpi::Session& 
   throw std::runtime_error("no backend is available on every rank");
 }
 
+void MpiAgreement::combine(std::vector<analysis::ImageSums>& sums) {
+  // Three allreduces for every member at once: the extremes (a maximum as the minimum of its
+  // negation), the floating-point sums, and the counts. The sums' order of addition is MPI's:
+  // the same on every rank, within rounding of a single process's.
+  constexpr std::size_t extremes = 5, totals = 3;
+  const std::size_t bins = sums.empty() ? 0 : sums.front().histogram.size();
+  std::vector<double> lowest, added;
+  std::vector<std::uint64_t> counts;
+  for (const analysis::ImageSums& s : sums) {
+    lowest.insert(lowest.end(), {s.u.min, -s.u.max, s.v.min, -s.v.max, -s.change_max});
+    added.insert(added.end(), {s.u.sum, s.u.sum_squares, s.v.sum});
+    added.insert(added.end(), {s.v.sum_squares, s.change_sum_squares});
+    counts.push_back(s.cells);
+    counts.insert(counts.end(), s.histogram.begin(), s.histogram.end());
+  }
+  MPI_Allreduce(MPI_IN_PLACE, lowest.data(), static_cast<int>(lowest.size()), MPI_DOUBLE, MPI_MIN,
+                comm_);
+  MPI_Allreduce(MPI_IN_PLACE, added.data(), static_cast<int>(added.size()), MPI_DOUBLE, MPI_SUM,
+                comm_);
+  MPI_Allreduce(MPI_IN_PLACE, counts.data(), static_cast<int>(counts.size()), MPI_UINT64_T,
+                MPI_SUM, comm_);
+  for (std::size_t m = 0; m < sums.size(); ++m) {
+    analysis::ImageSums& s = sums[m];
+    const double* low = &lowest[m * extremes];
+    const double* add = &added[m * (totals + 2)];
+    const std::uint64_t* count = &counts[m * (bins + 1)];
+    s.u.min = low[0];
+    s.u.max = -low[1];
+    s.v.min = low[2];
+    s.v.max = -low[3];
+    s.change_max = -low[4];
+    s.u.sum = add[0];
+    s.u.sum_squares = add[1];
+    s.v.sum = add[2];
+    s.v.sum_squares = add[3];
+    s.change_sum_squares = add[4];
+    s.cells = count[0];
+    std::copy(count + 1, count + 1 + bins, s.histogram.begin());
+  }
+}
+
 std::string MpiAgreement::first_reason(const std::string& local) {
   int mine = local.empty() ? INT32_MAX : rank_, first = INT32_MAX;
   MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm_);

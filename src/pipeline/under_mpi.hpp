@@ -63,6 +63,7 @@ class MpiAgreement final : public Agreement {
   }
   bool keeps_time() const override { return rank_ == 0; }
   std::string first_reason(const std::string& local) override;
+  void combine(std::vector<analysis::ImageSums>& sums) override;
 
  private:
   MPI_Comm comm_;

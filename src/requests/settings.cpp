@@ -176,6 +176,26 @@ void check_state_fits(const Problem& problem, std::size_t members, const EngineO
 
 namespace {
 
+pipeline::AnalysisRequest analysis_request(const OutputSettings& out, Precision precision,
+                                           std::int64_t steps_per_image) {
+  pipeline::AnalysisRequest analysis;
+  analysis.steady.tolerance = out.until_steady;
+  analysis.steady.images = out.steady_images;
+  // Settling is decided from the statistics: asking for it asks for them.
+  if (out.stats || out.until_steady != 0) {
+    const Outside range = parse_outside(out.histogram_range, "histogram-range");
+    if (out.histogram_bins < 1 || out.histogram_bins > analysis::HistogramSpec::max_bins) {
+      throw InvalidInput("histogram-bins must be a whole number from 1 to " +
+                         std::to_string(analysis::HistogramSpec::max_bins) + ", got " +
+                         std::to_string(out.histogram_bins));
+    }
+    analysis.statistics =
+        analysis::HistogramSpec{static_cast<int>(out.histogram_bins), range.u, range.v};
+  }
+  analysis.validate(precision, steps_per_image);
+  return analysis;
+}
+
 template <class Request>
 void apply_output(const OutputSettings& out, Request& request) {
   request.images = out.images;
@@ -186,6 +206,7 @@ void apply_output(const OutputSettings& out, Request& request) {
   request.quiet = out.quiet;
   if (!out.checkpoint_every.empty())
     pipeline::parse_checkpoint_every(out.checkpoint_every, request.save);
+  request.analysis = analysis_request(out, request.problem.precision, request.steps_per_image);
 }
 
 }  // namespace
@@ -348,6 +369,23 @@ std::span<const Setting<OutputSettings>> output_settings() {
        "Save the state to continue from (--resume): every N images, or every 90s, 10m, 1h of "
        "wall time (default 5m; also at every stop signal)",
        GRAYSCOTT_FIELD(S, checkpoint_every), Form::Every, "N|TIME"},
+      {"stats", "stats", "",
+       "Measure every image as it is made (range, mean and standard deviation of u and v, a "
+       "histogram of v, the change of v since the previous image) and write it under /stats",
+       GRAYSCOTT_FIELD(S, stats)},
+      {"histogram-bins", "histogram_bins", "", "Bins of the statistics' histogram of v",
+       GRAYSCOTT_FIELD(S, histogram_bins)},
+      {"histogram-range", "histogram_range", "",
+       "The range of the histogram of v (values outside it count in the end bins)",
+       GRAYSCOTT_FIELD(S, histogram_range), Form::Pair, "LOW,HIGH"},
+      {"until-steady", "until_steady", "",
+       "Stop once the change of v per step (RMS over the cells) stays below TOL for "
+       "--steady-images images in a row; a sweep stops stepping each member that settles "
+       "(0: never; implies --stats)",
+       GRAYSCOTT_FIELD(S, until_steady), Form::Plain, "TOL"},
+      {"steady-images", "steady_images", "",
+       "Images in a row the change must stay below --until-steady's TOL",
+       GRAYSCOTT_FIELD(S, steady_images)},
   };
   return table;
 }

@@ -97,6 +97,12 @@ struct OutputSettings {
   std::string fields = "v";
   bool overwrite = false, quiet = false;
   std::string checkpoint_every;  // empty: the default (every 5 minutes of wall time)
+  // What is measured of every image (see pipeline::AnalysisRequest).
+  bool stats = false;
+  std::int64_t histogram_bins = 50;
+  std::string histogram_range = "0,1";
+  double until_steady = 0;  // 0: never
+  std::int64_t steady_images = 5;
 
   static OutputSettings writing_to(std::string file) {
     OutputSettings settings;

@@ -1,0 +1,249 @@
+// Statistics of every image (analysis/statistics.hpp) against a plain float64 computation, the
+// same for any thread count; the run pipeline's statistics against the images it wrote; a run
+// that settles stops there, bitwise the full run up to that image, and is not resumed.
+#include <gtest/gtest.h>
+#include <omp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "analysis/statistics.hpp"
+#include "io/run_file.hpp"
+#include "pipeline/run.hpp"
+#include "pipeline/stop_signal.hpp"
+
+using namespace grayscott;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Plain {
+  double min = INFINITY, max = -INFINITY, mean = 0, std = 0;
+};
+
+Plain plain(const std::vector<double>& x) {
+  Plain p;
+  for (double a : x) {
+    p.min = std::min(p.min, a);
+    p.max = std::max(p.max, a);
+    p.mean += a;
+  }
+  p.mean /= static_cast<double>(x.size());
+  for (double a : x) p.std += (a - p.mean) * (a - p.mean);
+  p.std = std::sqrt(p.std / static_cast<double>(x.size()));
+  return p;
+}
+
+template <class Real>
+std::vector<double> widened(const std::vector<Real>& x) {
+  return {x.begin(), x.end()};
+}
+
+void expect_field(const Plain& want, double min, double max, double mean, double std) {
+  EXPECT_EQ(min, want.min);
+  EXPECT_EQ(max, want.max);
+  EXPECT_NEAR(mean, want.mean, 1e-12 * (1 + std::abs(want.mean)));
+  EXPECT_NEAR(std, want.std, 1e-9 * (1 + want.std));
+}
+
+TEST(Statistics, MatchAPlainComputationForAnyThreadCount) {
+  // More cells than one thread takes, an odd count, values spread past the histogram's range.
+  const std::size_t cells = 300'001;
+  std::mt19937 random(5);
+  std::uniform_real_distribution<float> spread(-0.2f, 1.3f);
+  std::vector<float> u(cells), v(cells), before(cells);
+  for (std::size_t i = 0; i < cells; ++i) {
+    u[i] = 1.0f - 0.3f * spread(random);
+    v[i] = spread(random);
+    before[i] = v[i] + 0.01f * (spread(random) - 0.5f);
+  }
+  const analysis::HistogramSpec spec{30, 0.0, 1.0};
+  omp_set_num_threads(1);
+  const analysis::ImageSums one = analysis::member_sums<float>(spec, u.data(), v.data(),
+                                                               before.data(), cells);
+  omp_set_num_threads(2);
+  const analysis::ImageSums two = analysis::member_sums<float>(spec, u.data(), v.data(),
+                                                               before.data(), cells);
+  // Bitwise the same sums: a resumed run may use another thread count.
+  EXPECT_EQ(one.u.sum, two.u.sum);
+  EXPECT_EQ(one.v.sum_squares, two.v.sum_squares);
+  EXPECT_EQ(one.change_sum_squares, two.change_sum_squares);
+  EXPECT_EQ(one.histogram, two.histogram);
+
+  const analysis::ImageStatistics s = analysis::finish(two, 4);
+  expect_field(plain(widened(u)), s.u_min, s.u_max, s.u_mean, s.u_std);
+  expect_field(plain(widened(v)), s.v_min, s.v_max, s.v_mean, s.v_std);
+  std::vector<std::uint64_t> counts(30, 0);
+  double largest = 0, squares = 0;
+  for (std::size_t i = 0; i < cells; ++i) {
+    const double x = v[i];
+    const int bin = x < 0 ? 0 : x >= 1 ? 29 : static_cast<int>(x * 30);
+    ++counts[static_cast<std::size_t>(std::min(bin, 29))];
+    const double d = static_cast<double>(v[i]) - static_cast<double>(before[i]);
+    largest = std::max(largest, std::abs(d));
+    squares += d * d;
+  }
+  EXPECT_EQ(s.histogram, counts);
+  EXPECT_EQ(s.change_max, largest);
+  EXPECT_NEAR(s.change_rms_per_step, std::sqrt(squares / cells) / 4, 1e-15);
+}
+
+TEST(Statistics, MergedPartsMatchTheWhole) {
+  // What the processes of a split grid merge: the parts' sums add up to the whole's.
+  std::vector<double> u(1000), v(1000);
+  for (std::size_t i = 0; i < u.size(); ++i) {
+    u[i] = 1.0 - 0.001 * static_cast<double>(i % 97);
+    v[i] = 0.0005 * static_cast<double>(i % 389);
+  }
+  const analysis::HistogramSpec spec{8, 0.0, 0.25};
+  const analysis::ImageSums whole =
+      analysis::member_sums<double>(spec, u.data(), v.data(), nullptr, 1000);
+  analysis::ImageSums parts =
+      analysis::member_sums<double>(spec, u.data(), v.data(), nullptr, 377);
+  parts.merge(analysis::member_sums<double>(spec, u.data() + 377, v.data() + 377, nullptr, 623));
+  const analysis::ImageStatistics a = analysis::finish(whole, 1), b = analysis::finish(parts, 1);
+  EXPECT_EQ(a.histogram, b.histogram);
+  EXPECT_EQ(a.v_max, b.v_max);
+  EXPECT_NEAR(a.u_std, b.u_std, 1e-12);
+  EXPECT_NEAR(a.v_mean, b.v_mean, 1e-15);
+  EXPECT_TRUE(std::isnan(a.change_max));  // no image before: no change
+}
+
+TEST(Statistics, BadHistogramsAreRefused) {
+  EXPECT_THROW((analysis::HistogramSpec{0, 0, 1}.validate()), InvalidInput);
+  EXPECT_THROW((analysis::HistogramSpec{10, 1, 1}.validate()), InvalidInput);
+  EXPECT_THROW((analysis::HistogramSpec{10, 0, INFINITY}.validate()), InvalidInput);
+  EXPECT_NO_THROW((analysis::HistogramSpec{10, -1, 1}.validate()));
+}
+
+class RunStatistics : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("grayscott_statistics_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    pipeline::clear_stop_request();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  pipeline::RunRequest request(const std::string& name) const {
+    pipeline::RunRequest r;
+    r.problem.grid = {48, 40};
+    r.problem.params.feed = 0.03;
+    r.problem.params.kill = 0.06;
+    r.problem.params.du = 0.2;
+    r.problem.params.dv = 0.1;
+    r.problem.boundary = Boundary::Periodic;
+    r.initial = {InitialKind::Noise, 3};
+    r.images = 6;
+    r.steps_per_image = 20;
+    r.fields = {true, true};
+    r.output = dir_ / name;
+    r.quiet = true;
+    r.engine.backend = "cpu";
+    r.analysis.statistics = analysis::HistogramSpec{16, 0.0, 0.5};
+    return r;
+  }
+  fs::path dir_;
+};
+
+TEST_F(RunStatistics, EveryImagesStatisticsMatchTheImagesWritten) {
+  pipeline::RunRequest r = request("stats.h5");
+  std::vector<analysis::ImageStatistics> seen;
+  r.on_image = [&](const pipeline::LoopImage& image) {
+    EXPECT_EQ(image.statistics.size(), 1u);
+    seen.push_back(image.statistics[0]);
+    return std::string();
+  };
+  ASSERT_TRUE(pipeline::execute_run(r).completed);
+  ASSERT_EQ(seen.size(), 6u);
+  io::RunFileReader file(r.output);
+  // The start, for the first image's change.
+  std::vector<float> u0(48 * 40), v0(48 * 40);
+  fill_initial_state<float>(r.problem.grid, r.initial, u0, v0);
+  std::vector<double> before = widened(v0);
+  for (std::int64_t i = 0; i < 6; ++i) {
+    const std::vector<double> u = file.read_image("u", i, 0);
+    const std::vector<double> v = file.read_image("v", i, 0);
+    const analysis::ImageStatistics& s = seen[static_cast<std::size_t>(i)];
+    expect_field(plain(u), s.u_min, s.u_max, s.u_mean, s.u_std);
+    expect_field(plain(v), s.v_min, s.v_max, s.v_mean, s.v_std);
+    double largest = 0, squares = 0;
+    std::uint64_t counted = 0;
+    for (std::size_t c = 0; c < v.size(); ++c) {
+      largest = std::max(largest, std::abs(v[c] - before[c]));
+      squares += (v[c] - before[c]) * (v[c] - before[c]);
+    }
+    for (std::uint64_t n : s.histogram) counted += n;
+    EXPECT_EQ(counted, v.size());
+    EXPECT_EQ(s.change_max, largest) << i;
+    EXPECT_NEAR(s.change_rms_per_step, std::sqrt(squares / v.size()) / 20, 1e-15) << i;
+    before = v;
+  }
+}
+
+TEST_F(RunStatistics, ARunThatSettlesStopsThereBitwiseTheFullRun) {
+  // Fed slowly and killed fast, v dies out: the change per step falls below 1e-6 and stays.
+  pipeline::RunRequest full = request("full.h5");
+  full.problem.params.feed = 0.01;
+  full.problem.params.kill = 0.09;
+  full.images = 40;
+  full.analysis = {};
+  ASSERT_TRUE(pipeline::execute_run(full).completed);
+
+  pipeline::RunRequest r = full;
+  r.output = dir_ / "settles.h5";
+  r.analysis.statistics = analysis::HistogramSpec{};
+  r.analysis.steady = {1e-6, 3};
+  std::vector<double> changes;
+  r.on_image = [&](const pipeline::LoopImage& image) {
+    changes.push_back(image.statistics[0].change_rms_per_step);
+    return std::string();
+  };
+  const pipeline::RunSummary summary = pipeline::execute_run(r);
+  EXPECT_TRUE(summary.settled);
+  EXPECT_FALSE(summary.completed);
+  ASSERT_GE(changes.size(), 3u);
+  ASSERT_LT(summary.images_written, 40);
+  EXPECT_EQ(summary.images_written, static_cast<std::int64_t>(changes.size()));
+  // The last three below the tolerance, the one before (if any) not.
+  for (std::size_t i = changes.size() - 3; i < changes.size(); ++i) EXPECT_LT(changes[i], 1e-6);
+  if (changes.size() > 3) EXPECT_GE(changes[changes.size() - 4], 1e-6);
+  EXPECT_EQ(summary.status.rfind("settled at image " +
+                                     std::to_string(summary.images_written - 1) + " (step ",
+                                 0),
+            0u)
+      << summary.status;
+  io::RunFileReader a(full.output), b(r.output);
+  for (std::int64_t i = 0; i < summary.images_written; ++i)
+    ASSERT_EQ(a.read_image("v", i, 0), b.read_image("v", i, 0)) << i;
+  // Nothing to resume: it ended as asked.
+  try {
+    pipeline::resume_request(r.output);
+    FAIL() << "a settled run was resumed";
+  } catch (const InvalidInput& e) {
+    EXPECT_NE(std::string(e.what()).find("nothing to resume"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(RunStatistics, MeaninglessTolerancesAreRefusedBeforeAnythingRuns) {
+  pipeline::RunRequest r = request("refused.h5");
+  for (double bad : {-1e-3, double(NAN), double(INFINITY), 1e-12}) {
+    r.analysis.steady.tolerance = bad;
+    EXPECT_THROW(pipeline::execute_run(r), InvalidInput) << bad;
+  }
+  // In double precision 1e-12 is resolved.
+  r.problem.precision = Precision::Double;
+  r.analysis.steady.tolerance = 1e-12;
+  EXPECT_NO_THROW(r.analysis.validate(r.problem.precision, r.steps_per_image));
+  r.analysis.statistics.reset();
+  EXPECT_THROW(r.analysis.validate(r.problem.precision, r.steps_per_image), InvalidInput);
+  EXPECT_FALSE(fs::exists(r.output));
+}
+
+}  // namespace
