@@ -37,6 +37,13 @@ class Engine {
   virtual void advance(std::int64_t steps) = 0;
   // Member m's rates from the next step on (the grid, stencil and boundary stay).
   virtual void set_rates(std::size_t member, const Parameters& rates) = 0;
+  // Stops stepping member m: its state stays what it is now while the others go on (a sweep's
+  // member that settled). Returns false where the backend cannot leave a member out of its
+  // batch's steps: the member is then stepped on with the others.
+  virtual bool freeze(std::size_t member) {
+    (void)member;
+    return false;
+  }
   // Puts the current state back into the buffers that state() showed after load(), where an
   // advance left it in the others (a copy on the engine's threads or stream), so that the views
   // a front end holds of them stay current from advance to advance (the Python module's arrays).

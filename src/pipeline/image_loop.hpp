@@ -142,9 +142,11 @@ struct LoopPlan {
   // This process's v when the loop starts (slot_values values of the source's precision): the
   // first image's change is measured from it. Null: the first image has no change.
   const void* start_v = nullptr;
-  // Stop once every member settled (needs statistics). A member that settles while others go on
-  // is reported to on_member_settled (a sweep then stops stepping it).
+  // Stop once every member settled (needs statistics), unless stop_once_settled is false (a
+  // sweep writes every image of every member). A member that settles is reported to
+  // on_member_settled (a sweep then stops stepping it).
   SteadyCriterion steady;
+  bool stop_once_settled = true;
   std::function<void(std::size_t member, std::int64_t image)> on_member_settled;
 };
 
@@ -334,7 +336,7 @@ LoopOutcome run_image_loop(ImageSource<Real>& source, ImageSink<Real>& sink, con
       timed(times.reading, [&] { source.capture(captured); });
       // Not with a settling criterion either: this image may be the last.
       if (source.asynchronous() && !last && !interrupt && !plan.on_image_held &&
-          !plan.steady.enabled()) {
+          !(plan.steady.enabled() && plan.stop_once_settled)) {
         // The next image's steps run while this one travels to the writer.
         timed(times.stepping, [&] { source.advance(plan.steps_per_image); });
         next_issued = true;
@@ -367,9 +369,10 @@ LoopOutcome run_image_loop(ImageSource<Real>& source, ImageSink<Real>& sink, con
           slot->statistics.clear();
           if (measure) {
             for (std::size_t m : measure->measure(*slot, agreement)) {
-              if (plan.on_member_settled && plan.members > 1) plan.on_member_settled(m, i);
+              if (plan.on_member_settled) plan.on_member_settled(m, i);
             }
-            every_member_settled = plan.steady.enabled() && measure->all_settled();
+            every_member_settled =
+                plan.steady.enabled() && plan.stop_once_settled && measure->all_settled();
           }
           reason = sink.inspect(*slot);
           if (reason.empty() && plan.on_image_held) {

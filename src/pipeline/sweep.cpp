@@ -182,6 +182,15 @@ SweepPart run_sweep_members(
         engine->load(static_cast<std::size_t>(m), u, v);
       }
     }
+    // Every member's v where the loop starts, for the first image's change.
+    std::vector<Real> start_v;
+    if (request.analysis.statistics) {
+      start_v.resize(static_cast<std::size_t>(count) * cells);
+      for (std::int64_t m = 0; m < count; ++m) {
+        engine->copy_state(static_cast<std::size_t>(m), nullptr,
+                           start_v.data() + static_cast<std::size_t>(m) * cells);
+      }
+    }
     ++part.batches;
     std::vector<std::int64_t> batch_written(static_cast<std::size_t>(count), from);
     EngineSource<Real> source(*engine, cells);
@@ -197,6 +206,14 @@ SweepPart run_sweep_members(
       part.member_images_done += count;
       progress.update(part.member_images_done);
     };
+    plan.statistics = request.analysis.statistics;
+    plan.steady = request.analysis.steady;
+    plan.stop_once_settled = false;
+    plan.members = static_cast<std::size_t>(count);
+    plan.start_v = start_v.empty() ? nullptr : start_v.data();
+    // A member that settled is stepped no more (where the backend can leave it out): the batch's
+    // time falls with the members still changing. Its later images repeat its settled state.
+    plan.on_member_settled = [&](std::size_t member, std::int64_t) { engine->freeze(member); };
     Agreement alone;
     part.outcome = run_image_loop<Real>(source, sink, plan, alone);
     std::copy(batch_written.begin(), batch_written.end(),
@@ -286,6 +303,7 @@ io::SweepMetadata sweep_metadata(const SweepRequest& request) {
   if (request.steps_per_image <= 0)
     throw InvalidInput("steps-per-image must be a positive integer");
   if (!request.fields.u && !request.fields.v) throw InvalidInput("fields: name u, v or both");
+  request.analysis.validate(request.problem.precision, request.steps_per_image);
   io::SweepMetadata meta;
   meta.problem = request.problem;
   // Members differ only in feed and kill: the shared problem is validated once above, each

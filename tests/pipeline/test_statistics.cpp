@@ -16,6 +16,7 @@
 #include "io/run_file.hpp"
 #include "pipeline/run.hpp"
 #include "pipeline/stop_signal.hpp"
+#include "pipeline/sweep.hpp"
 
 using namespace grayscott;
 namespace fs = std::filesystem;
@@ -244,6 +245,55 @@ TEST_F(RunStatistics, MeaninglessTolerancesAreRefusedBeforeAnythingRuns) {
   r.analysis.statistics.reset();
   EXPECT_THROW(r.analysis.validate(r.problem.precision, r.steps_per_image), InvalidInput);
   EXPECT_FALSE(fs::exists(r.output));
+}
+
+}  // namespace
+
+namespace {
+
+// A sweep whose members settle at different times: each is frozen where it settled (its later
+// images repeat that state) while the others are stepped on, bitwise as without settling.
+TEST_F(RunStatistics, SweepMembersSettleOnTheirOwn) {
+  pipeline::SweepRequest full;
+  full.problem.grid = {32, 32};
+  full.problem.params.du = 0.2;
+  full.problem.params.dv = 0.1;
+  full.problem.boundary = Boundary::Periodic;
+  // Dying out fast, dying out slowly, and spots that keep dividing.
+  full.members = {{0.01, 0.09, 0}, {0.02, 0.07, 0}, {0.03, 0.06, 0}};
+  full.init.kind = InitialKind::Rectangle;
+  full.images = 30;
+  full.steps_per_image = 20;
+  full.fields = {false, true};
+  full.engine.backend = "cpu";
+  full.output = dir_ / "full_sweep.h5";
+  full.quiet = true;
+  ASSERT_TRUE(pipeline::execute_sweep(full).completed);
+
+  pipeline::SweepRequest settling = full;
+  settling.output = dir_ / "settling_sweep.h5";
+  settling.analysis.statistics = analysis::HistogramSpec{};
+  settling.analysis.steady = {1e-6, 2};
+  ASSERT_TRUE(pipeline::execute_sweep(settling).completed);
+
+  io::RunFileReader a(full.output), b(settling.output);
+  const auto image = [](io::RunFileReader& file, std::int64_t member, std::int64_t i) {
+    return file.read_image("v", i, member);
+  };
+  int frozen_members = 0;
+  for (std::int64_t m = 0; m < 3; ++m) {
+    // The first image at which the member's state stops changing in the settling file.
+    std::int64_t frozen_from = 30;
+    for (std::int64_t i = 29; i > 0 && image(b, m, i) == image(b, m, i - 1); --i) frozen_from = i;
+    for (std::int64_t i = 0; i < std::min<std::int64_t>(frozen_from, 30); ++i)
+      ASSERT_EQ(image(a, m, i), image(b, m, i)) << m << " " << i;
+    if (frozen_from < 30) {
+      ++frozen_members;
+      // The full run still changed there (if only a little): the member was frozen.
+      EXPECT_NE(image(a, m, 29), image(b, m, 29)) << m;
+    }
+  }
+  EXPECT_GE(frozen_members, 1);
 }
 
 }  // namespace

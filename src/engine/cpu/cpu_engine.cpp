@@ -46,6 +46,7 @@ CpuEngine<Real>::CpuEngine(const Problem& problem, std::span<const Parameters> m
     state_u_[b] = allocate(members_.size() * cells);
     state_v_[b] = allocate(members_.size() * cells);
   }
+  for (std::size_t m = 0; m < members_.size(); ++m) stepping_.push_back(m);
   for (std::size_t m = 0; m < members_.size(); ++m) {
     Member& member = members_[m];
     member.coefficients = Coefficients<Real>::from(member_params[m], problem.outside);
@@ -132,16 +133,17 @@ int CpuEngine<Real>::automatic_fuse_steps(const Grid& grid, std::size_t members,
 template <class Real>
 std::vector<typename CpuEngine<Real>::Band> CpuEngine<Real>::bands_of(int thread, int team) const {
   // OpenMP's static schedule without a chunk size: the first (pairs % team) threads get one more.
+  // Over the members stepped: a frozen member's rows go to nobody.
   const std::int64_t rows = grid_.rows;
-  const auto pairs = static_cast<std::int64_t>(members_.size()) * rows;
+  const auto pairs = static_cast<std::int64_t>(stepping_.size()) * rows;
   const std::int64_t share = pairs / team, extra = pairs % team;
   const std::int64_t begin = thread * share + std::min<std::int64_t>(thread, extra);
   const std::int64_t end = begin + share + (thread < extra ? 1 : 0);
   std::vector<Band> bands;
   for (std::int64_t i = begin; i < end;) {
-    const std::int64_t member = i / rows, row = i % rows;
+    const std::int64_t index = i / rows, row = i % rows;
     const std::int64_t row_end = std::min(rows, row + (end - i));
-    bands.push_back({static_cast<std::size_t>(member), row, row_end});
+    bands.push_back({stepping_[static_cast<std::size_t>(index)], row, row_end});
     i += row_end - row;
   }
   return bands;
@@ -188,7 +190,7 @@ template <class Real>
 template <StencilKind K, Boundary B>
 void CpuEngine<Real>::advance_one_step_sweeps(std::int64_t steps) {
   const std::int64_t rows = grid_.rows;
-  const auto nmembers = static_cast<std::int64_t>(members_.size());
+  const auto nmembers = static_cast<std::int64_t>(stepping_.size());
   const int start = current_;
 #pragma omp parallel num_threads(threads_)
   {
@@ -198,7 +200,7 @@ void CpuEngine<Real>::advance_one_step_sweeps(std::int64_t steps) {
 #pragma omp for collapse(2) schedule(static)
       for (std::int64_t m = 0; m < nmembers; ++m) {
         for (std::int64_t r = 0; r < rows; ++r) {
-          step_row<K, B>(members_[static_cast<std::size_t>(m)], src, dst, r);
+          step_row<K, B>(members_[stepping_[static_cast<std::size_t>(m)]], src, dst, r);
         }
       }
     }
@@ -287,14 +289,14 @@ template <class Real>
 template <StencilKind K, Boundary B>
 void CpuEngine<Real>::advance_members_in_cache(std::int64_t steps) {
   const std::int64_t rows = grid_.rows;
-  const auto nmembers = static_cast<std::int64_t>(members_.size());
+  const auto nmembers = static_cast<std::int64_t>(stepping_.size());
   const int start = current_;
 #pragma omp parallel num_threads(threads_)
   {
     const FlushSubnormals<Real> flush;
 #pragma omp for schedule(static)
     for (std::int64_t m = 0; m < nmembers; ++m) {
-      Member& member = members_[static_cast<std::size_t>(m)];
+      Member& member = members_[stepping_[static_cast<std::size_t>(m)]];
       for (std::int64_t s = 0; s < steps; ++s) {
         const int src = (start + static_cast<int>(s % 2)) % 2, dst = 1 - src;
         // The first and last rows meet the grid's edge (or wrap); the rows between, one loop.
@@ -328,6 +330,21 @@ void CpuEngine<Real>::set_rates(std::size_t member, const Parameters& rates) {
   rates.validate();
   Coefficients<Real>& coefficients = members_.at(member).coefficients;
   coefficients = coefficients.with_rates(rates);
+}
+
+template <class Real>
+bool CpuEngine<Real>::freeze(std::size_t member) {
+  const auto found = std::find(stepping_.begin(), stepping_.end(), member);
+  if (found == stepping_.end()) return member < members_.size();
+  // Both buffers hold its state: the steps' swaps of the buffers leave it as it is.
+  Member& m = members_[member];
+  const auto cells = static_cast<std::size_t>(grid_.cells());
+  std::copy_n(m.u[current_], cells, m.u[1 - current_]);
+  std::copy_n(m.v[current_], cells, m.v[1 - current_]);
+  stepping_.erase(found);
+  for (int t = 0; t < static_cast<int>(thread_bands_.size()); ++t)
+    thread_bands_[static_cast<std::size_t>(t)] = bands_of(t, threads_);
+  return true;
 }
 
 template <class Real>

@@ -25,6 +25,7 @@ class CpuEngine final : public Engine<Real> {
   void load(std::size_t member, std::span<const Real> u, std::span<const Real> v) override;
   void advance(std::int64_t steps) override;
   void set_rates(std::size_t member, const Parameters& rates) override;
+  bool freeze(std::size_t member) override;
   void home_state() override;
   void capture(FieldSet fields) override;
   void read_captured(std::size_t member, Real* u, Real* v) override;
@@ -86,6 +87,8 @@ class CpuEngine final : public Engine<Real> {
   StencilKind stencil_kind_;
   std::vector<Real> weights_;
   std::vector<Member> members_;
+  // The members stepped, in order: all but those frozen (freeze()).
+  std::vector<std::size_t> stepping_;
   // Every member's fields in one array per buffer, member after member: one stride from a member
   // to the next, so a batch's state is one (members, rows, cols) array (see state()).
   HostBuffer<Real> state_u_[2], state_v_[2];
