@@ -1,0 +1,73 @@
+"""Statistics of every image (run(stats=True), sim.stats()), runs that stop once settled, and the
+refusals of meaningless settings, checked against NumPy on the images themselves."""
+
+import numpy as np
+import pytest
+
+import grayscott as gs
+
+
+def plain(x):
+    x = np.asarray(x, dtype=np.float64)
+    return x.min(), x.max(), x.mean(), x.std()
+
+
+def test_the_statistics_inside_a_run_match_numpy_on_its_images(tmp_path):
+    sim = gs.Simulation(rows=40, cols=48, feed=0.03, kill=0.06, du=0.2, dv=0.1, init="noise",
+                        seed=2, backend="cpu")
+    seen = []
+    previous = [np.asarray(sim.v, dtype=np.float64).copy()]
+
+    def look(index, step, time, image):
+        s = sim.stats()
+        u = np.asarray(sim.u, dtype=np.float64)
+        v = np.asarray(image, dtype=np.float64)
+        for name, field in (("u", u), ("v", v)):
+            lo, hi, mean, std = plain(field)
+            assert s[f"{name}_min"] == lo and s[f"{name}_max"] == hi
+            assert s[f"{name}_mean"] == pytest.approx(mean, rel=1e-12, abs=1e-15)
+            assert s[f"{name}_std"] == pytest.approx(std, rel=1e-9, abs=1e-12)
+        counts, _ = np.histogram(np.clip(v, 0, 0.5 - 1e-9), bins=10, range=(0.0, 0.5))
+        assert list(s["histogram"]) == list(counts)
+        change = v - previous[0]
+        assert s["change_max"] == np.abs(change).max()
+        assert s["change_rms_per_step"] == pytest.approx(np.sqrt((change**2).mean()) / step * (index + 1), rel=1e-12)
+        previous[0] = v.copy()
+        seen.append(index)
+
+    result = sim.run(images=4, steps_per_image=15, output=tmp_path / "s.h5", quiet=True,
+                     stats=True, histogram_bins=10, histogram_range=(0.0, 0.5), on_image=look)
+    assert seen == [0, 1, 2, 3] and result["completed"] and not result["settled"]
+    # Outside a run: measured now, without a change.
+    now = sim.stats(bins=4, range=(0.0, 1.0))
+    assert np.isnan(now["change_max"]) and sum(now["histogram"]) == 40 * 48
+    assert now["v_max"] == np.asarray(sim.v).max()
+
+
+def test_a_run_that_settles_stops_and_says_so(tmp_path):
+    sim = gs.Simulation(rows=32, cols=32, feed=0.01, kill=0.09, du=0.2, dv=0.1, backend="cpu")
+    result = sim.run(images=200, steps_per_image=20, output=tmp_path / "settle.h5", quiet=True,
+                     until_steady=1e-6, steady_images=3)
+    assert result["settled"] and not result["completed"]
+    assert result["images_written"] < 200
+    assert result["status"].startswith(f"settled at image {result['images_written'] - 1} ")
+
+
+def test_a_sweep_takes_the_same_settings(tmp_path):
+    result = gs.sweep(tmp_path / "sw.h5", feed=[0.01, 0.03], kill=[0.09, 0.06], rows=24, cols=24,
+                      images=5, steps_per_image=10, stats=True, until_steady=1e-6)
+    assert result["completed"]
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    (dict(until_steady=-1e-3), "until_steady"),
+    (dict(until_steady=float("nan")), "until_steady"),
+    (dict(until_steady=1e-13), "below what single precision resolves"),
+    (dict(stats=True, histogram_bins=0), "histogram_bins"),
+    (dict(stats=True, histogram_range=(1.0, 0.0)), "histogram_range"),
+])
+def test_meaningless_settings_are_refused_before_anything_runs(tmp_path, kwargs, words):
+    sim = gs.Simulation(rows=16, cols=16, backend="cpu")
+    with pytest.raises(ValueError, match=words):
+        sim.run(images=2, output=tmp_path / "x.h5", quiet=True, **kwargs)
+    assert not (tmp_path / "x.h5").exists()
