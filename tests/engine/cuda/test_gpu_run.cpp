@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "gpu_test_support.hpp"
-#include "io/run_file.hpp"
+#include "io/files/run_file.hpp"
 #include "pipeline/run.hpp"
 
 using namespace grayscott;

@@ -1,4 +1,4 @@
-#include "io/sweep_file.hpp"
+#include "io/files/sweep_file.hpp"
 
 #include <unistd.h>
 
@@ -8,9 +8,9 @@
 #include <cstddef>
 #include <limits>
 
-#include "io/hdf5.hpp"
-#include "io/run_file.hpp"
-#include "io/xdmf.hpp"
+#include "io/files/hdf5.hpp"
+#include "io/files/run_file.hpp"
+#include "io/files/xdmf.hpp"
 
 namespace grayscott::io {
 

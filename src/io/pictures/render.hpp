@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "io/png.hpp"
+#include "io/pictures/png.hpp"
 
 namespace grayscott::io {
 

@@ -11,7 +11,7 @@
 
 #include <hdf5.h>
 
-#include "io/xdmf.hpp"
+#include "io/files/xdmf.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "io/hdf5.hpp"
-#include "io/run_file.hpp"
+#include "io/files/hdf5.hpp"
+#include "io/files/run_file.hpp"
 #include "model/initial_state.hpp"
 #include "model/model.hpp"
 

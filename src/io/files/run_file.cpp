@@ -1,4 +1,4 @@
-#include "io/run_file.hpp"
+#include "io/files/run_file.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -10,8 +10,8 @@
 #include <cstring>
 #include <system_error>
 
-#include "io/direct_writes.hpp"
-#include "io/hdf5.hpp"
+#include "io/files/direct_writes.hpp"
+#include "io/files/hdf5.hpp"
 
 namespace grayscott::io {
 

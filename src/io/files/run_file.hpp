@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "io/xdmf.hpp"  // xdmf_path_for, for the run's companion
+#include "io/files/xdmf.hpp"  // xdmf_path_for, for the run's companion
 #include "model/initial_state.hpp"
 #include "model/model.hpp"
 
