@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "io/files/output_path.hpp"
 #include "io/files/run_file.hpp"
 #include "io/files/sweep_file.hpp"
 

@@ -9,6 +9,7 @@
 
 #include "app/version.hpp"
 #include "engine/registry.hpp"
+#include "io/files/output_path.hpp"
 #include "io/files/run_file.hpp"
 #include "io/files/sweep_file.hpp"
 #include "pipeline/adapters.hpp"

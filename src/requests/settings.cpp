@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "engine/registry.hpp"
+#include "io/files/output_path.hpp"
 #include "io/files/run_file.hpp"
 #include "io/pictures/render.hpp"
 #include "requests/value_sets.hpp"

@@ -15,6 +15,8 @@
 #include "engine/cpu/cpu_engine.hpp"
 #include "io/files/direct_writes.hpp"
 #include "io/files/hdf5.hpp"
+#include "io/files/output_path.hpp"
+#include "io/files/reader.hpp"
 #include "io/files/run_file.hpp"
 #include "pipeline/run.hpp"
 

@@ -13,6 +13,7 @@
 
 #include "app/cli.hpp"
 #include "engine/registry.hpp"
+#include "io/files/reader.hpp"
 #include "io/files/run_file.hpp"
 #include "io/pictures/atlas.hpp"
 #include "io/pictures/png.hpp"

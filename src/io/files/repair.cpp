@@ -8,6 +8,8 @@
 #include <cerrno>
 
 #include "io/files/hdf5.hpp"
+#include "io/files/problem_attributes.hpp"
+#include "io/files/reader.hpp"
 #include "io/files/run_file.hpp"
 #include "io/files/sweep_file.hpp"
 

@@ -9,7 +9,9 @@
 #include <limits>
 
 #include "io/files/hdf5.hpp"
-#include "io/files/run_file.hpp"
+#include "io/files/output_path.hpp"
+#include "io/files/problem_attributes.hpp"
+#include "io/files/reader.hpp"
 #include "io/files/xdmf.hpp"
 
 namespace grayscott::io {

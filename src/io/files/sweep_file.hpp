@@ -20,7 +20,6 @@
 #include <vector>
 
 #include "io/files/hdf5.hpp"
-#include "io/files/run_file.hpp"
 #include "model/initial_state.hpp"
 #include "model/model.hpp"
 

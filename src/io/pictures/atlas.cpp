@@ -9,7 +9,7 @@
 #include <system_error>
 #include <type_traits>
 
-#include "io/files/run_file.hpp"
+#include "io/files/reader.hpp"
 #include "io/pictures/png.hpp"
 #include "io/pictures/text.hpp"
 #include "model/model.hpp"

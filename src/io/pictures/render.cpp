@@ -11,7 +11,8 @@
 #include <sstream>
 #include <system_error>
 
-#include "io/files/run_file.hpp"
+#include "io/files/output_path.hpp"
+#include "io/files/reader.hpp"
 #include "io/pictures/atlas.hpp"
 #include "io/pictures/png.hpp"
 #include "io/pictures/text.hpp"

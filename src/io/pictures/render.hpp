@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "io/files/reader.hpp"
 #include "io/pictures/png.hpp"
 
 namespace grayscott::io {

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "gpu_test_support.hpp"
+#include "io/files/reader.hpp"
 #include "io/files/run_file.hpp"
 #include "pipeline/run.hpp"
 
