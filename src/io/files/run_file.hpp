@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "io/files/checkpoint_slots.hpp"
 #include "io/files/xdmf.hpp"  // ImagePlaces, XdmfCompanion, XdmfGridInfo: the run's companion
 #include "model/initial_state.hpp"
 #include "model/model.hpp"
@@ -104,12 +105,8 @@ class RunFileWriter {
   void count_images();         // grows /time and /step over the images appended since
   void make_images_durable();  // flushes the images, then /step that counts them
   void after_write_error(const std::exception& e);
-  void save_into_older_slot(std::int64_t images_done, const void* u, const void* v);
-  // The state's fields the images do not hold into checkpoint slot `slot` (not yet valid).
-  void write_slot_state(int slot, const void* u, const void* v);
-  // Makes the slots' state durable, then marks slots [first_slot, first_slot + slots) valid at
-  // `images_done` and makes that durable.
-  void mark_slots_valid(int first_slot, int slots, std::int64_t images_done);
+  // How this file writes a checkpoint of the state u, v (see CheckpointSlots).
+  SlotWrites slot_writes(const void* u, const void* v);
   void write_companion();
   // Gives every byte of the file but the datasets' reserved room its blocks on the disk, so that
   // rewriting metadata in place (the status, the datasets' sizes) never needs room a full disk

@@ -76,17 +76,19 @@ void read_checkpoint(const fs::path& path, std::int64_t row_begin, std::int64_t 
   h5::Id file(open_for_reading(path), H5Fclose, "open " + path.string());
   h5::Id images_set(H5Dopen2(file, "checkpoint/images", H5P_DEFAULT), H5Dclose,
                     "open /checkpoint/images in " + path.string());
-  std::int64_t slots[2] = {0, 0};
-  h5::check(H5Dread(images_set, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, slots),
+  CheckpointSlots slots;
+  h5::check(H5Dread(images_set, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                    slots.marks().data()),
             "read /checkpoint/images");
-  const int slot = slots[0] >= slots[1] ? 0 : 1;
-  if (slots[slot] <= 0) throw std::logic_error("read_checkpoint: the file has no checkpoint");
+  const int slot = slots.newest(0);
+  const std::int64_t images_done = slots.newest_images(0);
+  if (images_done <= 0) throw std::logic_error("read_checkpoint: the file has no checkpoint");
   // A field the run writes is its last image; the others are in the checkpoint's slot.
   auto read = [&](const char* field, std::vector<Real>& out) {
     const bool written = H5Lexists(file, field, H5P_DEFAULT) > 0;
     const std::string name = written ? std::string(field) : std::string("checkpoint/") + field;
     const hsize_t index =
-        written ? static_cast<hsize_t>(slots[slot] - 1) : static_cast<hsize_t>(slot);
+        written ? static_cast<hsize_t>(images_done - 1) : static_cast<hsize_t>(slot);
     h5::Id dataset(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose, "open /" + name);
     h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
     hsize_t dims[3] = {0, 0, 0};

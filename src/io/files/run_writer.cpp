@@ -143,7 +143,7 @@ struct RunFileWriter::Handles {
     locators.emplace_back(dataset, std::make_unique<h5::ImageLocator>(dataset));
     return *locators.back().second;
   }
-  std::int64_t slot_images[2] = {0, 0};  // images done at each checkpoint slot; 0: empty
+  CheckpointSlots slots;  // one member: the run
   DirectWrites direct;  // a single process's images, straight to the disk where it can
 };
 
@@ -246,7 +246,7 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
         h5::check(H5Sselect_none(mem_space), "select nothing");
       }
       h5::check(H5Dwrite(h_->checkpoint_images, H5T_NATIVE_INT64, mem_space, file_space,
-                         access_.transfer, h_->slot_images),
+                         access_.transfer, h_->slots.marks().data()),
                 "write checkpoint/images");
     }
     {
@@ -354,7 +354,7 @@ void RunFileWriter::open_datasets() {
   if (!meta_.fields.v) h_->checkpoint_v = open("checkpoint/v");
   h_->checkpoint_images = open("checkpoint/images");
   h5::check(H5Dread(h_->checkpoint_images, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, access_.transfer,
-                    h_->slot_images),
+                    h_->slots.marks().data()),
             "read checkpoint/images");
 }
 
@@ -563,46 +563,35 @@ void RunFileWriter::make_images_durable() {
 
 void RunFileWriter::save_checkpoint(std::int64_t images_done, const void* u, const void* v) {
   try {
-    // The final state goes into both slots, so that a complete file's checkpoint does not depend
-    // on when the run saved the ones before it (a continued run's file is the uninterrupted one's).
     const bool final_state = images_done == meta_.images;
-    if (final_state && h_->slot_images[0] == 0 && h_->slot_images[1] == 0) {
+    const SlotWrites writes = slot_writes(u, v);
+    if (final_state && h_->slots.empty(0)) {
       // No valid checkpoint to keep meanwhile (a run shorter than its checkpoint interval): both
       // slots written, then made durable and marked valid together, in half the syncs.
-      write_slot_state(0, u, v);
-      write_slot_state(1, u, v);
-      mark_slots_valid(0, 2, images_done);
+      h_->slots.save_into_both_slots(0, 1, images_done, writes);
       return;
     }
-    save_into_older_slot(images_done, u, v);
-    if (final_state && h_->slot_images[0] != h_->slot_images[1]) {
-      save_into_older_slot(images_done, u, v);
-    }
+    h_->slots.save(0, 1, images_done, final_state, writes);
   } catch (const std::exception& e) {
     after_write_error(e);
     throw;
   }
 }
 
-void RunFileWriter::save_into_older_slot(std::int64_t images_done, const void* u, const void* v) {
-  const int slot = h_->slot_images[0] <= h_->slot_images[1] ? 0 : 1;
-  write_slot_state(slot, u, v);
-  mark_slots_valid(slot, 1, images_done);
-}
-
-void RunFileWriter::write_slot_state(int slot, const void* u, const void* v) {
-  const std::string what = "write the checkpoint to " + path_.string();
-  if (!meta_.fields.u) write_image(h_->checkpoint_u, static_cast<hsize_t>(slot), u, what);
-  if (!meta_.fields.v) write_image(h_->checkpoint_v, static_cast<hsize_t>(slot), v, what);
-}
-
-void RunFileWriter::mark_slots_valid(int first_slot, int slots, std::int64_t images_done) {
+SlotWrites RunFileWriter::slot_writes(const void* u, const void* v) {
+  SlotWrites writes;
+  // The state's fields the images do not hold.
+  writes.write_state = [this, u, v](int slot) {
+    const std::string what = "write the checkpoint to " + path_.string();
+    if (!meta_.fields.u) write_image(h_->checkpoint_u, static_cast<hsize_t>(slot), u, what);
+    if (!meta_.fields.v) write_image(h_->checkpoint_v, static_cast<hsize_t>(slot), v, what);
+  };
   // The state, and the images it follows, reach the disk before the slot says it is valid.
-  make_images_durable();
-  if (!access_.shared()) sync_to_disk(h_->file);
-  const std::int64_t values[2] = {images_done, images_done};
-  for (int s = first_slot; s < first_slot + slots; ++s) h_->slot_images[s] = images_done;
-  {
+  writes.make_state_durable = [this] {
+    make_images_durable();
+    if (!access_.shared()) sync_to_disk(h_->file);
+  };
+  writes.write_marks = [this](int first_slot, int slots) {
     h5::Id file_space(H5Dget_space(h_->checkpoint_images), H5Sclose, "get a dataspace");
     const hsize_t start[1] = {static_cast<hsize_t>(first_slot)},
                   count[1] = {static_cast<hsize_t>(slots)};
@@ -614,11 +603,14 @@ void RunFileWriter::mark_slots_valid(int first_slot, int slots, std::int64_t ima
       h5::check(H5Sselect_none(mem_space), "select nothing");
     }
     h5::check(H5Dwrite(h_->checkpoint_images, H5T_NATIVE_INT64, mem_space, file_space,
-                       access_.transfer, values),
+                       access_.transfer, h_->slots.marks().data() + first_slot),
               "write the checkpoint to " + path_.string());
-  }
-  flush();
-  if (!access_.shared()) sync_to_disk(h_->file);
+  };
+  writes.make_marks_durable = [this] {
+    flush();
+    if (!access_.shared()) sync_to_disk(h_->file);
+  };
+  return writes;
 }
 
 void RunFileWriter::flush() {

@@ -11,6 +11,7 @@
 
 #include <hdf5.h>
 
+#include "io/files/checkpoint_slots.hpp"
 #include "io/files/xdmf.hpp"
 
 #include <cstdint>
@@ -108,9 +109,11 @@ class SweepFileWriter {
   bool swmr_ = false;
   void complete_final_checkpoints();
   void write_slot_images(int slot, std::int64_t member_begin, std::int64_t member_count);
-  void save_into_older_slot(std::int64_t member_begin, std::int64_t member_count,
-                            std::int64_t images_done, const void* u, const void* v);
-  std::vector<std::int64_t> slot_images_;  // [2][members]: images done at each slot, 0: empty
+  // How this file writes a checkpoint of members [member_begin, member_begin + member_count)'s
+  // state u, v (see CheckpointSlots).
+  SlotWrites slot_writes(std::int64_t member_begin, std::int64_t member_count, const void* u,
+                         const void* v);
+  CheckpointSlots slots_;
 };
 
 // What a sweep file says, for `grayscott sweep --resume`: its metadata, status, and per member the
