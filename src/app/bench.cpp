@@ -13,7 +13,7 @@
 #include <sstream>
 
 #include "engine/registry.hpp"
-#include "io/xdmf.hpp"
+#include "io/files/xdmf.hpp"
 #include "pipeline/run.hpp"
 #include "reference/from_model.hpp"
 

@@ -5,10 +5,10 @@
 #include "app/commands.hpp"
 #include "app/version.hpp"
 #include "engine/registry.hpp"
-#include "io/hdf5.hpp"
-#include "io/png.hpp"
-#include "io/repair.hpp"
-#include "io/video.hpp"
+#include "io/files/hdf5.hpp"
+#include "io/files/repair.hpp"
+#include "io/pictures/png.hpp"
+#include "io/pictures/video.hpp"
 #if GRAYSCOTT_WITH_MPI
 #include "mpi/session.hpp"
 #endif

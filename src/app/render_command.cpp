@@ -6,7 +6,7 @@
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
-#include "io/render.hpp"
+#include "io/pictures/render.hpp"
 #include "pipeline/progress.hpp"
 
 namespace grayscott::app {

@@ -1,10 +1,10 @@
 // `grayscott repair FILE`: a file left by kill -9, a crash or a full disk made readable by every
-// reader (see io/repair.hpp and docs/file-format.md).
+// reader (see io/files/repair.hpp and docs/file-format.md).
 #include <cstdio>
 #include <string>
 
 #include "app/commands.hpp"
-#include "io/repair.hpp"
+#include "io/files/repair.hpp"
 
 namespace grayscott::app {
 

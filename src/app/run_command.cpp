@@ -7,7 +7,7 @@
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
-#include "io/render.hpp"
+#include "io/pictures/render.hpp"
 #include "pipeline/progress.hpp"
 #include "pipeline/run.hpp"
 #include "pipeline/stop_signal.hpp"

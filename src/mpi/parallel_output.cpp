@@ -7,7 +7,7 @@ io::h5::Id collective_file_access(MPI_Comm comm) {
   h5::Id file_access(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "create file access properties");
   h5::check(H5Pset_fapl_mpio(file_access, comm, MPI_INFO_NULL), "use MPI-IO for the file");
   // The format of a single process's file (datasets of fixed largest size then index their chunks
-  // implicitly: growing one changes only its header; see io/run_file.cpp).
+  // implicitly: growing one changes only its header; see io/files/run_writer.cpp).
   h5::check(H5Pset_libver_bounds(file_access, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST),
             "choose the file format");
   h5::check(H5Pset_all_coll_metadata_ops(file_access, true), "set collective metadata reads");

@@ -2,8 +2,8 @@
 // transfers, and each rank's block. The file's layout is io::RunFileWriter's, unchanged.
 #pragma once
 
-#include "io/hdf5.hpp"
-#include "io/run_file.hpp"
+#include "io/files/hdf5.hpp"
+#include "io/files/run_file.hpp"
 #include "mpi/decomposition.hpp"
 
 namespace grayscott::mpi {

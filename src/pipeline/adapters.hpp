@@ -6,7 +6,7 @@
 #include <string>
 
 #include "engine/engine.hpp"
-#include "io/run_file.hpp"
+#include "io/files/run_file.hpp"
 #include "pipeline/image_loop.hpp"
 
 namespace grayscott::pipeline {

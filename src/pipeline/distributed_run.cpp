@@ -13,7 +13,7 @@
 
 #include "app/version.hpp"
 #include "engine/registry.hpp"
-#include "io/run_file.hpp"
+#include "io/files/run_file.hpp"
 #include "mpi/decomposition.hpp"
 #include "mpi/distributed_engine.hpp"
 #include "mpi/parallel_output.hpp"

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "io/hdf5.hpp"
-#include "io/run_file.hpp"
-#include "io/sweep_file.hpp"
+#include "io/files/hdf5.hpp"
+#include "io/files/run_file.hpp"
+#include "io/files/sweep_file.hpp"
 #include "mpi/decomposition.hpp"
 #include "mpi/parallel_output.hpp"
 #include "pipeline/progress.hpp"

@@ -21,9 +21,9 @@
 namespace grayscott::pipeline {
 
 // An image buffer's memory: on a 4 KiB boundary, so that an image can go from its buffer straight
-// to the disk (io/direct_writes.hpp asks its memory to be aligned as the disk's blocks are), in
-// huge pages where it is large (one page fault per 2 MiB when a buffer is first filled), and left
-// uninitialised by resize(): every value is written (gather) before it is read.
+// to the disk (io/files/direct_writes.hpp asks its memory to be aligned as the disk's blocks are),
+// in huge pages where it is large (one page fault per 2 MiB when a buffer is first filled), and
+// left uninitialised by resize(): every value is written (gather) before it is read.
 template <class T>
 struct ImageMemory {
   using value_type = T;

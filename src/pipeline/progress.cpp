@@ -2,8 +2,9 @@
 
 #include <cstdio>
 
-#include "io/run_file.hpp"
-#include "io/sweep_file.hpp"
+#include "io/files/output_path.hpp"
+#include "io/files/run_file.hpp"
+#include "io/files/sweep_file.hpp"
 
 namespace grayscott::pipeline {
 

@@ -7,8 +7,8 @@
 #include <string>
 
 namespace grayscott::io {
-struct RunMetadata;    // io/run_file.hpp
-struct SweepMetadata;  // io/sweep_file.hpp
+struct RunMetadata;    // io/files/run_file.hpp
+struct SweepMetadata;  // io/files/sweep_file.hpp
 }  // namespace grayscott::io
 
 namespace grayscott::pipeline {

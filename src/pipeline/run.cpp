@@ -7,7 +7,7 @@
 
 #include "app/version.hpp"
 #include "engine/registry.hpp"
-#include "io/run_file.hpp"
+#include "io/files/run_file.hpp"
 #include "model/initial_state.hpp"
 #include "pipeline/adapters.hpp"
 #include "pipeline/progress.hpp"

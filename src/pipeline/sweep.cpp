@@ -9,8 +9,9 @@
 
 #include "app/version.hpp"
 #include "engine/registry.hpp"
-#include "io/run_file.hpp"
-#include "io/sweep_file.hpp"
+#include "io/files/output_path.hpp"
+#include "io/files/run_file.hpp"
+#include "io/files/sweep_file.hpp"
 #include "pipeline/adapters.hpp"
 #include "pipeline/progress.hpp"
 #include "pipeline/run.hpp"

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "engine/engine.hpp"
-#include "io/sweep_file.hpp"
+#include "io/files/sweep_file.hpp"
 #include "model/initial_state.hpp"
 #include "model/model.hpp"
 #include "pipeline/image_loop.hpp"

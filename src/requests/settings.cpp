@@ -5,8 +5,9 @@
 #include <sstream>
 
 #include "engine/registry.hpp"
-#include "io/render.hpp"
-#include "io/run_file.hpp"
+#include "io/files/output_path.hpp"
+#include "io/files/run_file.hpp"
+#include "io/pictures/render.hpp"
 #include "requests/value_sets.hpp"
 
 namespace grayscott::requests {

@@ -324,7 +324,7 @@ p.communicate()
 
 # ---- a disk that fills up mid-run ---------------------------------------------------------------
 # Twice: on a tmpfs (images through the page cache) and on an ext4 file system in a file (images
-# written straight to the disk, past the page cache: io/direct_writes.hpp).
+# written straight to the disk, past the page cache: io/files/direct_writes.hpp).
 def full_disk_test(kind, disk):
     path = os.path.join(disk, "full.h5")
     # 150 images of 192x160 u and v are 37 MB: refused up front on 24 MB...

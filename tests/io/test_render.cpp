@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "io/inferno.hpp"
-#include "io/png.hpp"
-#include "io/render.hpp"
+#include "io/pictures/inferno.hpp"
+#include "io/pictures/png.hpp"
+#include "io/pictures/render.hpp"
 #include "pipeline/run.hpp"
 
 using namespace grayscott;

@@ -13,9 +13,11 @@
 #include <string>
 
 #include "engine/cpu/cpu_engine.hpp"
-#include "io/direct_writes.hpp"
-#include "io/hdf5.hpp"
-#include "io/run_file.hpp"
+#include "io/files/direct_writes.hpp"
+#include "io/files/hdf5.hpp"
+#include "io/files/output_path.hpp"
+#include "io/files/reader.hpp"
+#include "io/files/run_file.hpp"
 #include "pipeline/run.hpp"
 
 using namespace grayscott;
@@ -402,7 +404,7 @@ TEST_F(RunFileTest, RoomForEveryImageIsReservedAtCreation) {
             (std::vector<std::int64_t>{3, 6, 9, 12, 15, 18}));
 }
 
-// --- Images straight to the disk (io/direct_writes.hpp)
+// --- Images straight to the disk (io/files/direct_writes.hpp)
 // --------------------------------------------
 
 namespace {

@@ -11,7 +11,8 @@
 #include <string>
 
 #include "engine/cuda/cuda_backend.hpp"
-#include "io/run_file.hpp"
+#include "io/files/reader.hpp"
+#include "io/files/run_file.hpp"
 #include "pipeline/run.hpp"
 #include "pipeline/stop_signal.hpp"
 

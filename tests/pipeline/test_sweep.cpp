@@ -13,9 +13,10 @@
 
 #include "app/cli.hpp"
 #include "engine/registry.hpp"
-#include "io/atlas.hpp"
-#include "io/png.hpp"
-#include "io/run_file.hpp"
+#include "io/files/reader.hpp"
+#include "io/files/run_file.hpp"
+#include "io/pictures/atlas.hpp"
+#include "io/pictures/png.hpp"
 #include "pipeline/run.hpp"
 #include "pipeline/sweep.hpp"
 #include "requests/value_sets.hpp"

@@ -6,7 +6,8 @@
 #include <filesystem>
 
 #include "gpu_test_support.hpp"
-#include "io/run_file.hpp"
+#include "io/files/reader.hpp"
+#include "io/files/run_file.hpp"
 #include "pipeline/run.hpp"
 
 using namespace grayscott;

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "io/png.hpp"
+#include "io/pictures/png.hpp"
 
 namespace grayscott::io {
 

@@ -1,4 +1,4 @@
-#include "io/sweep_file.hpp"
+#include "io/files/sweep_file.hpp"
 
 #include <unistd.h>
 
@@ -8,9 +8,11 @@
 #include <cstddef>
 #include <limits>
 
-#include "io/hdf5.hpp"
-#include "io/run_file.hpp"
-#include "io/xdmf.hpp"
+#include "io/files/hdf5.hpp"
+#include "io/files/output_path.hpp"
+#include "io/files/problem_attributes.hpp"
+#include "io/files/reader.hpp"
+#include "io/files/xdmf.hpp"
 
 namespace grayscott::io {
 
@@ -207,11 +209,11 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
       h5::Id dataset(
           H5Dcreate2(group, "images", H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
           H5Dclose, "create dataset checkpoint/images");
-      slot_images_.assign(2 * members, 0);
+      slots_ = CheckpointSlots(meta.members());
       if (writes) {
-        h5::check(
-            H5Dwrite(dataset, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, slot_images_.data()),
-            "write checkpoint/images");
+        h5::check(H5Dwrite(dataset, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                           slots_.marks().data()),
+                  "write checkpoint/images");
       }
     }
     {
@@ -279,9 +281,9 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
   if (meta.fields.v) h_->v = h5::Id(H5Dopen2(h_->file, "v", H5P_DEFAULT), H5Dclose, "open /v");
   if (meta.fields.u) h_->u = h5::Id(H5Dopen2(h_->file, "u", H5P_DEFAULT), H5Dclose, "open /u");
   h_->open_small_datasets();
-  slot_images_.assign(2 * static_cast<std::size_t>(meta.members()), 0);
+  slots_ = CheckpointSlots(meta.members());
   h5::check(H5Dread(h_->checkpoint_images, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT,
-                    slot_images_.data()),
+                    slots_.marks().data()),
             "read /checkpoint/images");
   h5::rewrite_string_attribute(h_->file, "status", "running");
   h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + path.string());
@@ -307,60 +309,44 @@ void SweepFileWriter::save_checkpoint(std::int64_t member_begin, std::int64_t me
     h5::check(H5Dwrite(dataset, H5T_NATIVE_INT64, mem, space, H5P_DEFAULT, nonfinite_image),
               "write /nonfinite_image to " + path_.string());
   }
-  save_into_older_slot(member_begin, member_count, images_done, u, v);
-  if (images_done == meta_.images &&
-      slot_images_[static_cast<std::size_t>(member_begin)] !=
-          slot_images_[static_cast<std::size_t>(meta_.members() + member_begin)]) {
-    save_into_older_slot(member_begin, member_count, images_done, u, v);
-  }
+  slots_.save(member_begin, member_count, images_done, images_done == meta_.images,
+              slot_writes(member_begin, member_count, u, v));
 }
 
-void SweepFileWriter::save_into_older_slot(std::int64_t member_begin, std::int64_t member_count,
-                                           std::int64_t images_done, const void* u, const void* v) {
-  const Problem& p = meta_.problem;
-  const auto members = static_cast<std::size_t>(meta_.members());
-  const auto first = static_cast<std::size_t>(member_begin);
-  // A batch's members share their history: one slot for all of them.
-  const int slot = slot_images_[first] <= slot_images_[members + first] ? 0 : 1;
-  const hid_t mem_type = p.precision == Precision::Single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
-  // Members continued together need not have saved together (another rank count or batch size
-  // before): a member whose newer state is in this slot has it marked invalid first, so that a
-  // crash while the slot is rewritten leaves it its older, whole checkpoint.
-  bool invalidated = false;
-  for (std::size_t m = first; m < first + static_cast<std::size_t>(member_count); ++m) {
-    std::int64_t& here = slot_images_[static_cast<std::size_t>(slot) * members + m];
-    if (here > slot_images_[static_cast<std::size_t>(1 - slot) * members + m]) {
-      here = 0;
-      invalidated = true;
+SlotWrites SweepFileWriter::slot_writes(std::int64_t member_begin, std::int64_t member_count,
+                                        const void* u, const void* v) {
+  SlotWrites writes;
+  writes.write_state = [this, member_begin, member_count, u, v](int slot) {
+    const Problem& p = meta_.problem;
+    const hid_t mem_type =
+        p.precision == Precision::Single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+    const hsize_t start[4] = {static_cast<hsize_t>(slot), static_cast<hsize_t>(member_begin), 0,
+                              0};
+    const hsize_t count[4] = {1, static_cast<hsize_t>(member_count),
+                              static_cast<hsize_t>(p.grid.rows), static_cast<hsize_t>(p.grid.cols)};
+    for (const auto& [dataset, data] :
+         {std::pair<hid_t, const void*>{h_->checkpoint_u, u}, {h_->checkpoint_v, v}}) {
+      if (dataset < 0) continue;  // a field the images hold
+      h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
+      h5::check(H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr),
+                "select members");
+      h5::Id mem = h5::simple_space(std::span<const hsize_t>(count, 4));
+      h5::check(H5Dwrite(dataset, mem_type, mem, space, H5P_DEFAULT, data),
+                "write the checkpoint to " + path_.string());
     }
-  }
-  if (invalidated) {
-    write_slot_images(slot, member_begin, member_count);
-    flush();
-  }
-  const hsize_t start[4] = {static_cast<hsize_t>(slot), static_cast<hsize_t>(member_begin), 0, 0};
-  const hsize_t count[4] = {1, static_cast<hsize_t>(member_count),
-                            static_cast<hsize_t>(p.grid.rows), static_cast<hsize_t>(p.grid.cols)};
-  for (const auto& [dataset, data] :
-       {std::pair<hid_t, const void*>{h_->checkpoint_u, u}, {h_->checkpoint_v, v}}) {
-    if (dataset < 0) continue;  // a field the images hold
-    h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
-    h5::check(H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr),
-              "select members");
-    h5::Id mem = h5::simple_space(std::span<const hsize_t>(count, 4));
-    h5::check(H5Dwrite(dataset, mem_type, mem, space, H5P_DEFAULT, data),
-              "write the checkpoint to " + path_.string());
-  }
-  flush();
-  for (std::int64_t m = 0; m < member_count; ++m) {
-    slot_images_[static_cast<std::size_t>(slot) * members + first + static_cast<std::size_t>(m)] =
-        images_done;
-  }
-  write_slot_images(slot, member_begin, member_count);
-  flush();
+  };
+  writes.write_marks = [this, member_begin, member_count](int first_slot, int slots) {
+    for (int slot = first_slot; slot < first_slot + slots; ++slot) {
+      write_slot_images(slot, member_begin, member_count);
+    }
+  };
+  // With shared access the writes are durable once made (see flush); alone, a flush makes them so.
+  writes.make_state_durable = [this] { flush(); };
+  writes.make_marks_durable = [this] { flush(); };
+  return writes;
 }
 
-// Writes the images done at `slot` of the given members, as slot_images_ holds them.
+// Writes the images done at `slot` of the given members, as slots_ holds them.
 void SweepFileWriter::write_slot_images(int slot, std::int64_t member_begin,
                                         std::int64_t member_count) {
   const auto members = static_cast<std::size_t>(meta_.members());
@@ -372,7 +358,7 @@ void SweepFileWriter::write_slot_images(int slot, std::int64_t member_begin,
             "select members");
   h5::Id mem = h5::simple_space(std::span<const hsize_t>(icount, 2));
   h5::check(H5Dwrite(dataset, H5T_NATIVE_INT64, mem, space, H5P_DEFAULT,
-                     slot_images_.data() + static_cast<std::size_t>(slot) * members +
+                     slots_.marks().data() + static_cast<std::size_t>(slot) * members +
                          static_cast<std::size_t>(member_begin)),
             "write the checkpoint to " + path_.string());
 }
@@ -386,7 +372,8 @@ void SweepFileWriter::complete_final_checkpoints() {
   const std::size_t bytes = static_cast<std::size_t>(p.grid.cells()) * H5Tget_size(mem_type);
   std::vector<std::byte> u(bytes), v(bytes);
   for (std::size_t m = 0; m < members; ++m) {
-    const std::int64_t in0 = slot_images_[m], in1 = slot_images_[members + m];
+    const auto member = static_cast<std::int64_t>(m);
+    const std::int64_t in0 = slots_.images(0, member), in1 = slots_.images(1, member);
     if (std::max(in0, in1) != meta_.images || in0 == in1) continue;
     const hsize_t start[4] = {in0 > in1 ? 0u : 1u, m, 0, 0};
     const hsize_t count[4] = {1, 1, static_cast<hsize_t>(p.grid.rows),
@@ -402,7 +389,8 @@ void SweepFileWriter::complete_final_checkpoints() {
                 "read the checkpoint of " + path_.string());
     }
     // Into the older slot, marked valid once the state is written.
-    save_into_older_slot(static_cast<std::int64_t>(m), 1, meta_.images, u.data(), v.data());
+    slots_.save_into_older_slot(member, 1, meta_.images,
+                                slot_writes(member, 1, u.data(), v.data()));
   }
 }
 
@@ -437,9 +425,10 @@ SweepFileState read_sweep_state(const fs::path& path) {
   if (!file.has_field("checkpoint/images")) {
     throw InvalidInput(path.string() + " keeps no checkpoint (written by an older grayscott)");
   }
-  const auto slots = file.read_int64("checkpoint/images");
+  CheckpointSlots slots(m.members());
+  slots.marks() = file.read_int64("checkpoint/images");
   for (std::size_t k = 0; k < members; ++k) {
-    state.checkpoint_images[k] = std::max(slots[k], slots[members + k]);
+    state.checkpoint_images[k] = slots.newest_images(static_cast<std::int64_t>(k));
   }
   return state;
 }
@@ -448,11 +437,11 @@ template <class Real>
 void read_sweep_checkpoint(const fs::path& path, std::int64_t member_begin,
                            std::int64_t member_count, std::vector<Real>& u, std::vector<Real>& v) {
   RunFileReader file(path);
-  const auto slots = file.read_int64("checkpoint/images");
-  const std::size_t members = slots.size() / 2;
-  const auto first = static_cast<std::size_t>(member_begin);
-  const int slot = slots[first] >= slots[members + first] ? 0 : 1;
-  const std::int64_t images_done = slots[static_cast<std::size_t>(slot) * members + first];
+  auto marks = file.read_int64("checkpoint/images");
+  CheckpointSlots slots(static_cast<std::int64_t>(marks.size() / 2));
+  slots.marks() = std::move(marks);
+  const int slot = slots.newest(member_begin);
+  const std::int64_t images_done = slots.images(slot, member_begin);
   // A field the sweep writes is the member's last image, the others are in the slot.
   const auto field = [&](const std::string& name, std::int64_t member) {
     return file.has_field(name) ? file.read_image(name, images_done - 1, member)

@@ -1,4 +1,4 @@
-#include "io/text.hpp"
+#include "io/pictures/text.hpp"
 
 #include <ft2build.h>
 #include FT_FREETYPE_H

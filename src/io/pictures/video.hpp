@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <string>
 
-#include "io/png.hpp"
+#include "io/pictures/png.hpp"
 
 namespace grayscott::io {
 

@@ -1,4 +1,4 @@
-#include "io/png.hpp"
+#include "io/pictures/png.hpp"
 
 #include <png.h>
 #include <unistd.h>
@@ -13,8 +13,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "io/colormaps.hpp"
-#include "io/inferno.hpp"
+#include "io/pictures/colormaps.hpp"
+#include "io/pictures/inferno.hpp"
 #include "model/model.hpp"
 
 namespace grayscott::io {

@@ -1,4 +1,4 @@
-#include "io/xdmf.hpp"
+#include "io/files/xdmf.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,4 +1,4 @@
-#include "io/direct_writes.hpp"
+#include "io/files/direct_writes.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

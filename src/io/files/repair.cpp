@@ -1,4 +1,4 @@
-#include "io/repair.hpp"
+#include "io/files/repair.hpp"
 
 #include <hdf5.h>
 #include <signal.h>
@@ -7,9 +7,11 @@
 #include <algorithm>
 #include <cerrno>
 
-#include "io/hdf5.hpp"
-#include "io/run_file.hpp"
-#include "io/sweep_file.hpp"
+#include "io/files/hdf5.hpp"
+#include "io/files/problem_attributes.hpp"
+#include "io/files/reader.hpp"
+#include "io/files/run_file.hpp"
+#include "io/files/sweep_file.hpp"
 
 namespace grayscott::io {
 

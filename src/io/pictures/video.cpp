@@ -1,4 +1,4 @@
-#include "io/video.hpp"
+#include "io/pictures/video.hpp"
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -14,7 +14,7 @@
 #include <system_error>
 #include <vector>
 
-#include "io/run_file.hpp"  // move_into_place, partial_name
+#include "io/files/output_path.hpp"
 #include "model/model.hpp"
 
 extern char** environ;

@@ -1,31 +1,22 @@
-#include "io/run_file.hpp"
-
+// The run file's writer: its layout, images appended and counted, checkpoints, flushes, what a
+// write error leaves, and the status it ends with.
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <bit>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <system_error>
 
-#include "io/direct_writes.hpp"
-#include "io/hdf5.hpp"
+#include "io/files/direct_writes.hpp"
+#include "io/files/durability.hpp"
+#include "io/files/hdf5.hpp"
+#include "io/files/output_path.hpp"
+#include "io/files/problem_attributes.hpp"
+#include "io/files/run_file.hpp"
 
 namespace grayscott::io {
 
 namespace fs = std::filesystem;
-
-std::string format_bytes(std::uint64_t bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  double value = static_cast<double>(bytes);
-  int unit = 0;
-  while (value >= 1024.0 && unit < 6) value /= 1024.0, ++unit;
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f %s", value, units[unit]);
-  return text;
-}
 
 namespace {
 
@@ -47,180 +38,8 @@ std::uint64_t run_output_bytes(const RunMetadata& meta) {
   return bytes >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
 }
 
-void check_replaceable(const fs::path& path, const std::string& what) {
-  std::error_code ec;
-  // symlink_status: a link is judged as a link (the rename that puts the new file in place
-  // replaces the link itself), except that a link to a directory names a directory.
-  const fs::file_status status = fs::symlink_status(path, ec);
-  const char* kind = nullptr;
-  switch (status.type()) {
-    case fs::file_type::not_found:
-    case fs::file_type::regular:
-      return;
-    case fs::file_type::symlink:
-      if (fs::is_directory(path, ec)) kind = "a directory";
-      if (!kind) return;
-      break;
-    case fs::file_type::directory:
-      kind = "a directory";
-      break;
-    case fs::file_type::character:
-      kind = "a character device";
-      break;
-    case fs::file_type::block:
-      kind = "a block device";
-      break;
-    case fs::file_type::fifo:
-      kind = "a FIFO";
-      break;
-    case fs::file_type::socket:
-      kind = "a socket";
-      break;
-    default:
-      if (ec) return;  // cannot be looked at: the creation reports why
-      kind = "not a regular file";
-  }
-  throw InvalidInput(what + " " + path.string() + " is " + kind +
-                     ", not a regular file: never replaced, even with --force");
-}
-
-void check_output_path(const fs::path& path, bool overwrite, std::uint64_t bytes) {
-  // What is wrong with the name itself comes first: --force cannot make a folder a file, nor a
-  // device node, a FIFO or a socket.
-  if (path.empty()) throw InvalidInput("output: the file name is empty");
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) {
-    throw InvalidInput("output " + path.string() + " is a directory, not a file");
-  }
-  check_replaceable(path, "output");
-  if (path.extension() == ".xmf" || path.extension() == ".xdmf") {
-    throw InvalidInput("output " + path.string() +
-                       " names an XDMF file: name the HDF5 file (e.g. run.h5); its .xmf "
-                       "companion is written beside it");
-  }
-  // symlink_status: a link there (even a dangling one) is somebody's file too.
-  if (fs::exists(fs::symlink_status(path, ec)) && !overwrite) {
-    throw PathExists("output " + path.string() + " already exists (use --force to overwrite)");
-  }
-  const fs::path xmf = xdmf_path_for(path);
-  if (!fs::is_directory(xmf, ec)) check_replaceable(xmf, "output companion");
-  if (fs::exists(fs::symlink_status(xmf, ec)) && !overwrite) {
-    throw InvalidInput("output companion " + xmf.string() +
-                       " already exists (use --force to overwrite it with the run's)");
-  }
-  if (fs::is_directory(xmf, ec)) {
-    throw InvalidInput("output companion " + xmf.string() + " is a directory");
-  }
-  const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  if (!fs::is_directory(folder, ec)) {
-    throw PathNotFound("output folder " + folder.string() + " does not exist");
-  }
-  if (::access(folder.c_str(), W_OK) != 0) {
-    throw PathDenied("output folder " + folder.string() + " is not writable");
-  }
-  const fs::space_info space = fs::space(folder, ec);
-  // The new file is created beside the old one before it replaces it: nothing is reclaimed.
-  if (!ec && static_cast<double>(space.available) < 1.01 * static_cast<double>(bytes)) {
-    throw InvalidInput("output needs " + format_bytes(bytes) + " but " + folder.string() +
-                       " has only " + format_bytes(space.available) + " free");
-  }
-}
-
-fs::path partial_name(const fs::path& path, const std::string& tag) {
-  return path.string() + ".partial-" + tag;
-}
-
-void move_into_place(const fs::path& partial, const fs::path& path, bool overwrite) {
-  if (overwrite) {
-    if (std::rename(partial.c_str(), path.c_str()) != 0) {
-      throw std::runtime_error("cannot move " + partial.string() + " to " + path.string() + ": " +
-                               std::strerror(errno));
-    }
-    return;
-  }
-  // A hard link fails if anything appeared at `path` since the check: never replaced unasked.
-  if (::link(partial.c_str(), path.c_str()) != 0) {
-    const int error = errno;
-    if (error == EEXIST) {
-      throw std::runtime_error("output " + path.string() +
-                               " appeared while the run was starting (use --force to overwrite)");
-    }
-    throw std::runtime_error("cannot create " + path.string() + ": " + std::strerror(error));
-  }
-  ::unlink(partial.c_str());
-}
-
-Problem read_problem_attributes(const RunFileReader& file) {
-  Problem p;
-  p.grid = {file.attribute_int64("rows"), file.attribute_int64("cols")};
-  p.params.du = file.attribute_double("du");
-  p.params.dv = file.attribute_double("dv");
-  p.params.dt = file.attribute_double("dt");
-  const std::string stencil_name = file.attribute_string("stencil_name");
-  if (stencil_name == "custom") {
-    const auto w = file.attribute_doubles("stencil");
-    if (w.size() != 9) throw InvalidInput("the file's stencil does not have 9 weights");
-    std::array<double, 9> weights{};
-    std::copy(w.begin(), w.end(), weights.begin());
-    p.stencil = Stencil::custom(weights);
-  } else {
-    p.stencil = Stencil::parse(stencil_name);
-  }
-  p.boundary = parse_boundary(file.attribute_string("boundary"));
-  p.precision = parse_precision(file.attribute_string("precision"));
-  // Files written before the outside values could be chosen held u = 1, v = 0 there.
-  if (file.has_attribute("outside")) {
-    const auto outside = file.attribute_doubles("outside");
-    if (outside.size() != 2) throw InvalidInput("the file's outside values are not 2 numbers");
-    p.outside = {outside[0], outside[1]};
-  }
-  return p;
-}
-
-void write_initial_attributes(hid_t root, const InitialState& initial) {
-  h5::write_attribute(root, "init", std::string(to_string(initial.kind)));
-  const ShapeValues values = shape_values(initial);
-  const double pair[2] = {values.u, values.v};
-  h5::write_attribute(root, "init_values", std::span<const double>(pair));
-}
-
-InitialState read_initial_attributes(const RunFileReader& file) {
-  InitialState initial;
-  initial.kind = parse_initial_kind(file.attribute_string("init"));
-  if (file.has_attribute("init_values")) {
-    const auto values = file.attribute_doubles("init_values");
-    if (values.size() != 2) throw InvalidInput("the file's init_values are not 2 numbers");
-    initial.values = ShapeValues{values[0], values[1]};
-  }
-  return initial;
-}
-
-void write_problem_attributes(hid_t root, const Problem& p, std::int64_t images,
-                              std::int64_t steps_per_image) {
-  h5::write_attribute(root, "rows", p.grid.rows);
-  h5::write_attribute(root, "cols", p.grid.cols);
-  h5::write_attribute(root, "du", p.params.du);
-  h5::write_attribute(root, "dv", p.params.dv);
-  h5::write_attribute(root, "dt", p.params.dt);
-  h5::write_attribute(root, "steps_per_image", steps_per_image);
-  h5::write_attribute(root, "images", images);
-  h5::write_attribute(root, "stencil", std::span<const double>(p.stencil.weights));
-  h5::write_attribute(root, "stencil_name", p.stencil.name());
-  h5::write_attribute(root, "boundary", std::string(to_string(p.boundary)));
-  h5::write_attribute(root, "precision", std::string(to_string(p.precision)));
-  if (p.boundary == Boundary::Fixed) {
-    const double outside[2] = {p.outside.u, p.outside.v};
-    h5::write_attribute(root, "outside", std::span<const double>(outside));
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Writer
-
 namespace {
 
-// The root attributes writer_pid and writer_host: this process. Before SWMR writing starts
-// (attributes are created then); a continued file's are written over.
 // Records that no process writes the file any more (at a clean close): pid 0, no host, so that
 // two runs' finished files hold the same attributes.
 void record_no_writer(hid_t root) {
@@ -231,6 +50,8 @@ void record_no_writer(hid_t root) {
   if (H5Aexists(root, "writer_host") > 0) h5::rewrite_string_attribute(root, "writer_host", "");
 }
 
+// The root attributes writer_pid and writer_host: this process. Before SWMR writing starts
+// (attributes are created then); a continued file's are written over.
 void record_writer(hid_t root) {
   char host[256] = {};
   ::gethostname(host, sizeof host - 1);
@@ -246,45 +67,6 @@ void record_writer(hid_t root) {
   } else {
     h5::write_attribute(root, "writer_host", std::string(host));
   }
-}
-
-
-// The run file's chunked datasets.
-constexpr const char* run_chunked_datasets[] = {"v", "u", "step", "time", "checkpoint/u",
-                                                "checkpoint/v"};
-
-// Opens a file for reading: as a finished file, or, when a writer has it open in SWMR mode (or
-// was killed while it had), as an SWMR reader, which sees every image flushed so far.
-hid_t open_for_reading(const fs::path& path) {
-  hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (file >= 0) return file;
-  H5Eclear2(H5E_DEFAULT);
-  return H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, H5P_DEFAULT);
-}
-
-// Writes the raw bytes out of the operating system's cache (a node that loses power keeps the
-// checkpoint). Only for a file this process writes alone through the POSIX driver.
-void sync_to_disk(hid_t file) {
-  void* handle = nullptr;
-  if (H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) >= 0 && handle != nullptr) {
-    ::fsync(*static_cast<int*>(handle));
-  }
-}
-
-// Asks the operating system to start writing the file's new pages to the disk now, without
-// waiting for it: the disk works while the next images are computed, and the checkpoint's fsync
-// (at the end of every run) then has little left to wait for (it took 0.17 s of the quick
-// workload's 1.2 s when the whole file was left to it). Linux only; elsewhere the fsync does it
-// all.
-void start_writeback(hid_t file) {
-#ifdef SYNC_FILE_RANGE_WRITE
-  void* handle = nullptr;
-  if (H5Fget_vfd_handle(file, H5P_DEFAULT, &handle) >= 0 && handle != nullptr) {
-    ::sync_file_range(*static_cast<int*>(handle), 0, 0, SYNC_FILE_RANGE_WRITE);
-  }
-#else
-  (void)file;
-#endif
 }
 
 // Dataset access without a chunk cache: each write goes to the file at once, so that a write the
@@ -361,7 +143,7 @@ struct RunFileWriter::Handles {
     locators.emplace_back(dataset, std::make_unique<h5::ImageLocator>(dataset));
     return *locators.back().second;
   }
-  std::int64_t slot_images[2] = {0, 0};  // images done at each checkpoint slot; 0: empty
+  CheckpointSlots slots;  // one member: the run
   DirectWrites direct;  // a single process's images, straight to the disk where it can
 };
 
@@ -464,7 +246,7 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
         h5::check(H5Sselect_none(mem_space), "select nothing");
       }
       h5::check(H5Dwrite(h_->checkpoint_images, H5T_NATIVE_INT64, mem_space, file_space,
-                         access_.transfer, h_->slot_images),
+                         access_.transfer, h_->slots.marks().data()),
                 "write checkpoint/images");
     }
     {
@@ -572,7 +354,7 @@ void RunFileWriter::open_datasets() {
   if (!meta_.fields.v) h_->checkpoint_v = open("checkpoint/v");
   h_->checkpoint_images = open("checkpoint/images");
   h5::check(H5Dread(h_->checkpoint_images, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, access_.transfer,
-                    h_->slot_images),
+                    h_->slots.marks().data()),
             "read checkpoint/images");
 }
 
@@ -645,14 +427,6 @@ hsize_t first_extent(hid_t dataset) {
   return dims[0];
 }
 
-}  // namespace
-
-namespace {
-bool out_of_space(const std::exception& e) {
-  const std::string what = e.what();
-  return what.find("No space left on device") != std::string::npos ||
-         what.find("Disk quota exceeded") != std::string::npos;
-}
 }  // namespace
 
 void RunFileWriter::append(std::int64_t step, const void* u, const void* v) {
@@ -789,46 +563,35 @@ void RunFileWriter::make_images_durable() {
 
 void RunFileWriter::save_checkpoint(std::int64_t images_done, const void* u, const void* v) {
   try {
-    // The final state goes into both slots, so that a complete file's checkpoint does not depend
-    // on when the run saved the ones before it (a continued run's file is the uninterrupted one's).
     const bool final_state = images_done == meta_.images;
-    if (final_state && h_->slot_images[0] == 0 && h_->slot_images[1] == 0) {
+    const SlotWrites writes = slot_writes(u, v);
+    if (final_state && h_->slots.empty(0)) {
       // No valid checkpoint to keep meanwhile (a run shorter than its checkpoint interval): both
       // slots written, then made durable and marked valid together, in half the syncs.
-      write_slot_state(0, u, v);
-      write_slot_state(1, u, v);
-      mark_slots_valid(0, 2, images_done);
+      h_->slots.save_into_both_slots(0, 1, images_done, writes);
       return;
     }
-    save_into_older_slot(images_done, u, v);
-    if (final_state && h_->slot_images[0] != h_->slot_images[1]) {
-      save_into_older_slot(images_done, u, v);
-    }
+    h_->slots.save(0, 1, images_done, final_state, writes);
   } catch (const std::exception& e) {
     after_write_error(e);
     throw;
   }
 }
 
-void RunFileWriter::save_into_older_slot(std::int64_t images_done, const void* u, const void* v) {
-  const int slot = h_->slot_images[0] <= h_->slot_images[1] ? 0 : 1;
-  write_slot_state(slot, u, v);
-  mark_slots_valid(slot, 1, images_done);
-}
-
-void RunFileWriter::write_slot_state(int slot, const void* u, const void* v) {
-  const std::string what = "write the checkpoint to " + path_.string();
-  if (!meta_.fields.u) write_image(h_->checkpoint_u, static_cast<hsize_t>(slot), u, what);
-  if (!meta_.fields.v) write_image(h_->checkpoint_v, static_cast<hsize_t>(slot), v, what);
-}
-
-void RunFileWriter::mark_slots_valid(int first_slot, int slots, std::int64_t images_done) {
+SlotWrites RunFileWriter::slot_writes(const void* u, const void* v) {
+  SlotWrites writes;
+  // The state's fields the images do not hold.
+  writes.write_state = [this, u, v](int slot) {
+    const std::string what = "write the checkpoint to " + path_.string();
+    if (!meta_.fields.u) write_image(h_->checkpoint_u, static_cast<hsize_t>(slot), u, what);
+    if (!meta_.fields.v) write_image(h_->checkpoint_v, static_cast<hsize_t>(slot), v, what);
+  };
   // The state, and the images it follows, reach the disk before the slot says it is valid.
-  make_images_durable();
-  if (!access_.shared()) sync_to_disk(h_->file);
-  const std::int64_t values[2] = {images_done, images_done};
-  for (int s = first_slot; s < first_slot + slots; ++s) h_->slot_images[s] = images_done;
-  {
+  writes.make_state_durable = [this] {
+    make_images_durable();
+    if (!access_.shared()) sync_to_disk(h_->file);
+  };
+  writes.write_marks = [this](int first_slot, int slots) {
     h5::Id file_space(H5Dget_space(h_->checkpoint_images), H5Sclose, "get a dataspace");
     const hsize_t start[1] = {static_cast<hsize_t>(first_slot)},
                   count[1] = {static_cast<hsize_t>(slots)};
@@ -840,11 +603,14 @@ void RunFileWriter::mark_slots_valid(int first_slot, int slots, std::int64_t ima
       h5::check(H5Sselect_none(mem_space), "select nothing");
     }
     h5::check(H5Dwrite(h_->checkpoint_images, H5T_NATIVE_INT64, mem_space, file_space,
-                       access_.transfer, values),
+                       access_.transfer, h_->slots.marks().data() + first_slot),
               "write the checkpoint to " + path_.string());
-  }
-  flush();
-  if (!access_.shared()) sync_to_disk(h_->file);
+  };
+  writes.make_marks_durable = [this] {
+    flush();
+    if (!access_.shared()) sync_to_disk(h_->file);
+  };
+  return writes;
 }
 
 void RunFileWriter::flush() {
@@ -974,316 +740,6 @@ void RunFileWriter::finish(const std::string& status) {
   if (H5Fclose(h_->file.release()) < 0) h5::fail("close " + path_.string());
   swmr_ = false;
   if (access_.writes_companions) write_companion();
-}
-
-// ---------------------------------------------------------------------------------------------
-// Continuing a run
-
-RunFileState read_run_state(const fs::path& path) {
-  RunFileReader file(path);
-  if (file.has_attribute("kind") && file.attribute_string("kind") == "sweep") {
-    throw InvalidInput(path.string() +
-                       " is a sweep file: continue it with grayscott sweep --resume");
-  }
-  for (const char* name : {"rows", "cols", "images", "steps_per_image", "status", "precision"}) {
-    if (!file.has_attribute(name)) {
-      throw InvalidInput(path.string() + " is not a grayscott run file (no attribute " + name +
-                         ")");
-    }
-  }
-  RunFileState state;
-  RunMetadata& m = state.meta;
-  Problem& p = m.problem;
-  p = read_problem_attributes(file);
-  p.params.feed = file.attribute_double("feed");
-  p.params.kill = file.attribute_double("kill");
-  m.images = file.attribute_int64("images");
-  m.steps_per_image = file.attribute_int64("steps_per_image");
-  m.fields = {file.has_field("u"), file.has_field("v")};
-  m.initial = read_initial_attributes(file);
-  if (m.initial.kind == InitialKind::Noise) {
-    m.initial.seed = static_cast<std::uint64_t>(file.attribute_int64("seed"));
-  }
-  m.backend = file.attribute_string("backend");
-  m.version = file.attribute_string("version");
-  state.status = file.attribute_string("status");
-  state.images_in_file = static_cast<std::int64_t>(file.read_int64("step").size());
-  // Files of earlier versions placed the chunks of a single process's file at their first write.
-  for (const char* name : run_chunked_datasets) {
-    if (!file.has_field(name)) continue;
-    if (!file.places_chunks_as_it_grows(name)) state.extendable_in_parallel = false;
-    if (file.unplaced_chunks(name) > 0) state.every_chunk_placed = false;
-  }
-  if (file.has_field("checkpoint/images")) {
-    for (std::int64_t n : file.read_int64("checkpoint/images")) {
-      // A checkpoint never runs ahead of the images durable before it.
-      if (n <= state.images_in_file) state.checkpoint_images = std::max(state.checkpoint_images, n);
-    }
-  }
-  return state;
-}
-
-void place_unwritten_run_chunks(const fs::path& path) {
-  h5::place_unwritten_chunks(path.string(), run_chunked_datasets);
-}
-
-template <class Real>
-void read_checkpoint(const fs::path& path, std::int64_t row_begin, std::int64_t rows,
-                     std::int64_t col_begin, std::int64_t cols, std::vector<Real>& u,
-                     std::vector<Real>& v) {
-  h5::silence_library_errors();
-  h5::Id file(open_for_reading(path), H5Fclose, "open " + path.string());
-  h5::Id images_set(H5Dopen2(file, "checkpoint/images", H5P_DEFAULT), H5Dclose,
-                    "open /checkpoint/images in " + path.string());
-  std::int64_t slots[2] = {0, 0};
-  h5::check(H5Dread(images_set, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, slots),
-            "read /checkpoint/images");
-  const int slot = slots[0] >= slots[1] ? 0 : 1;
-  if (slots[slot] <= 0) throw std::logic_error("read_checkpoint: the file has no checkpoint");
-  // A field the run writes is its last image; the others are in the checkpoint's slot.
-  auto read = [&](const char* field, std::vector<Real>& out) {
-    const bool written = H5Lexists(file, field, H5P_DEFAULT) > 0;
-    const std::string name = written ? std::string(field) : std::string("checkpoint/") + field;
-    const hsize_t index =
-        written ? static_cast<hsize_t>(slots[slot] - 1) : static_cast<hsize_t>(slot);
-    h5::Id dataset(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose, "open /" + name);
-    h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
-    hsize_t dims[3] = {0, 0, 0};
-    H5Sget_simple_extent_dims(space, dims, nullptr);
-    const hsize_t start[3] = {index, static_cast<hsize_t>(row_begin),
-                              static_cast<hsize_t>(col_begin)};
-    const hsize_t count[3] = {1, rows > 0 ? static_cast<hsize_t>(rows) : dims[1],
-                              rows > 0 ? static_cast<hsize_t>(cols) : dims[2]};
-    h5::check(H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr),
-              "select the checkpoint");
-    h5::Id mem_space = h5::simple_space(std::span<const hsize_t>(count, 3));
-    out.resize(count[1] * count[2]);
-    h5::check(H5Dread(dataset, h5::native_type<Real>(), mem_space, space, H5P_DEFAULT, out.data()),
-              "read /" + name + " from " + path.string());
-  };
-  read("u", u);
-  read("v", v);
-}
-
-template void read_checkpoint<float>(const fs::path&, std::int64_t, std::int64_t, std::int64_t,
-                                     std::int64_t, std::vector<float>&, std::vector<float>&);
-template void read_checkpoint<double>(const fs::path&, std::int64_t, std::int64_t, std::int64_t,
-                                      std::int64_t, std::vector<double>&, std::vector<double>&);
-
-// ---------------------------------------------------------------------------------------------
-// XDMF
-
-XdmfGridInfo xdmf_grid_of(const RunMetadata& meta) {
-  const Problem& p = meta.problem;
-  return {p.grid.rows, p.grid.cols, meta.steps_per_image, p.params.dt, p.precision};
-}
-
-void write_xdmf(const fs::path& h5_path, const RunMetadata& meta, std::int64_t images) {
-  h5::silence_library_errors();
-  h5::Id file(open_for_reading(h5_path), H5Fclose, "open " + h5_path.string());
-  std::vector<ImagePlaces> places;
-  h5::Id u, v;
-  std::optional<h5::ImageLocator> u_places, v_places;
-  if (meta.fields.u) {
-    u = h5::Id(H5Dopen2(file, "u", H5P_DEFAULT), H5Dclose, "open /u");
-    u_places.emplace(u);
-  }
-  if (meta.fields.v) {
-    v = h5::Id(H5Dopen2(file, "v", H5P_DEFAULT), H5Dclose, "open /v");
-    v_places.emplace(v);
-  }
-  for (std::int64_t i = 0; i < images; ++i) {
-    const hsize_t leading[1] = {static_cast<hsize_t>(i)};
-    ImagePlaces place;
-    if (u_places) place.u = u_places->image_offset(leading);
-    if (v_places) place.v = v_places->image_offset(leading);
-    places.push_back(place);
-  }
-  XdmfCompanion companion(h5_path, "grayscott",
-                          [&, grid = xdmf_grid_of(meta)](std::int64_t i) {
-                            return xdmf_run_step(h5_path, grid, i,
-                                                 places[static_cast<std::size_t>(i)]);
-                          });
-  companion.write(images);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Reader
-
-struct RunFileReader::Handles {
-  h5::Id file;
-};
-
-RunFileReader::RunFileReader(const fs::path& path) : h_(std::make_unique<Handles>()), path_(path) {
-  h5::silence_library_errors();
-  std::error_code ec;
-  if (!fs::exists(path, ec)) throw PathNotFound(path.string() + ": no such file");
-  if (H5Fis_hdf5(path.c_str()) <= 0) {
-    // The companion given for its run file: name the file that holds the images.
-    if (path.extension() == ".xmf" || path.extension() == ".xdmf") {
-      for (const char* extension : {".h5", ".hdf5"}) {
-        fs::path run = path;
-        run.replace_extension(extension);
-        if (fs::exists(run, ec)) {
-          throw InvalidInput(path.string() + " is the XDMF companion of " + run.string() +
-                             ", which holds the images: give " + run.string());
-        }
-      }
-    }
-    throw InvalidInput(path.string() + " is not an HDF5 file");
-  }
-  h_->file = h5::Id(open_for_reading(path), H5Fclose, "open " + path.string());
-}
-
-RunFileReader::~RunFileReader() = default;
-
-bool RunFileReader::places_chunks_as_it_grows(const std::string& dataset) const {
-  h5::Id d(H5Dopen2(h_->file, dataset.c_str(), H5P_DEFAULT), H5Dclose,
-           "open /" + dataset + " in " + path_.string());
-  h5::Id props(H5Dget_create_plist(d), H5Pclose, "read the properties of /" + dataset);
-  if (H5Pget_layout(props) != H5D_CHUNKED) return true;
-  H5D_alloc_time_t when = H5D_ALLOC_TIME_DEFAULT;
-  h5::check(H5Pget_alloc_time(props, &when), "read the allocation time of /" + dataset);
-  return when == H5D_ALLOC_TIME_EARLY;
-}
-
-std::int64_t RunFileReader::unplaced_chunks(const std::string& dataset) const {
-  h5::Id d(H5Dopen2(h_->file, dataset.c_str(), H5P_DEFAULT), H5Dclose,
-           "open /" + dataset + " in " + path_.string());
-  h5::Id props(H5Dget_create_plist(d), H5Pclose, "read the properties of /" + dataset);
-  if (H5Pget_layout(props) != H5D_CHUNKED) return 0;
-  h5::Id space(H5Dget_space(d), H5Sclose, "read the shape of /" + dataset);
-  const int rank = H5Sget_simple_extent_ndims(space);
-  std::vector<hsize_t> dims(static_cast<std::size_t>(std::max(rank, 1))), chunk(dims.size());
-  H5Sget_simple_extent_dims(space, dims.data(), nullptr);
-  h5::check(H5Pget_chunk(props, rank, chunk.data()), "read the chunks of /" + dataset);
-  hsize_t chunks = 1;
-  for (int i = 0; i < rank; ++i) chunks *= (dims[i] + chunk[i] - 1) / chunk[i];
-  hsize_t placed = 0;
-  h5::check(H5Dget_num_chunks(d, space, &placed), "count the chunks of /" + dataset);
-  return static_cast<std::int64_t>(chunks - std::min(chunks, placed));
-}
-
-bool RunFileReader::has_field(const std::string& field) const {
-  return H5Lexists(h_->file, field.c_str(), H5P_DEFAULT) > 0;
-}
-
-std::vector<std::int64_t> RunFileReader::shape(const std::string& field) const {
-  if (!has_field(field)) throw InvalidInput(path_.string() + " has no dataset /" + field);
-  h5::Id dataset(H5Dopen2(h_->file, field.c_str(), H5P_DEFAULT), H5Dclose, "open /" + field);
-  h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
-  const int rank = H5Sget_simple_extent_ndims(space);
-  std::vector<hsize_t> dims(static_cast<std::size_t>(std::max(rank, 0)));
-  H5Sget_simple_extent_dims(space, dims.data(), nullptr);
-  return {dims.begin(), dims.end()};
-}
-
-std::vector<double> RunFileReader::read_image(const std::string& field, std::int64_t image,
-                                              std::int64_t member) const {
-  const auto dims = shape(field);
-  if (dims.size() != 3 && dims.size() != 4) {
-    throw InvalidInput("/" + field + " is not a stack of images");
-  }
-  const bool sweep = dims.size() == 4;
-  const std::int64_t images = dims[sweep ? 1 : 0];
-  if (image < 0 || image >= images) {
-    throw InvalidInput("image " + std::to_string(image) + " is out of range (the file holds " +
-                       std::to_string(images) + ")");
-  }
-  if (sweep && (member < 0 || member >= dims[0])) {
-    throw InvalidInput("member " + std::to_string(member) + " is out of range");
-  }
-  const auto rows = static_cast<hsize_t>(dims[dims.size() - 2]);
-  const auto cols = static_cast<hsize_t>(dims[dims.size() - 1]);
-  h5::Id dataset(H5Dopen2(h_->file, field.c_str(), H5P_DEFAULT), H5Dclose, "open /" + field);
-  h5::Id file_space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
-  std::vector<hsize_t> start, count;
-  if (sweep)
-    start = {static_cast<hsize_t>(member), static_cast<hsize_t>(image), 0, 0},
-    count = {1, 1, rows, cols};
-  else
-    start = {static_cast<hsize_t>(image), 0, 0}, count = {1, rows, cols};
-  h5::check(
-      H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
-      "select an image");
-  const hsize_t mem_dims[2] = {rows, cols};
-  h5::Id mem_space = h5::simple_space(mem_dims);
-  std::vector<double> out(rows * cols);
-  h5::check(H5Dread(dataset, H5T_NATIVE_DOUBLE, mem_space, file_space, H5P_DEFAULT, out.data()),
-            "read image " + std::to_string(image) + " of /" + field);
-  return out;
-}
-
-namespace {
-template <class T>
-std::vector<T> read_whole(hid_t file, const std::string& name, hid_t mem_type) {
-  h5::Id dataset(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose, "open /" + name);
-  h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
-  const hssize_t n = H5Sget_simple_extent_npoints(space);
-  std::vector<T> out(static_cast<std::size_t>(std::max<hssize_t>(n, 0)));
-  if (!out.empty()) {
-    h5::check(H5Dread(dataset, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()),
-              "read /" + name);
-  }
-  return out;
-}
-
-h5::Id open_attribute(hid_t file, const std::string& name) {
-  if (H5Aexists(file, name.c_str()) <= 0) {
-    throw InvalidInput("the file has no attribute " + name);
-  }
-  return h5::Id(H5Aopen(file, name.c_str(), H5P_DEFAULT), H5Aclose, "open attribute " + name);
-}
-}  // namespace
-
-std::vector<std::int64_t> RunFileReader::read_int64(const std::string& dataset) const {
-  return read_whole<std::int64_t>(h_->file, dataset, H5T_NATIVE_INT64);
-}
-
-std::vector<double> RunFileReader::read_doubles(const std::string& dataset) const {
-  return read_whole<double>(h_->file, dataset, H5T_NATIVE_DOUBLE);
-}
-
-bool RunFileReader::has_attribute(const std::string& name) const {
-  return H5Aexists(h_->file, name.c_str()) > 0;
-}
-
-double RunFileReader::attribute_double(const std::string& name) const {
-  h5::Id attr = open_attribute(h_->file, name);
-  double value = 0;
-  h5::check(H5Aread(attr, H5T_NATIVE_DOUBLE, &value), "read attribute " + name);
-  return value;
-}
-
-std::int64_t RunFileReader::attribute_int64(const std::string& name) const {
-  h5::Id attr = open_attribute(h_->file, name);
-  std::int64_t value = 0;
-  h5::check(H5Aread(attr, H5T_NATIVE_INT64, &value), "read attribute " + name);
-  return value;
-}
-
-std::vector<double> RunFileReader::attribute_doubles(const std::string& name) const {
-  h5::Id attr = open_attribute(h_->file, name);
-  h5::Id space(H5Aget_space(attr), H5Sclose, "get a dataspace");
-  std::vector<double> values(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space)));
-  h5::check(H5Aread(attr, H5T_NATIVE_DOUBLE, values.data()), "read attribute " + name);
-  return values;
-}
-
-std::string RunFileReader::attribute_string(const std::string& name) const {
-  h5::Id attr = open_attribute(h_->file, name);
-  h5::Id type(H5Aget_type(attr), H5Tclose, "get a type");
-  if (H5Tis_variable_str(type) > 0) {
-    char* text = nullptr;
-    h5::check(H5Aread(attr, type, &text), "read attribute " + name);
-    std::string value = text ? text : "";
-    h5::Id space(H5Aget_space(attr), H5Sclose, "get a dataspace");
-    H5Dvlen_reclaim(type, space, H5P_DEFAULT, &text);
-    return value;
-  }
-  std::string value(H5Tget_size(type), '\0');
-  h5::check(H5Aread(attr, type, value.data()), "read attribute " + name);
-  return value.substr(0, value.find('\0'));
 }
 
 }  // namespace grayscott::io

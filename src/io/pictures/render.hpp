@@ -9,7 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "io/png.hpp"
+#include "io/files/reader.hpp"
+#include "io/pictures/png.hpp"
 
 namespace grayscott::io {
 

@@ -1,4 +1,4 @@
-#include "io/hdf5.hpp"
+#include "io/files/hdf5.hpp"
 
 #include <hdf5_hl.h>
 

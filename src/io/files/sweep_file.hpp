@@ -11,7 +11,8 @@
 
 #include <hdf5.h>
 
-#include "io/xdmf.hpp"
+#include "io/files/checkpoint_slots.hpp"
+#include "io/files/xdmf.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -19,8 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "io/hdf5.hpp"
-#include "io/run_file.hpp"
+#include "io/files/hdf5.hpp"
 #include "model/initial_state.hpp"
 #include "model/model.hpp"
 
@@ -109,9 +109,11 @@ class SweepFileWriter {
   bool swmr_ = false;
   void complete_final_checkpoints();
   void write_slot_images(int slot, std::int64_t member_begin, std::int64_t member_count);
-  void save_into_older_slot(std::int64_t member_begin, std::int64_t member_count,
-                            std::int64_t images_done, const void* u, const void* v);
-  std::vector<std::int64_t> slot_images_;  // [2][members]: images done at each slot, 0: empty
+  // How this file writes a checkpoint of members [member_begin, member_begin + member_count)'s
+  // state u, v (see CheckpointSlots).
+  SlotWrites slot_writes(std::int64_t member_begin, std::int64_t member_count, const void* u,
+                         const void* v);
+  CheckpointSlots slots_;
 };
 
 // What a sweep file says, for `grayscott sweep --resume`: its metadata, status, and per member the

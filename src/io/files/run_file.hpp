@@ -12,7 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "io/xdmf.hpp"  // xdmf_path_for, for the run's companion
+#include "io/files/checkpoint_slots.hpp"
+#include "io/files/xdmf.hpp"  // ImagePlaces, XdmfCompanion, XdmfGridInfo: the run's companion
 #include "model/initial_state.hpp"
 #include "model/model.hpp"
 
@@ -28,45 +29,9 @@ struct RunMetadata {
   InitialState initial;
 };
 
-std::string format_bytes(std::uint64_t bytes);  // "1.5 GiB"
-
-// The root attributes a run file and a sweep file share: grid, diffusion, time step, images,
-// stencil, boundary, precision (feed and kill are per member in a sweep).
-void write_problem_attributes(hid_t root, const Problem& problem, std::int64_t images,
-                              std::int64_t steps_per_image);
-
-class RunFileReader;
-// The shared parameters as write_problem_attributes records them (feed and kill left default).
-Problem read_problem_attributes(const RunFileReader& file);
-
-// The start's attributes, a run file's and a sweep file's: init, init_values (the values inside
-// its shape).
-void write_initial_attributes(hid_t root, const InitialState& initial);
-InitialState read_initial_attributes(const RunFileReader& file);
-
 // Bytes a run writes: its images (both fields when asked), the two checkpoint slots, /step and
 // the XDMF companion, for the free-space check.
 std::uint64_t run_output_bytes(const RunMetadata& meta);
-
-// Checks, before any computing, that `path` may be written: a file name that is not an XDMF
-// companion's, no file there (nor at its companion NAME.xmf) unless `overwrite`, its folder exists
-// and is writable, and the disk has room for `bytes`. Throws InvalidInput with a one-line reason.
-void check_output_path(const std::filesystem::path& path, bool overwrite, std::uint64_t bytes);
-
-// Refuses, with or without --force, an output name where something other than a regular file (or
-// a symbolic link, which is replaced, never followed) stands: a device node, a FIFO, a socket or a
-// directory is never replaced by a file. `what` names the output in the message ("output").
-// Throws InvalidInput.
-void check_replaceable(const std::filesystem::path& path, const std::string& what);
-
-// Creates an output file safely: `create(name)` makes it under a temporary name beside `path`
-// (`partial`), and only then is it moved into place, replacing what is there only when
-// `overwrite` (a symbolic link there is replaced, never followed). A file that another process
-// holds open at `path` keeps its contents until the new one exists. Throws std::runtime_error.
-void move_into_place(const std::filesystem::path& partial, const std::filesystem::path& path,
-                     bool overwrite);
-// The temporary name move_into_place expects: "NAME.partial-TAG" beside `path`.
-std::filesystem::path partial_name(const std::filesystem::path& path, const std::string& tag);
 
 // How one process takes part in writing a run file. The default is a single process writing whole
 // images, in HDF5's single-writer/multiple-reader (SWMR) mode, so that h5py (swmr=True), ParaView
@@ -140,12 +105,8 @@ class RunFileWriter {
   void count_images();         // grows /time and /step over the images appended since
   void make_images_durable();  // flushes the images, then /step that counts them
   void after_write_error(const std::exception& e);
-  void save_into_older_slot(std::int64_t images_done, const void* u, const void* v);
-  // The state's fields the images do not hold into checkpoint slot `slot` (not yet valid).
-  void write_slot_state(int slot, const void* u, const void* v);
-  // Makes the slots' state durable, then marks slots [first_slot, first_slot + slots) valid at
-  // `images_done` and makes that durable.
-  void mark_slots_valid(int first_slot, int slots, std::int64_t images_done);
+  // How this file writes a checkpoint of the state u, v (see CheckpointSlots).
+  SlotWrites slot_writes(const void* u, const void* v);
   void write_companion();
   // Gives every byte of the file but the datasets' reserved room its blocks on the disk, so that
   // rewriting metadata in place (the status, the datasets' sizes) never needs room a full disk
@@ -199,38 +160,5 @@ void write_xdmf(const std::filesystem::path& h5_path, const RunMetadata& meta,
                 std::int64_t images);
 // What every image of a run shares in its companion.
 XdmfGridInfo xdmf_grid_of(const RunMetadata& meta);
-
-// Reads a run file (or a sweep file's member) for rendering and for tests.
-// Opens files that are still being written (SWMR) and files whose writer was killed as well.
-class RunFileReader {
- public:
-  explicit RunFileReader(const std::filesystem::path& path);
-  ~RunFileReader();
-  RunFileReader(const RunFileReader&) = delete;
-  RunFileReader& operator=(const RunFileReader&) = delete;
-
-  bool has_field(const std::string& field) const;
-  // Shape of a field dataset: [images, rows, cols], or [members, images, rows, cols] for sweeps.
-  std::vector<std::int64_t> shape(const std::string& field) const;
-  // One image as float64, whatever the stored precision. `member` is ignored for 3-D datasets.
-  std::vector<double> read_image(const std::string& field, std::int64_t image,
-                                 std::int64_t member = 0) const;
-  std::vector<std::int64_t> read_int64(const std::string& dataset) const;
-  std::vector<double> read_doubles(const std::string& dataset) const;
-  double attribute_double(const std::string& name) const;
-  std::int64_t attribute_int64(const std::string& name) const;
-  std::string attribute_string(const std::string& name) const;
-  std::vector<double> attribute_doubles(const std::string& name) const;
-  bool has_attribute(const std::string& name) const;
-  // Whether a dataset's chunks are placed in the file when it grows (true for one not chunked).
-  bool places_chunks_as_it_grows(const std::string& dataset) const;
-  // How many of a chunked dataset's chunks are not yet placed in the file (0 if not chunked).
-  std::int64_t unplaced_chunks(const std::string& dataset) const;
-
- private:
-  struct Handles;
-  std::unique_ptr<Handles> h_;
-  std::filesystem::path path_;
-};
 
 }  // namespace grayscott::io

@@ -1,4 +1,4 @@
-#include "io/render.hpp"
+#include "io/pictures/render.hpp"
 
 #include <unistd.h>
 
@@ -11,11 +11,12 @@
 #include <sstream>
 #include <system_error>
 
-#include "io/atlas.hpp"
-#include "io/png.hpp"
-#include "io/run_file.hpp"
-#include "io/text.hpp"
-#include "io/video.hpp"
+#include "io/files/output_path.hpp"
+#include "io/files/reader.hpp"
+#include "io/pictures/atlas.hpp"
+#include "io/pictures/png.hpp"
+#include "io/pictures/text.hpp"
+#include "io/pictures/video.hpp"
 #include "model/model.hpp"
 
 namespace grayscott::io {

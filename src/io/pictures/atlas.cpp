@@ -1,4 +1,4 @@
-#include "io/atlas.hpp"
+#include "io/pictures/atlas.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,9 +9,9 @@
 #include <system_error>
 #include <type_traits>
 
-#include "io/png.hpp"
-#include "io/run_file.hpp"
-#include "io/text.hpp"
+#include "io/files/reader.hpp"
+#include "io/pictures/png.hpp"
+#include "io/pictures/text.hpp"
 #include "model/model.hpp"
 
 namespace grayscott::io {

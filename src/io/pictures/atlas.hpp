@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "io/png.hpp"
-#include "io/render.hpp"
+#include "io/pictures/png.hpp"
+#include "io/pictures/render.hpp"
 
 namespace grayscott::io {
 

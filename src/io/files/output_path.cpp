@@ -1,0 +1,130 @@
+#include "io/files/output_path.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <system_error>
+
+#include "io/files/xdmf.hpp"  // xdmf_path_for: the companion is claimed with its file
+#include "model/model.hpp"
+
+namespace grayscott::io {
+
+namespace fs = std::filesystem;
+
+std::string format_bytes(std::uint64_t bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double value = static_cast<double>(bytes);
+  int unit = 0;
+  while (value >= 1024.0 && unit < 6) value /= 1024.0, ++unit;
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f %s", value, units[unit]);
+  return text;
+}
+
+void check_replaceable(const fs::path& path, const std::string& what) {
+  std::error_code ec;
+  // symlink_status: a link is judged as a link (the rename that puts the new file in place
+  // replaces the link itself), except that a link to a directory names a directory.
+  const fs::file_status status = fs::symlink_status(path, ec);
+  const char* kind = nullptr;
+  switch (status.type()) {
+    case fs::file_type::not_found:
+    case fs::file_type::regular:
+      return;
+    case fs::file_type::symlink:
+      if (fs::is_directory(path, ec)) kind = "a directory";
+      if (!kind) return;
+      break;
+    case fs::file_type::directory:
+      kind = "a directory";
+      break;
+    case fs::file_type::character:
+      kind = "a character device";
+      break;
+    case fs::file_type::block:
+      kind = "a block device";
+      break;
+    case fs::file_type::fifo:
+      kind = "a FIFO";
+      break;
+    case fs::file_type::socket:
+      kind = "a socket";
+      break;
+    default:
+      if (ec) return;  // cannot be looked at: the creation reports why
+      kind = "not a regular file";
+  }
+  throw InvalidInput(what + " " + path.string() + " is " + kind +
+                     ", not a regular file: never replaced, even with --force");
+}
+
+void check_output_path(const fs::path& path, bool overwrite, std::uint64_t bytes) {
+  // What is wrong with the name itself comes first: --force cannot make a folder a file, nor a
+  // device node, a FIFO or a socket.
+  if (path.empty()) throw InvalidInput("output: the file name is empty");
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    throw InvalidInput("output " + path.string() + " is a directory, not a file");
+  }
+  check_replaceable(path, "output");
+  if (path.extension() == ".xmf" || path.extension() == ".xdmf") {
+    throw InvalidInput("output " + path.string() +
+                       " names an XDMF file: name the HDF5 file (e.g. run.h5); its .xmf "
+                       "companion is written beside it");
+  }
+  // symlink_status: a link there (even a dangling one) is somebody's file too.
+  if (fs::exists(fs::symlink_status(path, ec)) && !overwrite) {
+    throw PathExists("output " + path.string() + " already exists (use --force to overwrite)");
+  }
+  const fs::path xmf = xdmf_path_for(path);
+  if (!fs::is_directory(xmf, ec)) check_replaceable(xmf, "output companion");
+  if (fs::exists(fs::symlink_status(xmf, ec)) && !overwrite) {
+    throw InvalidInput("output companion " + xmf.string() +
+                       " already exists (use --force to overwrite it with the run's)");
+  }
+  if (fs::is_directory(xmf, ec)) {
+    throw InvalidInput("output companion " + xmf.string() + " is a directory");
+  }
+  const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  if (!fs::is_directory(folder, ec)) {
+    throw PathNotFound("output folder " + folder.string() + " does not exist");
+  }
+  if (::access(folder.c_str(), W_OK) != 0) {
+    throw PathDenied("output folder " + folder.string() + " is not writable");
+  }
+  const fs::space_info space = fs::space(folder, ec);
+  // The new file is created beside the old one before it replaces it: nothing is reclaimed.
+  if (!ec && static_cast<double>(space.available) < 1.01 * static_cast<double>(bytes)) {
+    throw InvalidInput("output needs " + format_bytes(bytes) + " but " + folder.string() +
+                       " has only " + format_bytes(space.available) + " free");
+  }
+}
+
+fs::path partial_name(const fs::path& path, const std::string& tag) {
+  return path.string() + ".partial-" + tag;
+}
+
+void move_into_place(const fs::path& partial, const fs::path& path, bool overwrite) {
+  if (overwrite) {
+    if (std::rename(partial.c_str(), path.c_str()) != 0) {
+      throw std::runtime_error("cannot move " + partial.string() + " to " + path.string() + ": " +
+                               std::strerror(errno));
+    }
+    return;
+  }
+  // A hard link fails if anything appeared at `path` since the check: never replaced unasked.
+  if (::link(partial.c_str(), path.c_str()) != 0) {
+    const int error = errno;
+    if (error == EEXIST) {
+      throw std::runtime_error("output " + path.string() +
+                               " appeared while the run was starting (use --force to overwrite)");
+    }
+    throw std::runtime_error("cannot create " + path.string() + ": " + std::strerror(error));
+  }
+  ::unlink(partial.c_str());
+}
+
+}  // namespace grayscott::io

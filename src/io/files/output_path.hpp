@@ -1,0 +1,35 @@
+// Claiming an output name safely: checked before any computing, the new file made under a
+// temporary name beside it and moved into place only once it is whole, never replacing what is
+// not a regular file. Run files, sweep files and videos are all made so.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+namespace grayscott::io {
+
+// "1.5 GiB": sizes in the free-space messages.
+std::string format_bytes(std::uint64_t bytes);
+
+// Checks, before any computing, that `path` may be written: a file name that is not an XDMF
+// companion's, no file there (nor at its companion NAME.xmf) unless `overwrite`, its folder exists
+// and is writable, and the disk has room for `bytes`. Throws InvalidInput with a one-line reason.
+void check_output_path(const std::filesystem::path& path, bool overwrite, std::uint64_t bytes);
+
+// Refuses, with or without --force, an output name where something other than a regular file (or
+// a symbolic link, which is replaced, never followed) stands: a device node, a FIFO, a socket or a
+// directory is never replaced by a file. `what` names the output in the message ("output").
+// Throws InvalidInput.
+void check_replaceable(const std::filesystem::path& path, const std::string& what);
+
+// Creates an output file safely: `create(name)` makes it under a temporary name beside `path`
+// (`partial`), and only then is it moved into place, replacing what is there only when
+// `overwrite` (a symbolic link there is replaced, never followed). A file that another process
+// holds open at `path` keeps its contents until the new one exists. Throws std::runtime_error.
+void move_into_place(const std::filesystem::path& partial, const std::filesystem::path& path,
+                     bool overwrite);
+// The temporary name move_into_place expects: "NAME.partial-TAG" beside `path`.
+std::filesystem::path partial_name(const std::filesystem::path& path, const std::string& tag);
+
+}  // namespace grayscott::io

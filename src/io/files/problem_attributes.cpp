@@ -1,0 +1,76 @@
+#include "io/files/problem_attributes.hpp"
+
+#include <algorithm>
+#include <array>
+#include <span>
+
+#include "io/files/hdf5.hpp"
+#include "io/files/reader.hpp"
+
+namespace grayscott::io {
+
+Problem read_problem_attributes(const RunFileReader& file) {
+  Problem p;
+  p.grid = {file.attribute_int64("rows"), file.attribute_int64("cols")};
+  p.params.du = file.attribute_double("du");
+  p.params.dv = file.attribute_double("dv");
+  p.params.dt = file.attribute_double("dt");
+  const std::string stencil_name = file.attribute_string("stencil_name");
+  if (stencil_name == "custom") {
+    const auto w = file.attribute_doubles("stencil");
+    if (w.size() != 9) throw InvalidInput("the file's stencil does not have 9 weights");
+    std::array<double, 9> weights{};
+    std::copy(w.begin(), w.end(), weights.begin());
+    p.stencil = Stencil::custom(weights);
+  } else {
+    p.stencil = Stencil::parse(stencil_name);
+  }
+  p.boundary = parse_boundary(file.attribute_string("boundary"));
+  p.precision = parse_precision(file.attribute_string("precision"));
+  // Files written before the outside values could be chosen held u = 1, v = 0 there.
+  if (file.has_attribute("outside")) {
+    const auto outside = file.attribute_doubles("outside");
+    if (outside.size() != 2) throw InvalidInput("the file's outside values are not 2 numbers");
+    p.outside = {outside[0], outside[1]};
+  }
+  return p;
+}
+
+void write_initial_attributes(hid_t root, const InitialState& initial) {
+  h5::write_attribute(root, "init", std::string(to_string(initial.kind)));
+  const ShapeValues values = shape_values(initial);
+  const double pair[2] = {values.u, values.v};
+  h5::write_attribute(root, "init_values", std::span<const double>(pair));
+}
+
+InitialState read_initial_attributes(const RunFileReader& file) {
+  InitialState initial;
+  initial.kind = parse_initial_kind(file.attribute_string("init"));
+  if (file.has_attribute("init_values")) {
+    const auto values = file.attribute_doubles("init_values");
+    if (values.size() != 2) throw InvalidInput("the file's init_values are not 2 numbers");
+    initial.values = ShapeValues{values[0], values[1]};
+  }
+  return initial;
+}
+
+void write_problem_attributes(hid_t root, const Problem& p, std::int64_t images,
+                              std::int64_t steps_per_image) {
+  h5::write_attribute(root, "rows", p.grid.rows);
+  h5::write_attribute(root, "cols", p.grid.cols);
+  h5::write_attribute(root, "du", p.params.du);
+  h5::write_attribute(root, "dv", p.params.dv);
+  h5::write_attribute(root, "dt", p.params.dt);
+  h5::write_attribute(root, "steps_per_image", steps_per_image);
+  h5::write_attribute(root, "images", images);
+  h5::write_attribute(root, "stencil", std::span<const double>(p.stencil.weights));
+  h5::write_attribute(root, "stencil_name", p.stencil.name());
+  h5::write_attribute(root, "boundary", std::string(to_string(p.boundary)));
+  h5::write_attribute(root, "precision", std::string(to_string(p.precision)));
+  if (p.boundary == Boundary::Fixed) {
+    const double outside[2] = {p.outside.u, p.outside.v};
+    h5::write_attribute(root, "outside", std::span<const double>(outside));
+  }
+}
+
+}  // namespace grayscott::io

@@ -1,0 +1,196 @@
+#include "io/files/reader.hpp"
+
+#include <algorithm>
+#include <system_error>
+
+#include "io/files/hdf5.hpp"
+#include "model/model.hpp"
+
+namespace grayscott::io {
+
+namespace fs = std::filesystem;
+
+hid_t open_for_reading(const fs::path& path) {
+  hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (file >= 0) return file;
+  H5Eclear2(H5E_DEFAULT);
+  return H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, H5P_DEFAULT);
+}
+
+struct RunFileReader::Handles {
+  h5::Id file;
+};
+
+RunFileReader::RunFileReader(const fs::path& path) : h_(std::make_unique<Handles>()), path_(path) {
+  h5::silence_library_errors();
+  std::error_code ec;
+  if (!fs::exists(path, ec)) throw PathNotFound(path.string() + ": no such file");
+  if (H5Fis_hdf5(path.c_str()) <= 0) {
+    // The companion given for its run file: name the file that holds the images.
+    if (path.extension() == ".xmf" || path.extension() == ".xdmf") {
+      for (const char* extension : {".h5", ".hdf5"}) {
+        fs::path run = path;
+        run.replace_extension(extension);
+        if (fs::exists(run, ec)) {
+          throw InvalidInput(path.string() + " is the XDMF companion of " + run.string() +
+                             ", which holds the images: give " + run.string());
+        }
+      }
+    }
+    throw InvalidInput(path.string() + " is not an HDF5 file");
+  }
+  h_->file = h5::Id(open_for_reading(path), H5Fclose, "open " + path.string());
+}
+
+RunFileReader::~RunFileReader() = default;
+
+bool RunFileReader::places_chunks_as_it_grows(const std::string& dataset) const {
+  h5::Id d(H5Dopen2(h_->file, dataset.c_str(), H5P_DEFAULT), H5Dclose,
+           "open /" + dataset + " in " + path_.string());
+  h5::Id props(H5Dget_create_plist(d), H5Pclose, "read the properties of /" + dataset);
+  if (H5Pget_layout(props) != H5D_CHUNKED) return true;
+  H5D_alloc_time_t when = H5D_ALLOC_TIME_DEFAULT;
+  h5::check(H5Pget_alloc_time(props, &when), "read the allocation time of /" + dataset);
+  return when == H5D_ALLOC_TIME_EARLY;
+}
+
+std::int64_t RunFileReader::unplaced_chunks(const std::string& dataset) const {
+  h5::Id d(H5Dopen2(h_->file, dataset.c_str(), H5P_DEFAULT), H5Dclose,
+           "open /" + dataset + " in " + path_.string());
+  h5::Id props(H5Dget_create_plist(d), H5Pclose, "read the properties of /" + dataset);
+  if (H5Pget_layout(props) != H5D_CHUNKED) return 0;
+  h5::Id space(H5Dget_space(d), H5Sclose, "read the shape of /" + dataset);
+  const int rank = H5Sget_simple_extent_ndims(space);
+  std::vector<hsize_t> dims(static_cast<std::size_t>(std::max(rank, 1))), chunk(dims.size());
+  H5Sget_simple_extent_dims(space, dims.data(), nullptr);
+  h5::check(H5Pget_chunk(props, rank, chunk.data()), "read the chunks of /" + dataset);
+  hsize_t chunks = 1;
+  for (int i = 0; i < rank; ++i) chunks *= (dims[i] + chunk[i] - 1) / chunk[i];
+  hsize_t placed = 0;
+  h5::check(H5Dget_num_chunks(d, space, &placed), "count the chunks of /" + dataset);
+  return static_cast<std::int64_t>(chunks - std::min(chunks, placed));
+}
+
+bool RunFileReader::has_field(const std::string& field) const {
+  return H5Lexists(h_->file, field.c_str(), H5P_DEFAULT) > 0;
+}
+
+std::vector<std::int64_t> RunFileReader::shape(const std::string& field) const {
+  if (!has_field(field)) throw InvalidInput(path_.string() + " has no dataset /" + field);
+  h5::Id dataset(H5Dopen2(h_->file, field.c_str(), H5P_DEFAULT), H5Dclose, "open /" + field);
+  h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
+  const int rank = H5Sget_simple_extent_ndims(space);
+  std::vector<hsize_t> dims(static_cast<std::size_t>(std::max(rank, 0)));
+  H5Sget_simple_extent_dims(space, dims.data(), nullptr);
+  return {dims.begin(), dims.end()};
+}
+
+std::vector<double> RunFileReader::read_image(const std::string& field, std::int64_t image,
+                                              std::int64_t member) const {
+  const auto dims = shape(field);
+  if (dims.size() != 3 && dims.size() != 4) {
+    throw InvalidInput("/" + field + " is not a stack of images");
+  }
+  const bool sweep = dims.size() == 4;
+  const std::int64_t images = dims[sweep ? 1 : 0];
+  if (image < 0 || image >= images) {
+    throw InvalidInput("image " + std::to_string(image) + " is out of range (the file holds " +
+                       std::to_string(images) + ")");
+  }
+  if (sweep && (member < 0 || member >= dims[0])) {
+    throw InvalidInput("member " + std::to_string(member) + " is out of range");
+  }
+  const auto rows = static_cast<hsize_t>(dims[dims.size() - 2]);
+  const auto cols = static_cast<hsize_t>(dims[dims.size() - 1]);
+  h5::Id dataset(H5Dopen2(h_->file, field.c_str(), H5P_DEFAULT), H5Dclose, "open /" + field);
+  h5::Id file_space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
+  std::vector<hsize_t> start, count;
+  if (sweep)
+    start = {static_cast<hsize_t>(member), static_cast<hsize_t>(image), 0, 0},
+    count = {1, 1, rows, cols};
+  else
+    start = {static_cast<hsize_t>(image), 0, 0}, count = {1, rows, cols};
+  h5::check(
+      H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
+      "select an image");
+  const hsize_t mem_dims[2] = {rows, cols};
+  h5::Id mem_space = h5::simple_space(mem_dims);
+  std::vector<double> out(rows * cols);
+  h5::check(H5Dread(dataset, H5T_NATIVE_DOUBLE, mem_space, file_space, H5P_DEFAULT, out.data()),
+            "read image " + std::to_string(image) + " of /" + field);
+  return out;
+}
+
+namespace {
+template <class T>
+std::vector<T> read_whole(hid_t file, const std::string& name, hid_t mem_type) {
+  h5::Id dataset(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose, "open /" + name);
+  h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
+  const hssize_t n = H5Sget_simple_extent_npoints(space);
+  std::vector<T> out(static_cast<std::size_t>(std::max<hssize_t>(n, 0)));
+  if (!out.empty()) {
+    h5::check(H5Dread(dataset, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()),
+              "read /" + name);
+  }
+  return out;
+}
+
+h5::Id open_attribute(hid_t file, const std::string& name) {
+  if (H5Aexists(file, name.c_str()) <= 0) {
+    throw InvalidInput("the file has no attribute " + name);
+  }
+  return h5::Id(H5Aopen(file, name.c_str(), H5P_DEFAULT), H5Aclose, "open attribute " + name);
+}
+}  // namespace
+
+std::vector<std::int64_t> RunFileReader::read_int64(const std::string& dataset) const {
+  return read_whole<std::int64_t>(h_->file, dataset, H5T_NATIVE_INT64);
+}
+
+std::vector<double> RunFileReader::read_doubles(const std::string& dataset) const {
+  return read_whole<double>(h_->file, dataset, H5T_NATIVE_DOUBLE);
+}
+
+bool RunFileReader::has_attribute(const std::string& name) const {
+  return H5Aexists(h_->file, name.c_str()) > 0;
+}
+
+double RunFileReader::attribute_double(const std::string& name) const {
+  h5::Id attr = open_attribute(h_->file, name);
+  double value = 0;
+  h5::check(H5Aread(attr, H5T_NATIVE_DOUBLE, &value), "read attribute " + name);
+  return value;
+}
+
+std::int64_t RunFileReader::attribute_int64(const std::string& name) const {
+  h5::Id attr = open_attribute(h_->file, name);
+  std::int64_t value = 0;
+  h5::check(H5Aread(attr, H5T_NATIVE_INT64, &value), "read attribute " + name);
+  return value;
+}
+
+std::vector<double> RunFileReader::attribute_doubles(const std::string& name) const {
+  h5::Id attr = open_attribute(h_->file, name);
+  h5::Id space(H5Aget_space(attr), H5Sclose, "get a dataspace");
+  std::vector<double> values(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space)));
+  h5::check(H5Aread(attr, H5T_NATIVE_DOUBLE, values.data()), "read attribute " + name);
+  return values;
+}
+
+std::string RunFileReader::attribute_string(const std::string& name) const {
+  h5::Id attr = open_attribute(h_->file, name);
+  h5::Id type(H5Aget_type(attr), H5Tclose, "get a type");
+  if (H5Tis_variable_str(type) > 0) {
+    char* text = nullptr;
+    h5::check(H5Aread(attr, type, &text), "read attribute " + name);
+    std::string value = text ? text : "";
+    h5::Id space(H5Aget_space(attr), H5Sclose, "get a dataspace");
+    H5Dvlen_reclaim(type, space, H5P_DEFAULT, &text);
+    return value;
+  }
+  std::string value(H5Tget_size(type), '\0');
+  h5::check(H5Aread(attr, type, value.data()), "read attribute " + name);
+  return value.substr(0, value.find('\0'));
+}
+
+}  // namespace grayscott::io

@@ -1,0 +1,53 @@
+// Reading a run file or a sweep file, whether finished, still being written (SWMR) or left by a
+// writer that was killed.
+#pragma once
+
+#include <hdf5.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace grayscott::io {
+
+// Opens a file for reading: as a finished file, or, when a writer has it open in SWMR mode (or
+// was killed while it had), as an SWMR reader, which sees every image flushed so far. For code
+// that reads datasets through HDF5 itself; the caller closes it.
+hid_t open_for_reading(const std::filesystem::path& path);
+
+// Reads a run file (or a sweep file's member) for rendering and for tests.
+// Opens files that are still being written (SWMR) and files whose writer was killed as well.
+class RunFileReader {
+ public:
+  explicit RunFileReader(const std::filesystem::path& path);
+  ~RunFileReader();
+  RunFileReader(const RunFileReader&) = delete;
+  RunFileReader& operator=(const RunFileReader&) = delete;
+
+  bool has_field(const std::string& field) const;
+  // Shape of a field dataset: [images, rows, cols], or [members, images, rows, cols] for sweeps.
+  std::vector<std::int64_t> shape(const std::string& field) const;
+  // One image as float64, whatever the stored precision. `member` is ignored for 3-D datasets.
+  std::vector<double> read_image(const std::string& field, std::int64_t image,
+                                 std::int64_t member = 0) const;
+  std::vector<std::int64_t> read_int64(const std::string& dataset) const;
+  std::vector<double> read_doubles(const std::string& dataset) const;
+  double attribute_double(const std::string& name) const;
+  std::int64_t attribute_int64(const std::string& name) const;
+  std::string attribute_string(const std::string& name) const;
+  std::vector<double> attribute_doubles(const std::string& name) const;
+  bool has_attribute(const std::string& name) const;
+  // Whether a dataset's chunks are placed in the file when it grows (true for one not chunked).
+  bool places_chunks_as_it_grows(const std::string& dataset) const;
+  // How many of a chunked dataset's chunks are not yet placed in the file (0 if not chunked).
+  std::int64_t unplaced_chunks(const std::string& dataset) const;
+
+ private:
+  struct Handles;
+  std::unique_ptr<Handles> h_;
+  std::filesystem::path path_;
+};
+
+}  // namespace grayscott::io

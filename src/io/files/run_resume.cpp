@@ -1,0 +1,116 @@
+// Continuing a run from its file: what the file says about the run, readying it for MPI ranks,
+// and the newest checkpoint's state.
+#include <algorithm>
+#include <stdexcept>
+
+#include "io/files/hdf5.hpp"
+#include "io/files/problem_attributes.hpp"
+#include "io/files/reader.hpp"
+#include "io/files/run_file.hpp"
+
+namespace grayscott::io {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The run file's chunked datasets.
+constexpr const char* run_chunked_datasets[] = {"v", "u", "step", "time", "checkpoint/u",
+                                                "checkpoint/v"};
+
+}  // namespace
+
+RunFileState read_run_state(const fs::path& path) {
+  RunFileReader file(path);
+  if (file.has_attribute("kind") && file.attribute_string("kind") == "sweep") {
+    throw InvalidInput(path.string() +
+                       " is a sweep file: continue it with grayscott sweep --resume");
+  }
+  for (const char* name : {"rows", "cols", "images", "steps_per_image", "status", "precision"}) {
+    if (!file.has_attribute(name)) {
+      throw InvalidInput(path.string() + " is not a grayscott run file (no attribute " + name +
+                         ")");
+    }
+  }
+  RunFileState state;
+  RunMetadata& m = state.meta;
+  Problem& p = m.problem;
+  p = read_problem_attributes(file);
+  p.params.feed = file.attribute_double("feed");
+  p.params.kill = file.attribute_double("kill");
+  m.images = file.attribute_int64("images");
+  m.steps_per_image = file.attribute_int64("steps_per_image");
+  m.fields = {file.has_field("u"), file.has_field("v")};
+  m.initial = read_initial_attributes(file);
+  if (m.initial.kind == InitialKind::Noise) {
+    m.initial.seed = static_cast<std::uint64_t>(file.attribute_int64("seed"));
+  }
+  m.backend = file.attribute_string("backend");
+  m.version = file.attribute_string("version");
+  state.status = file.attribute_string("status");
+  state.images_in_file = static_cast<std::int64_t>(file.read_int64("step").size());
+  // Files of earlier versions placed the chunks of a single process's file at their first write.
+  for (const char* name : run_chunked_datasets) {
+    if (!file.has_field(name)) continue;
+    if (!file.places_chunks_as_it_grows(name)) state.extendable_in_parallel = false;
+    if (file.unplaced_chunks(name) > 0) state.every_chunk_placed = false;
+  }
+  if (file.has_field("checkpoint/images")) {
+    for (std::int64_t n : file.read_int64("checkpoint/images")) {
+      // A checkpoint never runs ahead of the images durable before it.
+      if (n <= state.images_in_file) state.checkpoint_images = std::max(state.checkpoint_images, n);
+    }
+  }
+  return state;
+}
+
+void place_unwritten_run_chunks(const fs::path& path) {
+  h5::place_unwritten_chunks(path.string(), run_chunked_datasets);
+}
+
+template <class Real>
+void read_checkpoint(const fs::path& path, std::int64_t row_begin, std::int64_t rows,
+                     std::int64_t col_begin, std::int64_t cols, std::vector<Real>& u,
+                     std::vector<Real>& v) {
+  h5::silence_library_errors();
+  h5::Id file(open_for_reading(path), H5Fclose, "open " + path.string());
+  h5::Id images_set(H5Dopen2(file, "checkpoint/images", H5P_DEFAULT), H5Dclose,
+                    "open /checkpoint/images in " + path.string());
+  CheckpointSlots slots;
+  h5::check(H5Dread(images_set, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                    slots.marks().data()),
+            "read /checkpoint/images");
+  const int slot = slots.newest(0);
+  const std::int64_t images_done = slots.newest_images(0);
+  if (images_done <= 0) throw std::logic_error("read_checkpoint: the file has no checkpoint");
+  // A field the run writes is its last image; the others are in the checkpoint's slot.
+  auto read = [&](const char* field, std::vector<Real>& out) {
+    const bool written = H5Lexists(file, field, H5P_DEFAULT) > 0;
+    const std::string name = written ? std::string(field) : std::string("checkpoint/") + field;
+    const hsize_t index =
+        written ? static_cast<hsize_t>(images_done - 1) : static_cast<hsize_t>(slot);
+    h5::Id dataset(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose, "open /" + name);
+    h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
+    hsize_t dims[3] = {0, 0, 0};
+    H5Sget_simple_extent_dims(space, dims, nullptr);
+    const hsize_t start[3] = {index, static_cast<hsize_t>(row_begin),
+                              static_cast<hsize_t>(col_begin)};
+    const hsize_t count[3] = {1, rows > 0 ? static_cast<hsize_t>(rows) : dims[1],
+                              rows > 0 ? static_cast<hsize_t>(cols) : dims[2]};
+    h5::check(H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr),
+              "select the checkpoint");
+    h5::Id mem_space = h5::simple_space(std::span<const hsize_t>(count, 3));
+    out.resize(count[1] * count[2]);
+    h5::check(H5Dread(dataset, h5::native_type<Real>(), mem_space, space, H5P_DEFAULT, out.data()),
+              "read /" + name + " from " + path.string());
+  };
+  read("u", u);
+  read("v", v);
+}
+
+template void read_checkpoint<float>(const fs::path&, std::int64_t, std::int64_t, std::int64_t,
+                                     std::int64_t, std::vector<float>&, std::vector<float>&);
+template void read_checkpoint<double>(const fs::path&, std::int64_t, std::int64_t, std::int64_t,
+                                      std::int64_t, std::vector<double>&, std::vector<double>&);
+
+}  // namespace grayscott::io
