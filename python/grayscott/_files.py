@@ -57,6 +57,8 @@ def open_dataset(path: str, **kwargs):
     dt = ds.attrs.get("dt")
     if "step" in ds.coords and dt is not None and "time" not in ds.coords:
         ds = ds.assign_coords(time=("time", ds["step"].values * float(dt)))
+    if "stats_histogram_bins" in ds.attrs:
+        ds = _with_statistics(ds, path, kwargs)
     # A sweep's members by their parameters: ds.v.sel(feed=0.03, kill=0.06) picks members by
     # value (.isel(member=m) still picks the m-th).
     levels = [name for name in ("feed", "kill", "seed")
@@ -64,3 +66,24 @@ def open_dataset(path: str, **kwargs):
     if sweep and levels == ["feed", "kill", "seed"]:
         ds = ds.drop_vars("member", errors="ignore").set_index(member=levels)
     return ds
+
+
+def _with_statistics(ds, path: str, kwargs: dict):
+    """The run's /stats (grayscott run --stats) beside its images, along the same time axis."""
+    import xarray as xr
+
+    options = {k: v for k, v in kwargs.items() if k != "group"}
+    try:
+        stats = xr.open_dataset(path, group="stats", **options).load()
+    except OSError as error:
+        if not _is_open_for_writing(error):
+            raise
+        import h5netcdf
+
+        with h5netcdf.File(path, "r", swmr=True, phony_dims=options["phony_dims"]) as nc:
+            stats = xr.open_dataset(xr.backends.H5NetCDFStore(nc.groups["stats"])).load()
+    images = ds.sizes.get("time", 0)
+    stats = stats.isel(time=slice(0, images))
+    if "time" in ds.coords:
+        stats = stats.assign_coords(time=ds["time"].values[: stats.sizes.get("time", 0)])
+    return xr.merge([ds, stats], combine_attrs="override")

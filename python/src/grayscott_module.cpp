@@ -700,6 +700,7 @@ class Simulation : public Batch {
       request.images = from_file.images;
       request.steps_per_image = from_file.steps_per_image;
       request.fields = from_file.fields;
+      request.analysis = from_file.analysis;
     } else {
       pipeline::validate_run_request(request);
       if (step_ != 0) {

@@ -71,3 +71,51 @@ def test_meaningless_settings_are_refused_before_anything_runs(tmp_path, kwargs,
     with pytest.raises(ValueError, match=words):
         sim.run(images=2, output=tmp_path / "x.h5", quiet=True, **kwargs)
     assert not (tmp_path / "x.h5").exists()
+
+
+def test_the_file_holds_every_images_statistics_for_xarray(tmp_path):
+    import h5py
+
+    path = tmp_path / "f.h5"
+    sim = gs.Simulation(rows=24, cols=32, init="noise", seed=1, backend="cpu")
+    sim.run(images=5, steps_per_image=8, output=path, quiet=True, stats=True, histogram_bins=12)
+    ds = gs.open(path)
+    assert ds["v_histogram"].dims == ("time", "v_bin") and ds["v_histogram"].shape == (5, 12)
+    assert ds["v_mean"].dims == ("time",)
+    with h5py.File(path) as f:
+        v = f["v"][...].astype(np.float64)
+        assert list(f["stats/v_histogram"].attrs["range"]) == [0.0, 1.0]
+    assert np.allclose(ds["v_mean"].values, v.mean(axis=(1, 2)), rtol=1e-12, atol=0)
+    assert np.array_equal(ds["v_max"].values, v.max(axis=(1, 2)))
+    assert (ds["v_histogram"].sum("v_bin") == 24 * 32).all()
+    # The change from image to image, per step.
+    rms = np.sqrt(((v[1:] - v[:-1]) ** 2).mean(axis=(1, 2))) / 8
+    assert np.allclose(ds["change_rms_per_step"].values[1:], rms, rtol=1e-12)
+
+
+def test_a_resumed_run_keeps_its_criterion(tmp_path):
+    import h5py
+
+    path = tmp_path / "r.h5"
+    sim = gs.Simulation(rows=32, cols=32, feed=0.01, kill=0.09, du=0.2, dv=0.1, backend="cpu")
+
+    def stop_early(index, step, time, image):
+        if index == 1:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        sim.run(images=200, steps_per_image=20, output=path, quiet=True, until_steady=1e-6,
+                steady_images=3, on_image=stop_early)
+    resumed = gs.Simulation.resume(path, quiet=True)
+    with h5py.File(path) as f:
+        status = f.attrs["status"]
+        assert f.attrs["until_steady"] == 1e-6 and status.startswith("settled at image ")
+        assert f["stats/v_mean"].shape[0] == f["step"].shape[0] < 200
+    assert resumed.step == f_step(path)
+
+
+def f_step(path):
+    import h5py
+
+    with h5py.File(path) as f:
+        return int(f["step"][-1])

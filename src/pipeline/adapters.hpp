@@ -88,7 +88,8 @@ class RunFileSink final : public ImageSink<Real> {
       if (!reason.empty()) return reason;
     }
     file_.append(slot.step, fields_.u ? slot.u.data() : nullptr,
-                 fields_.v ? slot.v.data() : nullptr);
+                 fields_.v ? slot.v.data() : nullptr,
+                 slot.statistics.empty() ? nullptr : &slot.statistics.front());
     return {};
   }
   void save_checkpoint(const ImageSlot<Real>& slot) override {

@@ -264,9 +264,16 @@ RunSummary execute_distributed_run(const RunRequest& request, const DistributedR
   const MPI_Comm world = session.world();
   mpi::ProcessGrid process_grid;
   BlockPlacement placement;
-  io::RunMetadata meta{
-      request.problem,      request.images, request.steps_per_image, request.fields, "",
-      std::string(version), request.initial};
+  io::RunMetadata meta{request.problem,
+                       request.images,
+                       request.steps_per_image,
+                       request.fields,
+                       "",
+                       std::string(version),
+                       request.initial,
+                       request.analysis.statistics,
+                       request.analysis.steady.tolerance,
+                       request.analysis.steady.images};
   // Every rank checks the same request, so every rank reaches the same verdict; agreeing anyway
   // costs one allreduce and guards against a rank that sees something different.
   mpi::agree_on_errors(

@@ -47,7 +47,10 @@ struct PreparedRun {
 PreparedRun prepare_run(const RunRequest& request) {
   validate_run_request(request);
   PreparedRun prepared{io::RunMetadata{request.problem, request.images, request.steps_per_image,
-                                       request.fields, "", std::string(version), request.initial},
+                                       request.fields, "", std::string(version), request.initial,
+                                       request.analysis.statistics,
+                                       request.analysis.steady.tolerance,
+                                       request.analysis.steady.images},
                        std::nullopt};
   if (request.resume) {
     prepared.continued = io::read_run_state(request.output);
@@ -240,6 +243,8 @@ RunRequest resume_request(const std::filesystem::path& path) {
   request.images = state.meta.images;
   request.steps_per_image = state.meta.steps_per_image;
   request.fields = state.meta.fields;
+  request.analysis.statistics = state.meta.statistics;
+  request.analysis.steady = {state.meta.until_steady, state.meta.steady_images};
   request.output = path;
   request.resume = true;
   return request;

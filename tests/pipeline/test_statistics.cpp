@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "analysis/statistics.hpp"
-#include "io/run_file.hpp"
+#include "io/files/reader.hpp"
 #include "pipeline/run.hpp"
 #include "pipeline/stop_signal.hpp"
 #include "pipeline/sweep.hpp"

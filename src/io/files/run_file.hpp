@@ -6,12 +6,14 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <filesystem>
 #include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "analysis/statistics.hpp"
 #include "io/files/checkpoint_slots.hpp"
 #include "io/files/xdmf.hpp"  // ImagePlaces, XdmfCompanion, XdmfGridInfo: the run's companion
 #include "model/initial_state.hpp"
@@ -27,7 +29,17 @@ struct RunMetadata {
   std::string backend;
   std::string version;
   InitialState initial;
+  // What the run measures of every image (/stats) and when it stops (the root's stats_* and
+  // until_steady attributes, which a continued run takes back).
+  std::optional<analysis::HistogramSpec> statistics;
+  double until_steady = 0;
+  std::int64_t steady_images = 0;
 };
+
+// The statistics of every image, as /stats/<name>: one value per image each.
+inline constexpr const char* statistics_names[] = {
+    "u_min", "u_max", "u_mean", "u_std", "v_min", "v_max", "v_mean", "v_std", "change_max",
+    "change_rms_per_step"};
 
 // Bytes a run writes: its images (both fields when asked), the two checkpoint slots, /step and
 // the XDMF companion, for the free-space check.
@@ -79,7 +91,8 @@ class RunFileWriter {
   // Appends the next image; u/v point to this process's block (rows*cols values of the run's
   // precision, the whole image by default; a field that is not written may be null). Collective
   // when the access is.
-  void append(std::int64_t step, const void* u, const void* v);
+  void append(std::int64_t step, const void* u, const void* v,
+              const analysis::ImageStatistics* statistics = nullptr);
   std::int64_t images_written() const { return written_; }
   // Saves the state after `images_done` images (this process's block of u and v; a field the run
   // writes is already its image `images_done - 1`, which must be appended first) into the older
@@ -103,6 +116,7 @@ class RunFileWriter {
   // where it can go so (a single process, aligned; see DirectWrites), else through HDF5.
   void write_image(hid_t dataset, hsize_t index, const void* data, const std::string& what);
   void count_images();         // grows /time and /step over the images appended since
+  void write_statistics(hsize_t first);  // /stats of the images appended since, from `first`
   void make_images_durable();  // flushes the images, then /step that counts them
   void after_write_error(const std::exception& e);
   // How this file writes a checkpoint of the state u, v (see CheckpointSlots).
@@ -122,6 +136,7 @@ class RunFileWriter {
   std::int64_t written_ = 0;
   std::int64_t durable_ = 0;                   // images written at the last flush that succeeded
   std::vector<std::int64_t> uncounted_steps_;  // of images appended but not yet in /step
+  std::vector<analysis::ImageStatistics> uncounted_statistics_;  // of the same images
   bool swmr_ = false;
   bool disk_full_ = false;           // a write failed for want of space
   bool write_failed_ = false;        // a write or flush failed: the status is written with care

@@ -102,6 +102,9 @@ h5::Id growing_dataset_properties(int rank, const hsize_t* chunk) {
 
 struct RunFileWriter::Handles {
   h5::Id file, u, v, step, time, checkpoint_u, checkpoint_v, checkpoint_images;
+  // /stats/<statistics_names[i]> and /stats/v_histogram (none without statistics).
+  std::vector<h5::Id> statistics;
+  h5::Id histogram;
   // Where the datasets' reserved room lies: [first byte, end) each.
   std::vector<std::pair<std::uint64_t, std::uint64_t>> rooms;
   // Notes the room of a chunked dataset whose first chunk is within its extent.
@@ -226,6 +229,41 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
       }
       h5::attach_scales(h_->step, std::span<const hid_t>(image_axes, 1));
     }
+    if (meta.statistics) {
+      // One value per image each, along the images' time axis; the histogram's counts per image
+      // along a second axis of its bins.
+      h5::Id group(H5Gcreate2(h_->file, "stats", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                   H5Gclose, "create group stats");
+      const hsize_t sdims[1] = {0}, smax[1] = {most_images},
+                    schunk[1] = {std::min<hsize_t>(1024, most_images)};
+      h5::Id space = h5::simple_space(sdims, smax);
+      h5::Id props = growing_dataset_properties(1, schunk);
+      const hid_t time_axis[1] = {h_->time};
+      for (const char* name : statistics_names) {
+        h5::Id dataset(
+            H5Dcreate2(group, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, props, uncached),
+            H5Dclose, std::string("create dataset stats/") + name);
+        h5::attach_scales(dataset, time_axis);
+        h_->statistics.push_back(std::move(dataset));
+      }
+      const auto bins = static_cast<hsize_t>(meta.statistics->bins);
+      const hsize_t hdims[2] = {0, bins}, hmax[2] = {most_images, bins},
+                    hchunk[2] = {std::max<hsize_t>(1, std::min<hsize_t>(64, most_images)), bins};
+      h5::Id hspace = h5::simple_space(hdims, hmax);
+      h5::Id hprops = growing_dataset_properties(2, hchunk);
+      h_->histogram = h5::Id(
+          H5Dcreate2(group, "v_histogram", H5T_STD_U64LE, hspace, H5P_DEFAULT, hprops, uncached),
+          H5Dclose, "create dataset stats/v_histogram");
+      // Its bins as an index axis of their own, so that netCDF readers name both axes.
+      const h5::Id bin_axis = h5::create_index_scale(group, "v_bin", meta.statistics->bins,
+                                                     access_.writes_companions, access_.transfer);
+      h5::write_attribute(bin_axis, "long_name",
+                          std::string("bin of the histogram of v (its range: v_histogram's)"));
+      const hid_t histogram_axes[2] = {h_->time, bin_axis};
+      h5::attach_scales(h_->histogram, histogram_axes);
+      const std::vector<double> range{meta.statistics->low, meta.statistics->high};
+      h5::write_attribute(h_->histogram, "range", range);
+    }
     {
       // Two slots of the whole state: the newer valid one is the checkpoint.
       h5::Id group(H5Gcreate2(h_->file, "checkpoint", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
@@ -276,6 +314,16 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
     if (meta.initial.kind == InitialKind::Noise) {
       h5::write_attribute(root, "seed", static_cast<std::int64_t>(meta.initial.seed));
       h5::write_attribute(root, "noise_amplitude", noise_amplitude);
+    }
+    if (meta.statistics) {
+      h5::write_attribute(root, "stats_histogram_bins",
+                          static_cast<std::int64_t>(meta.statistics->bins));
+      const std::vector<double> range{meta.statistics->low, meta.statistics->high};
+      h5::write_attribute(root, "stats_histogram_range", range);
+    }
+    if (meta.until_steady > 0) {
+      h5::write_attribute(root, "until_steady", meta.until_steady);
+      h5::write_attribute(root, "steady_images", meta.steady_images);
     }
     h5::write_attribute(root, "backend", meta.backend);
     h5::write_attribute(root, "version", meta.version);
@@ -350,6 +398,11 @@ void RunFileWriter::open_datasets() {
   h_->step = open("step");
   // Files written before the time coordinate have none.
   if (H5Lexists(h_->file, "time", H5P_DEFAULT) > 0) h_->time = open("time");
+  if (meta_.statistics) {
+    for (const char* name : statistics_names)
+      h_->statistics.push_back(open((std::string("stats/") + name).c_str()));
+    h_->histogram = open("stats/v_histogram");
+  }
   if (!meta_.fields.u) h_->checkpoint_u = open("checkpoint/u");
   if (!meta_.fields.v) h_->checkpoint_v = open("checkpoint/v");
   h_->checkpoint_images = open("checkpoint/images");
@@ -429,8 +482,13 @@ hsize_t first_extent(hid_t dataset) {
 
 }  // namespace
 
-void RunFileWriter::append(std::int64_t step, const void* u, const void* v) {
+void RunFileWriter::append(std::int64_t step, const void* u, const void* v,
+                           const analysis::ImageStatistics* statistics) {
   try {
+    if (meta_.statistics) {
+      if (statistics == nullptr) throw std::logic_error("a run with statistics appends none");
+      uncounted_statistics_.push_back(*statistics);
+    }
     append_image(step, u, v);
   } catch (const std::exception& e) {
     after_write_error(e);
@@ -453,8 +511,15 @@ void RunFileWriter::after_write_error(const std::exception& e) {
     if (meta_.fields.u && first_extent(h_->u) > n) H5Dset_extent(h_->u, extent);
     if (first_extent(h_->step) > n) H5Dset_extent(h_->step, steps);
     if (h_->time.get() >= 0 && first_extent(h_->time) > n) H5Dset_extent(h_->time, steps);
+    for (const h5::Id& dataset : h_->statistics)
+      if (first_extent(dataset) > n) H5Dset_extent(dataset, steps);
+    if (h_->histogram.get() >= 0 && first_extent(h_->histogram) > n) {
+      const hsize_t counts[2] = {n, static_cast<hsize_t>(meta_.statistics->bins)};
+      H5Dset_extent(h_->histogram, counts);
+    }
     written_ = images;
     uncounted_steps_.clear();
+    uncounted_statistics_.clear();
     if (places_.size() > static_cast<std::size_t>(images)) {
       places_.resize(static_cast<std::size_t>(images));
     }
@@ -542,15 +607,57 @@ void RunFileWriter::count_images() {
     h5::check(H5Dwrite(dataset, value_type, mem_space, file_space, access_.transfer, values),
               std::string("write ") + name + " to " + path_.string());
   };
-  // The images' times, then their steps: /step, written last, never counts an image whose values
-  // are not all there.
+  // The images' times and statistics, then their steps: /step, written last, never counts an
+  // image whose values are not all there.
   if (h_->time.get() >= 0) write_values(h_->time, H5T_NATIVE_DOUBLE, times.data(), "time");
+  if (meta_.statistics) write_statistics(first);
   write_values(h_->step, H5T_NATIVE_INT64, uncounted_steps_.data(), "step");
   uncounted_steps_.clear();
+  uncounted_statistics_.clear();
   // Every process asks (metadata reads are collective over MPI); a continued run recounts the
   // images it writes over, which stay where they were.
   places_.resize(std::min<std::size_t>(places_.size(), first));
   for (hsize_t i = places_.size(); i < first + count[0]; ++i) places_.push_back(image_places(i));
+}
+
+void RunFileWriter::write_statistics(hsize_t first) {
+  const std::size_t n = uncounted_statistics_.size();
+  const auto bins = static_cast<hsize_t>(meta_.statistics->bins);
+  const auto write = [&](hid_t dataset, int rank, hid_t value_type, const void* values,
+                         const std::string& name) {
+    const hsize_t count[2] = {n, bins};
+    hsize_t extent[2] = {std::max(first_extent(dataset), first + n), bins};
+    h5::check(H5Dset_extent(dataset, extent), "grow dataset " + name);
+    h5::Id file_space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
+    const hsize_t start[2] = {first, 0};
+    h5::check(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, count, nullptr),
+              "select values of " + name);
+    h5::Id mem_space = h5::simple_space(std::span<const hsize_t>(count, rank));
+    // Every process takes part in a collective write; one of them brings the values (the same on
+    // every process: the statistics are merged before they reach the writers).
+    if (!access_.writes_companions) {
+      h5::check(H5Sselect_none(file_space), "select no " + name);
+      h5::check(H5Sselect_none(mem_space), "select no " + name);
+    }
+    h5::check(H5Dwrite(dataset, value_type, mem_space, file_space, access_.transfer, values),
+              "write " + name + " to " + path_.string());
+  };
+  std::vector<double> values(n);
+  const auto field = [](const analysis::ImageStatistics& s, std::size_t i) {
+    const double all[] = {s.u_min, s.u_max, s.u_mean, s.u_std, s.v_min,
+                          s.v_max, s.v_mean, s.v_std, s.change_max, s.change_rms_per_step};
+    return all[i];
+  };
+  for (std::size_t i = 0; i < h_->statistics.size(); ++i) {
+    for (std::size_t k = 0; k < n; ++k) values[k] = field(uncounted_statistics_[k], i);
+    write(h_->statistics[i], 1, H5T_NATIVE_DOUBLE, values.data(),
+          std::string("stats/") + statistics_names[i]);
+  }
+  std::vector<std::uint64_t> counts;
+  counts.reserve(n * bins);
+  for (const analysis::ImageStatistics& s : uncounted_statistics_)
+    counts.insert(counts.end(), s.histogram.begin(), s.histogram.end());
+  write(h_->histogram, 2, H5T_NATIVE_UINT64, counts.data(), "stats/v_histogram");
 }
 
 void RunFileWriter::make_images_durable() {
