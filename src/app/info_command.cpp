@@ -1,3 +1,4 @@
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -6,9 +7,11 @@
 #include "app/version.hpp"
 #include "engine/registry.hpp"
 #include "io/files/hdf5.hpp"
+#include "io/files/reader.hpp"
 #include "io/files/repair.hpp"
 #include "io/pictures/png.hpp"
 #include "io/pictures/video.hpp"
+#include "pipeline/run.hpp"
 #if GRAYSCOTT_WITH_MPI
 #include "mpi/session.hpp"
 #endif
@@ -18,6 +21,32 @@ namespace grayscott::app {
 namespace {
 
 // What a run or sweep file holds and what it needs, for `grayscott info FILE`.
+// What a run file's /stats say (grayscott run --stats): the settings, and the last image's.
+void describe_statistics(const std::string& path, std::int64_t images) {
+  const io::RunFileReader file(path);
+  if (file.has_attribute("until_steady")) {
+    std::printf("until steady: change of v per step below %.10g for %lld images\n",
+                file.attribute_double("until_steady"),
+                static_cast<long long>(file.attribute_int64("steady_images")));
+  }
+  if (!file.has_attribute("stats_histogram_bins")) return;
+  const std::vector<double> range = file.attribute_doubles("stats_histogram_range");
+  std::printf("statistics: every image (/stats), histogram of v in %lld bins over [%.10g, %.10g]\n",
+              static_cast<long long>(file.attribute_int64("stats_histogram_bins")), range.at(0),
+              range.at(1));
+  if (images <= 0) return;
+  const auto last = [&](const char* name) {
+    const std::vector<double> values = file.read_doubles(std::string("stats/") + name);
+    return values.size() >= static_cast<std::size_t>(images)
+               ? values[static_cast<std::size_t>(images - 1)]
+               : NAN;
+  };
+  std::printf("last image: v in [%.6g, %.6g], mean %.6g, std %.6g; u in [%.6g, %.6g], mean %.6g; "
+              "change of v per step %.3g (largest %.3g)\n",
+              last("v_min"), last("v_max"), last("v_mean"), last("v_std"), last("u_min"),
+              last("u_max"), last("u_mean"), last("change_rms_per_step"), last("change_max"));
+}
+
 void describe_file(const std::string& path) {
   const io::FileReport r = io::inspect_file(path);
   const Problem& p = r.problem;
@@ -39,6 +68,7 @@ void describe_file(const std::string& path) {
               static_cast<long long>(r.images), static_cast<long long>(r.images_requested),
               static_cast<long long>(r.steps_per_image), r.fields.c_str());
   std::printf("status: %s\n", r.status.c_str());
+  if (!r.sweep) describe_statistics(path, r.images);
   std::printf("checkpoint: %s\n", r.checkpoint_images > 0
                                       ? ("after image " + std::to_string(r.checkpoint_images)).c_str()
                                       : "none (continues from the initial state)");
@@ -51,10 +81,12 @@ void describe_file(const std::string& path) {
             "grayscott repair " + path;
   } else if (r.status == "complete") {
     state = "complete";
+  } else if (pipeline::run_is_finished(r.status)) {
+    state = "settled: ended as asked";
   } else {
     state = "readable";
   }
-  const bool resumable = r.live_writer == 0 && r.status != "complete";
+  const bool resumable = r.live_writer == 0 && !pipeline::run_is_finished(r.status);
   if (resumable) {
     state += std::string(state.empty() ? "" : "; ") + "continue it with grayscott " +
              (r.sweep ? "sweep" : "run") + " --resume " + path;

@@ -96,8 +96,8 @@ printf 'rows = [1,\n' >broken.toml
 expect_error "config broken.toml line" run --config broken.toml -o x.h5
 expect_error "could not be opened" run --config missing.toml -o x.h5
 # Every unknown key at once, in the file's order, with the nearest option where there is one.
-printf 'stps = 3\nrows = 8\ncolour = 1\n[run]\nimags = 2\n' >unknowns.toml
-expect_error "config unknowns.toml line 1, key 'stps': unknown key; line 3, key 'colour': unknown key; line 5, key 'run.imags': unknown key (did you mean images?)" \
+printf 'velocity = 3\nrows = 8\ncolour = 1\n[run]\nimags = 2\n' >unknowns.toml
+expect_error "config unknowns.toml line 1, key 'velocity': unknown key; line 3, key 'colour': unknown key; line 5, key 'run.imags': unknown key (did you mean images?)" \
   run --config unknowns.toml -o x.h5
 # An option given twice, or under its name and its course alias: the later value wins.
 "$gs" run --rows 8 --cols 8 --nbimage 5 --images 3 --quiet -o later.h5 &&
@@ -174,6 +174,18 @@ rc=$?
 /usr/bin/python3 -c '
 import h5py; f = h5py.File("dt4.h5", "r")
 assert "dt 4 is above 1.41" in f.attrs["status"], f.attrs["status"]' && pass || fail "dt advice in the status"
+
+# A run that settles ends there, as asked (exit 0), says so, and is not resumed.
+"$gs" run --rows 64 --cols 64 --images 30 --steps-per-image 50 --feed 0.01 --kill 0.09 \
+  --until-steady 1e-6 --steady-images 3 -o settled.h5 2>err.txt
+rc=$?
+[[ $rc -eq 0 ]] && grep -q "^settled at image 4 (step 250): the change of v per step stayed below 1e-06 for 3 images" err.txt &&
+  pass || fail "until-steady: rc=$rc $(cat err.txt)"
+"$gs" info settled.h5 >info.txt 2>&1 && grep -q "^until steady: change of v per step below 1e-06 for 3 images" info.txt &&
+  grep -q "^statistics: every image (/stats), histogram of v in 50 bins" info.txt && pass || fail "info of a settled run: $(cat info.txt)"
+expect_error "nothing to resume: settled.h5 holds a run that settled at image 4" run --resume settled.h5
+expect_error "until-steady: the tolerance must be a finite positive number, got -1" run --until-steady -1
+expect_error "histogram-bins must be a whole number from 1 to 1000000, got 0" run --stats --histogram-bins 0
 
 # Pictures.
 "$gs" render run.h5 --out pics 2>/dev/null && [[ $(ls pics/*.png | wc -l) -eq 3 ]] && pass || fail "render"
