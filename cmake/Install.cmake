@@ -48,6 +48,8 @@ install(FILES src/model/model.hpp src/model/initial_state.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/grayscott/model COMPONENT development)
 install(FILES src/engine/engine.hpp src/engine/host_buffer.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/grayscott/engine COMPONENT development)
+install(FILES src/analysis/statistics.hpp
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/grayscott/analysis COMPONENT development)
 install(FILES src/pipeline/run.hpp src/pipeline/image_loop.hpp src/pipeline/image_queue.hpp
               src/pipeline/stop_signal.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/grayscott/pipeline COMPONENT development)

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -88,6 +89,17 @@ struct ImageStatistics {
   double change_rms_per_step = NAN;  // sqrt(mean((v - v before)^2)) / steps between them
   std::vector<std::uint64_t> histogram;
 };
+
+// The statistics' names, in ImageStatistics' order of its values (the files' /stats/<name>).
+inline constexpr const char* statistics_names[] = {
+    "u_min", "u_max", "u_mean", "u_std", "v_min", "v_max", "v_mean", "v_std", "change_max",
+    "change_rms_per_step"};
+
+// ImageStatistics' values in the order of statistics_names.
+inline std::array<double, 10> statistics_values(const ImageStatistics& s) {
+  return {s.u_min, s.u_max, s.u_mean, s.u_std, s.v_min,
+          s.v_max, s.v_mean, s.v_std, s.change_max, s.change_rms_per_step};
+}
 
 constexpr double u_shift = 1.0;
 constexpr double v_shift = 0.0;

@@ -367,8 +367,10 @@ LoopOutcome run_image_loop(ImageSource<Real>& source, ImageSink<Real>& sink, con
           slot->durable = last || interrupt || (before & Durable) != 0;
           source.gather(*slot, captured);
           slot->statistics.clear();
+          slot->settled_members.clear();
           if (measure) {
-            for (std::size_t m : measure->measure(*slot, agreement)) {
+            slot->settled_members = measure->measure(*slot, agreement);
+            for (std::size_t m : slot->settled_members) {
               if (plan.on_member_settled) plan.on_member_settled(m, i);
             }
             every_member_settled =

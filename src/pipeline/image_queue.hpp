@@ -59,6 +59,8 @@ struct ImageSlot {
   FieldSet known_finite{false, false};  // fields found all finite while they were copied in
   // Each member's statistics of this image, when the loop computes them (LoopPlan::statistics).
   std::vector<analysis::ImageStatistics> statistics;
+  // The members that settled at this image (LoopPlan::steady).
+  std::vector<std::size_t> settled_members;
 };
 
 template <class Real>

@@ -111,6 +111,10 @@ class SweepFileSink final : public ImageSink<Real> {
     }
     file_.write_images(first_, count_, slot.index, fields_.u ? slot.u.data() : nullptr,
                        fields_.v ? slot.v.data() : nullptr);
+    if (!slot.statistics.empty())
+      file_.write_statistics(first_, count_, slot.index, slot.statistics.data());
+    for (std::size_t m : slot.settled_members)
+      file_.record_settled(first_ + static_cast<std::int64_t>(m), slot.index);
     for (std::int64_t m = 0; m < count_; ++m) {
       images_written_[static_cast<std::size_t>(m)] = slot.index + 1;
     }
@@ -326,6 +330,9 @@ io::SweepMetadata sweep_metadata(const SweepRequest& request) {
     meta.seed.push_back(member.seed);
   }
   meta.init = request.init;
+  meta.statistics = request.analysis.statistics;
+  meta.until_steady = request.analysis.steady.tolerance;
+  meta.steady_images = request.analysis.steady.images;
   meta.images = request.images;
   meta.steps_per_image = request.steps_per_image;
   meta.fields = request.fields;
@@ -347,6 +354,8 @@ SweepRequest resume_sweep_request(const std::filesystem::path& path) {
   request.images = state.meta.images;
   request.steps_per_image = state.meta.steps_per_image;
   request.fields = state.meta.fields;
+  request.analysis.statistics = state.meta.statistics;
+  request.analysis.steady = {state.meta.until_steady, state.meta.steady_images};
   request.output = path;
   request.resume = true;
   request.start_images = state.checkpoint_images;

@@ -380,12 +380,12 @@ std::span<const Setting<OutputSettings>> output_settings() {
        "The range of the histogram of v (values outside it count in the end bins)",
        GRAYSCOTT_FIELD(S, histogram_range), Form::Pair, "LOW,HIGH"},
       {"until-steady", "until_steady", "",
-       "Stop once the change of v per step (RMS over the cells) stays below TOL for "
+       "Stop once the change of v per step (RMS over the cells) stays below this tolerance for "
        "--steady-images images in a row; a sweep stops stepping each member that settles "
        "(0: never; implies --stats)",
-       GRAYSCOTT_FIELD(S, until_steady), Form::Plain, "TOL"},
+       GRAYSCOTT_FIELD(S, until_steady)},
       {"steady-images", "steady_images", "",
-       "Images in a row the change must stay below --until-steady's TOL",
+       "Images in a row the change must stay below --until-steady's tolerance",
        GRAYSCOTT_FIELD(S, steady_images)},
   };
   return table;

@@ -195,7 +195,8 @@ PY
 for overlap in off on; do
   expect_failure "non-finite values, overlap-writes $overlap" "non-finite at image 1" -- \
     "${mpi[@]}" -n 3 "$grayscott" run --rows 16 --cols 16 --images 5 --steps-per-image 1 \
-    --feed 1e30 --threads 1 --quiet --force --overlap-writes "$overlap" -o "$work/blow.h5"
+    --init-values 1e12,1e12 --threads 1 --quiet --force --overlap-writes "$overlap" \
+    -o "$work/blow.h5"
   "$python" - "$work/blow.h5" <<'PY' || fail "the blown-up run's file (overlap-writes $overlap)"
 import sys, h5py, numpy as np
 with h5py.File(sys.argv[1], "r") as f:

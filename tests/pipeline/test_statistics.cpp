@@ -277,6 +277,10 @@ TEST_F(RunStatistics, SweepMembersSettleOnTheirOwn) {
   ASSERT_TRUE(pipeline::execute_sweep(settling).completed);
 
   io::RunFileReader a(full.output), b(settling.output);
+  // Where each member settled, and every member's statistics of every image, in the file.
+  const std::vector<std::int64_t> settled_at = b.read_int64("stats/settled_image");
+  ASSERT_EQ(settled_at.size(), 3u);
+  EXPECT_EQ(b.read_doubles("stats/v_mean").size(), 3u * 30u);
   const auto image = [](io::RunFileReader& file, std::int64_t member, std::int64_t i) {
     return file.read_image("v", i, member);
   };
@@ -287,6 +291,11 @@ TEST_F(RunStatistics, SweepMembersSettleOnTheirOwn) {
     for (std::int64_t i = 29; i > 0 && image(b, m, i) == image(b, m, i - 1); --i) frozen_from = i;
     for (std::int64_t i = 0; i < std::min<std::int64_t>(frozen_from, 30); ++i)
       ASSERT_EQ(image(a, m, i), image(b, m, i)) << m << " " << i;
+    // Frozen from the image after the one it settled at (that image was still stepped to).
+    if (settled_at[static_cast<std::size_t>(m)] >= 0)
+      EXPECT_EQ(frozen_from, settled_at[static_cast<std::size_t>(m)] + 1) << m;
+    else
+      EXPECT_EQ(frozen_from, 30) << m;
     if (frozen_from < 30) {
       ++frozen_members;
       // The full run still changed there (if only a little): the member was frozen.

@@ -36,10 +36,6 @@ struct RunMetadata {
   std::int64_t steady_images = 0;
 };
 
-// The statistics of every image, as /stats/<name>: one value per image each.
-inline constexpr const char* statistics_names[] = {
-    "u_min", "u_max", "u_mean", "u_std", "v_min", "v_max", "v_mean", "v_std", "change_max",
-    "change_rms_per_step"};
 
 // Bytes a run writes: its images (both fields when asked), the two checkpoint slots, /step and
 // the XDMF companion, for the free-space check.

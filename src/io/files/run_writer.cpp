@@ -239,7 +239,7 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
       h5::Id space = h5::simple_space(sdims, smax);
       h5::Id props = growing_dataset_properties(1, schunk);
       const hid_t time_axis[1] = {h_->time};
-      for (const char* name : statistics_names) {
+      for (const char* name : analysis::statistics_names) {
         h5::Id dataset(
             H5Dcreate2(group, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, props, uncached),
             H5Dclose, std::string("create dataset stats/") + name);
@@ -399,7 +399,7 @@ void RunFileWriter::open_datasets() {
   // Files written before the time coordinate have none.
   if (H5Lexists(h_->file, "time", H5P_DEFAULT) > 0) h_->time = open("time");
   if (meta_.statistics) {
-    for (const char* name : statistics_names)
+    for (const char* name : analysis::statistics_names)
       h_->statistics.push_back(open((std::string("stats/") + name).c_str()));
     h_->histogram = open("stats/v_histogram");
   }
@@ -643,15 +643,11 @@ void RunFileWriter::write_statistics(hsize_t first) {
               "write " + name + " to " + path_.string());
   };
   std::vector<double> values(n);
-  const auto field = [](const analysis::ImageStatistics& s, std::size_t i) {
-    const double all[] = {s.u_min, s.u_max, s.u_mean, s.u_std, s.v_min,
-                          s.v_max, s.v_mean, s.v_std, s.change_max, s.change_rms_per_step};
-    return all[i];
-  };
   for (std::size_t i = 0; i < h_->statistics.size(); ++i) {
-    for (std::size_t k = 0; k < n; ++k) values[k] = field(uncounted_statistics_[k], i);
+    for (std::size_t k = 0; k < n; ++k)
+      values[k] = analysis::statistics_values(uncounted_statistics_[k])[i];
     write(h_->statistics[i], 1, H5T_NATIVE_DOUBLE, values.data(),
-          std::string("stats/") + statistics_names[i]);
+          std::string("stats/") + analysis::statistics_names[i]);
   }
   std::vector<std::uint64_t> counts;
   counts.reserve(n * bins);

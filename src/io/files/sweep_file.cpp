@@ -89,6 +89,9 @@ std::uint64_t sweep_output_bytes(const SweepMetadata& meta) {
 
 struct SweepFileWriter::Handles {
   h5::Id file, u, v, checkpoint_u, checkpoint_v, checkpoint_images, nonfinite;
+  // /stats/<statistics_names[i]>, /stats/v_histogram and /stats/settled_image (none without).
+  std::vector<h5::Id> statistics;
+  h5::Id histogram, settled;
   // Opened once, by every process together: with MPI, opening is a collective operation, while
   // checkpoints come at each process's own pace.
   void open_small_datasets() {
@@ -99,10 +102,18 @@ struct SweepFileWriter::Handles {
     if (H5Lexists(file, "checkpoint/v", H5P_DEFAULT) > 0) checkpoint_v = open("checkpoint/v");
     checkpoint_images = open("checkpoint/images");
     nonfinite = open("nonfinite_image");
+    if (H5Lexists(file, "stats", H5P_DEFAULT) > 0) {
+      for (const char* name : analysis::statistics_names)
+        statistics.push_back(open((std::string("stats/") + name).c_str()));
+      histogram = open("stats/v_histogram");
+      settled = open("stats/settled_image");
+    }
   }
   void close_datasets() {
     u.reset(), v.reset(), checkpoint_u.reset(), checkpoint_v.reset(), checkpoint_images.reset(),
         nonfinite.reset();
+    statistics.clear();
+    histogram.reset(), settled.reset();
   }
 };
 
@@ -252,6 +263,49 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
         h5::attach_scales(open(name), std::span<const hid_t>(axes, 1));
       }
       h5::attach_scales(open("step"), std::span<const hid_t>(axes + 1, 1));
+      if (meta.statistics) {
+        // Every member's statistics of every image, (member, time), NaN where none was written;
+        // the histogram (member, time, v_bin); where each member settled (-1: it did not).
+        h5::Id group(H5Gcreate2(h_->file, "stats", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                     H5Gclose, "create group stats");
+        const auto bins = static_cast<hsize_t>(meta.statistics->bins);
+        const auto create = [&](const char* name, hid_t file_type, hid_t fill_type,
+                                const void* fill, std::span<const hsize_t> dims) {
+          h5::Id space = h5::simple_space(dims);
+          h5::Id props(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "create dataset properties");
+          h5::check(H5Pset_fill_value(props, fill_type, fill), "set the fill value");
+          if (shared) h5::check(H5Pset_alloc_time(props, H5D_ALLOC_TIME_EARLY), "early allocation");
+          return h5::Id(H5Dcreate2(group, name, file_type, space, H5P_DEFAULT, props, H5P_DEFAULT),
+                        H5Dclose, std::string("create dataset stats/") + name);
+        };
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        const std::uint64_t zero = 0;
+        const std::int64_t none = -1;
+        const hsize_t per_image[2] = {members, images}, counts[3] = {members, images, bins},
+                      per_member[1] = {members};
+        for (const char* name : analysis::statistics_names) {
+          h5::attach_scales(create(name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &nan, per_image),
+                            std::span<const hid_t>(axes, 2));
+        }
+        const h5::Id bin_axis = h5::create_index_scale(group, "v_bin", meta.statistics->bins, writes);
+        h5::write_attribute(bin_axis, "long_name",
+                            std::string("bin of the histogram of v (its range: v_histogram's)"));
+        const h5::Id histogram = create("v_histogram", H5T_STD_U64LE, H5T_NATIVE_UINT64, &zero, counts);
+        const hid_t histogram_axes[3] = {member, time, bin_axis};
+        h5::attach_scales(histogram, histogram_axes);
+        const std::vector<double> range{meta.statistics->low, meta.statistics->high};
+        h5::write_attribute(histogram, "range", range);
+        h5::attach_scales(create("settled_image", H5T_STD_I64LE, H5T_NATIVE_INT64, &none,
+                                 per_member),
+                          std::span<const hid_t>(axes, 1));
+        h5::write_attribute(root, "stats_histogram_bins",
+                            static_cast<std::int64_t>(meta.statistics->bins));
+        h5::write_attribute(root, "stats_histogram_range", range);
+      }
+      if (meta.until_steady > 0) {
+        h5::write_attribute(root, "until_steady", meta.until_steady);
+        h5::write_attribute(root, "steady_images", meta.steady_images);
+      }
       h5::write_attribute(member, "long_name",
                           std::string("member index; its rates and seed are feed, kill, seed"));
     }
@@ -413,6 +467,15 @@ SweepFileState read_sweep_state(const fs::path& path) {
   m.images = file.attribute_int64("images");
   m.steps_per_image = file.attribute_int64("steps_per_image");
   m.fields = {file.has_field("u"), file.has_field("v")};
+  if (file.has_attribute("stats_histogram_bins")) {
+    const std::vector<double> range = file.attribute_doubles("stats_histogram_range");
+    m.statistics = analysis::HistogramSpec{
+        static_cast<int>(file.attribute_int64("stats_histogram_bins")), range.at(0), range.at(1)};
+  }
+  if (file.has_attribute("until_steady")) {
+    m.until_steady = file.attribute_double("until_steady");
+    m.steady_images = file.attribute_int64("steady_images");
+  }
   m.backend = file.attribute_string("backend");
   m.version = file.attribute_string("version");
   state.status = file.attribute_string("status");
@@ -500,6 +563,48 @@ void SweepFileWriter::write_images(std::int64_t member_begin, std::int64_t membe
   };
   if (meta_.fields.v) write(h_->v, v, "v");
   if (meta_.fields.u) write(h_->u, u, "u");
+}
+
+void SweepFileWriter::write_statistics(std::int64_t member_begin, std::int64_t member_count,
+                                       std::int64_t image,
+                                       const analysis::ImageStatistics* statistics) {
+  if (h_->histogram.get() < 0) throw std::logic_error("a sweep file without statistics");
+  const auto count = static_cast<std::size_t>(member_count);
+  const auto bins = static_cast<hsize_t>(meta_.statistics->bins);
+  const auto write = [&](hid_t dataset, int rank, hid_t value_type, const void* values,
+                         const std::string& name) {
+    const hsize_t start[3] = {static_cast<hsize_t>(member_begin), static_cast<hsize_t>(image), 0};
+    const hsize_t block[3] = {count, 1, bins};
+    h5::Id file_space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
+    h5::check(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, block, nullptr),
+              "select " + name);
+    h5::Id mem_space = h5::simple_space(std::span<const hsize_t>(block, rank));
+    h5::check(H5Dwrite(dataset, value_type, mem_space, file_space, H5P_DEFAULT, values),
+              "write " + name + " of image " + std::to_string(image) + " to " + path_.string());
+  };
+  std::vector<double> values(count);
+  for (std::size_t i = 0; i < h_->statistics.size(); ++i) {
+    for (std::size_t m = 0; m < count; ++m)
+      values[m] = analysis::statistics_values(statistics[m])[i];
+    write(h_->statistics[i], 2, H5T_NATIVE_DOUBLE, values.data(),
+          std::string("stats/") + analysis::statistics_names[i]);
+  }
+  std::vector<std::uint64_t> counts;
+  counts.reserve(count * bins);
+  for (std::size_t m = 0; m < count; ++m)
+    counts.insert(counts.end(), statistics[m].histogram.begin(), statistics[m].histogram.end());
+  write(h_->histogram, 3, H5T_NATIVE_UINT64, counts.data(), "stats/v_histogram");
+}
+
+void SweepFileWriter::record_settled(std::int64_t member, std::int64_t image) {
+  if (h_->settled.get() < 0) throw std::logic_error("a sweep file without statistics");
+  const hsize_t start[1] = {static_cast<hsize_t>(member)}, one[1] = {1};
+  h5::Id file_space(H5Dget_space(h_->settled), H5Sclose, "get a dataspace");
+  h5::check(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, one, nullptr),
+            "select stats/settled_image");
+  h5::Id mem_space = h5::simple_space(one);
+  h5::check(H5Dwrite(h_->settled, H5T_NATIVE_INT64, mem_space, file_space, H5P_DEFAULT, &image),
+            "write stats/settled_image to " + path_.string());
 }
 
 void SweepFileWriter::write_missing_images(std::int64_t member, std::int64_t first_image) {

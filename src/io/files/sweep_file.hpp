@@ -11,10 +11,12 @@
 
 #include <hdf5.h>
 
+#include "analysis/statistics.hpp"
 #include "io/files/checkpoint_slots.hpp"
 #include "io/files/xdmf.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -36,6 +38,11 @@ struct SweepMetadata {
   FieldSet fields;
   std::string backend;
   std::string version;
+  // What the sweep measures of every member's images (/stats) and when a member settles, as in a
+  // run file's metadata.
+  std::optional<analysis::HistogramSpec> statistics;
+  double until_steady = 0;
+  std::int64_t steady_images = 0;
   std::int64_t members() const { return static_cast<std::int64_t>(feed.size()); }
 };
 
@@ -79,6 +86,12 @@ class SweepFileWriter {
   // written may be null).
   void write_images(std::int64_t member_begin, std::int64_t member_count, std::int64_t image,
                     const void* u, const void* v);
+  // Writes the statistics of image `image` of members [member_begin, member_begin +
+  // member_count), one per member, into /stats (a sweep made with statistics).
+  void write_statistics(std::int64_t member_begin, std::int64_t member_count, std::int64_t image,
+                        const analysis::ImageStatistics* statistics);
+  // Records that `member` settled at `image` (/stats/settled_image; -1 where none did).
+  void record_settled(std::int64_t member, std::int64_t image);
   // Writes NaN into images [first_image, images) of `member`, as a file opened by one process
   // holds there when they were never written (with shared access nothing is filled in advance).
   void write_missing_images(std::int64_t member, std::int64_t first_image);
