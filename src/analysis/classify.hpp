@@ -77,16 +77,19 @@ struct Thresholds {
   double uniform_range = 0.01;
   // A uniform image whose mean v is below this is the unreacted medium (decayed).
   double decayed_level = 0.01;
-  // More change per step than this: waves (settled patterns change by less than 1e-7 per step,
-  // moving fronts and chaos by 1e-5 to 1e-3).
-  double waves_change = 5e-6;
+  // More change per step than this: waves. Measured on Pearson's points (docs/classification.md):
+  // chaos and pulsating spots change by 9e-5 to 6e-4 per step, a pattern still growing into the
+  // unreacted medium by at most 4e-5 (its growth front), a settled one by less than 1e-5.
+  double waves_change = 6e-5;
   // A component is round when its elongation is at most this and its roundness at least
   // round_min_roundness (and it does not wrap around the grid).
   double round_max_elongation = 2.0;
   double round_min_roundness = 0.5;
   // Share of the minority phase's area in round components: at least spots_min_round makes spots
-  // (or holes), at most stripes_max_round stripes, between the two mixed.
-  double spots_min_round = 0.75;
+  // (or holes: at most a tenth of the area elongated), at most stripes_max_round stripes (at
+  // least three quarters elongated: stripe patterns carry short pieces and a few solitons),
+  // between the two mixed.
+  double spots_min_round = 0.9;
   double stripes_max_round = 0.25;
 };
 
