@@ -66,7 +66,9 @@ struct Features {
   PhaseFeatures objects;  // components of v > threshold (8-connected)
   PhaseFeatures holes;    // components of v <= threshold (4-connected)
   // sqrt(mean((v_i - v_{i-1})^2)) / (steps between images i-1 and i): how much v still changes,
-  // per step (grid units: with dt = 1, per unit of model time). NaN: not known (one image).
+  // per step (grid units: with dt = 1, per unit of model time). NaN: not known (one image). The
+  // image loop's statistics hold the same number (ImageStatistics::change_rms_per_step in
+  // analysis/statistics.hpp).
   double change_per_step = unknown_change;
 };
 
