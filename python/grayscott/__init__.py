@@ -28,7 +28,7 @@ __version__ = _core.__version__
 
 __all__ = [
     "Simulation", "Sweep", "DeviceArray", "open", "sweep", "render", "video", "show", "explore",
-    "dt_limit",
+    "dt_limit", "classify", "change_per_step", "Classification", "PATTERN_CLASSES",
     "__version__",
 ]
 
@@ -595,6 +595,101 @@ def explore(rows: int = 128, cols: int = 128, steps: int = 3000, feed: float = 0
     controls = widgets.interactive(draw, feed=feed_slider, kill=kill_slider)
     controls.update()  # the first picture
     return widgets.VBox([controls, picture])
+
+
+# The pattern classes, in the order of the C++ enum (src/analysis/classify.hpp): the order files
+# store them in.
+PATTERN_CLASSES = ("decayed", "uniform", "spots", "stripes", "holes", "mixed", "waves")
+
+
+class Classification:
+    """What ``classify`` found: ``pattern`` (one of PATTERN_CLASSES) and ``features`` (a dict:
+    rows, cols, periodic, v_min, v_max, v_mean, threshold, covered, change_per_step, and the
+    components of v above the threshold, ``objects``, and of the rest, ``holes``, each a dict of
+    count, mean_area, area_cv, mean_roundness, mean_elongation, round_fraction, wrapping,
+    cut_by_edge). ``str()`` is the pattern's name."""
+
+    __slots__ = ("pattern", "features")
+
+    def __init__(self, pattern: str, features: dict):
+        self.pattern = pattern
+        self.features = features
+
+    def __str__(self):
+        return self.pattern
+
+    def __repr__(self):
+        f = self.features
+        return (f"Classification(pattern={self.pattern!r}, covered={f['covered']:.3f}, "
+                f"objects={f['objects']['count']}, holes={f['holes']['count']}, "
+                f"change_per_step={f['change_per_step']!r})")
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            return self.pattern == other
+        if isinstance(other, Classification):
+            return (self.pattern, self.features) == (other.pattern, other.features)
+        return NotImplemented
+
+    __hash__ = None
+
+
+def _host_array(values, name):
+    """A C-contiguous float32 or float64 NumPy copy or view of a 2D array-like (NumPy, a CuPy
+    array through .get(), JAX, a DeviceArray, nested lists)."""
+    import numpy
+
+    try:
+        array = numpy.asarray(values)
+    except TypeError:
+        if not hasattr(values, "get"):
+            raise
+        array = numpy.asarray(values.get())  # CuPy refuses implicit copies to the host
+    if array.ndim != 2:
+        raise ValueError(f"{name}: expected a 2D array, got shape {array.shape}")
+    if array.dtype != numpy.float32:
+        if not (numpy.issubdtype(array.dtype, numpy.floating)
+                or numpy.issubdtype(array.dtype, numpy.integer)
+                or array.dtype == numpy.bool_):
+            raise TypeError(f"{name}: expected an array of numbers, got dtype {array.dtype}")
+        array = array.astype(numpy.float64, copy=False)
+    return numpy.ascontiguousarray(array)
+
+
+def classify(v, periodic: bool = False, change_per_step: float | None = None) -> Classification:
+    """The pattern of one 2D image of v: ``decayed``, ``uniform``, ``spots``, ``stripes``,
+    ``holes``, ``mixed`` or ``waves``, with the features that decided it.
+
+    ``v`` is any 2D array of numbers (NumPy, CuPy, JAX, ``sim.v``), at least 16x16. ``periodic``:
+    the image wraps around (a spot crossing an edge is one spot). ``change_per_step``: how much v
+    still changes, sqrt(mean((v_i - v_{i-1})**2)) / steps between two images (see
+    ``change_per_step()``); without it, ``waves`` is never the answer. docs/classification.md says
+    how the classes are told apart and how they match Pearson's map.
+    """
+    if not isinstance(periodic, bool):
+        raise TypeError(f"periodic: expected a bool, got {type(periodic).__name__}")
+    if change_per_step is not None:
+        if isinstance(change_per_step, bool) or not isinstance(change_per_step, (int, float)):
+            raise TypeError("change_per_step: expected a number or None, got "
+                            f"{type(change_per_step).__name__}")
+        change_per_step = float(change_per_step)
+    pattern, features = _core._classify(_host_array(v, "v"), periodic, change_per_step)
+    return Classification(pattern, features)
+
+
+def change_per_step(previous, current, steps: int) -> float:
+    """sqrt(mean((current - previous)**2)) / steps: the RMS change of v per step between two
+    images ``steps`` steps apart, as ``classify`` takes it."""
+    if isinstance(steps, bool) or not isinstance(steps, int):
+        raise TypeError(f"steps: expected an int, got {type(steps).__name__}")
+    a = _host_array(previous, "previous")
+    b = _host_array(current, "current")
+    if a.dtype != b.dtype:
+        import numpy
+
+        a = a.astype(numpy.float64)
+        b = b.astype(numpy.float64)
+    return _core._change_per_step(a, b, steps)
 
 
 def open(path, **kwargs):  # noqa: A001 - the name users expect, as xarray.open_dataset

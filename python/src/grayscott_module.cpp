@@ -13,6 +13,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
@@ -22,11 +23,13 @@
 #include <optional>
 #include <regex>
 #include <set>
+#include <span>
 #include <string>
 #include <thread>
 #include <variant>
 #include <vector>
 
+#include "analysis/classify.hpp"
 #include "analysis/statistics.hpp"
 #include "app/version.hpp"
 #include "engine/engine.hpp"
@@ -1038,6 +1041,69 @@ std::string png_of(nb::ndarray<const double, nb::ndim<2>, nb::c_contig, nb::devi
                                          rows, cols, look, "", ""));
 }
 
+// gs.classify's answer: the class's name and every feature, by name (src/analysis/classify.hpp).
+nb::dict phase_dict(const analysis::PhaseFeatures& p) {
+  nb::dict d;
+  d["count"] = p.count;
+  d["mean_area"] = p.mean_area;
+  d["area_cv"] = p.area_cv;
+  d["mean_roundness"] = p.mean_roundness;
+  d["mean_elongation"] = p.mean_elongation;
+  d["round_fraction"] = p.round_fraction;
+  d["wrapping"] = p.wrapping;
+  d["cut_by_edge"] = p.cut_by_edge;
+  return d;
+}
+
+nb::tuple classification_of(const analysis::Classification& c) {
+  const analysis::Features& f = c.features;
+  nb::dict d;
+  d["rows"] = f.rows;
+  d["cols"] = f.cols;
+  d["periodic"] = f.periodic;
+  d["v_min"] = f.v_min;
+  d["v_max"] = f.v_max;
+  d["v_mean"] = f.v_mean;
+  d["threshold"] = f.threshold;
+  d["covered"] = f.covered;
+  d["objects"] = phase_dict(f.objects);
+  d["holes"] = phase_dict(f.holes);
+  if (std::isfinite(f.change_per_step)) {
+    d["change_per_step"] = f.change_per_step;
+  } else {
+    d["change_per_step"] = nb::none();
+  }
+  return nb::make_tuple(std::string(analysis::to_string(c.pattern)), d);
+}
+
+template <class Real>
+nb::tuple classify_array(nb::ndarray<const Real, nb::ndim<2>, nb::c_contig, nb::device::cpu> v,
+                         bool periodic, std::optional<double> change) {
+  const auto rows = static_cast<std::int64_t>(v.shape(0));
+  const auto cols = static_cast<std::int64_t>(v.shape(1));
+  if (change && !(std::isfinite(*change) && *change >= 0)) {
+    throw InvalidInput("change_per_step must be a finite, non-negative number or None");
+  }
+  analysis::Classification c;
+  {
+    nb::gil_scoped_release unlocked;
+    c = analysis::classify(std::span<const Real>(v.data(), v.size()), rows, cols, periodic,
+                           change.value_or(analysis::unknown_change));
+  }
+  return classification_of(c);
+}
+
+template <class Real>
+double change_of(nb::ndarray<const Real, nb::ndim<2>, nb::c_contig, nb::device::cpu> previous,
+                 nb::ndarray<const Real, nb::ndim<2>, nb::c_contig, nb::device::cpu> current,
+                 std::int64_t steps) {
+  if (previous.shape(0) != current.shape(0) || previous.shape(1) != current.shape(1)) {
+    throw InvalidInput("previous and current must have the same shape");
+  }
+  return analysis::change_per_step(std::span<const Real>(previous.data(), previous.size()),
+                                   std::span<const Real>(current.data(), current.size()), steps);
+}
+
 }  // namespace
 }  // namespace grayscott::python
 
@@ -1286,4 +1352,11 @@ NB_MODULE(_core, m) {
       },
       "values"_a, "settings"_a,
       "A PNG picture (bytes) of a 2D float64 array, coloured as render does.");
+
+  // gs.classify and gs.change_per_step (src/analysis): an image of v from anywhere, float32 or
+  // float64 (the package converts the rest).
+  m.def("_classify", &classify_array<float>, "v"_a, "periodic"_a, "change_per_step"_a.none());
+  m.def("_classify", &classify_array<double>, "v"_a, "periodic"_a, "change_per_step"_a.none());
+  m.def("_change_per_step", &change_of<float>, "previous"_a, "current"_a, "steps"_a);
+  m.def("_change_per_step", &change_of<double>, "previous"_a, "current"_a, "steps"_a);
 }
