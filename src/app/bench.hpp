@@ -1,6 +1,7 @@
 // `grayscott bench`: how fast a backend runs a workload, how close that is to the memory
-// bandwidth and to the arithmetic peak measured in the same invocation, and proof that the kernel measured computes the model
-// (a short run checked against the float64 reference before any figure is reported).
+// bandwidth and to the arithmetic peak measured in the same invocation, and proof that the kernel
+// measured computes the model (a short run checked against the float64 reference before any figure
+// is reported).
 #pragma once
 
 #include <cstdint>

@@ -225,12 +225,13 @@ TEST(BenchRun, ReportsPositiveConsistentFigures) {
   ASSERT_EQ(report.verifications.size(), 1u);
   EXPECT_TRUE(report.verifications[0].passed);
   const std::string json = format_json(report);
-  for (const char* key : {"\"backend\": \"cpu\"", "\"rows\": 16", "\"cols\": 24", "\"steps\": 8",
-                          "\"precision\": \"single\"", "\"stencil\": \"oono-puri\"", "\"seconds\"",
-                          "\"cell_updates_per_s\"", "\"bytes_per_s\"", "\"copy_bytes_per_s\"", "\"copy_bytes_per_s_after\"",
-                          "\"fraction_of_copy\"", "\"batch\": 2", "\"peak_flops_per_s\"",
-                          "\"peak_method\"", "\"flops_per_cell_update\": 49", "\"flops_per_s\"",
-                          "\"fraction_of_peak\""}) {
+  for (const char* key :
+       {"\"backend\": \"cpu\"", "\"rows\": 16", "\"cols\": 24", "\"steps\": 8",
+        "\"precision\": \"single\"", "\"stencil\": \"oono-puri\"", "\"seconds\"",
+        "\"cell_updates_per_s\"", "\"bytes_per_s\"", "\"copy_bytes_per_s\"",
+        "\"copy_bytes_per_s_after\"", "\"fraction_of_copy\"", "\"batch\": 2",
+        "\"peak_flops_per_s\"", "\"peak_method\"", "\"flops_per_cell_update\": 49",
+        "\"flops_per_s\"", "\"fraction_of_peak\""}) {
     EXPECT_NE(json.find(key), std::string::npos) << key << " in " << json;
   }
   const std::string table = format_table(report);

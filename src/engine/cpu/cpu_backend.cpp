@@ -136,8 +136,7 @@ class CpuBackend final : public Backend {
     return {host_copy_bandwidth(threads),
             "memcpy of 256 MiB with " + std::to_string(threads) + " threads"};
   }
-  ArithmeticPeak arithmetic_peak(const EngineOptions& options,
-                                 Precision precision) const override {
+  ArithmeticPeak arithmetic_peak(const EngineOptions& options, Precision precision) const override {
     const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
     return {precision == Precision::Single ? host_arithmetic_peak<float>(threads)
                                            : host_arithmetic_peak<double>(threads),

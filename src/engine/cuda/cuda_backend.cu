@@ -194,15 +194,19 @@ double arithmetic_peak_of(int ordinal) {
     detail::check(cudaEventRecord(stop.get(), stream.get()), "timing the arithmetic probe");
     detail::check(cudaEventSynchronize(stop.get()), "timing the arithmetic probe");
     float ms = 0;
-    detail::check(cudaEventElapsedTime(&ms, start.get(), stop.get()), "timing the arithmetic probe");
+    detail::check(cudaEventElapsedTime(&ms, start.get(), stop.get()),
+                  "timing the arithmetic probe");
     milliseconds.push_back(ms);
   }
-  const double best_s = static_cast<double>(*std::min_element(milliseconds.begin(), milliseconds.end())) * 1e-3;
-  return 2.0 * peak_chains * static_cast<double>(iterations) * static_cast<double>(threads) / best_s;
+  const double best_s =
+      static_cast<double>(*std::min_element(milliseconds.begin(), milliseconds.end())) * 1e-3;
+  return 2.0 * peak_chains * static_cast<double>(iterations) * static_cast<double>(threads) /
+         best_s;
 }
 
 double arithmetic_peak(int ordinal, bool double_precision) {
-  return double_precision ? arithmetic_peak_of<double>(ordinal) : arithmetic_peak_of<float>(ordinal);
+  return double_precision ? arithmetic_peak_of<double>(ordinal)
+                          : arithmetic_peak_of<float>(ordinal);
 }
 
 }  // namespace grayscott::cuda

@@ -53,8 +53,7 @@ class CudaBackend final : public Backend {
     return {cuda::copy_bandwidth(options.device),
             "device-to-device copy on CUDA device " + std::to_string(options.device)};
   }
-  ArithmeticPeak arithmetic_peak(const EngineOptions& options,
-                                 Precision precision) const override {
+  ArithmeticPeak arithmetic_peak(const EngineOptions& options, Precision precision) const override {
     return {cuda::arithmetic_peak(options.device, precision == Precision::Double),
             "chains of x * m + a compiled as the engine, every thread of CUDA device " +
                 std::to_string(options.device)};
