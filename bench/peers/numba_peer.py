@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""A Numba version of grayscott's model: compiled loops over rows in parallel (prange), the
-interior of each row in a branch-free loop the compiler can vectorise, the edges through the
-general neighbour rule. Checked against grayscott on a small grid, then timed."""
+"""A Numba version of grayscott's model as its users write a stencil loop: @njit(parallel=True,
+fastmath=True), rows in parallel (prange), the interior of each row in a branch-free loop the
+compiler can vectorise, the edges through the general neighbour rule. Checked against grayscott on
+a small grid, then timed."""
 
 import os
 import sys
@@ -24,7 +25,7 @@ W = WEIGHTS.astype(F32)
 COEFFICIENTS = np.array([FEED, KILL, DU, DV, DT], dtype=F32)
 
 
-@njit(inline="always")
+@njit(inline="always", fastmath=True)
 def _edge_laplacian(x, r, c, w):
     """The general rule: sum over the neighbours inside the grid of w * (x_n - x_centre)."""
     rows, cols = x.shape
@@ -40,7 +41,7 @@ def _edge_laplacian(x, r, c, w):
     return total
 
 
-@njit(inline="always")
+@njit(inline="always", fastmath=True)
 def _react(u, v, lap_u, lap_v, k):
     feed, kill, du, dv, dt = k[0], k[1], k[2], k[3], k[4]
     uvv = u * v * v
@@ -48,7 +49,7 @@ def _react(u, v, lap_u, lap_v, k):
             v + dt * (dv * lap_v + uvv - (feed + kill) * v))
 
 
-@njit(parallel=True, fastmath=False)
+@njit(parallel=True, fastmath=True)
 def one_step(u, v, u_next, v_next, w, k):
     rows, cols = u.shape
     we, wc = w[0, 1], w[0, 0]

@@ -14,6 +14,7 @@
 
 #include "engine/registry.hpp"
 #include "io/files/xdmf.hpp"
+#include "model/cell_update.hpp"
 #include "pipeline/run.hpp"
 #include "reference/from_model.hpp"
 
@@ -373,7 +374,7 @@ double time_run_with_output(const BenchRequest& request, const Workload& w, std:
 }
 
 template <class Real>
-Measurement measure(const BenchRequest& request, const Workload& w, double copy_bytes_per_s) {
+Measurement measure(const BenchRequest& request, const Workload& w, const BenchReport& rooflines) {
   const std::int64_t warmup =
       request.warmup_images.value_or(std::max<std::int64_t>(1, w.images / 10));
   std::vector<Real> first_v, final_v;
@@ -412,7 +413,11 @@ Measurement measure(const BenchRequest& request, const Workload& w, double copy_
   }
   m.cell_updates_per_s = w.cell_updates() / m.median_seconds;
   m.bytes_per_s = m.cell_updates_per_s * bytes_per_cell_update(request.problem.precision);
-  m.fraction_of_copy = copy_bytes_per_s > 0 ? m.bytes_per_s / copy_bytes_per_s : 0;
+  m.fraction_of_copy =
+      rooflines.copy_bytes_per_s > 0 ? m.bytes_per_s / rooflines.copy_bytes_per_s : 0;
+  m.flops_per_s = m.cell_updates_per_s * rooflines.flops_per_cell_update;
+  m.fraction_of_peak =
+      rooflines.peak_flops_per_s > 0 ? m.flops_per_s / rooflines.peak_flops_per_s : 0;
   return m;
 }
 
@@ -445,10 +450,14 @@ BenchReport run_benchmark(const BenchRequest& request) {
   const CopyBandwidth copy = backend.copy_bandwidth(request.engine);
   report.copy_bytes_per_s = copy.bytes_per_s;
   report.copy_method = copy.method;
+  const ArithmeticPeak peak = backend.arithmetic_peak(request.engine, request.problem.precision);
+  report.peak_flops_per_s = peak.flops_per_s;
+  report.peak_method = peak.method;
+  report.flops_per_cell_update = flops_per_cell_update(request.problem.stencil.kind);
   for (const Workload& w : request.workloads) {
     report.measurements.push_back(request.problem.precision == Precision::Single
-                                      ? measure<float>(request, w, report.copy_bytes_per_s)
-                                      : measure<double>(request, w, report.copy_bytes_per_s));
+                                      ? measure<float>(request, w, report)
+                                      : measure<double>(request, w, report));
   }
   // Again after: if the stepping rate falls over a long run while this holds, the program is the
   // cause, not the machine.
@@ -490,20 +499,24 @@ std::string format_table(const BenchReport& r) {
   out << "copy bandwidth: " << fixed(r.copy_bytes_per_s / 1e9, 1) << " GB/s before the timed runs, "
       << fixed(r.copy_bytes_per_s_after / 1e9, 1) << " GB/s after (" << r.copy_method
       << ", bytes read + written)\n";
+  out << "arithmetic peak: " << fixed(r.peak_flops_per_s / 1e9, 1) << " Gflop/s in "
+      << to_string(r.problem.precision) << " (" << r.peak_method
+      << ": a multiplication and an addition each)\n";
   if (r.copy_bytes_per_s_after < 0.9 * r.copy_bytes_per_s) {
     out << "note: the memory copied more slowly after the runs than before: the machine was "
            "busier, so compare these figures with care\n";
   }
   out << "\n";
   char line[256];
-  std::snprintf(line, sizeof line, "%-48s %10s %14s %10s %9s\n", "workload",
+  std::snprintf(line, sizeof line, "%-48s %10s %14s %10s %9s %10s %9s\n", "workload",
                 ("s (med/" + std::to_string(r.repeat) + ")").c_str(), "Gcell-upd/s", "GB/s",
-                "of copy");
+                "of copy", "Gflop/s", "of peak");
   out << line;
   for (const Measurement& m : r.measurements) {
-    std::snprintf(line, sizeof line, "%-48s %10.4g %14.3f %10.1f %8.0f%%\n",
+    std::snprintf(line, sizeof line, "%-48s %10.4g %14.3f %10.1f %8.0f%% %10.1f %8.0f%%\n",
                   m.workload.describe().c_str(), m.median_seconds, m.cell_updates_per_s / 1e9,
-                  m.bytes_per_s / 1e9, 100 * m.fraction_of_copy);
+                  m.bytes_per_s / 1e9, 100 * m.fraction_of_copy, m.flops_per_s / 1e9,
+                  100 * m.fraction_of_peak);
     out << line;
   }
   for (const Measurement& m : r.measurements) {
@@ -525,7 +538,9 @@ std::string format_table(const BenchReport& r) {
         << "\n";
   }
   out << "(" << bytes_per_cell_update(r.problem.precision)
-      << " bytes per cell update: u and v read and written once; "
+      << " bytes per cell update: u and v read and written once; " << r.flops_per_cell_update
+      << " flops per cell update of " << r.problem.stencil.name()
+      << ", the additions and multiplications that model/cell_update.hpp writes; "
       << (r.io == OutputMode::None ? "stepping only, images not copied out"
                                    : "every image of v written to HDF5")
       << ")\n";
@@ -576,7 +591,8 @@ class JsonObject {
   std::string text_;
 };
 
-void add_run_fields(JsonObject& o, const Measurement& m, Precision precision) {
+void add_run_fields(JsonObject& o, const Measurement& m, Precision precision,
+                    int flops_per_cell_update) {
   const Workload& w = m.workload;
   std::string all = "[";
   for (std::size_t i = 0; i < m.seconds.size(); ++i)
@@ -593,7 +609,10 @@ void add_run_fields(JsonObject& o, const Measurement& m, Precision precision) {
       .number("cell_updates_per_s", m.cell_updates_per_s)
       .integer("bytes_per_cell_update", bytes_per_cell_update(precision))
       .number("bytes_per_s", m.bytes_per_s)
-      .number("fraction_of_copy", m.fraction_of_copy);
+      .number("fraction_of_copy", m.fraction_of_copy)
+      .integer("flops_per_cell_update", flops_per_cell_update)
+      .number("flops_per_s", m.flops_per_s)
+      .number("fraction_of_peak", m.fraction_of_peak);
   if (!m.phases.empty()) {
     JsonObject phases;
     for (const auto& [name, seconds] : m.phases) phases.number(name, seconds);
@@ -616,7 +635,9 @@ std::string format_json(const BenchReport& r) {
       .integer("repeat", r.repeat)
       .number("copy_bytes_per_s", r.copy_bytes_per_s)
       .number("copy_bytes_per_s_after", r.copy_bytes_per_s_after)
-      .string("copy_method", r.copy_method);
+      .string("copy_method", r.copy_method)
+      .number("peak_flops_per_s", r.peak_flops_per_s)
+      .string("peak_method", r.peak_method);
   std::string verifications = "[";
   for (std::size_t i = 0; i < r.verifications.size(); ++i) {
     const Verification& v = r.verifications[i];
@@ -634,11 +655,13 @@ std::string format_json(const BenchReport& r) {
   }
   o.field("verification", verifications + "]");
   // One workload: its figures at the top level. Several: each in "runs", with the rate ratio.
-  if (r.measurements.size() == 1) add_run_fields(o, r.measurements.front(), r.problem.precision);
+  if (r.measurements.size() == 1) {
+    add_run_fields(o, r.measurements.front(), r.problem.precision, r.flops_per_cell_update);
+  }
   std::string runs = "[";
   for (std::size_t i = 0; i < r.measurements.size(); ++i) {
     JsonObject j;
-    add_run_fields(j, r.measurements[i], r.problem.precision);
+    add_run_fields(j, r.measurements[i], r.problem.precision, r.flops_per_cell_update);
     runs += (i ? ", " : "") + j.str();
   }
   o.field("runs", runs + "]");

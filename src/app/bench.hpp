@@ -1,6 +1,7 @@
 // `grayscott bench`: how fast a backend runs a workload, how close that is to the memory
-// bandwidth measured in the same invocation, and proof that the kernel measured computes the model
-// (a short run checked against the float64 reference before any figure is reported).
+// bandwidth and to the arithmetic peak measured in the same invocation, and proof that the kernel
+// measured computes the model (a short run checked against the float64 reference before any figure
+// is reported).
 #pragma once
 
 #include <cstdint>
@@ -116,6 +117,8 @@ struct Measurement {
   double cell_updates_per_s = 0;
   double bytes_per_s = 0;
   double fraction_of_copy = 0;
+  double flops_per_s = 0;  // cell updates per second x flops_per_cell_update of the stencil
+  double fraction_of_peak = 0;
   // --io hdf5: where the median repeat's time went (seconds by phase, in the run's order; the
   // writer thread's phases last, beside the stepping thread's).
   std::vector<std::pair<std::string, double>> phases;
@@ -133,12 +136,17 @@ struct BenchReport {
   double copy_bytes_per_s = 0;        // before the timed runs: the roofline "of copy" is against
   double copy_bytes_per_s_after = 0;  // after them: a machine whose memory slowed meanwhile shows
   std::string copy_method;
+  // The arithmetic roofline, before the timed runs, and what one cell update computes
+  // (model/cell_update.hpp's count for the stencil).
+  double peak_flops_per_s = 0;
+  std::string peak_method;
+  int flops_per_cell_update = 0;
   std::vector<Verification> verifications;  // one per workload
   std::vector<Measurement> measurements;    // one per workload
 };
 
-// Verifies, measures the copy bandwidth, warms up, times each workload `repeat` times, then
-// measures the copy bandwidth again.
+// Verifies, measures the copy bandwidth and the arithmetic peak, warms up, times each workload
+// `repeat` times, then measures the copy bandwidth again.
 // Throws InvalidInput for a bad request, VerificationFailed when a result is wrong.
 BenchReport run_benchmark(const BenchRequest& request);
 

@@ -32,6 +32,13 @@ struct CopyBandwidth {
   std::string method;      // how it was measured, for the report
 };
 
+// How fast the processors that a backend steps with do arithmetic, the roofline `bench` reports
+// beside the copy's: floating-point operations per second of the engine's precision.
+struct ArithmeticPeak {
+  double flops_per_s = 0;  // a multiplication and an addition counted one each
+  std::string method;      // how it was measured, for the report
+};
+
 // How a block of a grid split over processes (engine/subdomain.hpp) is stepped.
 struct SubdomainOptions {
   int threads = 1;                         // host backends: threads
@@ -79,6 +86,11 @@ class Backend {
   virtual int default_halo_depth(const Grid& block, Precision precision, int threads) const = 0;
   // Measures the copy bandwidth of the memory that `options` steps in.
   virtual CopyBandwidth copy_bandwidth(const EngineOptions& options) const = 0;
+  // Measures the arithmetic peak, in `precision`, of what `options` steps with: as many
+  // independent multiplications and additions as the engine's kernels can issue, compiled as they
+  // are.
+  virtual ArithmeticPeak arithmetic_peak(const EngineOptions& options,
+                                         Precision precision) const = 0;
   // The kind of device memory that an MPI library may read directly ("cuda" for MPI's CUDA
   // extension), empty when halos always travel through host memory.
   virtual std::string_view mpi_device_memory() const = 0;

@@ -99,6 +99,37 @@ GRAYSCOTT_HD void react(Real u, Real v, Real lap_u, Real lap_v, const Coefficien
   v_next = v + c.dt * (c.dv * lap_v + uvv - (c.feed + c.kill) * v);
 }
 
+// The floating-point operations of one cell update as laplacian() and react() above are written for
+// stencil `kind`, the figure `bench` divides by the arithmetic peak. Each addition, subtraction and
+// multiplication counts one; a fused multiply-add would count two, but no build contracts a*b+c
+// (-ffp-contract=off, nvcc --fmad=false), so there are none. The Laplacian, per field: the four
+// edge differences n_k - centre and the three additions that sum them (7), the corners' likewise
+// (7 more where their weight is not zero), then the weights: one multiplication per distinct
+// weight other than 1, and an addition where corners and edges are weighted apart (oono-puri
+// 7 + 7 + 3 = 17, pretty 7 + 7 + 1 = 15, five-point 7); a custom table takes a difference, a
+// multiplication and an addition per neighbour (24). react(): u*v*v 2, u's update 7 (du*lap_u,
+// - uvv, 1 - u, feed*(..), +, dt*(..), u + ..), v's 6 (dv*lap_v, + uvv, (feed+kill)*v, -, dt*(..),
+// v + ..): 15; feed + kill is the same for every cell of a row, computed once per row by the
+// compiled loops, and not counted. So oono-puri 2 x 17 + 15 = 49, pretty 45, five-point 29,
+// custom 63. tests/model/test_model.cpp counts them again by running these functions on a number
+// type that counts its operations.
+constexpr int laplacian_flops(StencilKind kind) {
+  if (kind == StencilKind::Custom) return 8 * 3;
+  const auto weight = [kind](int k) {
+    return kind == StencilKind::OonoPuri ? builtin_weight<StencilKind::OonoPuri>(k)
+           : kind == StencilKind::Pretty ? builtin_weight<StencilKind::Pretty>(k)
+                                         : builtin_weight<StencilKind::FivePoint>(k);
+  };
+  const double corner = weight(0), edge = weight(1);
+  if (corner == 0.0) return 7 + (edge == 1.0 ? 0 : 1);
+  if (corner == edge) return 7 + 7 + 1 + (edge == 1.0 ? 0 : 1);
+  return 7 + 7 + 3;
+}
+inline constexpr int react_flops = 15;
+constexpr int flops_per_cell_update(StencilKind kind) {
+  return 2 * laplacian_flops(kind) + react_flops;
+}
+
 // Calls f.template operator()<K>() with the stencil kind as a compile-time constant (host code:
 // every backend picks its specialised kernels with it).
 template <class F>

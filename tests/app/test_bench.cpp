@@ -218,16 +218,26 @@ TEST(BenchRun, ReportsPositiveConsistentFigures) {
               1e-6 * m.cell_updates_per_s);
   EXPECT_DOUBLE_EQ(m.bytes_per_s, 16 * m.cell_updates_per_s);
   EXPECT_DOUBLE_EQ(m.fraction_of_copy, m.bytes_per_s / report.copy_bytes_per_s);
+  EXPECT_GT(report.peak_flops_per_s, 0);
+  EXPECT_EQ(report.flops_per_cell_update, 49);  // oono-puri
+  EXPECT_DOUBLE_EQ(m.flops_per_s, 49 * m.cell_updates_per_s);
+  EXPECT_DOUBLE_EQ(m.fraction_of_peak, m.flops_per_s / report.peak_flops_per_s);
   ASSERT_EQ(report.verifications.size(), 1u);
   EXPECT_TRUE(report.verifications[0].passed);
   const std::string json = format_json(report);
-  for (const char* key : {"\"backend\": \"cpu\"", "\"rows\": 16", "\"cols\": 24", "\"steps\": 8",
-                          "\"precision\": \"single\"", "\"stencil\": \"oono-puri\"", "\"seconds\"",
-                          "\"cell_updates_per_s\"", "\"bytes_per_s\"", "\"copy_bytes_per_s\"", "\"copy_bytes_per_s_after\"",
-                          "\"fraction_of_copy\"", "\"batch\": 2"}) {
+  for (const char* key :
+       {"\"backend\": \"cpu\"", "\"rows\": 16", "\"cols\": 24", "\"steps\": 8",
+        "\"precision\": \"single\"", "\"stencil\": \"oono-puri\"", "\"seconds\"",
+        "\"cell_updates_per_s\"", "\"bytes_per_s\"", "\"copy_bytes_per_s\"",
+        "\"copy_bytes_per_s_after\"", "\"fraction_of_copy\"", "\"batch\": 2",
+        "\"peak_flops_per_s\"", "\"peak_method\"", "\"flops_per_cell_update\": 49",
+        "\"flops_per_s\"", "\"fraction_of_peak\""}) {
     EXPECT_NE(json.find(key), std::string::npos) << key << " in " << json;
   }
-  EXPECT_NE(format_table(report).find("16x24"), std::string::npos);
+  const std::string table = format_table(report);
+  for (const char* text : {"16x24", "arithmetic peak:", "of peak", "49 flops per cell update"}) {
+    EXPECT_NE(table.find(text), std::string::npos) << text << " in " << table;
+  }
 }
 
 TEST(BenchRun, MedianOfOddAndEvenCounts) {

@@ -37,11 +37,21 @@ import json, sys
 r = json.load(sys.stdin)
 expect = dict(a.split("=", 1) for a in sys.argv[1:])
 for key in ("backend", "rows", "cols", "steps", "precision", "stencil", "seconds",
-            "cell_updates_per_s", "bytes_per_s", "copy_bytes_per_s", "fraction_of_copy"):
+            "cell_updates_per_s", "bytes_per_s", "copy_bytes_per_s", "fraction_of_copy",
+            "peak_flops_per_s", "peak_method", "flops_per_cell_update", "flops_per_s",
+            "fraction_of_peak"):
     assert key in r, "missing " + key
 for key in ("rows", "cols", "steps", "seconds", "cell_updates_per_s", "bytes_per_s",
-            "copy_bytes_per_s", "copy_bytes_per_s_after", "fraction_of_copy"):
+            "copy_bytes_per_s", "copy_bytes_per_s_after", "fraction_of_copy", "peak_flops_per_s",
+            "flops_per_s"):
     assert r[key] > 0, key + " not positive: " + repr(r[key])
+# The arithmetic roofline: the kernel cannot compute faster than the peak measured beside it (a
+# margin for a machine whose load changed between the two), and the count is that of the stencil.
+flops = {"oono-puri": 49, "pretty": 45, "five-point": 29, "custom": 63}[r["stencil"]]
+assert r["flops_per_cell_update"] == flops, r["flops_per_cell_update"]
+assert abs(r["flops_per_s"] - flops * r["cell_updates_per_s"]) <= 1e-9 * r["flops_per_s"]
+assert abs(r["fraction_of_peak"] - r["flops_per_s"] / r["peak_flops_per_s"]) <= 1e-9
+assert 0 < r["fraction_of_peak"] <= 1.5, "fraction of the arithmetic peak: %r" % r["fraction_of_peak"]
 per_cell = 16 if r["precision"] == "single" else 32
 assert abs(r["bytes_per_s"] - per_cell * r["cell_updates_per_s"]) <= 1e-9 * r["bytes_per_s"]
 assert abs(r["fraction_of_copy"] - r["bytes_per_s"] / r["copy_bytes_per_s"]) <= 1e-9
@@ -68,7 +78,7 @@ echo "$out" | check_json batch=7 precision=double stencil=pretty boundary=period
 # The quick preset with its table.
 out=$("$grayscott" bench --preset quick --images 2 --repeat 1) || fail "quick exited $?"
 for text in "verified:" "copy bandwidth:" "GB/s before the timed runs," "GB/s after (" \
-            "1080x1920, 2 images x 32 steps" "of copy"; do
+            "1080x1920, 2 images x 32 steps" "of copy" "arithmetic peak:" "of peak"; do
   grep -qF "$text" <<<"$out" || fail "quick table lacks '$text': $out"
 done
 

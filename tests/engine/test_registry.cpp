@@ -41,6 +41,7 @@ class FakeBackend final : public Backend {
   int default_fuse_steps(const Grid&, Precision, int, std::size_t) const override { return 0; }
   int default_halo_depth(const Grid&, Precision, int) const override { return 1; }
   CopyBandwidth copy_bandwidth(const EngineOptions&) const override { return {}; }
+  ArithmeticPeak arithmetic_peak(const EngineOptions&, Precision) const override { return {}; }
   std::string_view mpi_device_memory() const override { return {}; }
   std::unique_ptr<Engine<float>> make_engine(std::type_identity<float>, const Problem&,
                                              std::span<const Parameters>,

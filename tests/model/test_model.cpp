@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <utility>
 
+#include "model/cell_update.hpp"
 #include "model/model.hpp"
 
 using namespace grayscott;
@@ -208,5 +210,61 @@ TEST(Names, BoundaryAndPrecision) {
   EXPECT_THROW(parse_precision("half"), InvalidInput);
   for (Boundary b : {Boundary::ZeroFlux, Boundary::Periodic, Boundary::Fixed}) {
     EXPECT_EQ(parse_boundary(to_string(b)), b);
+  }
+}
+
+namespace {
+
+// A number that counts the operations done on it: laplacian() and react() run on it count the
+// floating-point operations of one cell update as they are written.
+struct Counted {
+  static inline int operations = 0;
+  double x = 0;
+  Counted() = default;
+  explicit Counted(double value) : x(value) {}
+  friend Counted operator+(Counted a, Counted b) { return ++operations, Counted(a.x + b.x); }
+  friend Counted operator-(Counted a, Counted b) { return ++operations, Counted(a.x - b.x); }
+  friend Counted operator*(Counted a, Counted b) { return ++operations, Counted(a.x * b.x); }
+  Counted& operator+=(Counted b) { return *this = *this + b; }
+};
+
+// The operations of one Laplacian and of one react() for stencil `kind`.
+std::pair<int, int> counted_operations(StencilKind kind, const Stencil& stencil) {
+  Counted n[9], w[9];
+  for (std::size_t k = 0; k < 9; ++k) {
+    n[k] = Counted(0.1 * static_cast<double>(k));
+    w[k] = Counted(stencil.weights[k]);
+  }
+  const Coefficients<Counted> c = {Counted(0.014), Counted(0.054), Counted(0.1), Counted(0.05),
+                                   Counted(1.0),   Counted(1.0),   Counted(0.0)};
+  Counted::operations = 0;
+  const Counted lap = dispatch_stencil(kind, [&]<StencilKind K>() { return laplacian<K>(n, w); });
+  const int laplacian_operations = Counted::operations;
+  Counted::operations = 0;
+  Counted u_next, v_next;
+  react(n[4], n[4], lap, lap, c, u_next, v_next);
+  // feed + kill is the same for every cell: the compiled loops compute it once per row.
+  return {laplacian_operations, Counted::operations - 1};
+}
+
+}  // namespace
+
+// bench's arithmetic roofline divides by this count: it must be the arithmetic the kernels do.
+TEST(CellUpdate, FlopsPerCellUpdateCountTheWrittenArithmetic) {
+  EXPECT_EQ(flops_per_cell_update(StencilKind::OonoPuri), 49);
+  EXPECT_EQ(flops_per_cell_update(StencilKind::Pretty), 45);
+  EXPECT_EQ(flops_per_cell_update(StencilKind::FivePoint), 29);
+  EXPECT_EQ(flops_per_cell_update(StencilKind::Custom), 63);
+  const std::pair<StencilKind, Stencil> stencils[] = {
+      {StencilKind::OonoPuri, Stencil::oono_puri()},
+      {StencilKind::Pretty, Stencil::pretty()},
+      {StencilKind::FivePoint, Stencil::five_point()},
+      {StencilKind::Custom, Stencil::parse("1,2,3,4,5,6,7,8,9")}};
+  for (const auto& [kind, stencil] : stencils) {
+    const auto [laplacian_operations, react_operations] = counted_operations(kind, stencil);
+    EXPECT_EQ(laplacian_operations, laplacian_flops(kind)) << stencil.name();
+    EXPECT_EQ(react_operations, react_flops) << stencil.name();
+    EXPECT_EQ(2 * laplacian_operations + react_operations, flops_per_cell_update(kind))
+        << stencil.name();
   }
 }

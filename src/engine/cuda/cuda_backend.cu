@@ -10,6 +10,25 @@ namespace grayscott::cuda {
 
 namespace {
 
+// Eight independent chains of x = x * m + a per thread: with --fmad=false a multiplication and an
+// addition each; a full device of such threads keeps every arithmetic unit busy.
+constexpr int peak_chains = 8;
+template <class Real>
+__global__ void multiply_add_chains(Real* out, int iterations, Real m, Real a) {
+  const unsigned index = blockIdx.x * blockDim.x + threadIdx.x;
+  Real x[peak_chains];
+#pragma unroll
+  for (int k = 0; k < peak_chains; ++k) x[k] = static_cast<Real>(index % 64 + k) * Real(1e-3);
+  for (int i = 0; i < iterations; ++i) {
+#pragma unroll
+    for (int k = 0; k < peak_chains; ++k) x[k] = x[k] * m + a;
+  }
+  Real sum = 0;
+#pragma unroll
+  for (int k = 0; k < peak_chains; ++k) sum += x[k];
+  out[index] = sum;  // stored, so that no chain is dead code
+}
+
 // An empty kernel: asking for its attributes tells whether this build has code the device runs.
 __global__ void probe_kernel() {}
 
@@ -146,6 +165,48 @@ double copy_bandwidth(int ordinal) {
   std::nth_element(milliseconds.begin(), milliseconds.begin() + 7, milliseconds.end());
   const double median_s = static_cast<double>(milliseconds[7]) * 1e-3;
   return 2.0 * static_cast<double>(bytes) / median_s;  // read + write
+}
+
+template <class Real>
+double arithmetic_peak_of(int ordinal) {
+  detail::select_device(ordinal);
+  cudaDeviceProp p{};
+  detail::check(cudaGetDeviceProperties(&p, ordinal), "reading device properties");
+  constexpr int threads_per_block = 256;
+  const int blocks = p.multiProcessorCount * (p.maxThreadsPerMultiProcessor / threads_per_block);
+  const std::size_t threads = static_cast<std::size_t>(blocks) * threads_per_block;
+  // float: 2 x 8 x 4096 operations per thread, some 1e13 in all on a large GPU, milliseconds.
+  const int iterations = sizeof(Real) == 4 ? 4096 : 512;
+  detail::DeviceBuffer<Real> out(threads);
+  detail::Stream stream;
+  detail::Event start(true), stop(true);
+  auto launch = [&] {
+    // x tends to a / (1 - m) = 1: no overflow, no subnormal numbers.
+    multiply_add_chains<Real><<<blocks, threads_per_block, 0, stream.get()>>>(
+        out.data(), iterations, Real(0.75), Real(0.25));
+    detail::check(cudaGetLastError(), "launching the arithmetic peak probe");
+  };
+  launch();  // warm-up
+  std::vector<float> milliseconds;
+  for (int i = 0; i < 7; ++i) {
+    detail::check(cudaEventRecord(start.get(), stream.get()), "timing the arithmetic probe");
+    launch();
+    detail::check(cudaEventRecord(stop.get(), stream.get()), "timing the arithmetic probe");
+    detail::check(cudaEventSynchronize(stop.get()), "timing the arithmetic probe");
+    float ms = 0;
+    detail::check(cudaEventElapsedTime(&ms, start.get(), stop.get()),
+                  "timing the arithmetic probe");
+    milliseconds.push_back(ms);
+  }
+  const double best_s =
+      static_cast<double>(*std::min_element(milliseconds.begin(), milliseconds.end())) * 1e-3;
+  return 2.0 * peak_chains * static_cast<double>(iterations) * static_cast<double>(threads) /
+         best_s;
+}
+
+double arithmetic_peak(int ordinal, bool double_precision) {
+  return double_precision ? arithmetic_peak_of<double>(ordinal)
+                          : arithmetic_peak_of<float>(ordinal);
 }
 
 }  // namespace grayscott::cuda

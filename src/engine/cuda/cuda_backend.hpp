@@ -43,6 +43,11 @@ inline constexpr std::int64_t max_cols = 2147483647 - 256;
 // counted), the roofline the benchmark reports against.
 double copy_bandwidth(int ordinal);
 
+// Floating-point operations per second of device `ordinal` in float (or double): every thread of a
+// full device runs independent chains of x = x * m + a, a multiplication and an addition as the
+// backend compiles them (--fmad=false), the arithmetic roofline the benchmark reports against.
+double arithmetic_peak(int ordinal, bool double_precision);
+
 template <class Real>
 std::unique_ptr<Engine<Real>> make_engine(const Problem& problem,
                                           std::span<const Parameters> member_params,

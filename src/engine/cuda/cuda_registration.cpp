@@ -53,6 +53,11 @@ class CudaBackend final : public Backend {
     return {cuda::copy_bandwidth(options.device),
             "device-to-device copy on CUDA device " + std::to_string(options.device)};
   }
+  ArithmeticPeak arithmetic_peak(const EngineOptions& options, Precision precision) const override {
+    return {cuda::arithmetic_peak(options.device, precision == Precision::Double),
+            "chains of x * m + a compiled as the engine, every thread of CUDA device " +
+                std::to_string(options.device)};
+  }
   std::string_view mpi_device_memory() const override { return "cuda"; }
 
   std::unique_ptr<Engine<float>> make_engine(std::type_identity<float>, const Problem& problem,

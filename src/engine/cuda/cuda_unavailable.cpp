@@ -23,6 +23,8 @@ std::uint64_t free_memory(int) { throw std::runtime_error(reason); }
 
 double copy_bandwidth(int) { throw std::runtime_error(reason); }
 
+double arithmetic_peak(int, bool) { throw std::runtime_error(reason); }
+
 template <class Real>
 std::unique_ptr<Engine<Real>> make_engine(const Problem&, std::span<const Parameters>,
                                           const EngineOptions&) {

@@ -269,3 +269,11 @@ TEST(CudaBackend, DevicesAndCopyBandwidth) {
   EXPECT_GT(bandwidth, 1e9) << "bytes/s";  // any GPU copies faster than 1 GB/s
   EXPECT_THROW(cuda::copy_bandwidth(static_cast<int>(list.size())), InvalidInput);
 }
+
+TEST(CudaBackend, ArithmeticPeak) {
+  GRAYSCOTT_REQUIRE_GPU();
+  const double single = cuda::arithmetic_peak(0, false), in_double = cuda::arithmetic_peak(0, true);
+  EXPECT_GT(single, 1e11) << "flop/s";  // any CUDA GPU does more than 100 Gflop/s in float
+  EXPECT_GT(in_double, 0) << "flop/s";
+  EXPECT_GE(single, in_double) << "float is at least as fast as double";
+}
