@@ -30,7 +30,7 @@ target_include_directories(grayscott_model INTERFACE
   $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/grayscott>)
 
 set(_grayscott_exported grayscott_api grayscott_model grayscott_engine grayscott_io
-                        grayscott_pipeline grayscott_warnings)
+                        grayscott_analysis grayscott_pipeline grayscott_warnings)
 if(GRAYSCOTT_WITH_MPI)
   list(APPEND _grayscott_exported grayscott_mpi)
 endif()
@@ -48,7 +48,7 @@ install(FILES src/model/model.hpp src/model/initial_state.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/grayscott/model COMPONENT development)
 install(FILES src/engine/engine.hpp src/engine/host_buffer.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/grayscott/engine COMPONENT development)
-install(FILES src/analysis/statistics.hpp
+install(FILES src/analysis/statistics.hpp src/analysis/measure.hpp src/analysis/classify.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/grayscott/analysis COMPONENT development)
 install(FILES src/pipeline/run.hpp src/pipeline/image_loop.hpp src/pipeline/image_queue.hpp
               src/pipeline/stop_signal.hpp

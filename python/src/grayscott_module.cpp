@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "analysis/classify.hpp"
-#include "analysis/statistics.hpp"
+#include "analysis/measure.hpp"
 #include "app/version.hpp"
 #include "engine/engine.hpp"
 #include "engine/registry.hpp"

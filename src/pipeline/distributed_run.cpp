@@ -273,12 +273,19 @@ RunSummary execute_distributed_run(const RunRequest& request, const DistributedR
                        request.initial,
                        request.analysis.statistics,
                        request.analysis.steady.tolerance,
-                       request.analysis.steady.images};
+                       request.analysis.steady.images,
+                       request.analysis.classify};
   // Every rank checks the same request, so every rank reaches the same verdict; agreeing anyway
   // costs one allreduce and guards against a rank that sees something different.
   mpi::agree_on_errors(
       world, capture_error([&] {
         validate_run_request(request);
+        if (request.analysis.classify && session.size() > 1) {
+          throw InvalidInput(
+              "classify: over MPI ranks each rank holds a block of the grid, and a pattern is "
+              "the whole image's; classify the file's images afterwards (gs.classify), or run "
+              "on one rank");
+        }
         if (options.halo_depth < 0) {
           throw InvalidInput("halo-depth must be a positive integer, or 0 for automatic");
         }

@@ -20,6 +20,8 @@
 #include <string_view>
 #include <thread>
 
+#include "analysis/classify.hpp"
+#include "analysis/measure.hpp"
 #include "model/model.hpp"
 #include "pipeline/image_queue.hpp"
 #include "pipeline/stop_signal.hpp"
@@ -115,9 +117,11 @@ struct AnalysisRequest {
   // Statistics of every image with this histogram of v; none: not measured.
   std::optional<analysis::HistogramSpec> statistics;
   SteadyCriterion steady;  // needs statistics
+  bool classify = false;   // the pattern class of every image (needs statistics)
   // Throws InvalidInput naming the setting: a tolerance that is negative, not finite or below
-  // what the precision resolves of v's change per step; settling without statistics.
-  void validate(Precision precision, std::int64_t steps_per_image) const;
+  // what the precision resolves of v's change per step; settling or classes without statistics;
+  // classes of a grid too small to tell.
+  void validate(const Problem& problem, std::int64_t steps_per_image) const;
 };
 
 struct LoopPlan {
@@ -147,6 +151,11 @@ struct LoopPlan {
   // on_member_settled (a sweep then stops stepping it).
   SteadyCriterion steady;
   bool stop_once_settled = true;
+  // The pattern class of each member's image (analysis/classify.hpp), into its statistics: the
+  // grid's shape and whether it wraps (this process holds whole images).
+  bool classify = false;
+  Grid grid;
+  bool periodic = false;
   std::function<void(std::size_t member, std::int64_t image)> on_member_settled;
 };
 
@@ -223,6 +232,7 @@ class ImageMeasure {
     std::vector<std::size_t> newly_settled;
     for (std::size_t m = 0; m < plan_.members; ++m) {
       slot.statistics[m] = analysis::finish(sums[m], steps);
+      if (plan_.classify) classify(slot.statistics[m], slot.v.data() + m * cells_);
       if (!plan_.steady.enabled() || settled_[m]) continue;
       const double change = slot.statistics[m].change_rms_per_step;
       calm_images_[m] = change < plan_.steady.tolerance ? calm_images_[m] + 1 : 0;
@@ -233,6 +243,22 @@ class ImageMeasure {
     }
     previous_v_.assign(slot.v.begin(), slot.v.end());
     return newly_settled;
+  }
+
+  void classify(analysis::ImageStatistics& s, const Real* v) const {
+    // A member whose values are not finite (a sweep's that diverged) has no class.
+    if (!(std::isfinite(s.v_min) && std::isfinite(s.v_max) && std::isfinite(s.v_mean))) return;
+    const analysis::Classification c =
+        analysis::classify(std::span<const Real>(v, cells_), plan_.grid.rows, plan_.grid.cols,
+                           plan_.periodic, s.change_rms_per_step);
+    s.pattern_class = static_cast<int>(c.pattern);
+    s.covered = c.features.covered;
+    s.objects = static_cast<double>(c.features.objects.count);
+    s.holes = static_cast<double>(c.features.holes.count);
+    s.object_mean_area = c.features.objects.mean_area;
+    // The minority phase's, as classify() reads it.
+    s.round_fraction = c.features.covered > 0.5 ? c.features.holes.round_fraction
+                                                : c.features.objects.round_fraction;
   }
 
   bool all_settled() const {

@@ -50,7 +50,8 @@ PreparedRun prepare_run(const RunRequest& request) {
                                        request.fields, "", std::string(version), request.initial,
                                        request.analysis.statistics,
                                        request.analysis.steady.tolerance,
-                                       request.analysis.steady.images},
+                                       request.analysis.steady.images,
+                                       request.analysis.classify},
                        std::nullopt};
   if (request.resume) {
     prepared.continued = io::read_run_state(request.output);
@@ -187,6 +188,9 @@ LoopPlan run_loop_plan(const RunRequest& request, std::int64_t first_image,
   plan.on_image_held = request.on_image;
   plan.statistics = request.analysis.statistics;
   plan.steady = request.analysis.steady;
+  plan.classify = request.analysis.classify;
+  plan.grid = request.problem.grid;
+  plan.periodic = request.problem.boundary == Boundary::Periodic;
   return plan;
 }
 
@@ -226,7 +230,7 @@ void validate_run_request(const RunRequest& request) {
   if (request.save.checkpoint_every_images < 0 || request.save.checkpoint_every_seconds < 0) {
     throw InvalidInput("checkpoint-every must be positive");
   }
-  request.analysis.validate(request.problem.precision, request.steps_per_image);
+  request.analysis.validate(request.problem, request.steps_per_image);
 }
 
 RunRequest resume_request(const std::filesystem::path& path) {
@@ -245,6 +249,7 @@ RunRequest resume_request(const std::filesystem::path& path) {
   request.fields = state.meta.fields;
   request.analysis.statistics = state.meta.statistics;
   request.analysis.steady = {state.meta.until_steady, state.meta.steady_images};
+  request.analysis.classify = state.meta.classify;
   request.output = path;
   request.resume = true;
   return request;

@@ -52,8 +52,19 @@ void parse_checkpoint_every(std::string_view text, SavePolicy& policy) {
 
 namespace grayscott::pipeline {
 
-void AnalysisRequest::validate(Precision precision, std::int64_t steps_per_image) const {
+void AnalysisRequest::validate(const Problem& problem, std::int64_t steps_per_image) const {
+  const Precision precision = problem.precision;
   if (statistics) statistics->validate();
+  if (classify) {
+    if (!statistics) throw InvalidInput("classify needs the statistics of every image");
+    const std::int64_t side = analysis::min_classified_side;
+    if (problem.grid.rows < side || problem.grid.cols < side) {
+      throw InvalidInput("classify: a grid of " + std::to_string(problem.grid.rows) + "x" +
+                         std::to_string(problem.grid.cols) +
+                         " is too small to tell spots from stripes (at least " +
+                         std::to_string(side) + "x" + std::to_string(side) + ")");
+    }
+  }
   if (!std::isfinite(steady.tolerance) || steady.tolerance < 0) {
     throw InvalidInput("until-steady: the tolerance must be a finite positive number, got " +
                        shortest_text(steady.tolerance));

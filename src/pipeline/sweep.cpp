@@ -214,6 +214,9 @@ SweepPart run_sweep_members(
     plan.statistics = request.analysis.statistics;
     plan.steady = request.analysis.steady;
     plan.stop_once_settled = false;
+    plan.classify = request.analysis.classify;
+    plan.grid = problem.grid;
+    plan.periodic = problem.boundary == Boundary::Periodic;
     plan.members = static_cast<std::size_t>(count);
     plan.start_v = start_v.empty() ? nullptr : start_v.data();
     // A member that settled is stepped no more (where the backend can leave it out): the batch's
@@ -308,7 +311,7 @@ io::SweepMetadata sweep_metadata(const SweepRequest& request) {
   if (request.steps_per_image <= 0)
     throw InvalidInput("steps-per-image must be a positive integer");
   if (!request.fields.u && !request.fields.v) throw InvalidInput("fields: name u, v or both");
-  request.analysis.validate(request.problem.precision, request.steps_per_image);
+  request.analysis.validate(request.problem, request.steps_per_image);
   io::SweepMetadata meta;
   meta.problem = request.problem;
   // Members differ only in feed and kill: the shared problem is validated once above, each
@@ -333,6 +336,7 @@ io::SweepMetadata sweep_metadata(const SweepRequest& request) {
   meta.statistics = request.analysis.statistics;
   meta.until_steady = request.analysis.steady.tolerance;
   meta.steady_images = request.analysis.steady.images;
+  meta.classify = request.analysis.classify;
   meta.images = request.images;
   meta.steps_per_image = request.steps_per_image;
   meta.fields = request.fields;
@@ -356,6 +360,7 @@ SweepRequest resume_sweep_request(const std::filesystem::path& path) {
   request.fields = state.meta.fields;
   request.analysis.statistics = state.meta.statistics;
   request.analysis.steady = {state.meta.until_steady, state.meta.steady_images};
+  request.analysis.classify = state.meta.classify;
   request.output = path;
   request.resume = true;
   request.start_images = state.checkpoint_images;

@@ -177,13 +177,14 @@ void check_state_fits(const Problem& problem, std::size_t members, const EngineO
 
 namespace {
 
-pipeline::AnalysisRequest analysis_request(const OutputSettings& out, Precision precision,
+pipeline::AnalysisRequest analysis_request(const OutputSettings& out, const Problem& problem,
                                            std::int64_t steps_per_image) {
   pipeline::AnalysisRequest analysis;
   analysis.steady.tolerance = out.until_steady;
   analysis.steady.images = out.steady_images;
-  // Settling is decided from the statistics: asking for it asks for them.
-  if (out.stats || out.until_steady != 0) {
+  analysis.classify = out.classify;
+  // Settling and classes are decided from the statistics: asking for them asks for those.
+  if (out.stats || out.until_steady != 0 || out.classify) {
     const Outside range = parse_outside(out.histogram_range, "histogram-range");
     if (out.histogram_bins < 1 || out.histogram_bins > analysis::HistogramSpec::max_bins) {
       throw InvalidInput("histogram-bins must be a whole number from 1 to " +
@@ -193,7 +194,7 @@ pipeline::AnalysisRequest analysis_request(const OutputSettings& out, Precision 
     analysis.statistics =
         analysis::HistogramSpec{static_cast<int>(out.histogram_bins), range.u, range.v};
   }
-  analysis.validate(precision, steps_per_image);
+  analysis.validate(problem, steps_per_image);
   return analysis;
 }
 
@@ -207,7 +208,7 @@ void apply_output(const OutputSettings& out, Request& request) {
   request.quiet = out.quiet;
   if (!out.checkpoint_every.empty())
     pipeline::parse_checkpoint_every(out.checkpoint_every, request.save);
-  request.analysis = analysis_request(out, request.problem.precision, request.steps_per_image);
+  request.analysis = analysis_request(out, request.problem, request.steps_per_image);
 }
 
 }  // namespace
@@ -387,6 +388,11 @@ std::span<const Setting<OutputSettings>> output_settings() {
       {"steady-images", "steady_images", "",
        "Images in a row the change must stay below --until-steady's tolerance",
        GRAYSCOTT_FIELD(S, steady_images)},
+      {"classify", "classify", "",
+       "Label every image with its pattern class (decayed, uniform, spots, stripes, holes, "
+       "mixed, waves: docs/classification.md) and the features that made it, under /stats "
+       "(implies --stats)",
+       GRAYSCOTT_FIELD(S, classify)},
   };
   return table;
 }

@@ -103,6 +103,7 @@ struct OutputSettings {
   std::string histogram_range = "0,1";
   double until_steady = 0;  // 0: never
   std::int64_t steady_images = 5;
+  bool classify = false;
 
   static OutputSettings writing_to(std::string file) {
     OutputSettings settings;

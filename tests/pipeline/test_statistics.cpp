@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/statistics.hpp"
+#include "analysis/measure.hpp"
 #include "io/files/reader.hpp"
 #include "pipeline/run.hpp"
 #include "pipeline/stop_signal.hpp"
@@ -91,7 +91,7 @@ TEST(Statistics, MatchAPlainComputationForAnyThreadCount) {
   }
   EXPECT_EQ(s.histogram, counts);
   EXPECT_EQ(s.change_max, largest);
-  EXPECT_NEAR(s.change_rms_per_step, std::sqrt(squares / cells) / 4, 1e-15);
+  EXPECT_NEAR(s.change_rms_per_step, std::sqrt(squares / static_cast<double>(cells)) / 4, 1e-15);
 }
 
 TEST(Statistics, MergedPartsMatchTheWhole) {
@@ -183,7 +183,8 @@ TEST_F(RunStatistics, EveryImagesStatisticsMatchTheImagesWritten) {
     for (std::uint64_t n : s.histogram) counted += n;
     EXPECT_EQ(counted, v.size());
     EXPECT_EQ(s.change_max, largest) << i;
-    EXPECT_NEAR(s.change_rms_per_step, std::sqrt(squares / v.size()) / 20, 1e-15) << i;
+    EXPECT_NEAR(s.change_rms_per_step, std::sqrt(squares / static_cast<double>(v.size())) / 20, 1e-15)
+        << i;
     before = v;
   }
 }
@@ -214,7 +215,9 @@ TEST_F(RunStatistics, ARunThatSettlesStopsThereBitwiseTheFullRun) {
   EXPECT_EQ(summary.images_written, static_cast<std::int64_t>(changes.size()));
   // The last three below the tolerance, the one before (if any) not.
   for (std::size_t i = changes.size() - 3; i < changes.size(); ++i) EXPECT_LT(changes[i], 1e-6);
-  if (changes.size() > 3) EXPECT_GE(changes[changes.size() - 4], 1e-6);
+  if (changes.size() > 3) {
+    EXPECT_GE(changes[changes.size() - 4], 1e-6);
+  }
   EXPECT_EQ(summary.status.rfind("settled at image " +
                                      std::to_string(summary.images_written - 1) + " (step ",
                                  0),
@@ -241,9 +244,9 @@ TEST_F(RunStatistics, MeaninglessTolerancesAreRefusedBeforeAnythingRuns) {
   // In double precision 1e-12 is resolved.
   r.problem.precision = Precision::Double;
   r.analysis.steady.tolerance = 1e-12;
-  EXPECT_NO_THROW(r.analysis.validate(r.problem.precision, r.steps_per_image));
+  EXPECT_NO_THROW(r.analysis.validate(r.problem, r.steps_per_image));
   r.analysis.statistics.reset();
-  EXPECT_THROW(r.analysis.validate(r.problem.precision, r.steps_per_image), InvalidInput);
+  EXPECT_THROW(r.analysis.validate(r.problem, r.steps_per_image), InvalidInput);
   EXPECT_FALSE(fs::exists(r.output));
 }
 

@@ -101,6 +101,11 @@ void write_attribute(hid_t obj, const std::string& name, std::span<const double>
   write_numeric(obj, name, H5T_NATIVE_DOUBLE, dims, values.data());
 }
 
+void write_attribute(hid_t obj, const std::string& name, std::span<const std::int64_t> values) {
+  const hsize_t dims[1] = {values.size()};
+  write_numeric(obj, name, H5T_NATIVE_INT64, dims, values.data());
+}
+
 void write_attribute(hid_t obj, const std::string& name, const std::string& value) {
   // Variable-length UTF-8: h5py reads it as str, ParaView and h5dump as text.
   Id type(H5Tcopy(H5T_C_S1), H5Tclose, "create a string type");
@@ -164,6 +169,18 @@ GridScales create_grid_scales(hid_t where, std::int64_t rows, std::int64_t cols,
   write_attribute(scales.y, "long_name", std::string("row (0 at the top of the pictures)"));
   write_attribute(scales.x, "long_name", std::string("column"));
   return scales;
+}
+
+void write_class_attributes(hid_t dataset, std::span<const std::string_view> names) {
+  std::vector<std::int64_t> values;
+  std::string meanings;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    values.push_back(static_cast<std::int64_t>(i));
+    meanings += (i > 0 ? " " : "") + std::string(names[i]);
+  }
+  write_attribute(dataset, "flag_values", std::span<const std::int64_t>(values));
+  write_attribute(dataset, "flag_meanings", meanings);
+  write_attribute(dataset, "long_name", std::string("pattern class (-1: not classified)"));
 }
 
 void make_time_scale(hid_t dataset) {

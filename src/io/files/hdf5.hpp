@@ -8,6 +8,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -83,6 +84,7 @@ void place_unwritten_chunks(const std::string& path, std::span<const char* const
 void write_attribute(hid_t obj, const std::string& name, std::int64_t value);
 void write_attribute(hid_t obj, const std::string& name, double value);
 void write_attribute(hid_t obj, const std::string& name, std::span<const double> values);
+void write_attribute(hid_t obj, const std::string& name, std::span<const std::int64_t> values);
 void write_attribute(hid_t obj, const std::string& name, const std::string& value);
 // Writes a new value into an existing variable-length string attribute, in place: allowed while
 // the file is written in SWMR mode, where attributes cannot be created or deleted.
@@ -109,6 +111,9 @@ GridScales create_grid_scales(hid_t where, std::int64_t rows, std::int64_t cols,
                               hid_t transfer = H5P_DEFAULT);
 // Makes `dataset` (one model time per image, step x dt) the dimension scale "time".
 void make_time_scale(hid_t dataset);
+// A dataset of class numbers described as CF flags: flag_values 0..n-1 and flag_meanings, the
+// names in order, separated by spaces (how netCDF tools label categories).
+void write_class_attributes(hid_t dataset, std::span<const std::string_view> names);
 
 // Finds where the images of a chunked dataset of images ([..., rows, cols], one image per chunk
 // along the leading axes, whole rows per chunk) lie in the file. Where HDF5 places every chunk at

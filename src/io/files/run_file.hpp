@@ -34,6 +34,7 @@ struct RunMetadata {
   std::optional<analysis::HistogramSpec> statistics;
   double until_steady = 0;
   std::int64_t steady_images = 0;
+  bool classify = false;  // /stats/class and its features
 };
 
 

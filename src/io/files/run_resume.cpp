@@ -50,6 +50,7 @@ RunFileState read_run_state(const fs::path& path) {
     m.statistics = analysis::HistogramSpec{
         static_cast<int>(file.attribute_int64("stats_histogram_bins")), range.at(0), range.at(1)};
   }
+  m.classify = file.has_attribute("classify") && file.attribute_int64("classify") != 0;
   if (file.has_attribute("until_steady")) {
     m.until_steady = file.attribute_double("until_steady");
     m.steady_images = file.attribute_int64("steady_images");

@@ -7,6 +7,7 @@
 #include <bit>
 #include <system_error>
 
+#include "analysis/classify.hpp"
 #include "io/files/direct_writes.hpp"
 #include "io/files/durability.hpp"
 #include "io/files/hdf5.hpp"
@@ -105,6 +106,9 @@ struct RunFileWriter::Handles {
   // /stats/<statistics_names[i]> and /stats/v_histogram (none without statistics).
   std::vector<h5::Id> statistics;
   h5::Id histogram;
+  // /stats/class and /stats/<classification_names[i]> (none without --classify).
+  h5::Id pattern_class;
+  std::vector<h5::Id> features;
   // Where the datasets' reserved room lies: [first byte, end) each.
   std::vector<std::pair<std::uint64_t, std::uint64_t>> rooms;
   // Notes the room of a chunked dataset whose first chunk is within its extent.
@@ -263,6 +267,20 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
       h5::attach_scales(h_->histogram, histogram_axes);
       const std::vector<double> range{meta.statistics->low, meta.statistics->high};
       h5::write_attribute(h_->histogram, "range", range);
+      if (meta.classify) {
+        h_->pattern_class = h5::Id(
+            H5Dcreate2(group, "class", H5T_STD_I64LE, space, H5P_DEFAULT, props, uncached),
+            H5Dclose, "create dataset stats/class");
+        h5::attach_scales(h_->pattern_class, time_axis);
+        h5::write_class_attributes(h_->pattern_class, analysis::pattern_class_names);
+        for (const char* name : analysis::classification_names) {
+          h5::Id dataset(
+              H5Dcreate2(group, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, props, uncached),
+              H5Dclose, std::string("create dataset stats/") + name);
+          h5::attach_scales(dataset, time_axis);
+          h_->features.push_back(std::move(dataset));
+        }
+      }
     }
     {
       // Two slots of the whole state: the newer valid one is the checkpoint.
@@ -321,6 +339,7 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
       const std::vector<double> range{meta.statistics->low, meta.statistics->high};
       h5::write_attribute(root, "stats_histogram_range", range);
     }
+    if (meta.classify) h5::write_attribute(root, "classify", std::int64_t{1});
     if (meta.until_steady > 0) {
       h5::write_attribute(root, "until_steady", meta.until_steady);
       h5::write_attribute(root, "steady_images", meta.steady_images);
@@ -402,6 +421,11 @@ void RunFileWriter::open_datasets() {
     for (const char* name : analysis::statistics_names)
       h_->statistics.push_back(open((std::string("stats/") + name).c_str()));
     h_->histogram = open("stats/v_histogram");
+    if (meta_.classify) {
+      h_->pattern_class = open("stats/class");
+      for (const char* name : analysis::classification_names)
+        h_->features.push_back(open((std::string("stats/") + name).c_str()));
+    }
   }
   if (!meta_.fields.u) h_->checkpoint_u = open("checkpoint/u");
   if (!meta_.fields.v) h_->checkpoint_v = open("checkpoint/v");
@@ -511,8 +535,11 @@ void RunFileWriter::after_write_error(const std::exception& e) {
     if (meta_.fields.u && first_extent(h_->u) > n) H5Dset_extent(h_->u, extent);
     if (first_extent(h_->step) > n) H5Dset_extent(h_->step, steps);
     if (h_->time.get() >= 0 && first_extent(h_->time) > n) H5Dset_extent(h_->time, steps);
-    for (const h5::Id& dataset : h_->statistics)
-      if (first_extent(dataset) > n) H5Dset_extent(dataset, steps);
+    for (const auto* group : {&h_->statistics, &h_->features})
+      for (const h5::Id& dataset : *group)
+        if (first_extent(dataset) > n) H5Dset_extent(dataset, steps);
+    if (h_->pattern_class.get() >= 0 && first_extent(h_->pattern_class) > n)
+      H5Dset_extent(h_->pattern_class, steps);
     if (h_->histogram.get() >= 0 && first_extent(h_->histogram) > n) {
       const hsize_t counts[2] = {n, static_cast<hsize_t>(meta_.statistics->bins)};
       H5Dset_extent(h_->histogram, counts);
@@ -654,6 +681,16 @@ void RunFileWriter::write_statistics(hsize_t first) {
   for (const analysis::ImageStatistics& s : uncounted_statistics_)
     counts.insert(counts.end(), s.histogram.begin(), s.histogram.end());
   write(h_->histogram, 2, H5T_NATIVE_UINT64, counts.data(), "stats/v_histogram");
+  if (!meta_.classify) return;
+  for (std::size_t i = 0; i < h_->features.size(); ++i) {
+    for (std::size_t k = 0; k < n; ++k)
+      values[k] = analysis::classification_values(uncounted_statistics_[k])[i];
+    write(h_->features[i], 1, H5T_NATIVE_DOUBLE, values.data(),
+          std::string("stats/") + analysis::classification_names[i]);
+  }
+  std::vector<std::int64_t> classes(n);
+  for (std::size_t k = 0; k < n; ++k) classes[k] = uncounted_statistics_[k].pattern_class;
+  write(h_->pattern_class, 1, H5T_NATIVE_INT64, classes.data(), "stats/class");
 }
 
 void RunFileWriter::make_images_durable() {

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <limits>
 
+#include "analysis/classify.hpp"
 #include "io/files/hdf5.hpp"
 #include "io/files/output_path.hpp"
 #include "io/files/problem_attributes.hpp"
@@ -92,6 +93,9 @@ struct SweepFileWriter::Handles {
   // /stats/<statistics_names[i]>, /stats/v_histogram and /stats/settled_image (none without).
   std::vector<h5::Id> statistics;
   h5::Id histogram, settled;
+  // /stats/class and /stats/<classification_names[i]> (none without --classify).
+  h5::Id pattern_class;
+  std::vector<h5::Id> features;
   // Opened once, by every process together: with MPI, opening is a collective operation, while
   // checkpoints come at each process's own pace.
   void open_small_datasets() {
@@ -107,13 +111,19 @@ struct SweepFileWriter::Handles {
         statistics.push_back(open((std::string("stats/") + name).c_str()));
       histogram = open("stats/v_histogram");
       settled = open("stats/settled_image");
+      if (H5Lexists(file, "stats/class", H5P_DEFAULT) > 0) {
+        pattern_class = open("stats/class");
+        for (const char* name : analysis::classification_names)
+          features.push_back(open((std::string("stats/") + name).c_str()));
+      }
     }
   }
   void close_datasets() {
     u.reset(), v.reset(), checkpoint_u.reset(), checkpoint_v.reset(), checkpoint_images.reset(),
         nonfinite.reset();
     statistics.clear();
-    histogram.reset(), settled.reset();
+    features.clear();
+    histogram.reset(), settled.reset(), pattern_class.reset();
   }
 };
 
@@ -270,8 +280,8 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
                      H5Gclose, "create group stats");
         const auto bins = static_cast<hsize_t>(meta.statistics->bins);
         const auto create = [&](const char* name, hid_t file_type, hid_t fill_type,
-                                const void* fill, std::span<const hsize_t> dims) {
-          h5::Id space = h5::simple_space(dims);
+                                const void* fill, std::span<const hsize_t> shape) {
+          h5::Id space = h5::simple_space(shape);
           h5::Id props(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "create dataset properties");
           h5::check(H5Pset_fill_value(props, fill_type, fill), "set the fill value");
           if (shared) h5::check(H5Pset_alloc_time(props, H5D_ALLOC_TIME_EARLY), "early allocation");
@@ -298,6 +308,17 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
         h5::attach_scales(create("settled_image", H5T_STD_I64LE, H5T_NATIVE_INT64, &none,
                                  per_member),
                           std::span<const hid_t>(axes, 1));
+        if (meta.classify) {
+          const h5::Id classes =
+              create("class", H5T_STD_I64LE, H5T_NATIVE_INT64, &none, per_image);
+          h5::attach_scales(classes, std::span<const hid_t>(axes, 2));
+          h5::write_class_attributes(classes, analysis::pattern_class_names);
+          for (const char* name : analysis::classification_names) {
+            h5::attach_scales(create(name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &nan, per_image),
+                              std::span<const hid_t>(axes, 2));
+          }
+          h5::write_attribute(root, "classify", std::int64_t{1});
+        }
         h5::write_attribute(root, "stats_histogram_bins",
                             static_cast<std::int64_t>(meta.statistics->bins));
         h5::write_attribute(root, "stats_histogram_range", range);
@@ -472,6 +493,7 @@ SweepFileState read_sweep_state(const fs::path& path) {
     m.statistics = analysis::HistogramSpec{
         static_cast<int>(file.attribute_int64("stats_histogram_bins")), range.at(0), range.at(1)};
   }
+  m.classify = file.has_attribute("classify") && file.attribute_int64("classify") != 0;
   if (file.has_attribute("until_steady")) {
     m.until_steady = file.attribute_double("until_steady");
     m.steady_images = file.attribute_int64("steady_images");
@@ -594,6 +616,16 @@ void SweepFileWriter::write_statistics(std::int64_t member_begin, std::int64_t m
   for (std::size_t m = 0; m < count; ++m)
     counts.insert(counts.end(), statistics[m].histogram.begin(), statistics[m].histogram.end());
   write(h_->histogram, 3, H5T_NATIVE_UINT64, counts.data(), "stats/v_histogram");
+  if (h_->pattern_class.get() < 0) return;
+  for (std::size_t i = 0; i < h_->features.size(); ++i) {
+    for (std::size_t m = 0; m < count; ++m)
+      values[m] = analysis::classification_values(statistics[m])[i];
+    write(h_->features[i], 2, H5T_NATIVE_DOUBLE, values.data(),
+          std::string("stats/") + analysis::classification_names[i]);
+  }
+  std::vector<std::int64_t> classes(count);
+  for (std::size_t m = 0; m < count; ++m) classes[m] = statistics[m].pattern_class;
+  write(h_->pattern_class, 2, H5T_NATIVE_INT64, classes.data(), "stats/class");
 }
 
 void SweepFileWriter::record_settled(std::int64_t member, std::int64_t image) {

@@ -43,6 +43,7 @@ struct SweepMetadata {
   std::optional<analysis::HistogramSpec> statistics;
   double until_steady = 0;
   std::int64_t steady_images = 0;
+  bool classify = false;  // /stats/class and its features
   std::int64_t members() const { return static_cast<std::int64_t>(feed.size()); }
 };
 

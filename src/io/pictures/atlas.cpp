@@ -1,6 +1,7 @@
 #include "io/pictures/atlas.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -9,6 +10,7 @@
 #include <system_error>
 #include <type_traits>
 
+#include "analysis/classify.hpp"
 #include "io/files/reader.hpp"
 #include "io/pictures/png.hpp"
 #include "io/pictures/text.hpp"
@@ -23,6 +25,16 @@ namespace {
 constexpr std::uint8_t background = 255;  // white page, black text
 constexpr std::int64_t label_px = 14;     // text height in pixels
 constexpr std::int64_t pad = 6;
+// The pattern classes' colours (analysis/classify.hpp's order): decayed grey, uniform white,
+// spots cyan, stripes green, holes magenta, mixed orange, waves red.
+constexpr std::array<std::array<std::uint8_t, 3>, 7> class_colours{{{128, 128, 128},
+                                                                    {255, 255, 255},
+                                                                    {0, 210, 255},
+                                                                    {40, 200, 40},
+                                                                    {255, 0, 255},
+                                                                    {255, 150, 0},
+                                                                    {230, 20, 20}}};
+static_assert(class_colours.size() == analysis::pattern_class_names.size());
 
 std::string label(double value) {
   char text[32];
@@ -112,6 +124,12 @@ struct AtlasPainter::State {
     noise = reader.has_attribute("init") && reader.attribute_string("init") == "noise";
     if (reader.has_attribute("dt")) dt = reader.attribute_double("dt");
     if (annotate) layout.height += colorbar_section;
+    // With --annotate, each tile marked by its pattern class where the sweep has them
+    // (grayscott sweep --classify), and a legend below the colorbar.
+    if (annotate && reader.has_field("stats/class")) {
+      classes = reader.read_int64("stats/class");  // member-major: [member * images + image]
+      layout.height += legend_section;
+    }
     // One member's image at a time, and the atlas picture itself.
     check_render_memory(
         render_bytes(rows, cols) + 3 * static_cast<std::uint64_t>(layout.width) *
@@ -137,6 +155,8 @@ struct AtlasPainter::State {
   AtlasLayout layout;
   bool noise = false;
   double dt = 0;  // 0: unknown (no model time in the title)
+  std::vector<std::int64_t> classes;  // /stats/class, or empty
+  static constexpr std::int64_t legend_section = label_px * 3 / 2 + pad;
   // Below the axes with --annotate: the bar, its end values and the field's name beneath.
   static constexpr std::int64_t bar_height = 12;
   static constexpr std::int64_t colorbar_section = pad + bar_height + pad + label_px * 3 / 2 + pad;
@@ -202,7 +222,8 @@ Rgb8Image AtlasPainter::paint(std::int64_t image, std::int64_t seed_value) const
     const std::int64_t grid_width =
         layout.kills * layout.tile_cols + (layout.kills - 1) * layout.gap;
     const std::int64_t axes_bottom =
-        layout.height - (st.annotate ? State::colorbar_section : std::int64_t{0});
+        layout.height - (st.annotate ? State::colorbar_section : std::int64_t{0}) -
+        (st.classes.empty() ? std::int64_t{0} : State::legend_section);
     draw(atlas, kill_title, layout.left + (grid_width - kill_title.width) / 2,
          axes_bottom - pad - kill_title.height);
     std::string title = st.annotate && st.dt > 0 ? picture_title(st.field, step, st.dt)
@@ -214,7 +235,8 @@ Rgb8Image AtlasPainter::paint(std::int64_t image, std::int64_t seed_value) const
     // The colours' meaning: a bar from LO to HI under the grid, its ends and the field named.
     const std::int64_t grid_width =
         layout.kills * layout.tile_cols + (layout.kills - 1) * layout.gap;
-    const std::int64_t bar_top = layout.height - State::colorbar_section + pad;
+    const std::int64_t legend = st.classes.empty() ? 0 : State::legend_section;
+    const std::int64_t bar_top = layout.height - legend - State::colorbar_section + pad;
     const ColormapTable& colours = colormap_table(st.colormap);
     for (std::int64_t x = 0; x < grid_width; ++x) {
       const auto level = static_cast<std::size_t>(255 * x / std::max<std::int64_t>(grid_width - 1, 1));
@@ -230,6 +252,40 @@ Rgb8Image AtlasPainter::paint(std::int64_t image, std::int64_t seed_value) const
       draw(atlas, low, layout.left, below);
       draw(atlas, high, layout.left + grid_width - high.width, below);
       draw(atlas, name, layout.left + (grid_width - name.width) / 2, below);
+    }
+  }
+  if (!st.classes.empty()) {
+    // A square of the class's colour in each tile's top-left corner, outlined in black so that
+    // it shows on any colour of the map; the legend names the colours.
+    const std::int64_t mark = std::clamp<std::int64_t>(layout.tile_rows / 5, 5, 12);
+    const auto square = [&](std::int64_t x0, std::int64_t y0, int pattern) {
+      const auto& colour = class_colours[static_cast<std::size_t>(pattern)];
+      for (std::int64_t y = 0; y < mark; ++y) {
+        for (std::int64_t x = 0; x < mark; ++x) {
+          const bool edge = x == 0 || y == 0 || x == mark - 1 || y == mark - 1;
+          const std::size_t at = static_cast<std::size_t>(3 * ((y0 + y) * layout.width + x0 + x));
+          for (int c = 0; c < 3; ++c) atlas.pixels[at + c] = edge ? 0 : colour[c];
+        }
+      }
+    };
+    for (std::int64_t m = 0; m < st.members; ++m) {
+      if (st.seed[static_cast<std::size_t>(m)] != seed_value) continue;
+      const std::int64_t pattern = st.classes[static_cast<std::size_t>(m * st.images + image)];
+      if (pattern < 0 || pattern >= static_cast<std::int64_t>(class_colours.size())) continue;
+      square(layout.tile_x(st.kill_index.at(st.kill[static_cast<std::size_t>(m)])) + 1,
+             layout.tile_y(st.feed_index.at(st.feed[static_cast<std::size_t>(m)])) + 1,
+             static_cast<int>(pattern));
+    }
+    if (text.usable()) {
+      std::int64_t x = layout.left;
+      const std::int64_t y = layout.height - State::legend_section;
+      for (std::size_t pattern = 0; pattern < analysis::pattern_class_names.size(); ++pattern) {
+        square(x, y + (label_px - mark) / 2 + 2, static_cast<int>(pattern));
+        const TextMask name = text.render(std::string(analysis::pattern_class_names[pattern]));
+        draw(atlas, name, x + mark + pad / 2, y);
+        x += mark + pad / 2 + name.width + pad * 2;
+        if (x + mark >= layout.width) break;  // a narrow atlas names the first classes only
+      }
     }
   }
   return atlas;
