@@ -359,6 +359,7 @@ class Simulation(_core._Simulation):
         histogram_range=_RUN["histogram_range"],
         until_steady: float = _RUN["until_steady"],
         steady_images: int = _RUN["steady_images"],
+        classify: bool = _RUN["classify"],
     ) -> dict:
         """Run the pipeline of ``grayscott run`` on this simulation: ``images`` images of
         ``steps_per_image`` steps each, written to ``output`` (the same file as the command
@@ -379,7 +380,8 @@ class Simulation(_core._Simulation):
 
         ``stats=True`` measures every image as it is made (``sim.stats()`` inside ``on_image``;
         ``/stats`` in the file, ``gs.open(output).stats``); ``until_steady=TOL`` stops once the
-        change of v per step stays below TOL for ``steady_images`` images in a row.
+        change of v per step stays below TOL for ``steady_images`` images in a row;
+        ``classify=True`` labels every image with its pattern class (``/stats/class``).
         """
         settings = _named_arguments(locals(), "progress", "on_image", "live")
         settings["output"] = output if isinstance(output, str) else _os.fspath(output)
@@ -527,6 +529,7 @@ def sweep(
     histogram_range=_SWEEP["histogram_range"],
     until_steady: float = _SWEEP["until_steady"],
     steady_images: int = _SWEEP["steady_images"],
+    classify: bool = _SWEEP["classify"],
 ) -> dict:
     """Write a sweep to ``output`` through the pipeline of ``grayscott sweep`` (batches that fit
     in memory, the same file); the arguments are that command's options. Ctrl-C stops it at an

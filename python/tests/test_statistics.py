@@ -119,3 +119,27 @@ def f_step(path):
 
     with h5py.File(path) as f:
         return int(f["step"][-1])
+
+
+def test_classes_in_the_file_match_gs_classify_on_its_images(tmp_path):
+    import h5py
+
+    path = tmp_path / "c.h5"
+    sim = gs.Simulation(rows=64, cols=64, feed=0.04, kill=0.065, du=0.2, dv=0.1,
+                        boundary="periodic", init="noise", seed=4, backend="cpu")
+    sim.run(images=4, steps_per_image=500, output=path, quiet=True, classify=True)
+    with h5py.File(path) as f:
+        classes = f["stats/class"][...]
+        names = f["stats/class"].attrs["flag_meanings"].split()
+        changes = f["stats/change_rms_per_step"][...]
+        images = f["v"][...]
+    assert names == list(gs.PATTERN_CLASSES)
+    for i in range(4):
+        mine = gs.classify(images[i], periodic=True, change_per_step=changes[i])
+        assert names[classes[i]] == mine.pattern, i
+
+
+def test_classify_on_a_grid_too_small_is_refused(tmp_path):
+    sim = gs.Simulation(rows=8, cols=64, backend="cpu")
+    with pytest.raises(ValueError, match="too small to tell spots from stripes"):
+        sim.run(images=2, output=tmp_path / "x.h5", quiet=True, classify=True)
