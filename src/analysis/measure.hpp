@@ -12,10 +12,11 @@
 namespace grayscott::analysis {
 
 // The sums over `cells` values of u and v (either may be null: its sums stay empty) and the
-// change from `v_before` (null: none), on the calling thread. The histogram must be sized.
+// change from `v_before` (null: none), which then takes v's values (the next image's "before",
+// in the same pass over memory), on the calling thread. The histogram must be sized.
 template <class Real>
 void accumulate(ImageSums& sums, const HistogramSpec& spec, const Real* u, const Real* v,
-                const Real* v_before, std::size_t cells) {
+                Real* v_before, std::size_t cells) {
   // Blocks that stay in the first-level cache: one pass of vectorised reductions, one of
   // histogram counts (which do not vectorise) over the same values.
   constexpr std::size_t block = 2048;
@@ -53,13 +54,14 @@ void accumulate(ImageSums& sums, const HistogramSpec& spec, const Real* u, const
       sums.v.sum += s;
       sums.v.sum_squares += ss;
       if (v_before != nullptr) {
-        const Real* b = v_before + begin;
+        Real* b = v_before + begin;
         double largest = sums.change_max, squares = 0;
 #pragma omp simd reduction(max : largest) reduction(+ : squares)
         for (std::size_t i = 0; i < n; ++i) {
           const double d = static_cast<double>(x[i]) - static_cast<double>(b[i]);
           largest = std::max(largest, std::abs(d));
           squares += d * d;
+          b[i] = x[i];
         }
         sums.change_max = largest;
         sums.change_sum_squares += squares;
@@ -78,7 +80,7 @@ void accumulate(ImageSums& sums, const HistogramSpec& spec, const Real* u, const
 // order.
 template <class Real>
 ImageSums member_sums(const HistogramSpec& spec, const Real* u, const Real* v,
-                      const Real* v_before, std::size_t cells) {
+                      Real* v_before, std::size_t cells) {
   constexpr std::size_t chunk_cells = 4096;
   const std::size_t chunks = (cells + chunk_cells - 1) / chunk_cells;
   std::vector<double> chunk_sums(chunks * 5);

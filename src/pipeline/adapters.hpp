@@ -21,6 +21,11 @@ class EngineSource final : public ImageSource<Real> {
   EngineSource(Engine<Real>& engine, std::size_t cells)
       : engine_(engine), cells_(cells), on_device_(engine.state().on_device) {}
   bool asynchronous() const override { return on_device_; }
+  HeldState<Real> held_state(std::size_t member) override {
+    if (on_device_) return {};
+    const typename Engine<Real>::StateView state = engine_.state();
+    return {state.u + member * state.member_stride, state.v + member * state.member_stride};
+  }
   void advance(std::int64_t steps) override { engine_.advance(steps); }
   void capture(FieldSet fields) override {
     if (on_device_) engine_.capture(fields);

@@ -48,11 +48,25 @@ struct SavePolicy {
 // InvalidInput.
 void parse_checkpoint_every(std::string_view text, SavePolicy& policy);
 
+// An image's fields where the source holds them in host memory (null: not so held).
+template <class Real>
+struct HeldState {
+  const Real* u = nullptr;
+  const Real* v = nullptr;
+};
+
 // What the loop steps.
 template <class Real>
 class ImageSource {
  public:
   virtual ~ImageSource() = default;
+  // Member m's current u and v in host memory, valid until the next advance, where the source
+  // keeps its state there and steps only when asked (a host engine): the statistics read them in
+  // place instead of a copy of u. Null where not.
+  virtual HeldState<Real> held_state(std::size_t member) {
+    (void)member;
+    return {};
+  }
   // True when advance() may return before the work is done and capture() freezes a copy (a local
   // engine): the loop then queues the next image's steps before reading this one.
   virtual bool asynchronous() const = 0;
@@ -214,15 +228,23 @@ class ImageMeasure {
   }
 
   // Fills slot.statistics; returns the members that settled at this image.
-  std::vector<std::size_t> measure(ImageSlot<Real>& slot, Agreement& agreement) {
+  std::vector<std::size_t> measure(ImageSlot<Real>& slot, ImageSource<Real>& source,
+                                   Agreement& agreement) {
     const analysis::HistogramSpec& spec = *plan_.statistics;
     const bool has_previous = previous_v_.size() == plan_.slot_values;
+    if (!has_previous) previous_v_.resize(plan_.slot_values);
     std::vector<analysis::ImageSums> sums(plan_.members);
+    std::vector<const Real*> member_v(plan_.members);
     for (std::size_t m = 0; m < plan_.members; ++m) {
       const std::size_t offset = m * cells_;
-      sums[m] = analysis::member_sums<Real>(
-          spec, slot.u.empty() ? nullptr : slot.u.data() + offset, slot.v.data() + offset,
-          has_previous ? previous_v_.data() + offset : nullptr, cells_);
+      HeldState<Real> fields = source.held_state(m);
+      if (fields.u == nullptr) fields = {slot.u.data() + offset, slot.v.data() + offset};
+      member_v[m] = fields.v;
+      if (!has_previous) std::copy_n(fields.v, cells_, previous_v_.data() + offset);
+      // The previous image's v takes this one's while it is read: one pass for both.
+      sums[m] = analysis::member_sums<Real>(spec, fields.u, fields.v,
+                                            has_previous ? previous_v_.data() + offset : nullptr,
+                                            cells_);
     }
     agreement.combine(sums);
     // The first image of a continued run without its start's v measures no change: steps since
@@ -232,7 +254,7 @@ class ImageMeasure {
     std::vector<std::size_t> newly_settled;
     for (std::size_t m = 0; m < plan_.members; ++m) {
       slot.statistics[m] = analysis::finish(sums[m], steps);
-      if (plan_.classify) classify(slot.statistics[m], slot.v.data() + m * cells_);
+      if (plan_.classify) classify(slot.statistics[m], member_v[m]);
       if (!plan_.steady.enabled() || settled_[m]) continue;
       const double change = slot.statistics[m].change_rms_per_step;
       calm_images_[m] = change < plan_.steady.tolerance ? calm_images_[m] + 1 : 0;
@@ -241,7 +263,6 @@ class ImageMeasure {
         newly_settled.push_back(m);
       }
     }
-    previous_v_.assign(slot.v.begin(), slot.v.end());
     return newly_settled;
   }
 
@@ -289,7 +310,10 @@ LoopOutcome run_image_loop(ImageSource<Real>& source, ImageSink<Real>& sink, con
   // within two images' worth.
   ImageQueue<Real> queue(2, 0, false, false);
   // The fields every image carries: the ones written, and both when statistics are measured.
-  const FieldSet image_fields = plan.statistics ? FieldSet{true, true} : plan.fields;
+  // A host engine's state is read in place (held_state); other sources copy both fields.
+  const bool held = source.held_state(0).u != nullptr && !source.asynchronous();
+  const FieldSet image_fields =
+      plan.statistics && !held ? FieldSet{true, true} : plan.fields;
   std::optional<ImageMeasure<Real>> measure;
   if (plan.statistics) measure.emplace(plan);
   LoopOutcome outcome;
@@ -395,7 +419,7 @@ LoopOutcome run_image_loop(ImageSource<Real>& source, ImageSink<Real>& sink, con
           slot->statistics.clear();
           slot->settled_members.clear();
           if (measure) {
-            slot->settled_members = measure->measure(*slot, agreement);
+            slot->settled_members = measure->measure(*slot, source, agreement);
             for (std::size_t m : slot->settled_members) {
               if (plan.on_member_settled) plan.on_member_settled(m, i);
             }

@@ -64,12 +64,15 @@ TEST(Statistics, MatchAPlainComputationForAnyThreadCount) {
     before[i] = v[i] + 0.01f * (spread(random) - 0.5f);
   }
   const analysis::HistogramSpec spec{30, 0.0, 1.0};
+  // Each call reads "before" and leaves this image's v in it (the next image's before).
+  std::vector<float> before_one = before, before_two = before;
   omp_set_num_threads(1);
   const analysis::ImageSums one = analysis::member_sums<float>(spec, u.data(), v.data(),
-                                                               before.data(), cells);
+                                                               before_one.data(), cells);
   omp_set_num_threads(2);
   const analysis::ImageSums two = analysis::member_sums<float>(spec, u.data(), v.data(),
-                                                               before.data(), cells);
+                                                               before_two.data(), cells);
+  EXPECT_EQ(before_two, v);
   // Bitwise the same sums: a resumed run may use another thread count.
   EXPECT_EQ(one.u.sum, two.u.sum);
   EXPECT_EQ(one.v.sum_squares, two.v.sum_squares);
