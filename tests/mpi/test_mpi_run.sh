@@ -241,6 +241,29 @@ expect_failure "sweep: bad input on every rank" "dt" -- \
 expect_failure "bad input" "feed" -- \
   "${mpi[@]}" -n 2 "$grayscott" run "${common[@]}" --feed -1 -o "$work/x.h5"
 
+# Statistics over ranks: each rank sums its block and the ranks add their sums, so that the file's
+# /stats match one process's (extremes and counts exactly, means to rounding); --classify, which
+# needs whole images, is refused in one line.
+"$grayscott" run --rows 48 --cols 40 --init noise --images 4 --steps-per-image 10 --stats \
+  --threads 1 --quiet --force -o "$work/stats1.h5" || fail "statistics, one process"
+"${mpi[@]}" -n 3 "$grayscott" run --rows 48 --cols 40 --init noise --images 4 --steps-per-image 10 \
+  --stats --threads 1 --quiet --force -o "$work/stats3.h5" || fail "statistics, three ranks"
+"$python" - "$work/stats1.h5" "$work/stats3.h5" <<'PY' || fail "statistics over ranks"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r") as one, h5py.File(sys.argv[2], "r") as three:
+    assert np.array_equal(one["v"][...], three["v"][...])
+    for name in ("v_min", "v_max", "u_min", "u_max", "change_max", "v_histogram"):
+        assert np.array_equal(one["stats/" + name][...], three["stats/" + name][...]), name
+    for name in ("v_mean", "v_std", "u_mean", "u_std", "change_rms_per_step"):
+        assert np.allclose(one["stats/" + name][...], three["stats/" + name][...], rtol=1e-12,
+                           atol=1e-15), name
+    v = one["v"][...].astype(np.float64)
+    assert np.allclose(three["stats/v_mean"][...], v.mean(axis=(1, 2)), rtol=1e-12)
+PY
+expect_failure "classify over ranks" "classify: over MPI ranks" -- \
+  "${mpi[@]}" -n 2 "$grayscott" run --rows 48 --cols 40 --images 2 --classify --quiet --force \
+  -o "$work/x.h5"
+
 if [[ $failures -ne 0 ]]; then
   echo "$failures failure(s)"
   exit 1
