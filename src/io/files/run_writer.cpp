@@ -109,6 +109,13 @@ struct RunFileWriter::Handles {
   // /stats/class and /stats/<classification_names[i]> (none without --classify).
   h5::Id pattern_class;
   std::vector<h5::Id> features;
+  // Every dataset this writer holds open: a file opened through MPI-IO closes only without them.
+  void close_datasets() {
+    u.reset(), v.reset(), step.reset(), time.reset(), checkpoint_u.reset(), checkpoint_v.reset(),
+        checkpoint_images.reset(), histogram.reset(), pattern_class.reset();
+    statistics.clear();
+    features.clear();
+  }
   // Where the datasets' reserved room lies: [first byte, end) each.
   std::vector<std::pair<std::uint64_t, std::uint64_t>> rooms;
   // Notes the room of a chunked dataset whose first chunk is within its extent.
@@ -367,8 +374,8 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
       write_companion();  // no image yet: replaces any stale companion
     }
   } catch (...) {
-    h_->u.reset(), h_->v.reset(), h_->step.reset(), h_->time.reset(), h_->checkpoint_u.reset(),
-        h_->checkpoint_v.reset(), h_->checkpoint_images.reset(), h_->file.reset();
+    h_->close_datasets();
+    h_->file.reset();
     std::error_code ignored;
     if (access_.writes_companions) fs::remove(partial, ignored);
     throw;
@@ -852,8 +859,7 @@ void RunFileWriter::finish(const std::string& status) {
     } catch (const std::exception&) {
     }
     H5Eclear2(H5E_DEFAULT);
-    h_->u.reset(), h_->v.reset(), h_->step.reset(), h_->time.reset(), h_->checkpoint_u.reset(),
-        h_->checkpoint_v.reset(), h_->checkpoint_images.reset();
+    h_->close_datasets();
     if (H5Fclose(h_->file.release()) < 0) {
       H5Eclear2(H5E_DEFAULT);
       status_recorded_ = false;
@@ -875,8 +881,7 @@ void RunFileWriter::finish(const std::string& status) {
   h5::rewrite_string_attribute(h_->file, "status", status);
   // Collective over MPI ranks, each writing the same values.
   record_no_writer(h_->file);
-  h_->u.reset(), h_->v.reset(), h_->step.reset(), h_->time.reset(), h_->checkpoint_u.reset(),
-      h_->checkpoint_v.reset(), h_->checkpoint_images.reset();
+  h_->close_datasets();
   if (H5Fclose(h_->file.release()) < 0) h5::fail("close " + path_.string());
   swmr_ = false;
   if (access_.writes_companions) write_companion();
