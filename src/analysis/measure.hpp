@@ -11,6 +11,24 @@
 
 namespace grayscott::analysis {
 
+// Adds n values of one field to its sums (about `shift`, see FieldSums), vectorised.
+template <class Real>
+void add_field(FieldSums& sums, const Real* x, std::size_t n, double shift) {
+  double lo = sums.min, hi = sums.max, s = 0, ss = 0;
+#pragma omp simd reduction(min : lo) reduction(max : hi) reduction(+ : s, ss)
+  for (std::size_t i = 0; i < n; ++i) {
+    const double d = static_cast<double>(x[i]);
+    lo = std::min(lo, d);
+    hi = std::max(hi, d);
+    s += d - shift;
+    ss += (d - shift) * (d - shift);
+  }
+  sums.min = lo;
+  sums.max = hi;
+  sums.sum += s;
+  sums.sum_squares += ss;
+}
+
 // The sums over `cells` values of u and v (either may be null: its sums stay empty) and the
 // change from `v_before` (null: none), which then takes v's values (the next image's "before",
 // in the same pass over memory), on the calling thread. The histogram must be sized.
@@ -22,37 +40,10 @@ void accumulate(ImageSums& sums, const HistogramSpec& spec, const Real* u, const
   constexpr std::size_t block = 2048;
   for (std::size_t begin = 0; begin < cells; begin += block) {
     const std::size_t n = std::min(block, cells - begin);
-    if (u != nullptr) {
-      const Real* x = u + begin;
-      double lo = sums.u.min, hi = sums.u.max, s = 0, ss = 0;
-#pragma omp simd reduction(min : lo) reduction(max : hi) reduction(+ : s, ss)
-      for (std::size_t i = 0; i < n; ++i) {
-        const double d = static_cast<double>(x[i]);
-        lo = std::min(lo, d);
-        hi = std::max(hi, d);
-        s += d - u_shift;
-        ss += (d - u_shift) * (d - u_shift);
-      }
-      sums.u.min = lo;
-      sums.u.max = hi;
-      sums.u.sum += s;
-      sums.u.sum_squares += ss;
-    }
+    if (u != nullptr) add_field(sums.u, u + begin, n, u_shift);
     if (v != nullptr) {
       const Real* x = v + begin;
-      double lo = sums.v.min, hi = sums.v.max, s = 0, ss = 0;
-#pragma omp simd reduction(min : lo) reduction(max : hi) reduction(+ : s, ss)
-      for (std::size_t i = 0; i < n; ++i) {
-        const double d = static_cast<double>(x[i]);
-        lo = std::min(lo, d);
-        hi = std::max(hi, d);
-        s += d - v_shift;
-        ss += (d - v_shift) * (d - v_shift);
-      }
-      sums.v.min = lo;
-      sums.v.max = hi;
-      sums.v.sum += s;
-      sums.v.sum_squares += ss;
+      add_field(sums.v, x, n, v_shift);
       if (v_before != nullptr) {
         Real* b = v_before + begin;
         double largest = sums.change_max, squares = 0;

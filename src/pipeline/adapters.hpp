@@ -54,6 +54,19 @@ class EngineSource final : public ImageSource<Real> {
   bool on_device_;
 };
 
+// What a run or sweep measures, as its file records it and back.
+inline io::AnalysisAttributes file_attributes(const AnalysisRequest& analysis) {
+  return {analysis.statistics, analysis.steady.tolerance, analysis.steady.images,
+          analysis.classify};
+}
+inline AnalysisRequest analysis_request(const io::AnalysisAttributes& recorded) {
+  AnalysisRequest analysis;
+  analysis.statistics = recorded.statistics;
+  analysis.steady = {recorded.until_steady, recorded.steady_images};
+  analysis.classify = recorded.classify;
+  return analysis;
+}
+
 // "stopped: values became non-finite at image I (step S)" and the advice, when a written field of
 // the slot is.
 template <class Real>

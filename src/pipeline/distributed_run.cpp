@@ -271,10 +271,7 @@ RunSummary execute_distributed_run(const RunRequest& request, const DistributedR
                        "",
                        std::string(version),
                        request.initial,
-                       request.analysis.statistics,
-                       request.analysis.steady.tolerance,
-                       request.analysis.steady.images,
-                       request.analysis.classify};
+                       file_attributes(request.analysis)};
   // Every rank checks the same request, so every rank reaches the same verdict; agreeing anyway
   // costs one allreduce and guards against a rank that sees something different.
   mpi::agree_on_errors(

@@ -48,10 +48,7 @@ PreparedRun prepare_run(const RunRequest& request) {
   validate_run_request(request);
   PreparedRun prepared{io::RunMetadata{request.problem, request.images, request.steps_per_image,
                                        request.fields, "", std::string(version), request.initial,
-                                       request.analysis.statistics,
-                                       request.analysis.steady.tolerance,
-                                       request.analysis.steady.images,
-                                       request.analysis.classify},
+                                       file_attributes(request.analysis)},
                        std::nullopt};
   if (request.resume) {
     prepared.continued = io::read_run_state(request.output);
@@ -247,9 +244,7 @@ RunRequest resume_request(const std::filesystem::path& path) {
   request.images = state.meta.images;
   request.steps_per_image = state.meta.steps_per_image;
   request.fields = state.meta.fields;
-  request.analysis.statistics = state.meta.statistics;
-  request.analysis.steady = {state.meta.until_steady, state.meta.steady_images};
-  request.analysis.classify = state.meta.classify;
+  request.analysis = analysis_request(state.meta.analysis);
   request.output = path;
   request.resume = true;
   return request;

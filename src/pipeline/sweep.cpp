@@ -333,10 +333,7 @@ io::SweepMetadata sweep_metadata(const SweepRequest& request) {
     meta.seed.push_back(member.seed);
   }
   meta.init = request.init;
-  meta.statistics = request.analysis.statistics;
-  meta.until_steady = request.analysis.steady.tolerance;
-  meta.steady_images = request.analysis.steady.images;
-  meta.classify = request.analysis.classify;
+  meta.analysis = file_attributes(request.analysis);
   meta.images = request.images;
   meta.steps_per_image = request.steps_per_image;
   meta.fields = request.fields;
@@ -358,9 +355,7 @@ SweepRequest resume_sweep_request(const std::filesystem::path& path) {
   request.images = state.meta.images;
   request.steps_per_image = state.meta.steps_per_image;
   request.fields = state.meta.fields;
-  request.analysis.statistics = state.meta.statistics;
-  request.analysis.steady = {state.meta.until_steady, state.meta.steady_images};
-  request.analysis.classify = state.meta.classify;
+  request.analysis = analysis_request(state.meta.analysis);
   request.output = path;
   request.resume = true;
   request.start_images = state.checkpoint_images;

@@ -73,4 +73,33 @@ void write_problem_attributes(hid_t root, const Problem& p, std::int64_t images,
   }
 }
 
+void write_analysis_attributes(hid_t root, const AnalysisAttributes& analysis) {
+  if (analysis.statistics) {
+    h5::write_attribute(root, "stats_histogram_bins",
+                        static_cast<std::int64_t>(analysis.statistics->bins));
+    const std::vector<double> range{analysis.statistics->low, analysis.statistics->high};
+    h5::write_attribute(root, "stats_histogram_range", range);
+  }
+  if (analysis.classify) h5::write_attribute(root, "classify", std::int64_t{1});
+  if (analysis.until_steady > 0) {
+    h5::write_attribute(root, "until_steady", analysis.until_steady);
+    h5::write_attribute(root, "steady_images", analysis.steady_images);
+  }
+}
+
+AnalysisAttributes read_analysis_attributes(const RunFileReader& file) {
+  AnalysisAttributes analysis;
+  if (file.has_attribute("stats_histogram_bins")) {
+    const std::vector<double> range = file.attribute_doubles("stats_histogram_range");
+    analysis.statistics = analysis::HistogramSpec{
+        static_cast<int>(file.attribute_int64("stats_histogram_bins")), range.at(0), range.at(1)};
+  }
+  analysis.classify = file.has_attribute("classify") && file.attribute_int64("classify") != 0;
+  if (file.has_attribute("until_steady")) {
+    analysis.until_steady = file.attribute_double("until_steady");
+    analysis.steady_images = file.attribute_int64("steady_images");
+  }
+  return analysis;
+}
+
 }  // namespace grayscott::io

@@ -5,7 +5,9 @@
 #include <hdf5.h>
 
 #include <cstdint>
+#include <optional>
 
+#include "analysis/statistics.hpp"
 #include "model/initial_state.hpp"
 #include "model/model.hpp"
 
@@ -24,5 +26,17 @@ Problem read_problem_attributes(const RunFileReader& file);
 // its shape).
 void write_initial_attributes(hid_t root, const InitialState& initial);
 InitialState read_initial_attributes(const RunFileReader& file);
+
+// What a run or a sweep measures of its images (--stats, --classify, --until-steady), as the root
+// attributes stats_histogram_bins, stats_histogram_range, classify, until_steady and
+// steady_images, which a continued run or sweep reads back.
+struct AnalysisAttributes {
+  std::optional<analysis::HistogramSpec> statistics;
+  double until_steady = 0;  // 0: never settled
+  std::int64_t steady_images = 0;
+  bool classify = false;
+};
+void write_analysis_attributes(hid_t root, const AnalysisAttributes& analysis);
+AnalysisAttributes read_analysis_attributes(const RunFileReader& file);
 
 }  // namespace grayscott::io

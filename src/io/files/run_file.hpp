@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "analysis/statistics.hpp"
+#include "io/files/problem_attributes.hpp"
 #include "io/files/checkpoint_slots.hpp"
 #include "io/files/xdmf.hpp"  // ImagePlaces, XdmfCompanion, XdmfGridInfo: the run's companion
 #include "model/initial_state.hpp"
@@ -29,12 +30,8 @@ struct RunMetadata {
   std::string backend;
   std::string version;
   InitialState initial;
-  // What the run measures of every image (/stats) and when it stops (the root's stats_* and
-  // until_steady attributes, which a continued run takes back).
-  std::optional<analysis::HistogramSpec> statistics;
-  double until_steady = 0;
-  std::int64_t steady_images = 0;
-  bool classify = false;  // /stats/class and its features
+  // What the run measures of every image (/stats) and when it stops.
+  AnalysisAttributes analysis;
 };
 
 

@@ -45,16 +45,7 @@ RunFileState read_run_state(const fs::path& path) {
   if (m.initial.kind == InitialKind::Noise) {
     m.initial.seed = static_cast<std::uint64_t>(file.attribute_int64("seed"));
   }
-  if (file.has_attribute("stats_histogram_bins")) {
-    const std::vector<double> range = file.attribute_doubles("stats_histogram_range");
-    m.statistics = analysis::HistogramSpec{
-        static_cast<int>(file.attribute_int64("stats_histogram_bins")), range.at(0), range.at(1)};
-  }
-  m.classify = file.has_attribute("classify") && file.attribute_int64("classify") != 0;
-  if (file.has_attribute("until_steady")) {
-    m.until_steady = file.attribute_double("until_steady");
-    m.steady_images = file.attribute_int64("steady_images");
-  }
+  m.analysis = read_analysis_attributes(file);
   m.backend = file.attribute_string("backend");
   m.version = file.attribute_string("version");
   state.status = file.attribute_string("status");

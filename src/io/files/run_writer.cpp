@@ -240,7 +240,7 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
       }
       h5::attach_scales(h_->step, std::span<const hid_t>(image_axes, 1));
     }
-    if (meta.statistics) {
+    if (meta.analysis.statistics) {
       // One value per image each, along the images' time axis; the histogram's counts per image
       // along a second axis of its bins.
       h5::Id group(H5Gcreate2(h_->file, "stats", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
@@ -257,7 +257,7 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
         h5::attach_scales(dataset, time_axis);
         h_->statistics.push_back(std::move(dataset));
       }
-      const auto bins = static_cast<hsize_t>(meta.statistics->bins);
+      const auto bins = static_cast<hsize_t>(meta.analysis.statistics->bins);
       const hsize_t hdims[2] = {0, bins}, hmax[2] = {most_images, bins},
                     hchunk[2] = {std::max<hsize_t>(1, std::min<hsize_t>(64, most_images)), bins};
       h5::Id hspace = h5::simple_space(hdims, hmax);
@@ -266,15 +266,15 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
           H5Dcreate2(group, "v_histogram", H5T_STD_U64LE, hspace, H5P_DEFAULT, hprops, uncached),
           H5Dclose, "create dataset stats/v_histogram");
       // Its bins as an index axis of their own, so that netCDF readers name both axes.
-      const h5::Id bin_axis = h5::create_index_scale(group, "v_bin", meta.statistics->bins,
+      const h5::Id bin_axis = h5::create_index_scale(group, "v_bin", meta.analysis.statistics->bins,
                                                      access_.writes_companions, access_.transfer);
       h5::write_attribute(bin_axis, "long_name",
                           std::string("bin of the histogram of v (its range: v_histogram's)"));
       const hid_t histogram_axes[2] = {h_->time, bin_axis};
       h5::attach_scales(h_->histogram, histogram_axes);
-      const std::vector<double> range{meta.statistics->low, meta.statistics->high};
+      const std::vector<double> range{meta.analysis.statistics->low, meta.analysis.statistics->high};
       h5::write_attribute(h_->histogram, "range", range);
-      if (meta.classify) {
+      if (meta.analysis.classify) {
         h_->pattern_class = h5::Id(
             H5Dcreate2(group, "class", H5T_STD_I64LE, space, H5P_DEFAULT, props, uncached),
             H5Dclose, "create dataset stats/class");
@@ -340,17 +340,7 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
       h5::write_attribute(root, "seed", static_cast<std::int64_t>(meta.initial.seed));
       h5::write_attribute(root, "noise_amplitude", noise_amplitude);
     }
-    if (meta.statistics) {
-      h5::write_attribute(root, "stats_histogram_bins",
-                          static_cast<std::int64_t>(meta.statistics->bins));
-      const std::vector<double> range{meta.statistics->low, meta.statistics->high};
-      h5::write_attribute(root, "stats_histogram_range", range);
-    }
-    if (meta.classify) h5::write_attribute(root, "classify", std::int64_t{1});
-    if (meta.until_steady > 0) {
-      h5::write_attribute(root, "until_steady", meta.until_steady);
-      h5::write_attribute(root, "steady_images", meta.steady_images);
-    }
+    write_analysis_attributes(root, meta.analysis);
     h5::write_attribute(root, "backend", meta.backend);
     h5::write_attribute(root, "version", meta.version);
     h5::write_attribute(root, "status", std::string("running"));
@@ -424,11 +414,11 @@ void RunFileWriter::open_datasets() {
   h_->step = open("step");
   // Files written before the time coordinate have none.
   if (H5Lexists(h_->file, "time", H5P_DEFAULT) > 0) h_->time = open("time");
-  if (meta_.statistics) {
+  if (meta_.analysis.statistics) {
     for (const char* name : analysis::statistics_names)
       h_->statistics.push_back(open((std::string("stats/") + name).c_str()));
     h_->histogram = open("stats/v_histogram");
-    if (meta_.classify) {
+    if (meta_.analysis.classify) {
       h_->pattern_class = open("stats/class");
       for (const char* name : analysis::classification_names)
         h_->features.push_back(open((std::string("stats/") + name).c_str()));
@@ -516,7 +506,7 @@ hsize_t first_extent(hid_t dataset) {
 void RunFileWriter::append(std::int64_t step, const void* u, const void* v,
                            const analysis::ImageStatistics* statistics) {
   try {
-    if (meta_.statistics) {
+    if (meta_.analysis.statistics) {
       if (statistics == nullptr) throw std::logic_error("a run with statistics appends none");
       uncounted_statistics_.push_back(*statistics);
     }
@@ -548,7 +538,7 @@ void RunFileWriter::after_write_error(const std::exception& e) {
     if (h_->pattern_class.get() >= 0 && first_extent(h_->pattern_class) > n)
       H5Dset_extent(h_->pattern_class, steps);
     if (h_->histogram.get() >= 0 && first_extent(h_->histogram) > n) {
-      const hsize_t counts[2] = {n, static_cast<hsize_t>(meta_.statistics->bins)};
+      const hsize_t counts[2] = {n, static_cast<hsize_t>(meta_.analysis.statistics->bins)};
       H5Dset_extent(h_->histogram, counts);
     }
     written_ = images;
@@ -644,7 +634,7 @@ void RunFileWriter::count_images() {
   // The images' times and statistics, then their steps: /step, written last, never counts an
   // image whose values are not all there.
   if (h_->time.get() >= 0) write_values(h_->time, H5T_NATIVE_DOUBLE, times.data(), "time");
-  if (meta_.statistics) write_statistics(first);
+  if (meta_.analysis.statistics) write_statistics(first);
   write_values(h_->step, H5T_NATIVE_INT64, uncounted_steps_.data(), "step");
   uncounted_steps_.clear();
   uncounted_statistics_.clear();
@@ -656,7 +646,7 @@ void RunFileWriter::count_images() {
 
 void RunFileWriter::write_statistics(hsize_t first) {
   const std::size_t n = uncounted_statistics_.size();
-  const auto bins = static_cast<hsize_t>(meta_.statistics->bins);
+  const auto bins = static_cast<hsize_t>(meta_.analysis.statistics->bins);
   const auto write = [&](hid_t dataset, int rank, hid_t value_type, const void* values,
                          const std::string& name) {
     const hsize_t count[2] = {n, bins};
@@ -688,7 +678,7 @@ void RunFileWriter::write_statistics(hsize_t first) {
   for (const analysis::ImageStatistics& s : uncounted_statistics_)
     counts.insert(counts.end(), s.histogram.begin(), s.histogram.end());
   write(h_->histogram, 2, H5T_NATIVE_UINT64, counts.data(), "stats/v_histogram");
-  if (!meta_.classify) return;
+  if (!meta_.analysis.classify) return;
   for (std::size_t i = 0; i < h_->features.size(); ++i) {
     for (std::size_t k = 0; k < n; ++k)
       values[k] = analysis::classification_values(uncounted_statistics_[k])[i];

@@ -273,12 +273,12 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
         h5::attach_scales(open(name), std::span<const hid_t>(axes, 1));
       }
       h5::attach_scales(open("step"), std::span<const hid_t>(axes + 1, 1));
-      if (meta.statistics) {
+      if (meta.analysis.statistics) {
         // Every member's statistics of every image, (member, time), NaN where none was written;
         // the histogram (member, time, v_bin); where each member settled (-1: it did not).
         h5::Id group(H5Gcreate2(h_->file, "stats", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                      H5Gclose, "create group stats");
-        const auto bins = static_cast<hsize_t>(meta.statistics->bins);
+        const auto bins = static_cast<hsize_t>(meta.analysis.statistics->bins);
         const auto create = [&](const char* name, hid_t file_type, hid_t fill_type,
                                 const void* fill, std::span<const hsize_t> shape) {
           h5::Id space = h5::simple_space(shape);
@@ -297,18 +297,18 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
           h5::attach_scales(create(name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &nan, per_image),
                             std::span<const hid_t>(axes, 2));
         }
-        const h5::Id bin_axis = h5::create_index_scale(group, "v_bin", meta.statistics->bins, writes);
+        const h5::Id bin_axis = h5::create_index_scale(group, "v_bin", meta.analysis.statistics->bins, writes);
         h5::write_attribute(bin_axis, "long_name",
                             std::string("bin of the histogram of v (its range: v_histogram's)"));
         const h5::Id histogram = create("v_histogram", H5T_STD_U64LE, H5T_NATIVE_UINT64, &zero, counts);
         const hid_t histogram_axes[3] = {member, time, bin_axis};
         h5::attach_scales(histogram, histogram_axes);
-        const std::vector<double> range{meta.statistics->low, meta.statistics->high};
+        const std::vector<double> range{meta.analysis.statistics->low, meta.analysis.statistics->high};
         h5::write_attribute(histogram, "range", range);
         h5::attach_scales(create("settled_image", H5T_STD_I64LE, H5T_NATIVE_INT64, &none,
                                  per_member),
                           std::span<const hid_t>(axes, 1));
-        if (meta.classify) {
+        if (meta.analysis.classify) {
           const h5::Id classes =
               create("class", H5T_STD_I64LE, H5T_NATIVE_INT64, &none, per_image);
           h5::attach_scales(classes, std::span<const hid_t>(axes, 2));
@@ -317,16 +317,9 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
             h5::attach_scales(create(name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &nan, per_image),
                               std::span<const hid_t>(axes, 2));
           }
-          h5::write_attribute(root, "classify", std::int64_t{1});
         }
-        h5::write_attribute(root, "stats_histogram_bins",
-                            static_cast<std::int64_t>(meta.statistics->bins));
-        h5::write_attribute(root, "stats_histogram_range", range);
       }
-      if (meta.until_steady > 0) {
-        h5::write_attribute(root, "until_steady", meta.until_steady);
-        h5::write_attribute(root, "steady_images", meta.steady_images);
-      }
+      write_analysis_attributes(root, meta.analysis);
       h5::write_attribute(member, "long_name",
                           std::string("member index; its rates and seed are feed, kill, seed"));
     }
@@ -488,16 +481,7 @@ SweepFileState read_sweep_state(const fs::path& path) {
   m.images = file.attribute_int64("images");
   m.steps_per_image = file.attribute_int64("steps_per_image");
   m.fields = {file.has_field("u"), file.has_field("v")};
-  if (file.has_attribute("stats_histogram_bins")) {
-    const std::vector<double> range = file.attribute_doubles("stats_histogram_range");
-    m.statistics = analysis::HistogramSpec{
-        static_cast<int>(file.attribute_int64("stats_histogram_bins")), range.at(0), range.at(1)};
-  }
-  m.classify = file.has_attribute("classify") && file.attribute_int64("classify") != 0;
-  if (file.has_attribute("until_steady")) {
-    m.until_steady = file.attribute_double("until_steady");
-    m.steady_images = file.attribute_int64("steady_images");
-  }
+  m.analysis = read_analysis_attributes(file);
   m.backend = file.attribute_string("backend");
   m.version = file.attribute_string("version");
   state.status = file.attribute_string("status");
@@ -592,7 +576,7 @@ void SweepFileWriter::write_statistics(std::int64_t member_begin, std::int64_t m
                                        const analysis::ImageStatistics* statistics) {
   if (h_->histogram.get() < 0) throw std::logic_error("a sweep file without statistics");
   const auto count = static_cast<std::size_t>(member_count);
-  const auto bins = static_cast<hsize_t>(meta_.statistics->bins);
+  const auto bins = static_cast<hsize_t>(meta_.analysis.statistics->bins);
   const auto write = [&](hid_t dataset, int rank, hid_t value_type, const void* values,
                          const std::string& name) {
     const hsize_t start[3] = {static_cast<hsize_t>(member_begin), static_cast<hsize_t>(image), 0};

@@ -12,6 +12,7 @@
 #include <hdf5.h>
 
 #include "analysis/statistics.hpp"
+#include "io/files/problem_attributes.hpp"
 #include "io/files/checkpoint_slots.hpp"
 #include "io/files/xdmf.hpp"
 
@@ -38,12 +39,8 @@ struct SweepMetadata {
   FieldSet fields;
   std::string backend;
   std::string version;
-  // What the sweep measures of every member's images (/stats) and when a member settles, as in a
-  // run file's metadata.
-  std::optional<analysis::HistogramSpec> statistics;
-  double until_steady = 0;
-  std::int64_t steady_images = 0;
-  bool classify = false;  // /stats/class and its features
+  // What the sweep measures of every member's images (/stats) and when a member settles.
+  AnalysisAttributes analysis;
   std::int64_t members() const { return static_cast<std::int64_t>(feed.size()); }
 };
 
