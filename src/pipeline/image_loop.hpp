@@ -154,7 +154,8 @@ struct LoopPlan {
   // with the state saved as a checkpoint beside it, and the loop ends with that reason.
   std::function<std::string(const LoopImage&)> on_image_held;
   // Statistics of every image with this histogram of v (analysis/statistics.hpp), each member's
-  // in slot.statistics; none: not computed. The loop then captures u beside v for every image.
+  // in slot.statistics; none: not computed. They read a host engine's state in place
+  // (ImageSource::held_state); from other sources the loop captures u beside v for every image.
   std::optional<analysis::HistogramSpec> statistics;
   std::size_t members = 1;  // members in one image: slot_values / members cells each
   // This process's v when the loop starts (slot_values values of the source's precision): the
