@@ -554,13 +554,7 @@ class Batch {
     }
     std::vector<analysis::ImageStatistics> result = held_statistics_;
     if (result.empty()) {
-      if (bins < 1 || bins > analysis::HistogramSpec::max_bins) {
-        throw InvalidInput("bins must be a whole number from 1 to " +
-                           std::to_string(analysis::HistogramSpec::max_bins) + ", got " +
-                           std::to_string(bins));
-      }
-      const analysis::HistogramSpec spec{static_cast<int>(bins), low, high};
-      spec.validate();
+      const auto spec = analysis::HistogramSpec::checked(bins, low, high, "bins", "range");
       std::visit(
           [&](auto& engine) {
             using Real = typename std::remove_reference_t<decltype(*engine)>::real_type;

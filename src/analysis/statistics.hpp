@@ -13,6 +13,7 @@
 #include <limits>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/model.hpp"
@@ -26,17 +27,24 @@ struct HistogramSpec {
   double low = 0.0;
   double high = 1.0;
   static constexpr int max_bins = 1'000'000;
-  // Throws InvalidInput: bins from 1 to max_bins, low < high, both finite.
-  void validate() const {
+  // The histogram a front end asks for, checked: throws InvalidInput naming its settings (the
+  // command line's histogram-bins and histogram-range unless told otherwise) for bins outside 1 to
+  // max_bins, or a range that is not two finite numbers low < high.
+  static HistogramSpec checked(std::int64_t bins, double low, double high,
+                               std::string_view bins_name = "histogram-bins",
+                               std::string_view range_name = "histogram-range") {
     if (bins < 1 || bins > max_bins) {
-      throw InvalidInput("histogram-bins must be a whole number from 1 to " +
+      throw InvalidInput(std::string(bins_name) + " must be a whole number from 1 to " +
                          std::to_string(max_bins) + ", got " + std::to_string(bins));
     }
     if (!std::isfinite(low) || !std::isfinite(high) || !(low < high)) {
-      throw InvalidInput("histogram-range must be two finite numbers LOW,HIGH with LOW < HIGH, got " +
+      throw InvalidInput(std::string(range_name) +
+                         " must be two finite numbers LOW,HIGH with LOW < HIGH, got " +
                          shortest_text(low) + "," + shortest_text(high));
     }
+    return {static_cast<int>(bins), low, high};
   }
+  void validate() const { checked(bins, low, high); }
   int bin_of(double x) const {
     const double position = (x - low) / (high - low) * bins;
     // NaN (a member of a sweep that diverged) falls in the first bin: the comparisons are false.

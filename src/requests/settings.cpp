@@ -186,13 +186,7 @@ pipeline::AnalysisRequest analysis_request(const OutputSettings& out, const Prob
   // Settling and classes are decided from the statistics: asking for them asks for those.
   if (out.stats || out.until_steady != 0 || out.classify) {
     const Outside range = parse_outside(out.histogram_range, "histogram-range");
-    if (out.histogram_bins < 1 || out.histogram_bins > analysis::HistogramSpec::max_bins) {
-      throw InvalidInput("histogram-bins must be a whole number from 1 to " +
-                         std::to_string(analysis::HistogramSpec::max_bins) + ", got " +
-                         std::to_string(out.histogram_bins));
-    }
-    analysis.statistics =
-        analysis::HistogramSpec{static_cast<int>(out.histogram_bins), range.u, range.v};
+    analysis.statistics = analysis::HistogramSpec::checked(out.histogram_bins, range.u, range.v);
   }
   analysis.validate(problem, steps_per_image);
   return analysis;
