@@ -312,7 +312,7 @@ LoopOutcome run_image_loop(ImageSource<Real>& source, ImageSink<Real>& sink, con
   ImageQueue<Real> queue(2, 0, false, false);
   // The fields every image carries: the ones written, and both when statistics are measured.
   // A host engine's state is read in place (held_state); other sources copy both fields.
-  const bool held = source.held_state(0).u != nullptr && !source.asynchronous();
+  const bool held = source.held_state(0).u != nullptr;
   const FieldSet image_fields =
       plan.statistics && !held ? FieldSet{true, true} : plan.fields;
   std::optional<ImageMeasure<Real>> measure;
