@@ -302,11 +302,7 @@ std::vector<fs::path> render_atlas(const fs::path& file, const RenderOptions& op
   std::vector<fs::path> pictures;
   for (std::int64_t s : painter.seeds()) pictures.push_back(atlas_path(s));
   check_pictures_absent(pictures, options.overwrite);
-  std::error_code ec;
-  fs::create_directories(options.out_dir, ec);
-  if (!fs::is_directory(options.out_dir)) {
-    throw InvalidInput("cannot create folder " + options.out_dir.string());
-  }
+  make_picture_folder(options.out_dir);
   std::vector<fs::path> written;
   for (std::int64_t s : painter.seeds()) {
     const fs::path path = atlas_path(s);

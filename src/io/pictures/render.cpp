@@ -38,6 +38,12 @@ std::pair<double, double> parse_range(const std::string& text) {
   }
 }
 
+void make_picture_folder(const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (!fs::is_directory(dir)) throw InvalidInput("cannot create folder " + dir.string());
+}
+
 void check_render_folder(const fs::path& dir) {
   if (dir.empty()) throw InvalidInput("render: the folder name is empty");
   std::error_code ec;
@@ -385,11 +391,7 @@ std::vector<fs::path> render_run(const fs::path& file, const RenderOptions& opti
   const auto pictures =
       picture_paths(options.out_dir, options.field, run.first(), run.last(), run.images());
   check_pictures_absent(pictures, options.overwrite);
-  std::error_code ec;
-  fs::create_directories(options.out_dir, ec);
-  if (!fs::is_directory(options.out_dir)) {
-    throw InvalidInput("cannot create folder " + options.out_dir.string());
-  }
+  make_picture_folder(options.out_dir);
   std::vector<fs::path> written;
   for (std::int64_t i = run.first(); i < run.last(); ++i) {
     const fs::path& path = pictures[static_cast<std::size_t>(i - run.first())];

@@ -87,6 +87,8 @@ std::vector<std::int64_t> field_shape(const RunFileReader& reader,
 // created when the first picture is written). Creates nothing. Throws InvalidInput, e.g. when
 // `dir` is a regular file.
 void check_render_folder(const std::filesystem::path& dir);
+// Creates the folder pictures go into (and the ones above it); throws InvalidInput when it cannot.
+void make_picture_folder(const std::filesystem::path& dir);
 
 // Writes options.video: one frame per options.every images of a run file (its pictures), or of a
 // sweep file (its atlas), from the first image to the last (or the one --image names); returns
