@@ -50,7 +50,8 @@ install(FILES src/engine/engine.hpp src/engine/host_buffer.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/grayscott/engine COMPONENT development)
 install(FILES src/analysis/statistics.hpp src/analysis/measure.hpp src/analysis/classify.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/grayscott/analysis COMPONENT development)
-install(FILES src/pipeline/run.hpp src/pipeline/image_loop.hpp src/pipeline/image_queue.hpp
+install(FILES src/pipeline/run.hpp src/pipeline/job.hpp src/pipeline/image_loop.hpp
+              src/pipeline/image_queue.hpp
               src/pipeline/stop_signal.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/grayscott/pipeline COMPONENT development)
 install(EXPORT grayscottTargets NAMESPACE grayscott:: DESTINATION ${GRAYSCOTT_INSTALL_CMAKEDIR}

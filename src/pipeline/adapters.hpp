@@ -1,5 +1,5 @@
 // The image loop's two ends for the engines and files this program has: a local engine as an
-// ImageSource, and a run file as an ImageSink.
+// ImageSource, and a run file and a sweep file as ImageSinks.
 #pragma once
 
 #include <algorithm>
@@ -7,6 +7,7 @@
 
 #include "engine/engine.hpp"
 #include "io/files/run_file.hpp"
+#include "io/files/sweep_file.hpp"
 #include "pipeline/image_loop.hpp"
 
 namespace grayscott::pipeline {
@@ -90,12 +91,14 @@ std::string nonfinite_advice(const Problem& problem);
 template <class Real>
 class RunFileSink final : public ImageSink<Real> {
  public:
+  // `checkpoint_images`: set to the images done at each checkpoint this sink saves.
   RunFileSink(io::RunFileWriter& file, FieldSet fields, bool check_before_handover,
-              std::string nonfinite_advice)
+              std::string nonfinite_advice, std::int64_t& checkpoint_images)
       : file_(file),
         fields_(fields),
         check_before_handover_(check_before_handover),
-        nonfinite_advice_(std::move(nonfinite_advice)) {}
+        nonfinite_advice_(std::move(nonfinite_advice)),
+        checkpoint_images_(checkpoint_images) {}
   std::string inspect(const ImageSlot<Real>& slot) override {
     return check_before_handover_ ? nonfinite_reason(slot, fields_, nonfinite_advice_)
                                   : std::string();
@@ -115,15 +118,63 @@ class RunFileSink final : public ImageSink<Real> {
     checkpoint_images_ = slot.index + 1;
   }
   void make_durable() override { file_.flush(); }
-  // Images done at the newest checkpoint this sink saved (0: none).
-  std::int64_t checkpoint_images() const { return checkpoint_images_; }
 
  private:
   io::RunFileWriter& file_;
   FieldSet fields_;
   bool check_before_handover_;
   std::string nonfinite_advice_;
-  std::int64_t checkpoint_images_ = 0;
+  std::int64_t& checkpoint_images_;
+};
+
+// A sweep file, written a batch of consecutive members at a time. A member that blows up does not
+// stop the others: its first non-finite image is recorded (nonfinite_image) and the sweep goes on.
+template <class Real>
+class SweepFileSink final : public ImageSink<Real> {
+ public:
+  // `nonfinite` and `images_written` are indexed by the sweep's members.
+  SweepFileSink(io::SweepFileWriter& file, FieldSet fields, std::int64_t first, std::int64_t count,
+                std::size_t cells, std::vector<std::int64_t>& nonfinite,
+                std::vector<std::int64_t>& images_written)
+      : file_(file),
+        fields_(fields),
+        first_(first),
+        count_(count),
+        cells_(cells),
+        nonfinite_(nonfinite),
+        images_written_(images_written) {}
+  std::string write(const ImageSlot<Real>& slot) override {
+    for (std::int64_t m = 0; m < count_; ++m) {
+      auto& first_bad = nonfinite_[static_cast<std::size_t>(first_ + m)];
+      if (first_bad >= 0) continue;
+      const std::size_t offset = static_cast<std::size_t>(m) * cells_;
+      const bool finite = (!fields_.u || all_finite<Real>({slot.u.data() + offset, cells_})) &&
+                          (!fields_.v || all_finite<Real>({slot.v.data() + offset, cells_}));
+      if (!finite) first_bad = slot.index;
+    }
+    file_.write_images(first_, count_, slot.index, fields_.u ? slot.u.data() : nullptr,
+                       fields_.v ? slot.v.data() : nullptr);
+    if (!slot.statistics.empty())
+      file_.write_statistics(first_, count_, slot.index, slot.statistics.data());
+    for (std::size_t m : slot.settled_members)
+      file_.record_settled(first_ + static_cast<std::int64_t>(m), slot.index);
+    for (std::int64_t m = 0; m < count_; ++m)
+      images_written_[static_cast<std::size_t>(first_ + m)] = slot.index + 1;
+    return {};
+  }
+  void save_checkpoint(const ImageSlot<Real>& slot) override {
+    file_.save_checkpoint(first_, count_, slot.index + 1, slot.u.data(), slot.v.data(),
+                          nonfinite_.data() + first_);
+  }
+  void make_durable() override { file_.flush(); }
+
+ private:
+  io::SweepFileWriter& file_;
+  FieldSet fields_;
+  std::int64_t first_, count_;
+  std::size_t cells_;
+  std::vector<std::int64_t>& nonfinite_;
+  std::vector<std::int64_t>& images_written_;
 };
 
 }  // namespace grayscott::pipeline

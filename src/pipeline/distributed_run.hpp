@@ -1,4 +1,5 @@
-// `grayscott run` over MPI ranks: one grid split into blocks (mpi::Decomposition), stepped by
+// `grayscott run` over MPI ranks (the one driver's GridOverRanks placement,
+// pipeline/over_ranks.cpp): one grid split into blocks (mpi::Decomposition), stepped by
 // mpi::DistributedEngine, written collectively into one HDF5 file with the single-process layout.
 // Blocks step on the CPU, or on GPUs (one device per rank, chosen by the rank's place on its
 // node) when the backend is cuda, or auto and every rank sees a device.

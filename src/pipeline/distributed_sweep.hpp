@@ -1,4 +1,5 @@
-// `grayscott sweep` over MPI ranks: the members are split over the ranks in consecutive blocks,
+// `grayscott sweep` over MPI ranks (the one driver's MembersOverRanks placement,
+// pipeline/over_ranks.cpp): the members are split over the ranks in consecutive blocks,
 // each rank runs its own in batches (on its share of the node's cores, or on its GPU), and every
 // rank writes its members' images into one HDF5 file through parallel HDF5. Members are
 // independent, so the ranks do not communicate while the sweep runs: each writes independently

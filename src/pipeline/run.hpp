@@ -1,5 +1,5 @@
 // The run pipeline's C++ API: one simulation from its initial state (or from a file's checkpoint)
-// to an HDF5 file, image by image, through the one image loop (pipeline/image_loop.hpp). The
+// to an HDF5 file, image by image: a job of one member for the one driver (pipeline/job.hpp). The
 // command line's `run`, the MPI launcher and the Python module are front ends of this.
 #pragma once
 
@@ -7,6 +7,7 @@
 #include <exception>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -16,13 +17,13 @@
 #include "model/initial_state.hpp"
 #include "model/model.hpp"
 #include "pipeline/image_loop.hpp"
+#include "pipeline/job.hpp"
+
+namespace grayscott::io {
+struct RunFileState;  // io/files/run_file.hpp
+}
 
 namespace grayscott::pipeline {
-
-// Where one process's block lies in a grid (the whole grid for a single process).
-struct BlockPlace {
-  std::int64_t row_begin = 0, rows = 0, col_begin = 0, cols = 0;
-};
 
 struct RunRequest {
   Problem problem;
@@ -48,31 +49,13 @@ struct RunRequest {
   // the reason. The Python module's per-image callbacks.
   std::function<std::string(const LoopImage&)> on_image;
   AnalysisRequest analysis;  // statistics of every image, settling
+  // The state of the file a resumed request continues, as resume_request read it (none: read
+  // when the run starts).
+  std::shared_ptr<const io::RunFileState> continued;
 };
 
-// Where a run's time went, in seconds (see LoopTimes for the loop's share).
-struct RunTimes {
-  double engine = 0;         // making the engine: allocation and first touch of its state
-  double initial_state = 0;  // the initial state or the checkpoint into the engine
-  double file_open = 0;      // creating (or reopening) the file
-  double loop = 0;           // the image loop, wall time
-  LoopTimes in_loop;
-  double file_close = 0;  // the final status, the companion .xmf, closing the file
-};
-
-struct RunSummary {
-  RunTimes times;
-  std::string backend;
-  std::int64_t first_image = 0;     // images the file held already (a continued run)
-  std::int64_t images_written = 0;  // images in the file at the end
-  double seconds = 0;
-  double cell_updates_per_s = 0;  // of this invocation's images
-  bool completed = false;
-  int signal = 0;                      // the stop signal that ended the run, if any
-  std::int64_t checkpoint_images = 0;  // images done at the file's newest checkpoint
-  std::string status;                  // "complete", or why the run stopped (the file's status)
-  bool settled = false;  // ended early by design: --until-steady found it settled (status says where)
-};
+// How a run ended (pipeline/job.hpp).
+using RunSummary = JobSummary;
 
 // A run that a stop signal ended, its file consistent and its checkpoint saved: front ends exit
 // with 128 + signal after printing what().
@@ -93,28 +76,16 @@ RunSummary execute_run(const RunRequest& request);
 template <class Real>
 RunSummary execute_run_on(Engine<Real>& engine, const RunRequest& request);
 
-// The request's own checks (not the output path): throws InvalidInput. Shared with the
-// distributed run.
+// The request's own checks (not the output path): throws InvalidInput.
 void validate_run_request(const RunRequest& request);
 
 // The request that continues the run in `path`: its parameters come from the file. Throws
 // InvalidInput when the file is not a run file or holds a complete run ("nothing to resume").
 RunRequest resume_request(const std::filesystem::path& path);
 
-// The image loop's plan for `request`, continuing after `first_image` images, with
-// `slot_values` values per field in one image (this process's cells).
-LoopPlan run_loop_plan(const RunRequest& request, std::int64_t first_image,
-                       std::size_t slot_values);
-
 // Whether a file's status says the run ended as asked ("complete", or "settled at image ..."
 // under --until-steady): nothing to resume.
 bool run_is_finished(std::string_view status);
-
-// The file's status for a run that stopped: "interrupted by SIGTERM after image N" and the like.
-std::string interrupted_status(int signal, std::int64_t images_done);
-// The file's status for a run an error stopped, naming the error and the images kept: "stopped
-// after image 4 by an error: write image 4 of v to run.h5: No space left on device".
-std::string error_status(std::exception_ptr error, std::int64_t images_done);
 
 // One line for the user about how a run ended early; also the RunInterrupted message.
 std::string interruption_message(const RunRequest& request, const RunSummary& summary);

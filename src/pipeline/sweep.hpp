@@ -6,7 +6,6 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,7 +15,7 @@
 #include "model/initial_state.hpp"
 #include "model/model.hpp"
 #include "pipeline/image_loop.hpp"
-#include "pipeline/progress.hpp"
+#include "pipeline/job.hpp"
 
 namespace grayscott {
 class Backend;  // engine/registry.hpp
@@ -74,16 +73,8 @@ std::uint64_t sweep_bytes_per_member(const Problem& problem, FieldSet fields);
 std::int64_t batch_members(std::int64_t members, std::uint64_t bytes_per_member,
                            std::uint64_t max_bytes, std::uint64_t max_members = UINT64_MAX);
 
-struct SweepSummary {
-  std::string backend;
-  std::int64_t members = 0, batches = 0, batch_size = 0;
-  std::int64_t nonfinite_members = 0;  // members whose values became non-finite
-  double seconds = 0;
-  double cell_updates_per_s = 0;
-  bool completed = false;
-  int signal = 0;  // the stop signal that ended the sweep, if any
-  std::string status;
-};
+// How a sweep ended (pipeline/job.hpp).
+using SweepSummary = JobSummary;
 
 // Validates the request and the output path before any computing (throws InvalidInput), runs.
 SweepSummary execute_sweep(const SweepRequest& request);
@@ -91,24 +82,5 @@ SweepSummary execute_sweep(const SweepRequest& request);
 // Checks the request (throws InvalidInput naming the problem) and returns the file's metadata,
 // its backend left empty.
 io::SweepMetadata sweep_metadata(const SweepRequest& request);
-
-// What running some of a sweep's members did.
-struct SweepPart {
-  std::string backend;  // empty when no engine was made (no members)
-  std::int64_t batches = 0;
-  std::int64_t member_images_done = 0;
-  std::vector<std::int64_t> images_written;  // per member of [begin, end): images written
-  LoopOutcome outcome;
-};
-
-// Runs members [begin, end) of the request in batches of at most `batch_size`, each batch one
-// engine made with request.engine, and writes their images through the file `open_file` gives
-// (called with the engine's backend before the first image is written). A member's first
-// non-finite image goes into nonfinite[member]; `progress` counts member-images.
-template <class Real>
-SweepPart run_sweep_members(
-    const SweepRequest& request, std::int64_t begin, std::int64_t end, std::int64_t batch_size,
-    const std::function<io::SweepFileWriter&(const std::string&)>& open_file,
-    std::vector<std::int64_t>& nonfinite, Progress& progress);
 
 }  // namespace grayscott::pipeline

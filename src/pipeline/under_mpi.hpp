@@ -10,20 +10,10 @@
 #include "engine/registry.hpp"
 #include "mpi/session.hpp"
 #include "pipeline/image_loop.hpp"
+#include "pipeline/job.hpp"
 #include "pipeline/under_mpi_errors.hpp"
 
 namespace grayscott::pipeline {
-
-// Runs `f`; returns its error, if any, for agreement among ranks (mpi::agree_on_errors).
-template <class F>
-std::exception_ptr capture_error(F&& f) {
-  try {
-    f();
-  } catch (...) {
-    return std::current_exception();
-  }
-  return nullptr;
-}
 
 // OpenMP threads per rank: as asked, else OMP_NUM_THREADS, else this rank's share of the cores it
 // may run on.

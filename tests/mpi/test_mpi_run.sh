@@ -231,7 +231,9 @@ expect_failure "sweep: injected failure on rank 1" "rank 1: injected failure" --
 "$python" - "$work/fail.h5" <<'PY' || fail "the failed sweep's file"
 import sys, h5py, numpy as np
 with h5py.File(sys.argv[1], "r") as f:
-    assert f.attrs["status"] == "stopped: an error ended the sweep on rank 1", f.attrs["status"]
+    # Rank 1's members, where they stopped and why.
+    assert f.attrs["status"] == ("stopped before members 2 to 3 by an error: injected failure "
+                                 "before the first member"), f.attrs["status"]
     v = f["v"][...]
     written = [bool(np.isfinite(v[m]).all()) for m in range(6)]
     assert written == [True, True, False, False, True, True], written

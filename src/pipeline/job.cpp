@@ -1,0 +1,343 @@
+#include "pipeline/job.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <optional>
+
+#include "engine/registry.hpp"
+#include "io/files/run_file.hpp"
+#include "pipeline/adapters.hpp"
+#include "pipeline/progress.hpp"
+#include "pipeline/sweep.hpp"
+
+namespace grayscott::pipeline {
+
+namespace {
+
+// Seconds between laps, on a steady clock.
+class Stopwatch {
+ public:
+  double lap() {
+    const auto now = std::chrono::steady_clock::now();
+    const double seconds = std::chrono::duration<double>(now - last_).count();
+    last_ = now;
+    return seconds;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
+// The message of an error ("an error ended the run" when it has none).
+std::string reason_of(std::exception_ptr error) {
+  try {
+    if (error) std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+  }
+  return "an error ended the run";
+}
+
+// "after image N", and in a file of many members which ones: "after image N of members 4 to 7".
+std::string after_image(std::int64_t images_done, const Job& job, std::int64_t first,
+                        std::int64_t count) {
+  std::string where = "after image " + std::to_string(images_done);
+  if (!job.one_simulation) {
+    where += " of members " + std::to_string(first) + " to " + std::to_string(first + count - 1);
+  }
+  return where;
+}
+
+}  // namespace
+
+std::string interrupted_status(int signal, std::int64_t images_done) {
+  return "interrupted by " + signal_name(signal) + " after image " + std::to_string(images_done);
+}
+
+std::string error_status(std::exception_ptr error, std::int64_t images_done) {
+  return "stopped after image " + std::to_string(images_done) + " by an error: " + reason_of(error);
+}
+
+std::uint64_t batch_memory_limit(const Job& job, const Backend& backend, int processes_per_node) {
+  return job.max_batch_bytes > 0
+             ? job.max_batch_bytes
+             : default_batch_memory(backend, processes_per_node, job.engine.device);
+}
+
+template <class Real>
+const Backend& Alone<Real>::choose_backend(Job& job) {
+  if (this->given_) return find_backend(this->given_->backend());
+  const BackendChoice choice = grayscott::choose_backend(job.engine, job.problem, 1);
+  job.engine.backend = choice.backend->name();
+  if (!choice.notice.empty() && !job.quiet) {
+    std::fprintf(stderr, "grayscott: %s\n", choice.notice.c_str());
+  }
+  return *choice.backend;
+}
+
+template <class Real>
+io::RunFileAccess Placement<Real>::file_access() {
+  return {};
+}
+
+template <class Real>
+Batch<Real> Placement<Real>::make_batch(const Job& job, std::int64_t first, std::int64_t count,
+                                        std::int64_t from_image, const JobFile<Real>& file,
+                                        RunTimes& times) {
+  Stopwatch clock;
+  Batch<Real> batch;
+  Engine<Real>* engine = given_;
+  if (engine == nullptr) {
+    const auto begin = job.member_params.begin() + first;
+    const std::vector<Parameters> params(begin, begin + count);
+    batch.engine = make_engine<Real>(job.problem, params, job.engine);
+    engine = batch.engine.get();
+  }
+  times.engine += clock.lap();
+  const auto cells = static_cast<std::size_t>(job.problem.grid.cells());
+  if (from_image > 0) {
+    std::vector<Real> u, v;
+    file.read_checkpoint(first, count, BlockPlace{}, u, v);
+    for (std::int64_t m = 0; m < count; ++m) {
+      const std::size_t offset = static_cast<std::size_t>(m) * cells;
+      engine->load(static_cast<std::size_t>(m), {u.data() + offset, cells},
+                   {v.data() + offset, cells});
+    }
+  } else if (given_ == nullptr || job.resume) {
+    // A given engine holds the state to start from, unless it continues a file.
+    const typename Engine<Real>::StateView state = engine->state();
+    std::vector<Real> u, v;
+    if (state.on_device) {
+      u.resize(cells);
+      v.resize(cells);
+    }
+    for (std::int64_t m = 0; m < count; ++m) {
+      const InitialState& initial = job.member_initial[static_cast<std::size_t>(first + m)];
+      if (!state.on_device) {
+        // Straight into a host engine's state: two fields fewer to allocate and touch.
+        const std::size_t offset = static_cast<std::size_t>(m) * state.member_stride;
+        fill_initial_state<Real>(job.problem.grid, initial, {state.u + offset, cells},
+                                 {state.v + offset, cells});
+      } else {
+        fill_initial_state<Real>(job.problem.grid, initial, u, v);
+        engine->load(static_cast<std::size_t>(m), u, v);
+      }
+    }
+  }
+  times.initial_state += clock.lap();
+  batch.source = std::make_unique<EngineSource<Real>>(*engine, cells);
+  batch.cells = cells;
+  batch.read_v = [engine, cells](Real* v) {
+    for (std::size_t m = 0; m < engine->members(); ++m)
+      engine->copy_state(m, nullptr, v + m * cells);
+  };
+  batch.freeze = [engine](std::size_t member) { engine->freeze(member); };
+  return batch;
+}
+
+template <class Real>
+JobSummary run_job(Job job, JobFile<Real>& file, Placement<Real>& place) {
+  // The request, the backend, the file it continues or the path it claims: each agreed on by
+  // every process before the next, so that all fail alike and before anything is computed.
+  place.agree([&] {
+    file.validate();
+    place.validate(job);
+  });
+  const Backend& backend = place.choose_backend(job);
+  const std::int64_t begin = place.members_begin(job), end = place.members_end(job);
+  std::int64_t batch_size = 1;
+  place.agree([&] {
+    if (!job.one_simulation) {
+      batch_size =
+          batch_members(std::max<std::int64_t>(end - begin, 1), file.bytes_per_member(),
+                        place.batch_memory(job, backend), backend.members_per_engine(job.problem));
+    }
+    file.check_or_claim(place.root(), place.shares_file());
+  });
+  if (place.shares_file() && file.needs_chunks_placed()) {
+    // The processes write only into placed chunks: one places those the file lacks, once every
+    // process has read it (and closed it: HDF5 locks a file that another process writes).
+    place.agree([&] {
+      if (place.root()) file.place_chunks();
+    });
+  }
+
+  RunTimes times;
+  const auto start_of = [&](std::int64_t member) { return file.start_image(member); };
+  // The next batch from `first`: consecutive members that start from the same image.
+  const auto batch_count = [&](std::int64_t first) {
+    std::int64_t count = 1;
+    while (count < batch_size && first + count < end && start_of(first + count) == start_of(first))
+      ++count;
+    return count;
+  };
+  std::int64_t first = begin;
+  // Members complete already are skipped (a grid over ranks has one member: its batch is made
+  // collectively whatever its state, since the file is opened through it).
+  if (!place.collective_batches())
+    while (first < end && start_of(first) >= job.images) ++first;
+  // The first batch is made before the file is opened, so that an engine that cannot be made
+  // leaves no file; where making it is collective (a grid over ranks), its errors are agreed on.
+  std::optional<Batch<Real>> batch;
+  const auto make_next = [&] {
+    batch.reset();  // its memory free before the next is made
+    batch = place.make_batch(job, first, batch_count(first), start_of(first), file, times);
+  };
+  if (place.collective_batches()) {
+    place.agree(make_next);
+  } else if (!place.shares_file() && first < end) {
+    make_next();
+  }
+  Stopwatch clock;
+  place.agree([&] { file.open(std::string(backend.name()), place.file_access()); });
+  times.file_open = clock.lap();
+
+  // Each of this process's members in batches, without talking to other processes but through
+  // the loop's agreement (a grid over ranks).
+  const double cell_updates_per_member_image =
+      static_cast<double>(job.problem.grid.cells()) * static_cast<double>(job.steps_per_image);
+  std::int64_t remaining = 0;
+  for (std::int64_t m = begin; m < end; ++m) remaining += job.images - start_of(m);
+  Progress progress(remaining, cell_updates_per_member_image,
+                    place.draws_progress() && !job.on_progress && !job.quiet && ::isatty(2));
+  // Images done of each of this process's members.
+  std::vector<std::int64_t> member_images(
+      static_cast<std::size_t>(std::max<std::int64_t>(end - begin, 0)));
+  for (std::int64_t m = begin; m < end; ++m)
+    member_images[static_cast<std::size_t>(m - begin)] = start_of(m);
+  std::vector<std::int64_t> no_nonfinite(static_cast<std::size_t>(job.members()), -1);
+  std::vector<std::int64_t>& nonfinite =
+      file.nonfinite_images() ? *file.nonfinite_images() : no_nonfinite;
+  LoopOutcome outcome;
+  std::int64_t member_images_done = 0, batches = 0, stopped_first = first, stopped_count = 1;
+  std::exception_ptr error = capture_error([&] {
+    place.before_members();
+    while (first < end && !outcome.stopped()) {
+      const std::int64_t from = start_of(first);
+      if (from >= job.images) {
+        ++first;
+        continue;
+      }
+      if (!batch) make_next();
+      const std::int64_t count = batch_count(first);
+      const std::size_t cells = batch->cells;
+      ++batches;
+      std::vector<Real> start_v;
+      LoopPlan plan;
+      plan.first_image = from;
+      plan.images = job.images;
+      plan.steps_per_image = job.steps_per_image;
+      plan.fields = job.fields;
+      plan.slot_values = static_cast<std::size_t>(count) * cells;
+      plan.members = static_cast<std::size_t>(count);
+      plan.save = job.save;
+      plan.on_image_held = job.on_image;
+      plan.statistics = job.analysis.statistics;
+      plan.steady = job.analysis.steady;
+      plan.classify = job.analysis.classify;
+      plan.grid = job.problem.grid;
+      plan.periodic = job.problem.boundary == Boundary::Periodic;
+      plan.stop_once_settled = job.one_simulation;
+      if (!job.one_simulation) {
+        // A member that settled is stepped no more (where the backend can leave it out): the
+        // batch's time falls with the members still changing. Its later images repeat its state.
+        plan.on_member_settled = [&](std::size_t member, std::int64_t) { batch->freeze(member); };
+      }
+      if (plan.statistics) {
+        // The state the loop starts from, for the first image's change.
+        start_v.resize(plan.slot_values);
+        batch->read_v(start_v.data());
+        plan.start_v = start_v.data();
+      }
+      std::int64_t batch_done = 0;
+      plan.on_image = [&](std::int64_t done) {
+        ++batch_done;
+        member_images_done += count;
+        if (job.on_progress)
+          job.on_progress(done, job.images);
+        else
+          progress.update(member_images_done);
+      };
+      place.adjust_plan(plan);
+      const std::unique_ptr<ImageSink<Real>> sink =
+          file.sink(first, count, cells, place.checks_before_handover());
+      outcome = run_image_loop<Real>(*batch->source, *sink, plan, place.loop_agreement());
+      times.loop += clock.lap();
+      times.in_loop = outcome.times;
+      batch.reset();
+      for (std::int64_t m = 0; m < count; ++m)
+        member_images[static_cast<std::size_t>(first - begin + m)] = from + batch_done;
+      stopped_first = first;
+      stopped_count = count;
+      first += count;
+    }
+  });
+  // A write that failed says more than what it stopped (the stepping thread then finds the queue
+  // closed).
+  if (!error) error = outcome.writer_error ? outcome.writer_error : outcome.stepping_error;
+  progress.clear();
+  const std::exception_ptr after_error = capture_error([&] { file.after_members(begin, end); });
+  if (!error) error = after_error;
+
+  // How it ended, in the same words on every process; the file closed with it.
+  const bool complete_here = !error && !outcome.stopped() &&
+                             std::all_of(member_images.begin(), member_images.end(),
+                                         [&](std::int64_t n) { return n == job.images; });
+  // A run counts the images its file holds (those a failed write did not keep are not done).
+  const std::int64_t images_done = job.one_simulation ? file.images_written() : outcome.images_done;
+  // An error outside a loop (a batch that could not be made) stopped the members from `first` on.
+  const std::string where =
+      outcome.stopped() || job.one_simulation
+          ? after_image(images_done, job, stopped_first, stopped_count)
+          : "before members " + std::to_string(first) + " to " + std::to_string(end - 1);
+  const std::string local_status =
+      complete_here                  ? "complete"
+      : !outcome.stop_reason.empty() ? outcome.stop_reason
+      : outcome.signal != 0 && !error
+          ? "interrupted by " + signal_name(outcome.signal) + " " + where
+          : "stopped " + where + " by an error: " + reason_of(error);
+  JobSummary summary;
+  summary.status = place.agreed_status(local_status, complete_here);
+  place.merge_nonfinite(nonfinite);
+  const std::exception_ptr finish_error =
+      capture_error([&] { file.finish(summary.status, error); });
+  times.file_close = clock.lap();
+  // A file that could not record how it ended says why (and needs repair): that first.
+  place.agree_on(finish_error && error ? finish_error : error);
+  place.agree_on(finish_error);
+
+  summary.times = times;
+  summary.backend = std::string(backend.name());
+  summary.members = job.members();
+  summary.batch_size = batch_size;
+  summary.batches = place.most(batches);
+  summary.first_image = job.members() == 1 ? start_of(0) : 0;
+  summary.images_written = file.images_written();
+  summary.checkpoint_images = file.checkpoint_images();
+  summary.nonfinite_members =
+      std::count_if(nonfinite.begin(), nonfinite.end(), [](std::int64_t i) { return i >= 0; });
+  summary.completed = summary.status == "complete";
+  summary.settled = summary.status.starts_with("settled at image ");
+  summary.signal = static_cast<int>(place.most(outcome.signal));
+  summary.seconds = place.slowest(progress.elapsed_seconds());
+  const std::int64_t job_member_images = place.member_images(member_images_done);
+  summary.cell_updates_per_s =
+      summary.seconds > 0
+          ? static_cast<double>(job_member_images) * cell_updates_per_member_image / summary.seconds
+          : 0;
+  if (place.root() && !job.quiet) place.report();
+  return summary;
+}
+
+template class Placement<float>;
+template class Placement<double>;
+template class Alone<float>;
+template class Alone<double>;
+template JobSummary run_job(Job, JobFile<float>&, Placement<float>&);
+template JobSummary run_job(Job, JobFile<double>&, Placement<double>&);
+
+}  // namespace grayscott::pipeline
