@@ -18,14 +18,6 @@
 
 namespace grayscott {
 
-// One device a backend can run on.
-struct DeviceInfo {
-  int ordinal = 0;
-  std::string name;
-  std::uint64_t memory_bytes = 0;
-  std::string detail;  // what else identifies it, e.g. "compute capability 9.0"
-};
-
 // How fast the memory that a backend steps in copies, the roofline `bench` reports against.
 struct CopyBandwidth {
   double bytes_per_s = 0;  // read + write counted
@@ -65,8 +57,6 @@ class Backend {
   // Whether this backend can run here, on `device` for a device backend (only that device is
   // touched); otherwise false with the reason in `why`.
   virtual bool available(int device, std::string* why) const = 0;
-  // The devices, for `info`; throws std::runtime_error saying why there are none.
-  virtual std::vector<DeviceInfo> devices() const = 0;
   // Lines for `grayscott info`, each printed after "<name>: ".
   virtual std::vector<std::string> describe() const = 0;
   // The memory free for state on `device`, in bytes (device backends; 0 for host backends).

@@ -29,7 +29,6 @@ class FakeBackend final : public Backend {
     if (!available_ && why) *why = name_ + " is not here";
     return available_;
   }
-  std::vector<DeviceInfo> devices() const override { return {}; }
   std::vector<std::string> describe() const override { return {}; }
   std::uint64_t free_memory(int) const override { return 0; }
   std::string refuses(const Problem&, std::size_t members) const override {

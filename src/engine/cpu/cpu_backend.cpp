@@ -109,7 +109,6 @@ class CpuBackend final : public Backend {
   bool on_device() const override { return false; }
   int device_count() const override { return 0; }
   bool available(int, std::string*) const override { return true; }
-  std::vector<DeviceInfo> devices() const override { return {}; }
   std::vector<std::string> describe() const override {
     return {std::to_string(omp_get_max_threads()) + " OpenMP threads"};
   }

@@ -19,23 +19,15 @@ class CudaBackend final : public Backend {
   bool available(int device, std::string* why) const override {
     return cuda::available(why, device);
   }
-  std::vector<grayscott::DeviceInfo> devices() const override {
-    std::vector<grayscott::DeviceInfo> list;
-    for (const auto& d : cuda::devices()) {
-      list.push_back(
-          {d.ordinal, d.name, d.memory_bytes,
-           "compute capability " + std::to_string(d.major) + "." + std::to_string(d.minor)});
-    }
-    return list;
-  }
   std::vector<std::string> describe() const override {
     std::string why;
     if (!cuda::available(&why, 0)) return {"unavailable: " + why};
     std::vector<std::string> lines;
-    for (const auto& d : devices()) {
+    for (const auto& d : cuda::devices()) {
       char line[512];
-      std::snprintf(line, sizeof line, "device %d: %s, %.1f GiB, %s", d.ordinal, d.name.c_str(),
-                    static_cast<double>(d.memory_bytes) / (1u << 30), d.detail.c_str());
+      std::snprintf(line, sizeof line, "device %d: %s, %.1f GiB, compute capability %d.%d",
+                    d.ordinal, d.name.c_str(), static_cast<double>(d.memory_bytes) / (1u << 30),
+                    d.major, d.minor);
       lines.emplace_back(line);
     }
     return lines;
