@@ -39,8 +39,7 @@ void AnalysisRequest::validate(const Problem& problem, std::int64_t steps_per_im
     throw InvalidInput("until-steady: the tolerance " + shortest_text(steady.tolerance) +
                        " is below what " + std::string(to_string(precision)) +
                        " precision resolves of v's change per step over " +
-                       std::to_string(steps_per_image) + " steps per image (about " +
-                       about + ")");
+                       std::to_string(steps_per_image) + " steps per image (about " + about + ")");
   }
   if (steady.images < 1 || steady.images > 1'000'000) {
     throw InvalidInput("steady-images must be a whole number from 1 to 1000000, got " +

@@ -19,6 +19,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include "analysis/classify.hpp"
 #include "analysis/measure.hpp"
@@ -166,6 +167,10 @@ struct LoopPlan {
   // on_member_settled (a sweep then stops stepping it).
   SteadyCriterion steady;
   bool stop_once_settled = true;
+  // Per member, where a continued loop's members stood towards settling (empty: nowhere): the
+  // images in a row already below the tolerance, and the members that had settled.
+  std::vector<std::int64_t> calm_images_at_start;
+  std::vector<bool> settled_at_start;
   // The pattern class of each member's image (analysis/classify.hpp), into its statistics: the
   // grid's shape and whether it wraps (this process holds whole images).
   bool classify = false;
@@ -226,6 +231,8 @@ class ImageMeasure {
       const Real* start = static_cast<const Real*>(plan.start_v);
       previous_v_.assign(start, start + plan.slot_values);
     }
+    if (plan.calm_images_at_start.size() == plan.members) calm_images_ = plan.calm_images_at_start;
+    if (plan.settled_at_start.size() == plan.members) settled_ = plan.settled_at_start;
   }
 
   // Fills slot.statistics; returns the members that settled at this image.
@@ -243,9 +250,8 @@ class ImageMeasure {
       member_v[m] = fields.v;
       if (!has_previous) std::copy_n(fields.v, cells_, previous_v_.data() + offset);
       // The previous image's v takes this one's while it is read: one pass for both.
-      sums[m] = analysis::member_sums<Real>(spec, fields.u, fields.v,
-                                            has_previous ? previous_v_.data() + offset : nullptr,
-                                            cells_);
+      sums[m] = analysis::member_sums<Real>(
+          spec, fields.u, fields.v, has_previous ? previous_v_.data() + offset : nullptr, cells_);
     }
     agreement.combine(sums);
     // The first image of a continued run without its start's v measures no change: steps since
@@ -313,8 +319,7 @@ LoopOutcome run_image_loop(ImageSource<Real>& source, ImageSink<Real>& sink, con
   // The fields every image carries: the ones written, and both when statistics are measured.
   // A host engine's state is read in place (held_state); other sources copy both fields.
   const bool held = source.held_state(0).u != nullptr;
-  const FieldSet image_fields =
-      plan.statistics && !held ? FieldSet{true, true} : plan.fields;
+  const FieldSet image_fields = plan.statistics && !held ? FieldSet{true, true} : plan.fields;
   std::optional<ImageMeasure<Real>> measure;
   if (plan.statistics) measure.emplace(plan);
   LoopOutcome outcome;
@@ -393,8 +398,7 @@ LoopOutcome run_image_loop(ImageSource<Real>& source, ImageSink<Real>& sink, con
         next_issued = true;
       }
 
-      const bool extra_field =
-          (captured.u && !image_fields.u) || (captured.v && !image_fields.v);
+      const bool extra_field = (captured.u && !image_fields.u) || (captured.v && !image_fields.v);
       std::optional<ImageSlot<Real>> slot;  // none once the writer stopped
       timed(times.waiting, [&] {
         if (extra_field) queue.drain_and_free_buffers();
@@ -429,10 +433,9 @@ LoopOutcome run_image_loop(ImageSource<Real>& source, ImageSink<Real>& sink, con
           }
           reason = sink.inspect(*slot);
           if (reason.empty() && plan.on_image_held) {
-            held_reason =
-                plan.on_image_held(LoopImage{i, slot->step, captured.u ? slot->u.data() : nullptr,
-                                             captured.v ? slot->v.data() : nullptr,
-                                             slot->statistics});
+            held_reason = plan.on_image_held(
+                LoopImage{i, slot->step, captured.u ? slot->u.data() : nullptr,
+                          captured.v ? slot->v.data() : nullptr, slot->statistics});
           }
         } catch (...) {
           error = std::current_exception();

@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "engine/host_buffer.hpp"
 #include "analysis/statistics.hpp"
+#include "engine/host_buffer.hpp"
 #include "model/model.hpp"
 
 namespace grayscott::pipeline {

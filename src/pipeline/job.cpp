@@ -247,6 +247,18 @@ JobSummary run_job(Job job, JobFile<Real>& file, Placement<Real>& place) {
         // batch's time falls with the members still changing. Its later images repeat its state.
         plan.on_member_settled = [&](std::size_t member, std::int64_t) { batch->freeze(member); };
       }
+      if (plan.steady.enabled() && from > 0) {
+        // A continued job settles where an uninterrupted one does: each member's calm images
+        // before the checkpoint count, and a member that had settled stays frozen.
+        plan.calm_images_at_start.resize(static_cast<std::size_t>(count));
+        plan.settled_at_start.resize(static_cast<std::size_t>(count));
+        for (std::int64_t m = 0; m < count; ++m) {
+          const SteadyStart start = file.steady_start(first + m, job.analysis.steady);
+          plan.calm_images_at_start[static_cast<std::size_t>(m)] = start.calm_images;
+          plan.settled_at_start[static_cast<std::size_t>(m)] = start.settled;
+          if (start.settled && !job.one_simulation) batch->freeze(static_cast<std::size_t>(m));
+        }
+      }
       if (plan.statistics) {
         // The state the loop starts from, for the first image's change.
         start_v.resize(plan.slot_values);

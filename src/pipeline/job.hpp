@@ -86,6 +86,13 @@ struct Batch {
   std::function<void(std::size_t)> freeze;  // stop stepping a member that settled
 };
 
+// Where a member of a continued job stood towards settling at its checkpoint: the images in a
+// row before it whose change stayed below the tolerance, and whether it had settled.
+struct SteadyStart {
+  std::int64_t calm_images = 0;
+  bool settled = false;
+};
+
 // The file a job writes: a run's layout (one simulation; statuses per run) or a sweep's (members
 // side by side). Made by the job's front end (pipeline/run.cpp, sweep.cpp); every call but sink()
 // on every process of the job.
@@ -103,6 +110,13 @@ class JobFile {
   virtual void place_chunks() = 0;
   // Images each member of the job has done already (a continued file; else 0).
   virtual std::int64_t start_image(std::int64_t member) const = 0;
+  // Where a member stood towards settling at start_image (a continued file made with
+  // --until-steady; else nothing).
+  virtual SteadyStart steady_start(std::int64_t member, const SteadyCriterion& criterion) const {
+    (void)member;
+    (void)criterion;
+    return {};
+  }
   // Opens (creates or reopens) the file, recording `backend`, as this process's placement says
   // (alone: the default access; its block and whether it writes the shared parts otherwise).
   virtual void open(const std::string& backend, const io::RunFileAccess& access) = 0;

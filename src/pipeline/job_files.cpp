@@ -52,10 +52,21 @@ Job job_of(const SweepRequest& request) {
   job.analysis = request.analysis;
   job.one_simulation = false;
   job.max_batch_bytes = request.max_batch_bytes;
+  job.on_progress = request.on_progress;
   return job;
 }
 
 namespace {
+
+// The calm images in a row at the end of a member's history, and whether it had settled.
+SteadyStart steady_start_of(const io::SteadyHistory& history, const SteadyCriterion& criterion) {
+  SteadyStart start;
+  start.settled = history.settled_image >= 0;
+  for (auto change = history.recent_changes.rbegin();
+       change != history.recent_changes.rend() && *change < criterion.tolerance; ++change)
+    ++start.calm_images;
+  return start;
+}
 
 template <class Real>
 class RunJobFile final : public JobFile<Real> {
@@ -93,6 +104,9 @@ class RunJobFile final : public JobFile<Real> {
   void place_chunks() override { io::place_unwritten_run_chunks(request_.output); }
   std::int64_t start_image(std::int64_t) const override {
     return continued_ ? continued_->checkpoint_images : 0;
+  }
+  SteadyStart steady_start(std::int64_t, const SteadyCriterion& criterion) const override {
+    return continued_ ? steady_start_of(continued_->steady, criterion) : SteadyStart{};
   }
   void open(const std::string& backend, const io::RunFileAccess& access) override {
     meta_.backend = backend;
@@ -167,6 +181,12 @@ class SweepJobFile final : public JobFile<Real> {
   std::int64_t start_image(std::int64_t member) const override {
     return request_.start_images.empty() ? 0
                                          : request_.start_images[static_cast<std::size_t>(member)];
+  }
+  SteadyStart steady_start(std::int64_t member, const SteadyCriterion& criterion) const override {
+    const auto m = static_cast<std::size_t>(member);
+    return m < request_.steady_history.size()
+               ? steady_start_of(request_.steady_history[m], criterion)
+               : SteadyStart{};
   }
   void open(const std::string& backend, const io::RunFileAccess& access) override {
     meta_.backend = backend;

@@ -138,6 +138,7 @@ SweepRequest resume_sweep_request(const std::filesystem::path& path) {
   request.start_images = state.checkpoint_images;
   request.nonfinite_image = state.nonfinite_image;
   request.every_chunk_placed = state.every_chunk_placed;
+  request.steady_history = state.steady;
   return request;
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,7 +52,12 @@ struct SweepRequest {
   std::vector<std::int64_t> start_images;     // per member: images done already (empty: none)
   std::vector<std::int64_t> nonfinite_image;  // per member, as the file records it
   bool every_chunk_placed = true;  // the file's chunks are all in place (see io::SweepFileState)
-  AnalysisRequest analysis;        // statistics of every member's images, settling
+  // Per member, where it stood towards settling at its checkpoint (see io::SteadyHistory).
+  std::vector<io::SteadyHistory> steady_history;
+  AnalysisRequest analysis;  // statistics of every member's images, settling
+  // Called after each image of a batch with (images done by its members, images in the sweep);
+  // none: the terminal's progress bar on stderr unless quiet.
+  std::function<void(std::int64_t, std::int64_t)> on_progress;
 };
 
 // The request that continues the sweep in `path`; its parameters come from the file. Throws

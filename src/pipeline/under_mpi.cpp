@@ -76,8 +76,8 @@ void MpiAgreement::combine(std::vector<analysis::ImageSums>& sums) {
                 comm_);
   MPI_Allreduce(MPI_IN_PLACE, added.data(), static_cast<int>(added.size()), MPI_DOUBLE, MPI_SUM,
                 comm_);
-  MPI_Allreduce(MPI_IN_PLACE, counts.data(), static_cast<int>(counts.size()), MPI_UINT64_T,
-                MPI_SUM, comm_);
+  MPI_Allreduce(MPI_IN_PLACE, counts.data(), static_cast<int>(counts.size()), MPI_UINT64_T, MPI_SUM,
+                comm_);
   for (std::size_t m = 0; m < sums.size(); ++m) {
     analysis::ImageSums& s = sums[m];
     const double* low = &lowest[m * extremes];

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <random>
 #include <string>
@@ -67,11 +68,11 @@ TEST(Statistics, MatchAPlainComputationForAnyThreadCount) {
   // Each call reads "before" and leaves this image's v in it (the next image's before).
   std::vector<float> before_one = before, before_two = before;
   omp_set_num_threads(1);
-  const analysis::ImageSums one = analysis::member_sums<float>(spec, u.data(), v.data(),
-                                                               before_one.data(), cells);
+  const analysis::ImageSums one =
+      analysis::member_sums<float>(spec, u.data(), v.data(), before_one.data(), cells);
   omp_set_num_threads(2);
-  const analysis::ImageSums two = analysis::member_sums<float>(spec, u.data(), v.data(),
-                                                               before_two.data(), cells);
+  const analysis::ImageSums two =
+      analysis::member_sums<float>(spec, u.data(), v.data(), before_two.data(), cells);
   EXPECT_EQ(before_two, v);
   // Bitwise the same sums: a resumed run may use another thread count.
   EXPECT_EQ(one.u.sum, two.u.sum);
@@ -107,8 +108,7 @@ TEST(Statistics, MergedPartsMatchTheWhole) {
   const analysis::HistogramSpec spec{8, 0.0, 0.25};
   const analysis::ImageSums whole =
       analysis::member_sums<double>(spec, u.data(), v.data(), nullptr, 1000);
-  analysis::ImageSums parts =
-      analysis::member_sums<double>(spec, u.data(), v.data(), nullptr, 377);
+  analysis::ImageSums parts = analysis::member_sums<double>(spec, u.data(), v.data(), nullptr, 377);
   parts.merge(analysis::member_sums<double>(spec, u.data() + 377, v.data() + 377, nullptr, 623));
   const analysis::ImageStatistics a = analysis::finish(whole, 1), b = analysis::finish(parts, 1);
   EXPECT_EQ(a.histogram, b.histogram);
@@ -186,7 +186,8 @@ TEST_F(RunStatistics, EveryImagesStatisticsMatchTheImagesWritten) {
     for (std::uint64_t n : s.histogram) counted += n;
     EXPECT_EQ(counted, v.size());
     EXPECT_EQ(s.change_max, largest) << i;
-    EXPECT_NEAR(s.change_rms_per_step, std::sqrt(squares / static_cast<double>(v.size())) / 20, 1e-15)
+    EXPECT_NEAR(s.change_rms_per_step, std::sqrt(squares / static_cast<double>(v.size())) / 20,
+                1e-15)
         << i;
     before = v;
   }
@@ -221,9 +222,8 @@ TEST_F(RunStatistics, ARunThatSettlesStopsThereBitwiseTheFullRun) {
   if (changes.size() > 3) {
     EXPECT_GE(changes[changes.size() - 4], 1e-6);
   }
-  EXPECT_EQ(summary.status.rfind("settled at image " +
-                                     std::to_string(summary.images_written - 1) + " (step ",
-                                 0),
+  EXPECT_EQ(summary.status.rfind(
+                "settled at image " + std::to_string(summary.images_written - 1) + " (step ", 0),
             0u)
       << summary.status;
   io::RunFileReader a(full.output), b(r.output);
@@ -309,6 +309,90 @@ TEST_F(RunStatistics, SweepMembersSettleOnTheirOwn) {
     }
   }
   EXPECT_GE(frozen_members, 1);
+}
+
+// Stopped one image before it settles (two calm images of three behind it), a run continued from
+// its checkpoint settles at the same image as the run that was not stopped, with the same images.
+TEST_F(RunStatistics, AContinuedRunSettlesWhereTheUninterruptedOneDoes) {
+  pipeline::RunRequest whole = request("whole.h5");
+  whole.problem.params.feed = 0.01;
+  whole.problem.params.kill = 0.09;
+  whole.images = 40;
+  whole.analysis.steady = {1e-6, 3};
+  const pipeline::RunSummary settled = pipeline::execute_run(whole);
+  ASSERT_TRUE(settled.settled) << settled.status;
+  const std::int64_t last = settled.images_written - 1;  // the image it settled at
+  ASSERT_GE(last, 3);
+
+  pipeline::RunRequest stopped = whole;
+  stopped.output = dir_ / "stopped.h5";
+  stopped.on_image = [&](const pipeline::LoopImage& image) {
+    return image.index == last - 1 ? "stopped after image " + std::to_string(last) + " by the test"
+                                   : std::string();
+  };
+  const pipeline::RunSummary first_part = pipeline::execute_run(stopped);
+  ASSERT_FALSE(first_part.settled) << first_part.status;
+  ASSERT_EQ(first_part.checkpoint_images, last);
+
+  const pipeline::RunSummary rest = pipeline::execute_run(pipeline::resume_request(stopped.output));
+  EXPECT_TRUE(rest.settled);
+  EXPECT_EQ(rest.status, settled.status);
+  EXPECT_EQ(rest.images_written, settled.images_written);
+  io::RunFileReader a(whole.output), b(stopped.output);
+  for (std::int64_t i = 0; i <= last; ++i)
+    ASSERT_EQ(a.read_image("v", i, 0), b.read_image("v", i, 0)) << i;
+  EXPECT_EQ(a.read_doubles("stats/change_rms_per_step"),
+            b.read_doubles("stats/change_rms_per_step"));
+}
+
+// A sweep stopped by a signal after some members settled, then continued: the settled members stay
+// frozen and the others settle where they would have, so that the file is the uninterrupted one's.
+TEST_F(RunStatistics, AContinuedSweepKeepsWhereItsMembersSettled) {
+  pipeline::SweepRequest whole;
+  whole.problem.grid = {32, 32};
+  whole.problem.params.du = 0.2;
+  whole.problem.params.dv = 0.1;
+  whole.problem.boundary = Boundary::Periodic;
+  whole.members = {{0.01, 0.09, 0}, {0.02, 0.07, 0}, {0.03, 0.06, 0}};
+  whole.init.kind = InitialKind::Rectangle;
+  whole.images = 30;
+  whole.steps_per_image = 20;
+  whole.fields = {false, true};
+  whole.engine.backend = "cpu";
+  whole.output = dir_ / "whole_sweep.h5";
+  whole.quiet = true;
+  whole.analysis.statistics = analysis::HistogramSpec{};
+  whole.analysis.steady = {1e-6, 3};
+  whole.save.checkpoint_every_images = 1;
+  ASSERT_TRUE(pipeline::execute_sweep(whole).completed);
+  io::RunFileReader a(whole.output);
+  const std::vector<std::int64_t> settled_at = a.read_int64("stats/settled_image");
+  ASSERT_EQ(settled_at.size(), 3u);
+  // The member that settles first, and where the sweep is stopped: a few images after it.
+  const std::int64_t first_settled =
+      *std::min_element(settled_at.begin(), settled_at.end(),
+                        [](std::int64_t x, std::int64_t y) { return x >= 0 && (y < 0 || x < y); });
+  ASSERT_GE(first_settled, 0);
+  ASSERT_LT(first_settled + 3, 29);
+
+  pipeline::SweepRequest stopped = whole;
+  stopped.output = dir_ / "stopped_sweep.h5";
+  stopped.on_progress = [&](std::int64_t done, std::int64_t) {
+    if (done == first_settled + 3) pipeline::request_stop(SIGTERM);
+  };
+  const pipeline::SweepSummary first_part = pipeline::execute_sweep(stopped);
+  pipeline::clear_stop_request();
+  ASSERT_EQ(first_part.signal, SIGTERM) << first_part.status;
+
+  pipeline::SweepRequest rest = pipeline::resume_sweep_request(stopped.output);
+  rest.quiet = true;
+  ASSERT_TRUE(pipeline::execute_sweep(rest).completed);
+  io::RunFileReader b(stopped.output);
+  EXPECT_EQ(b.read_int64("stats/settled_image"), settled_at);
+  for (std::int64_t m = 0; m < 3; ++m) {
+    for (std::int64_t i = 0; i < 30; ++i)
+      ASSERT_EQ(a.read_image("v", i, m), b.read_image("v", i, m)) << m << " " << i;
+  }
 }
 
 }  // namespace

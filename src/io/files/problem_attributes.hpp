@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "analysis/statistics.hpp"
 #include "model/initial_state.hpp"
@@ -37,6 +38,15 @@ struct AnalysisAttributes {
   bool classify = false;
 };
 void write_analysis_attributes(hid_t root, const AnalysisAttributes& analysis);
+
+// Where a simulation stood towards settling at its newest checkpoint, in a file made with
+// --until-steady, so that a continued run or sweep settles where an uninterrupted one does: the
+// change of v per step of the images before the checkpoint (newest last, at most the criterion's
+// image count), and the image it settled at (-1: it had not).
+struct SteadyHistory {
+  std::vector<double> recent_changes;
+  std::int64_t settled_image = -1;
+};
 AnalysisAttributes read_analysis_attributes(const RunFileReader& file);
 
 }  // namespace grayscott::io

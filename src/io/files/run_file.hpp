@@ -152,6 +152,7 @@ struct RunFileState {
   // Every chunk within the datasets' extents is placed. Not always so after kill -9 under MPI:
   // HDF5's metadata on disk can then hold an extent whose newest chunks it does not list yet.
   bool every_chunk_placed = true;
+  SteadyHistory steady;  // read where the file was made with --until-steady
 };
 RunFileState read_run_state(const std::filesystem::path& path);
 // Readies a run file for MPI ranks to continue it (h5::place_unwritten_chunks on its datasets).

@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // The run file's chunked datasets.
-constexpr const char* run_chunked_datasets[] = {"v", "u", "step", "time", "checkpoint/u",
+constexpr const char* run_chunked_datasets[] = {"v",           "u", "step", "time", "checkpoint/u",
                                                 "checkpoint/v"};
 
 }  // namespace
@@ -62,6 +62,13 @@ RunFileState read_run_state(const fs::path& path) {
       if (n <= state.images_in_file) state.checkpoint_images = std::max(state.checkpoint_images, n);
     }
   }
+  if (m.analysis.until_steady > 0 && file.has_field("stats/change_rms_per_step")) {
+    const std::vector<double> changes = file.read_doubles("stats/change_rms_per_step");
+    const auto end =
+        std::min<std::int64_t>(state.checkpoint_images, static_cast<std::int64_t>(changes.size()));
+    const std::int64_t begin = std::max<std::int64_t>(0, end - m.analysis.steady_images);
+    state.steady.recent_changes.assign(changes.begin() + begin, changes.begin() + end);
+  }
   return state;
 }
 
@@ -78,9 +85,9 @@ void read_checkpoint(const fs::path& path, std::int64_t row_begin, std::int64_t 
   h5::Id images_set(H5Dopen2(file, "checkpoint/images", H5P_DEFAULT), H5Dclose,
                     "open /checkpoint/images in " + path.string());
   CheckpointSlots slots;
-  h5::check(H5Dread(images_set, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT,
-                    slots.marks().data()),
-            "read /checkpoint/images");
+  h5::check(
+      H5Dread(images_set, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, slots.marks().data()),
+      "read /checkpoint/images");
   const int slot = slots.newest(0);
   const std::int64_t images_done = slots.newest_images(0);
   if (images_done <= 0) throw std::logic_error("read_checkpoint: the file has no checkpoint");

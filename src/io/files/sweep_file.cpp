@@ -45,13 +45,13 @@ void write_vector(hid_t file, const char* name, hid_t file_type, hid_t mem_type,
 void write_sweep_xdmf(const fs::path& h5_path, const SweepMetadata& meta,
                       const std::vector<ImagePlaces>& places) {
   const Problem& p = meta.problem;
-  const XdmfGridInfo grid{p.grid.rows, p.grid.cols, meta.steps_per_image, p.params.dt,
-                          p.precision};
+  const XdmfGridInfo grid{p.grid.rows, p.grid.cols, meta.steps_per_image, p.params.dt, p.precision};
   const auto members = static_cast<std::size_t>(meta.members());
   XdmfCompanion companion(h5_path, "grayscott sweep", [&](std::int64_t i) {
     const auto first = places.begin() + static_cast<std::ptrdiff_t>(i * members);
-    return xdmf_sweep_step(h5_path, grid, i,
-                           std::vector<ImagePlaces>(first, first + static_cast<std::ptrdiff_t>(members)));
+    return xdmf_sweep_step(
+        h5_path, grid, i,
+        std::vector<ImagePlaces>(first, first + static_cast<std::ptrdiff_t>(members)));
   });
   companion.write(meta.images);
 }
@@ -276,8 +276,8 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
       if (meta.analysis.statistics) {
         // Every member's statistics of every image, (member, time), NaN where none was written;
         // the histogram (member, time, v_bin); where each member settled (-1: it did not).
-        h5::Id group(H5Gcreate2(h_->file, "stats", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                     H5Gclose, "create group stats");
+        h5::Id group(H5Gcreate2(h_->file, "stats", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
+                     "create group stats");
         const auto bins = static_cast<hsize_t>(meta.analysis.statistics->bins);
         const auto create = [&](const char* name, hid_t file_type, hid_t fill_type,
                                 const void* fill, std::span<const hsize_t> shape) {
@@ -297,20 +297,22 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
           h5::attach_scales(create(name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &nan, per_image),
                             std::span<const hid_t>(axes, 2));
         }
-        const h5::Id bin_axis = h5::create_index_scale(group, "v_bin", meta.analysis.statistics->bins, writes);
+        const h5::Id bin_axis =
+            h5::create_index_scale(group, "v_bin", meta.analysis.statistics->bins, writes);
         h5::write_attribute(bin_axis, "long_name",
                             std::string("bin of the histogram of v (its range: v_histogram's)"));
-        const h5::Id histogram = create("v_histogram", H5T_STD_U64LE, H5T_NATIVE_UINT64, &zero, counts);
+        const h5::Id histogram =
+            create("v_histogram", H5T_STD_U64LE, H5T_NATIVE_UINT64, &zero, counts);
         const hid_t histogram_axes[3] = {member, time, bin_axis};
         h5::attach_scales(histogram, histogram_axes);
-        const std::vector<double> range{meta.analysis.statistics->low, meta.analysis.statistics->high};
+        const std::vector<double> range{meta.analysis.statistics->low,
+                                        meta.analysis.statistics->high};
         h5::write_attribute(histogram, "range", range);
-        h5::attach_scales(create("settled_image", H5T_STD_I64LE, H5T_NATIVE_INT64, &none,
-                                 per_member),
-                          std::span<const hid_t>(axes, 1));
+        h5::attach_scales(
+            create("settled_image", H5T_STD_I64LE, H5T_NATIVE_INT64, &none, per_member),
+            std::span<const hid_t>(axes, 1));
         if (meta.analysis.classify) {
-          const h5::Id classes =
-              create("class", H5T_STD_I64LE, H5T_NATIVE_INT64, &none, per_image);
+          const h5::Id classes = create("class", H5T_STD_I64LE, H5T_NATIVE_INT64, &none, per_image);
           h5::attach_scales(classes, std::span<const hid_t>(axes, 2));
           h5::write_class_attributes(classes, analysis::pattern_class_names);
           for (const char* name : analysis::classification_names) {
@@ -386,10 +388,8 @@ SlotWrites SweepFileWriter::slot_writes(std::int64_t member_begin, std::int64_t 
   SlotWrites writes;
   writes.write_state = [this, member_begin, member_count, u, v](int slot) {
     const Problem& p = meta_.problem;
-    const hid_t mem_type =
-        p.precision == Precision::Single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
-    const hsize_t start[4] = {static_cast<hsize_t>(slot), static_cast<hsize_t>(member_begin), 0,
-                              0};
+    const hid_t mem_type = p.precision == Precision::Single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+    const hsize_t start[4] = {static_cast<hsize_t>(slot), static_cast<hsize_t>(member_begin), 0, 0};
     const hsize_t count[4] = {1, static_cast<hsize_t>(member_count),
                               static_cast<hsize_t>(p.grid.rows), static_cast<hsize_t>(p.grid.cols)};
     for (const auto& [dataset, data] :
@@ -498,6 +498,21 @@ SweepFileState read_sweep_state(const fs::path& path) {
   slots.marks() = file.read_int64("checkpoint/images");
   for (std::size_t k = 0; k < members; ++k) {
     state.checkpoint_images[k] = slots.newest_images(static_cast<std::int64_t>(k));
+  }
+  if (m.analysis.until_steady > 0 && file.has_field("stats/change_rms_per_step")) {
+    // [member, time]: each member's images before its own checkpoint.
+    const std::vector<double> changes = file.read_doubles("stats/change_rms_per_step");
+    const std::vector<std::int64_t> settled = file.read_int64("stats/settled_image");
+    state.steady.resize(members);
+    for (std::size_t k = 0; k < members; ++k) {
+      const std::int64_t end = state.checkpoint_images[k];
+      const std::int64_t begin = std::max<std::int64_t>(0, end - m.analysis.steady_images);
+      const auto row = changes.begin() + static_cast<std::ptrdiff_t>(k) * m.images;
+      state.steady[k].recent_changes.assign(row + begin, row + end);
+      // Settled at an image the checkpoint holds: frozen there since.
+      if (k < settled.size() && settled[k] >= 0 && settled[k] < end)
+        state.steady[k].settled_image = settled[k];
+    }
   }
   return state;
 }

@@ -136,6 +136,8 @@ struct SweepFileState {
   // Every chunk of the images and checkpoints is placed in the file (a file processes shared over
   // MPI); one process places each at its first write, and parallel HDF5 writes into placed ones.
   bool every_chunk_placed = true;
+  // Per member, where the file was made with --until-steady (else empty).
+  std::vector<SteadyHistory> steady;
 };
 SweepFileState read_sweep_state(const std::filesystem::path& path);
 // Readies a sweep file one process wrote for processes sharing it over MPI: writes the fill value
