@@ -530,13 +530,18 @@ def sweep(
     until_steady: float = _SWEEP["until_steady"],
     steady_images: int = _SWEEP["steady_images"],
     classify: bool = _SWEEP["classify"],
+    progress=None,
 ) -> dict:
     """Write a sweep to ``output`` through the pipeline of ``grayscott sweep`` (batches that fit
-    in memory, the same file); the arguments are that command's options. Ctrl-C stops it at an
-    image boundary with its checkpoints saved; ``grayscott sweep --resume output`` continues it."""
+    in memory, the same file); the arguments are that command's options. ``progress(done,
+    total)`` is called after each image with the member-images written and to write (default: a
+    tqdm bar unless quiet). Ctrl-C stops it at an image boundary with its checkpoints saved;
+    ``grayscott sweep --resume output`` continues it."""
     if init is None:
         init = _SWEEP["init"] if seeds is None else "noise"
-    return _core._sweep_to_file(_named_arguments(locals()))
+    if progress is None:
+        progress = _default_progress(quiet, _os.fspath(output))
+    return _core._sweep_to_file(_named_arguments(locals(), "progress"), progress)
 
 
 def render(file, out="images", *, field: str = "v", range=(0.0, 0.5), colormap: str = "inferno",

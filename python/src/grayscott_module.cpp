@@ -1216,7 +1216,7 @@ NB_MODULE(_core, m) {
 
   m.def(
       "_sweep_to_file",
-      [](nb::dict settings) {
+      [](nb::dict settings, nb::object progress) {
         Keywords keywords(settings, "sweep");
         requests::SweepSettings sweep;
         keywords.fill(sweep, requests::sweep_settings());
@@ -1225,7 +1225,22 @@ NB_MODULE(_core, m) {
         keywords.fill(sweep.out, requests::output_settings());
         keywords.record_given(sweep.problem);
         keywords.refuse_unknown();
-        const pipeline::SweepRequest request = sweep.request();
+        pipeline::SweepRequest request = sweep.request();
+        // progress(member-images done, member-images in the sweep) from the stepping thread; what
+        // it raises stops the sweep at the next image boundary and is raised here.
+        std::optional<nb::python_error> progress_error;
+        if (!progress.is_none()) {
+          request.on_progress = [&](std::int64_t done, std::int64_t total) {
+            nb::gil_scoped_acquire locked;
+            if (progress_error) return;
+            try {
+              progress(done, total);
+            } catch (nb::python_error& error) {
+              progress_error.emplace(std::move(error));
+              pipeline::request_stop(SIGINT);
+            }
+          };
+        }
         pipeline::clear_stop_request();
         pipeline::SweepSummary summary;
         {
@@ -1234,6 +1249,10 @@ NB_MODULE(_core, m) {
           summary = pipeline::execute_sweep(request);
         }
         pipeline::clear_stop_request();
+        if (progress_error) {
+          progress_error->restore();
+          throw nb::python_error();
+        }
         if (summary.signal != 0) {
           PyErr_SetString(PyExc_KeyboardInterrupt,
                           (summary.status + "; continue with: grayscott sweep --resume " +
@@ -1252,7 +1271,7 @@ NB_MODULE(_core, m) {
         result["output"] = request.output.string();
         return result;
       },
-      "settings"_a);
+      "settings"_a, "progress"_a = nb::none());
 
   m.def(
       "_defaults",

@@ -86,3 +86,29 @@ def test_open_reads_a_running_file_and_one_left_by_kill_9(tmp_path, grayscott_bi
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+def test_a_sweep_reports_its_progress_and_stops_where_progress_raises(tmp_path):
+    calls = []
+    summary = gs.sweep(tmp_path / "counted.h5", feed=[0.02, 0.03], kill=[0.05, 0.06], rows=16,
+                       cols=12, images=3, steps_per_image=5, backend="cpu",
+                       progress=lambda done, total: calls.append((done, total)))
+    assert summary["completed"]
+    # Member-images: four members written image after image, all of them at the end.
+    assert calls == [(4, 12), (8, 12), (12, 12)]
+
+    def stop(done, total):
+        if done == 4:
+            raise ValueError("enough")
+
+    out = tmp_path / "stopped.h5"
+    with pytest.raises(ValueError, match="enough"):
+        gs.sweep(out, feed=[0.02, 0.03], kill=[0.05, 0.06], rows=16, cols=12, images=3,
+                 steps_per_image=5, backend="cpu", progress=stop)
+    import h5py
+
+    # Stopped at an image boundary before the end (the next one, as a signal would), resumable.
+    with h5py.File(out, "r") as f:
+        status = f.attrs["status"]
+    assert status in ("interrupted by SIGINT after image 1 of members 0 to 3",
+                      "interrupted by SIGINT after image 2 of members 0 to 3"), status

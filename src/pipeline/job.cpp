@@ -200,8 +200,12 @@ JobSummary run_job(Job job, JobFile<Real>& file, Placement<Real>& place) {
   // the loop's agreement (a grid over ranks).
   const double cell_updates_per_member_image =
       static_cast<double>(job.problem.grid.cells()) * static_cast<double>(job.steps_per_image);
-  std::int64_t remaining = 0;
-  for (std::int64_t m = begin; m < end; ++m) remaining += job.images - start_of(m);
+  // Member-images this process has to do, and had done before (a continued file's).
+  std::int64_t remaining = 0, done_before = 0;
+  for (std::int64_t m = begin; m < end; ++m) {
+    remaining += job.images - start_of(m);
+    done_before += start_of(m);
+  }
   Progress progress(remaining, cell_updates_per_member_image,
                     place.draws_progress() && !job.on_progress && !job.quiet && ::isatty(2));
   // Images done of each of this process's members.
@@ -266,11 +270,11 @@ JobSummary run_job(Job job, JobFile<Real>& file, Placement<Real>& place) {
         plan.start_v = start_v.data();
       }
       std::int64_t batch_done = 0;
-      plan.on_image = [&](std::int64_t done) {
+      plan.on_image = [&](std::int64_t) {
         ++batch_done;
         member_images_done += count;
         if (job.on_progress)
-          job.on_progress(done, job.images);
+          job.on_progress(done_before + member_images_done, done_before + remaining);
         else
           progress.update(member_images_done);
       };

@@ -159,7 +159,9 @@ struct Job {
   AnalysisRequest analysis;
   bool one_simulation = true;  // a run: stops at its first non-finite image, and once settled
   std::uint64_t max_batch_bytes = 0;                            // 0: default_batch_memory()
-  std::function<void(std::int64_t, std::int64_t)> on_progress;  // (images done, images)
+  // After each image: (member-images done, member-images in the job) of this process's members,
+  // counting those a continued file held (a run: images done, images).
+  std::function<void(std::int64_t, std::int64_t)> on_progress;
   std::function<std::string(const LoopImage&)> on_image;
   std::int64_t members() const { return static_cast<std::int64_t>(member_params.size()); }
 };

@@ -55,8 +55,8 @@ struct SweepRequest {
   // Per member, where it stood towards settling at its checkpoint (see io::SteadyHistory).
   std::vector<io::SteadyHistory> steady_history;
   AnalysisRequest analysis;  // statistics of every member's images, settling
-  // Called after each image of a batch with (images done by its members, images in the sweep);
-  // none: the terminal's progress bar on stderr unless quiet.
+  // Called after each image of a batch with (member-images done, member-images in the sweep),
+  // counting those the file held already; none: the terminal's progress bar unless quiet.
   std::function<void(std::int64_t, std::int64_t)> on_progress;
 };
 

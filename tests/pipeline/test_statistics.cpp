@@ -377,8 +377,9 @@ TEST_F(RunStatistics, AContinuedSweepKeepsWhereItsMembersSettled) {
 
   pipeline::SweepRequest stopped = whole;
   stopped.output = dir_ / "stopped_sweep.h5";
-  stopped.on_progress = [&](std::int64_t done, std::int64_t) {
-    if (done == first_settled + 3) pipeline::request_stop(SIGTERM);
+  stopped.on_progress = [&](std::int64_t member_images, std::int64_t total) {
+    EXPECT_EQ(total, 3 * 30);
+    if (member_images == 3 * (first_settled + 3)) pipeline::request_stop(SIGTERM);
   };
   const pipeline::SweepSummary first_part = pipeline::execute_sweep(stopped);
   pipeline::clear_stop_request();
