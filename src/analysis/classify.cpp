@@ -1,5 +1,7 @@
 #include "analysis/classify.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <numbers>
@@ -59,64 +61,85 @@ struct Shape {
 // Labels the components of the cells where in_phase is 1 by breadth-first search. Each cell
 // reached carries how many times its path wrapped around a periodic grid, so that a component
 // crossing an edge has one set of coordinates for its moments, and a component that closes on
-// itself around the torus (a stripe spanning the grid) is seen as such.
+// itself around the torus (a stripe spanning the grid) is seen as such. The queue holds row and
+// column (no division per cell), and cells away from the frame take a path without its checks:
+// the labelling is most of classify's time.
 std::vector<Shape> components(const std::vector<std::uint8_t>& in_phase, std::int64_t rows,
                               std::int64_t cols, bool periodic, bool eight_connected) {
   static constexpr int steps8[8][2] = {{-1, 0},  {1, 0},  {0, -1}, {0, 1},
                                        {-1, -1}, {-1, 1}, {1, -1}, {1, 1}};
   const int neighbours = eight_connected ? 8 : 4;
   const auto cells = static_cast<std::size_t>(rows * cols);
-  std::vector<std::int32_t> label(cells, -1);
-  std::vector<std::int32_t> wrap_r(cells, 0), wrap_c(cells, 0);
-  std::vector<std::size_t> queue;
+  // Per cell reached: the turns of the grid its path made along rows and columns.
+  struct Wraps {
+    std::int32_t r = 0, c = 0;
+  };
+  struct Place {
+    std::int32_t r, c;
+  };
+  // Kept from call to call on each thread (a run classifies every image): no page of them is
+  // faulted in again. `wraps` is written where a cell is reached, before it is read.
+  thread_local std::vector<std::uint8_t> reached;
+  thread_local std::vector<Wraps> wraps;
+  thread_local std::vector<Place> queue;
+  reached.assign(cells, 0);
+  if (wraps.size() < cells) wraps.resize(cells);
+  queue.reserve(cells);
   std::vector<Shape> shapes;
-  std::int32_t next_label = 0;
+  std::ptrdiff_t offsets[8];
+  for (int n = 0; n < 8; ++n) offsets[n] = steps8[n][0] * cols + steps8[n][1];
 
   for (std::size_t seed = 0; seed < cells; ++seed) {
-    if (!in_phase[seed] || label[seed] >= 0) continue;
-    const std::int32_t id = next_label++;
+    if (!in_phase[seed] || reached[seed]) continue;
     Component comp;
-    label[seed] = id;
-    queue.assign(1, seed);
-    const auto r0 = static_cast<std::int64_t>(seed) / cols;
-    const auto c0 = static_cast<std::int64_t>(seed) % cols;
+    reached[seed] = 1;
+    const auto r0 = static_cast<std::int32_t>(static_cast<std::int64_t>(seed) / cols);
+    const auto c0 = static_cast<std::int32_t>(static_cast<std::int64_t>(seed) % cols);
+    queue.assign(1, Place{r0, c0});
     for (std::size_t head = 0; head < queue.size(); ++head) {
-      const std::size_t cell = queue[head];
-      const auto r = static_cast<std::int64_t>(cell) / cols;
-      const auto c = static_cast<std::int64_t>(cell) % cols;
+      const auto [r, c] = queue[head];
+      const std::size_t cell = static_cast<std::size_t>(r) * static_cast<std::size_t>(cols) +
+                               static_cast<std::size_t>(c);
+      const Wraps here = wraps[cell];
       // Coordinates relative to the seed, unwrapped: small numbers, exact sums.
-      const double ur = static_cast<double>(r - r0 + wrap_r[cell] * rows);
-      const double uc = static_cast<double>(c - c0 + wrap_c[cell] * cols);
+      const double ur = static_cast<double>(r - r0 + here.r * rows);
+      const double uc = static_cast<double>(c - c0 + here.c * cols);
       ++comp.area;
       comp.sum_r += ur;
       comp.sum_c += uc;
       comp.sum_rr += ur * ur;
       comp.sum_cc += uc * uc;
       comp.sum_rc += ur * uc;
+      const bool interior = r > 0 && r < rows - 1 && c > 0 && c < cols - 1;
       for (int n = 0; n < neighbours; ++n) {
-        std::int64_t nr = r + steps8[n][0], nc = c + steps8[n][1];
-        std::int32_t nwr = wrap_r[cell], nwc = wrap_c[cell];
-        if (nr < 0 || nr >= rows || nc < 0 || nc >= cols) {
-          if (!periodic) {
-            comp.cut_by_edge = true;  // the frame is not a boundary of the object
-            continue;
+        std::int32_t nr = r + steps8[n][0], nc = c + steps8[n][1];
+        Wraps there = here;
+        std::size_t next;
+        if (interior) {
+          next = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(cell) + offsets[n]);
+        } else {
+          if (nr < 0 || nr >= rows || nc < 0 || nc >= cols) {
+            if (!periodic) {
+              comp.cut_by_edge = true;  // the frame is not a boundary of the object
+              continue;
+            }
+            if (nr < 0) nr += static_cast<std::int32_t>(rows), --there.r;
+            if (nr >= rows) nr -= static_cast<std::int32_t>(rows), ++there.r;
+            if (nc < 0) nc += static_cast<std::int32_t>(cols), --there.c;
+            if (nc >= cols) nc -= static_cast<std::int32_t>(cols), ++there.c;
           }
-          if (nr < 0) nr += rows, --nwr;
-          if (nr >= rows) nr -= rows, ++nwr;
-          if (nc < 0) nc += cols, --nwc;
-          if (nc >= cols) nc -= cols, ++nwc;
+          next = static_cast<std::size_t>(nr) * static_cast<std::size_t>(cols) +
+                 static_cast<std::size_t>(nc);
         }
-        const auto next = static_cast<std::size_t>(nr * cols + nc);
         if (!in_phase[next]) {
           if (n < 4) ++comp.perimeter;
           continue;
         }
-        if (label[next] < 0) {
-          label[next] = id;
-          wrap_r[next] = nwr;
-          wrap_c[next] = nwc;
-          queue.push_back(next);
-        } else if (wrap_r[next] != nwr || wrap_c[next] != nwc) {
+        if (!reached[next]) {
+          reached[next] = 1;
+          wraps[next] = there;
+          queue.push_back(Place{nr, nc});
+        } else if (wraps[next].r != there.r || wraps[next].c != there.c) {
           comp.wraps = true;
         }
       }
@@ -218,8 +241,15 @@ Features compute_features(std::span<const Real> v, std::int64_t rows, std::int64
   f.covered = static_cast<double>(covered) / static_cast<double>(v.size());
   // Eight neighbours for the objects, four for the holes: the pairing under which a closed ring of
   // diagonal steps separates the hole inside it from the outside (digital topology's usual rule).
-  f.objects = summarise(components(above, rows, cols, periodic, true), thresholds);
-  f.holes = summarise(components(below, rows, cols, periodic, false), thresholds);
+  // The two labellings are independent: on two threads where a caller's loop does not already
+  // spread its work over them (a sweep classifies its members side by side).
+#pragma omp parallel sections if (!omp_in_parallel())
+  {
+#pragma omp section
+    f.objects = summarise(components(above, rows, cols, periodic, true), thresholds);
+#pragma omp section
+    f.holes = summarise(components(below, rows, cols, periodic, false), thresholds);
+  }
   return f;
 }
 

@@ -259,9 +259,26 @@ class ImageMeasure {
     const std::int64_t steps = plan_.steps_per_image;
     slot.statistics.resize(plan_.members);
     std::vector<std::size_t> newly_settled;
-    for (std::size_t m = 0; m < plan_.members; ++m) {
+    for (std::size_t m = 0; m < plan_.members; ++m)
       slot.statistics[m] = analysis::finish(sums[m], steps);
-      if (plan_.classify) classify(slot.statistics[m], member_v[m]);
+    if (plan_.classify) {
+      // Members side by side (a sweep's map); one member's objects and holes are labelled side by
+      // side inside analysis::classify instead.
+      const auto members = static_cast<std::int64_t>(plan_.members);
+      std::vector<std::exception_ptr> errors(plan_.members);
+#pragma omp parallel for schedule(dynamic) if (members > 1)
+      for (std::int64_t m = 0; m < members; ++m) {
+        const auto member = static_cast<std::size_t>(m);
+        try {
+          classify(slot.statistics[member], member_v[member]);
+        } catch (...) {
+          errors[member] = std::current_exception();  // no exception may leave the region
+        }
+      }
+      for (const std::exception_ptr& error : errors)
+        if (error) std::rethrow_exception(error);
+    }
+    for (std::size_t m = 0; m < plan_.members; ++m) {
       if (!plan_.steady.enabled() || settled_[m]) continue;
       const double change = slot.statistics[m].change_rms_per_step;
       calm_images_[m] = change < plan_.steady.tolerance ? calm_images_[m] + 1 : 0;
