@@ -93,9 +93,9 @@ struct SteadyStart {
   bool settled = false;
 };
 
-// The file a job writes: a run's layout (one simulation; statuses per run) or a sweep's (members
-// side by side). Made by the job's front end (pipeline/run.cpp, sweep.cpp); every call but sink()
-// on every process of the job.
+// The file a job writes: a run's layout (one simulation) or a sweep's (members side by side),
+// made for a request by pipeline/job_files.hpp. Where processes share it, each calls every
+// function for its own members (validate, check_or_claim, open and finish on all of them).
 template <class Real>
 class JobFile {
  public:
