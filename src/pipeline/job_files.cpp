@@ -11,11 +11,13 @@
 
 namespace grayscott::pipeline {
 
-Job job_of(const RunRequest& request) {
+namespace {
+
+// What a run request and a sweep request say alike, into their job.
+template <class Request>
+Job job_with_common_settings(const Request& request) {
   Job job;
   job.problem = request.problem;
-  job.member_params = {request.problem.params};
-  job.member_initial = {request.initial};
   job.images = request.images;
   job.steps_per_image = request.steps_per_image;
   job.fields = request.fields;
@@ -24,15 +26,23 @@ Job job_of(const RunRequest& request) {
   job.resume = request.resume;
   job.save = request.save;
   job.analysis = request.analysis;
-  job.one_simulation = true;
   job.on_progress = request.on_progress;
+  return job;
+}
+
+}  // namespace
+
+Job job_of(const RunRequest& request) {
+  Job job = job_with_common_settings(request);
+  job.member_params = {request.problem.params};
+  job.member_initial = {request.initial};
+  job.one_simulation = true;
   job.on_image = request.on_image;
   return job;
 }
 
 Job job_of(const SweepRequest& request) {
-  Job job;
-  job.problem = request.problem;
+  Job job = job_with_common_settings(request);
   job.member_params.reserve(request.members.size());
   job.member_initial.reserve(request.members.size());
   for (const SweepMember& member : request.members) {
@@ -42,17 +52,8 @@ Job job_of(const SweepRequest& request) {
     job.member_params.push_back(params);
     job.member_initial.push_back({request.init.kind, member.seed, request.init.values});
   }
-  job.images = request.images;
-  job.steps_per_image = request.steps_per_image;
-  job.fields = request.fields;
-  job.engine = request.engine;
-  job.quiet = request.quiet;
-  job.resume = request.resume;
-  job.save = request.save;
-  job.analysis = request.analysis;
   job.one_simulation = false;
   job.max_batch_bytes = request.max_batch_bytes;
-  job.on_progress = request.on_progress;
   return job;
 }
 

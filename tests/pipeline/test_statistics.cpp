@@ -153,6 +153,24 @@ class RunStatistics : public ::testing::Test {
     r.analysis.statistics = analysis::HistogramSpec{16, 0.0, 0.5};
     return r;
   }
+  // Three members on a 32x32 periodic grid that settle at different times: dying out fast, dying
+  // out slowly, and spots that keep dividing (30 images of 20 steps, v written).
+  pipeline::SweepRequest three_members(const std::string& name) const {
+    pipeline::SweepRequest r;
+    r.problem.grid = {32, 32};
+    r.problem.params.du = 0.2;
+    r.problem.params.dv = 0.1;
+    r.problem.boundary = Boundary::Periodic;
+    r.members = {{0.01, 0.09, 0}, {0.02, 0.07, 0}, {0.03, 0.06, 0}};
+    r.init.kind = InitialKind::Rectangle;
+    r.images = 30;
+    r.steps_per_image = 20;
+    r.fields = {false, true};
+    r.engine.backend = "cpu";
+    r.output = dir_ / name;
+    r.quiet = true;
+    return r;
+  }
   fs::path dir_;
 };
 
@@ -260,20 +278,7 @@ namespace {
 // A sweep whose members settle at different times: each is frozen where it settled (its later
 // images repeat that state) while the others are stepped on, bitwise as without settling.
 TEST_F(RunStatistics, SweepMembersSettleOnTheirOwn) {
-  pipeline::SweepRequest full;
-  full.problem.grid = {32, 32};
-  full.problem.params.du = 0.2;
-  full.problem.params.dv = 0.1;
-  full.problem.boundary = Boundary::Periodic;
-  // Dying out fast, dying out slowly, and spots that keep dividing.
-  full.members = {{0.01, 0.09, 0}, {0.02, 0.07, 0}, {0.03, 0.06, 0}};
-  full.init.kind = InitialKind::Rectangle;
-  full.images = 30;
-  full.steps_per_image = 20;
-  full.fields = {false, true};
-  full.engine.backend = "cpu";
-  full.output = dir_ / "full_sweep.h5";
-  full.quiet = true;
+  const pipeline::SweepRequest full = three_members("full_sweep.h5");
   ASSERT_TRUE(pipeline::execute_sweep(full).completed);
 
   pipeline::SweepRequest settling = full;
@@ -348,19 +353,7 @@ TEST_F(RunStatistics, AContinuedRunSettlesWhereTheUninterruptedOneDoes) {
 // A sweep stopped by a signal after some members settled, then continued: the settled members stay
 // frozen and the others settle where they would have, so that the file is the uninterrupted one's.
 TEST_F(RunStatistics, AContinuedSweepKeepsWhereItsMembersSettled) {
-  pipeline::SweepRequest whole;
-  whole.problem.grid = {32, 32};
-  whole.problem.params.du = 0.2;
-  whole.problem.params.dv = 0.1;
-  whole.problem.boundary = Boundary::Periodic;
-  whole.members = {{0.01, 0.09, 0}, {0.02, 0.07, 0}, {0.03, 0.06, 0}};
-  whole.init.kind = InitialKind::Rectangle;
-  whole.images = 30;
-  whole.steps_per_image = 20;
-  whole.fields = {false, true};
-  whole.engine.backend = "cpu";
-  whole.output = dir_ / "whole_sweep.h5";
-  whole.quiet = true;
+  pipeline::SweepRequest whole = three_members("whole_sweep.h5");
   whole.analysis.statistics = analysis::HistogramSpec{};
   whole.analysis.steady = {1e-6, 3};
   whole.save.checkpoint_every_images = 1;
