@@ -225,7 +225,7 @@ RunSummary run_distributed(const RunRequest& request, const DistributedRunOption
                    : !outcome.stop_reason.empty() ? outcome.stop_reason
                    : outcome.signal != 0 && !run_error
                        ? interrupted_status(outcome.signal, summary.images_written)
-                       : "stopped: an error ended the run";
+                       : error_status(run_error, summary.images_written);
   const std::exception_ptr finish_error = capture_error([&] { file->finish(summary.status); });
   if (run_error) std::rethrow_exception(run_error);
   mpi::agree_on_errors(comm, finish_error);
