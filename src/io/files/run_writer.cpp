@@ -15,6 +15,7 @@
 #include "io/files/output_path.hpp"
 #include "io/files/problem_attributes.hpp"
 #include "io/files/run_file.hpp"
+#include "io/files/writer_process.hpp"
 
 namespace grayscott::io {
 
@@ -41,35 +42,6 @@ std::uint64_t run_output_bytes(const RunMetadata& meta) {
 }
 
 namespace {
-
-// Records that no process writes the file any more (at a clean close): pid 0, no host, so that
-// two runs' finished files hold the same attributes.
-void record_no_writer(hid_t root) {
-  if (H5Aexists(root, "writer_pid") <= 0) return;
-  const std::int64_t none = 0;
-  h5::Id attr(H5Aopen(root, "writer_pid", H5P_DEFAULT), H5Aclose, "open attribute writer_pid");
-  h5::check(H5Awrite(attr, H5T_NATIVE_INT64, &none), "write attribute writer_pid");
-  if (H5Aexists(root, "writer_host") > 0) h5::rewrite_string_attribute(root, "writer_host", "");
-}
-
-// The root attributes writer_pid and writer_host: this process. Before SWMR writing starts
-// (attributes are created then); a continued file's are written over.
-void record_writer(hid_t root) {
-  char host[256] = {};
-  ::gethostname(host, sizeof host - 1);
-  const std::int64_t pid = ::getpid();
-  if (H5Aexists(root, "writer_pid") > 0) {
-    h5::Id attr(H5Aopen(root, "writer_pid", H5P_DEFAULT), H5Aclose, "open attribute writer_pid");
-    h5::check(H5Awrite(attr, H5T_NATIVE_INT64, &pid), "write attribute writer_pid");
-  } else {
-    h5::write_attribute(root, "writer_pid", pid);
-  }
-  if (H5Aexists(root, "writer_host") > 0) {
-    h5::rewrite_string_attribute(root, "writer_host", host);
-  } else {
-    h5::write_attribute(root, "writer_host", std::string(host));
-  }
-}
 
 // Dataset access without a chunk cache: each write goes to the file at once, so that a write the
 // disk has no room for fails in that call (and is not counted), instead of at a later flush that
@@ -348,13 +320,11 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
     h5::write_attribute(root, "version", meta.version);
     h5::write_attribute(root, "status", std::string("running"));
     // Who writes it, so that `grayscott repair` and `info` tell a running file from one whose
-    // writer was killed. Over MPI the ranks are many: none is recorded (every rank creates the
-    // same attributes, as a closed file holds them).
+    // writer was killed.
     if (!access_.shared()) {
       record_writer(root);
     } else {
-      h5::write_attribute(root, "writer_pid", std::int64_t{0});
-      h5::write_attribute(root, "writer_host", std::string());
+      record_shared_writers(root);
     }
     h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + partial.string());
     // From here on readers may open the file while it grows; no new object may be created. The
