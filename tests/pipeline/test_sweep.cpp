@@ -262,6 +262,8 @@ TEST(SweepFile, LayoutReadsBack) {
   }
   EXPECT_EQ(file.read_int64("step"), (std::vector<std::int64_t>{40, 80, 120}));
   EXPECT_EQ(file.read_int64("nonfinite_image"), std::vector<std::int64_t>(members, -1));
+  EXPECT_EQ(file.read_int64("images_written"), std::vector<std::int64_t>(members, 3));
+  EXPECT_EQ(file.attribute_int64("writer_pid"), 0);  // closed: no process writes it
   EXPECT_EQ(file.attribute_string("kind"), "sweep");
   EXPECT_EQ(file.attribute_string("status"), "complete");
   EXPECT_EQ(file.attribute_string("init"), "noise");
@@ -293,6 +295,44 @@ TEST(SweepFile, LayoutReadsBack) {
   H5Pclose(plist);
   H5Dclose(v);
   H5Fclose(h);
+}
+
+TEST(SweepFile, EachMemberCountsItsImagesOnceTheyAreFlushed) {
+  TempDir dir;
+  SweepRequest r = small_sweep(dir / "s.h5", InitialKind::Rectangle);  // 6 members, 3 images
+  io::SweepMetadata meta = sweep_metadata(r);
+  meta.backend = "cpu";
+  const std::vector<float> images(2 * 24 * 20, 0.25f);  // two members' images of u or v
+  const auto counts = [&] { return io::RunFileReader(r.output).read_int64("images_written"); };
+  using Counts = std::vector<std::int64_t>;
+  {
+    io::SweepFileWriter file(r.output, meta, false);
+    EXPECT_EQ(io::RunFileReader(r.output).attribute_int64("writer_pid"), ::getpid());
+    file.write_images(2, 2, 0, images.data(), images.data());
+    file.write_images(2, 2, 1, images.data(), images.data());
+    // Counted once flushed: a kill before leaves them uncounted, as they may not be on the disk.
+    EXPECT_EQ(counts(), Counts(6, 0));
+    file.flush();
+    EXPECT_EQ(counts(), (Counts{0, 0, 2, 2, 0, 0}));
+    // An image written over, one after a gap, NaN for images never computed: none counts.
+    file.write_images(2, 1, 0, images.data(), images.data());
+    file.write_images(4, 1, 2, images.data(), images.data());
+    file.write_missing_images(5, 0);
+    file.flush();
+    EXPECT_EQ(counts(), (Counts{0, 0, 2, 2, 0, 0}));
+    file.write_images(3, 1, 2, images.data(), images.data());
+    file.finish("interrupted", {});  // counts what was written since the last flush
+  }
+  EXPECT_EQ(counts(), (Counts{0, 0, 2, 3, 0, 0}));
+  {
+    // Continued, each member's count goes on from the file's.
+    io::SweepFileWriter file(r.output, meta, io::SweepFileWriter::Continue{});
+    file.write_images(2, 1, 2, images.data(), images.data());
+    file.write_images(0, 1, 0, images.data(), images.data());
+    file.finish("interrupted", {});
+  }
+  EXPECT_EQ(counts(), (Counts{1, 0, 3, 3, 0, 0}));
+  EXPECT_EQ(io::RunFileReader(r.output).attribute_int64("writer_pid"), 0);
 }
 
 TEST(SweepFile, BatchesBeyondTheMemoryLimitGiveTheSameFile) {
