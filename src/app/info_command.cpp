@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -64,9 +65,22 @@ void describe_file(const std::string& path) {
     std::printf("rates: feed %.10g, kill %.10g, du %.10g, dv %.10g, dt %.10g\n", p.params.feed,
                 p.params.kill, p.params.du, p.params.dv, p.params.dt);
   }
-  std::printf("images: %lld of %lld, %lld steps each; fields %s\n",
-              static_cast<long long>(r.images), static_cast<long long>(r.images_requested),
-              static_cast<long long>(r.steps_per_image), r.fields.c_str());
+  if (r.sweep) {
+    // Each member counts its own images.
+    const auto members_complete =
+        std::count(r.images_written.begin(), r.images_written.end(), r.images_requested);
+    std::printf("images: %lld per member, %lld steps each; fields %s\n",
+                static_cast<long long>(r.images_requested),
+                static_cast<long long>(r.steps_per_image), r.fields.c_str());
+    std::printf("complete: %lld of %lld images; %lld of %lld members complete\n",
+                static_cast<long long>(r.complete_images()),
+                static_cast<long long>(r.members * r.images_requested),
+                static_cast<long long>(members_complete), static_cast<long long>(r.members));
+  } else {
+    std::printf("images: %lld of %lld, %lld steps each; fields %s\n",
+                static_cast<long long>(r.images), static_cast<long long>(r.images_requested),
+                static_cast<long long>(r.steps_per_image), r.fields.c_str());
+  }
   std::printf("status: %s\n", r.status.c_str());
   if (!r.sweep) describe_statistics(path, r.images);
   std::printf("checkpoint: %s\n", r.checkpoint_images > 0

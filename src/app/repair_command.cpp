@@ -15,13 +15,20 @@ void add_repair_command(CLI::App& root) {
   repair->add_option("file", *file, "the HDF5 file")->required();
   repair->callback([file] {
     const io::RepairOutcome outcome = io::repair_file(*file);
+    // A sweep's images are counted over its members.
+    const io::FileReport& before = outcome.before;
+    const std::string images = before.sweep
+                                   ? std::to_string(outcome.images) + " of " +
+                                         std::to_string(before.members * before.images) +
+                                         " images (" + std::to_string(before.members) + " members)"
+                                   : std::to_string(outcome.images) + " images";
     if (!outcome.changed) {
-      std::printf("%s: nothing to repair (%lld images, status: %s); its .xmf rewritten\n",
-                  file->c_str(), static_cast<long long>(outcome.images), outcome.status.c_str());
+      std::printf("%s: nothing to repair (%s, status: %s); its .xmf rewritten\n", file->c_str(),
+                  images.c_str(), outcome.status.c_str());
       return;
     }
-    std::printf("%s: repaired: %lld images, status: %s; every reader opens it now\n",
-                file->c_str(), static_cast<long long>(outcome.images), outcome.status.c_str());
+    std::printf("%s: repaired: %s, status: %s; every reader opens it now\n", file->c_str(),
+                images.c_str(), outcome.status.c_str());
   });
 }
 

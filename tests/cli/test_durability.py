@@ -3,7 +3,9 @@
 a file read while it is written, --resume against an uninterrupted run (bitwise, every dataset),
 files that belong to someone else, and a disk that fills up mid-run.
 
-Usage: test_durability.py GRAYSCOTT [WORKDIR]. Needs Debian's python3-h5py and python3-numpy.
+Usage: test_durability.py GRAYSCOTT [WORKDIR [MPIEXEC [MPIEXEC_FLAGS...]]]. Needs Debian's
+python3-h5py and python3-numpy. With MPIEXEC (an MPI build), a disk that fills up under two MPI
+ranks is tried too.
 """
 import os
 import random
@@ -20,6 +22,7 @@ import numpy as np
 
 GRAYSCOTT = os.path.abspath(sys.argv[1])
 WORK = sys.argv[2] if len(sys.argv) > 2 else tempfile.mkdtemp(prefix="grayscott-durability-")
+MPIEXEC = sys.argv[3:]  # the launcher and its flags; empty: no MPI run is tried
 if os.path.ismount(os.path.join(WORK, "small-disk")):
     subprocess.run(["umount", os.path.join(WORK, "small-disk")])
 shutil.rmtree(WORK, ignore_errors=True)  # a fresh folder: every output below is new
@@ -368,6 +371,65 @@ def full_disk_test(kind, disk):
     print(f"full {kind}: {n} images kept, status {attrs['status']!r}", flush=True)
 
 
+def full_disk_mpi_test(disk):
+    """Two MPI ranks write a run onto `disk` until it fills: the ranks stop together and the file,
+    closed, opens in any reader with its status naming the error and the image, /step counting
+    the images complete before, each of them the single process's (bitwise the same run)."""
+    path = os.path.join(disk, "full-mpi.h5")
+    # 60 images of 192x160 u and v (15 MB) pass the up-front check on 24 MB; the images are slow
+    # enough (about 40 ms each on two ranks) for the disk to be filled in the middle of the run.
+    problem = with_options(PROBLEM, images=60, steps_per_image=1500)
+    image_bytes = 192 * 160 * 4 * 2
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMP_NUM_THREADS="1")
+    p = subprocess.Popen([MPIEXEC[0], "-n", "2", *MPIEXEC[1:], GRAYSCOTT, "run", *problem,
+                          "-o", path, "--checkpoint-every", "4", "--quiet"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    # Parallel HDF5 has no SWMR, so the file is not read while it is written: the disk it takes
+    # (its images' room is reserved as a hole, filled as they are written) says how far it is.
+    deadline = time.monotonic() + 120
+    while p.poll() is None and time.monotonic() < deadline:
+        try:
+            if os.stat(path).st_blocks * 512 >= 4 * image_bytes:
+                break
+        except FileNotFoundError:
+            pass  # still under its temporary name
+        time.sleep(0.01)
+    check(p.poll() is None, "mpi full tmpfs: the run ended before the disk could be filled")
+    subprocess.run(["dd", "if=/dev/zero", f"of={disk}/filler", "bs=1M", "count=64"],
+                   capture_output=True)
+    out, err = p.communicate(timeout=180)
+    os.remove(f"{disk}/filler")
+    check(p.returncode != 0, f"mpi full tmpfs: a full disk did not fail the run: {err!r}")
+    # One line from the ranks, naming the file and the write that failed: the system's reason
+    # where the MPI library passes it on (Open MPI's ROMIO says MPI_ERR_IO).
+    lines = [line for line in err.splitlines() if line.startswith("grayscott: error: ")]
+    check(len(lines) == 1 and path in lines[0] and
+          any(reason in lines[0] for reason in ("No space left on device", "MPI_ERR_NO_SPACE",
+                                                "MPI_ERR_IO")),
+          f"mpi full tmpfs: the error does not name the file and the failed write: {err!r}")
+    message = lines[0][len("grayscott: error: "):] if lines else "(none)"
+    run("run", *problem, "-o", "full-mpi-reference.h5", "--quiet")
+    reference, _ = datasets("full-mpi-reference.h5")
+    # Opened as any reader opens it (no swmr): the ranks closed it.
+    with h5py.File(path, "r") as f:
+        status = f.attrs["status"]
+        n = len(f["step"])
+        check(status == f"stopped after image {n} by an error: {message}" and
+              f"write image {n} of" in status,
+              f"mpi full tmpfs: status {status!r} does not name the error ({message!r}) and "
+              f"image {n}")
+        check(n >= 1, "mpi full tmpfs: no image was kept, though some were written before the "
+                      "disk filled")
+        check(len(f["time"]) == n and f["u"].shape[0] >= n and f["v"].shape[0] >= n,
+              f"mpi full tmpfs: /time {f['time'].shape}, /u {f['u'].shape}, /v {f['v'].shape} "
+              f"hold fewer images than /step counts ({n})")
+        for name in ("u", "v", "step", "time"):
+            check(np.array_equal(f[name][:n], reference[name][:n]),
+                  f"mpi full tmpfs: /{name} is not the single process's first {n} images")
+    print(f"full tmpfs under mpiexec -n 2: {n} images kept, status {status!r}", flush=True)
+
+
 if os.geteuid() != 0:
     print("skipped the full-disk tests: mounting a small file system needs root (CI runs as root)")
 else:
@@ -396,6 +458,15 @@ else:
         finally:
             subprocess.run(["umount", disk])
     os.remove(image)
+    if not MPIEXEC:
+        print("skipped the full disk under MPI ranks: no MPIEXEC given (a build without MPI)")
+    elif subprocess.run(["mount", "-t", "tmpfs", "-o", "size=24m", "tmpfs", disk]).returncode != 0:
+        print("skipped the full disk under MPI ranks: cannot mount a tmpfs", flush=True)
+    else:
+        try:
+            full_disk_mpi_test(disk)
+        finally:
+            subprocess.run(["umount", disk])
 
 if failures:
     print(f"{len(failures)} failed")

@@ -5,7 +5,12 @@ write"); `info` says it needs repair; `repair` makes it one that h5py (no swmr),
 ParaView open, /step and /time counting the complete images (no image counted before the kill is
 lost, each equal to an uninterrupted run's), status "killed after image N", the .xmf rewritten;
 a second repair changes nothing; `--resume` then finishes it bitwise. A file being written, a
-file that is not grayscott's and a file that is not HDF5 are refused.
+file that is not grayscott's and a file that is not HDF5 are refused. Sweeps alike (one process
+killed in the middle of a batch, and one of two MPI ranks): each member's /images_written counts
+exactly its images complete (every one counted before the kill kept, each the uninterrupted
+sweep's), the images past it read as never written (NaN) by h5py without swmr and by xarray,
+status "killed with N of M images complete"; a second repair changes nothing; `--resume` then
+finishes it bitwise.
 Usage: test_repair.py PATH/TO/grayscott WORK_FOLDER [MPIEXEC [FLAGS...]]"""
 
 import json
@@ -213,6 +218,168 @@ for name, why in (("foreign.h5", "not a grayscott file"), ("text.h5", "not an HD
 r = run("info", "reference.h5")
 check(r.returncode == 0 and "status: complete" in r.stdout and "images: 40 of 40" in r.stdout
       and "feed 0.014" in r.stdout, f"info of a complete file: {r.stdout}{r.stderr}")
+
+# 7. Sweeps: 18 members in two batches of 9 (64x64 v, 30 images of 2000 steps each: about 70 ms
+# an image of a batch on one thread), with statistics; images are counted at every flush (twice a
+# second), checkpoints saved every 20 images, so a kill leaves images counted past a checkpoint.
+SWEEP = ["--feed", "0.02:0.05:3", "--kill", "0.05:0.065:3", "--rows", "64", "--cols", "64",
+         "--images", "30", "--steps-per-image", "2000", "--init", "noise", "--seeds", "1,2",
+         "--fields", "v", "--stats", "--max-batch-memory", "1500K", "--checkpoint-every", "20",
+         "--backend", "cpu", "--threads", "1"]
+MEMBERS, IMAGES = 18, 30
+started = time.time()
+r = run("sweep", *SWEEP, "--quiet", "-o", "sweep-reference.h5")
+sweep_seconds = time.time() - started
+check(r.returncode == 0, f"the reference sweep failed: {r.stderr}")
+
+
+def every_dataset(path):
+    out = {}
+    with h5py.File(path, "r") as f:
+        f.visititems(lambda name, obj: out.__setitem__(name, obj[...])
+                     if isinstance(obj, h5py.Dataset) else None)
+        out["attributes"] = {key: f.attrs[key] for key in f.attrs if key != "backend"}
+    return out
+
+
+sweep_reference = every_dataset("sweep-reference.h5")
+
+
+def member_counts(path):
+    try:
+        with h5py.File(path, "r", swmr=True) as f:
+            return [int(n) for n in f["images_written"][...]]
+    except (OSError, KeyError):
+        return [0] * MEMBERS
+
+
+def repaired_sweep(label, path, seen, marked=True):
+    """Checks a killed sweep before and after repair: every member counts exactly its complete
+    images, at least those counted before the kill (`seen`), each the reference's."""
+    if marked:
+        try:
+            h5py.File(path, "r").close()
+            fail_open = ""
+        except OSError as error:
+            fail_open = str(error)
+        check("already open for write" in fail_open,
+              f"{label}: h5py opened the killed sweep without swmr ({fail_open!r})")
+    info = run("info", path)
+    check(info.returncode == 0 and "needs repair" in info.stdout,
+          f"{label}: info does not say the sweep needs repair: {info.stdout}{info.stderr}")
+    r = run("repair", path)
+    check(r.returncode == 0 and "repaired" in r.stdout,
+          f"{label}: repair failed: {r.stdout}{r.stderr}")
+    reference_v = sweep_reference["v"]
+    with h5py.File(path, "r") as f:  # no swmr: every reader opens it
+        counts = [int(n) for n in f["images_written"][...]]
+        check(all(0 <= n <= IMAGES for n in counts), f"{label}: counts {counts}")
+        check(all(n >= s for n, s in zip(counts, seen)),
+              f"{label}: {seen} images were counted before the kill, {counts} after repair")
+        check(all(n >= c for n, c in zip(counts, f["checkpoint/images"][...].max(axis=0))),
+              f"{label}: a member counts fewer images than its checkpoint holds")
+        total = sum(counts)
+        check(f.attrs["status"] == f"killed with {total} of {MEMBERS * IMAGES} images complete",
+              f"{label}: status {f.attrs['status']!r} with {total} images counted")
+        check(int(f.attrs["writer_pid"]) == 0, f"{label}: the repaired sweep names a writer")
+        v = f["v"][...]
+        for m, n in enumerate(counts):
+            check(np.array_equal(v[m, :n], reference_v[m, :n]),
+                  f"{label}: member {m}'s {n} images are not the uninterrupted sweep's")
+            check(np.isnan(v[m, n:]).all(),
+                  f"{label}: member {m} holds something past its {n} complete images")
+            check(np.array_equal(f["stats/v_mean"][m, :n], sweep_reference["stats/v_mean"][m, :n])
+                  and np.isnan(f["stats/v_mean"][m, n:]).all(),
+                  f"{label}: member {m}'s statistics are not those of its {n} images")
+    ds = xr.open_dataset(path, engine="h5netcdf")
+    check(ds.images_written.dims == ("member",) and list(ds.images_written.values) == counts,
+          f"{label}: xarray sees {ds.images_written}")
+    for m, n in enumerate(counts):
+        images = ds.v.isel(member=m).values
+        check(np.array_equal(images[:n], reference_v[m, :n]) and np.isnan(images[n:]).all(),
+              f"{label}: xarray reads member {m} otherwise")
+    ds.close()
+    info = run("info", path)
+    check(f"complete: {total} of {MEMBERS * IMAGES} images" in info.stdout
+          and "needs repair" not in info.stdout, f"{label}: info after repair: {info.stdout}")
+    # Idempotent: a second repair changes nothing.
+    before = open(path, "rb").read()
+    xmf = open(path[:-3] + ".xmf").read()
+    r = run("repair", path)
+    check(r.returncode == 0 and "nothing to repair" in r.stdout,
+          f"{label}: a second repair: {r.stdout}{r.stderr}")
+    check(open(path, "rb").read() == before, f"{label}: a second repair changed the sweep")
+    check(open(path[:-3] + ".xmf").read() == xmf, f"{label}: a second repair changed the .xmf")
+    # --resume finishes it, bitwise the uninterrupted sweep.
+    r = run("sweep", "--resume", path, "--quiet")
+    check(r.returncode == 0, f"{label}: --resume of the repaired sweep failed: {r.stderr}")
+    resumed = every_dataset(path)
+    check(sorted(resumed) == sorted(sweep_reference),
+          f"{label}: datasets {sorted(resumed)} != {sorted(sweep_reference)}")
+    for name, values in sweep_reference.items():
+        if name == "attributes":
+            check(resumed[name].keys() == values.keys() and
+                  all(np.array_equal(resumed[name][k], values[k]) for k in values),
+                  f"{label}: the resumed sweep's attributes differ")
+        elif name in resumed:
+            check(resumed[name].dtype == values.dtype and
+                  resumed[name].tobytes() == values.tobytes(),
+                  f"{label}: /{name} of the resumed sweep is not the uninterrupted one's")
+    return counts
+
+
+# One process, killed once the first batch is done and the second has counted some images.
+path = "sweep-killed.h5"
+p = subprocess.Popen([grayscott, "sweep", *SWEEP, "--quiet", "-o", path])
+seen = [0] * MEMBERS
+deadline = time.time() + 120
+while p.poll() is None and time.time() < deadline:
+    seen = member_counts(path)
+    if max(seen) == IMAGES and 0 < min(seen) < IMAGES:
+        break
+    time.sleep(0.02)
+r = run("repair", path)  # still running: refused
+check(r.returncode != 0 and f"being written by process {p.pid}" in r.stderr,
+      f"repair of a running sweep was not refused: {r.stdout}{r.stderr}")
+try:
+    os.kill(p.pid, 9)
+except ProcessLookupError:
+    pass  # it ended first: the check below says so
+p.wait()
+check(max(seen) == IMAGES and 0 < min(seen) < IMAGES,
+      f"the sweep was not killed in the middle of its second batch: {seen}")
+counts = repaired_sweep("sweep killed with kill -9", path, seen)
+print(f"sweep killed with kill -9: {counts} complete", flush=True)
+
+# One of two MPI ranks killed: images it never wrote are holes in the file (read as 0) until the
+# repair.
+if mpiexec:
+    path = "sweep-mpi-killed.h5"
+    launch = [mpiexec[0], "-n", "2", *mpiexec[1:], grayscott, "sweep", *SWEEP, "--quiet",
+              "-o", path]
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    p = subprocess.Popen(launch, env=env, stderr=subprocess.DEVNULL)
+    ranks = []
+    deadline = time.time() + 60
+    while len(ranks) < 2 and time.time() < deadline:
+        out = subprocess.run(["pgrep", "-P", str(p.pid)], capture_output=True, text=True).stdout
+        ranks = [int(x) for x in out.split()]
+        time.sleep(0.1)
+    check(len(ranks) == 2, f"the two ranks were not found: {ranks}")
+    if ranks:
+        # Parallel HDF5 has no SWMR: the sweep cannot be read while it runs, so wait by time, once
+        # the ranks have created the file: each rank's 9 members take about half the reference's.
+        while p.poll() is None and not os.path.exists(path) and time.time() < deadline + 60:
+            time.sleep(0.02)
+        time.sleep(random.uniform(0.1, 0.3) * sweep_seconds)
+        check(p.poll() is None, "the MPI sweep ended before a rank could be killed")
+        try:
+            os.kill(random.choice(ranks), 9)
+        except ProcessLookupError:
+            pass
+        p.wait(timeout=60)
+        counts = repaired_sweep("sweep with an MPI rank killed", path, [0] * MEMBERS, marked=False)
+        print(f"sweep with an MPI rank killed: {counts} complete", flush=True)
 
 print(f"{len(failures)} failure(s)")
 sys.exit(1 if failures else 0)

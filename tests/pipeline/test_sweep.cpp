@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <string>
@@ -17,6 +18,7 @@
 #include "io/files/run_file.hpp"
 #include "io/pictures/atlas.hpp"
 #include "io/pictures/png.hpp"
+#include "io/pictures/text.hpp"
 #include "pipeline/run.hpp"
 #include "pipeline/sweep.hpp"
 #include "requests/value_sets.hpp"
@@ -260,6 +262,8 @@ TEST(SweepFile, LayoutReadsBack) {
   }
   EXPECT_EQ(file.read_int64("step"), (std::vector<std::int64_t>{40, 80, 120}));
   EXPECT_EQ(file.read_int64("nonfinite_image"), std::vector<std::int64_t>(members, -1));
+  EXPECT_EQ(file.read_int64("images_written"), std::vector<std::int64_t>(members, 3));
+  EXPECT_EQ(file.attribute_int64("writer_pid"), 0);  // closed: no process writes it
   EXPECT_EQ(file.attribute_string("kind"), "sweep");
   EXPECT_EQ(file.attribute_string("status"), "complete");
   EXPECT_EQ(file.attribute_string("init"), "noise");
@@ -291,6 +295,44 @@ TEST(SweepFile, LayoutReadsBack) {
   H5Pclose(plist);
   H5Dclose(v);
   H5Fclose(h);
+}
+
+TEST(SweepFile, EachMemberCountsItsImagesOnceTheyAreFlushed) {
+  TempDir dir;
+  SweepRequest r = small_sweep(dir / "s.h5", InitialKind::Rectangle);  // 6 members, 3 images
+  io::SweepMetadata meta = sweep_metadata(r);
+  meta.backend = "cpu";
+  const std::vector<float> images(2 * 24 * 20, 0.25f);  // two members' images of u or v
+  const auto counts = [&] { return io::RunFileReader(r.output).read_int64("images_written"); };
+  using Counts = std::vector<std::int64_t>;
+  {
+    io::SweepFileWriter file(r.output, meta, false);
+    EXPECT_EQ(io::RunFileReader(r.output).attribute_int64("writer_pid"), ::getpid());
+    file.write_images(2, 2, 0, images.data(), images.data());
+    file.write_images(2, 2, 1, images.data(), images.data());
+    // Counted once flushed: a kill before leaves them uncounted, as they may not be on the disk.
+    EXPECT_EQ(counts(), Counts(6, 0));
+    file.flush();
+    EXPECT_EQ(counts(), (Counts{0, 0, 2, 2, 0, 0}));
+    // An image written over, one after a gap, NaN for images never computed: none counts.
+    file.write_images(2, 1, 0, images.data(), images.data());
+    file.write_images(4, 1, 2, images.data(), images.data());
+    file.write_missing_images(5, 0);
+    file.flush();
+    EXPECT_EQ(counts(), (Counts{0, 0, 2, 2, 0, 0}));
+    file.write_images(3, 1, 2, images.data(), images.data());
+    file.finish("interrupted", {});  // counts what was written since the last flush
+  }
+  EXPECT_EQ(counts(), (Counts{0, 0, 2, 3, 0, 0}));
+  {
+    // Continued, each member's count goes on from the file's.
+    io::SweepFileWriter file(r.output, meta, io::SweepFileWriter::Continue{});
+    file.write_images(2, 1, 2, images.data(), images.data());
+    file.write_images(0, 1, 0, images.data(), images.data());
+    file.finish("interrupted", {});
+  }
+  EXPECT_EQ(counts(), (Counts{1, 0, 3, 3, 0, 0}));
+  EXPECT_EQ(io::RunFileReader(r.output).attribute_int64("writer_pid"), 0);
 }
 
 TEST(SweepFile, BatchesBeyondTheMemoryLimitGiveTheSameFile) {
@@ -519,6 +561,206 @@ TEST(SweepAtlas, OneTilePerFeedAndKillWithLabelledAxes) {
       << "feed labels";
   const std::int64_t grid_bottom = layout.tile_y(0) + layout.tile_rows;
   EXPECT_GT(ink(atlas, layout.left, grid_bottom, atlas.width, atlas.height), 20) << "kill labels";
+}
+
+namespace {
+
+// Runs of consecutive indices in [begin, end) where `inked(i)` holds: the labels along an axis.
+std::vector<std::pair<std::int64_t, std::int64_t>> runs(
+    std::int64_t begin, std::int64_t end, const std::function<bool(std::int64_t)>& inked) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> out;
+  for (std::int64_t i = begin; i < end; ++i) {
+    if (!inked(i)) continue;
+    if (out.empty() || out.back().second != i)
+      out.emplace_back(i, i + 1);
+    else
+      out.back().second = i + 1;
+  }
+  return out;
+}
+
+bool dark(const io::Rgb8Image& image, std::int64_t x, std::int64_t y) {
+  return image.pixels[static_cast<std::size_t>(3 * (y * image.width + x))] < 128;
+}
+
+// The columns (or, reading upwards, rows) of a label's ink: what the picture shows of it, whole,
+// when drawn on the white page.
+std::int64_t ink_extent(const io::TextMask& mask) {
+  std::int64_t first = -1, last = -1;
+  for (std::int64_t x = 0; x < mask.width; ++x) {
+    for (std::int64_t y = 0; y < mask.height; ++y) {
+      if (mask.coverage[static_cast<std::size_t>(y * mask.width + x)] < 128) continue;
+      if (first < 0) first = x;
+      last = x;
+    }
+  }
+  return first < 0 ? 0 : last - first + 1;
+}
+
+// Checks a rendered atlas's axes against the ticks its painter chose: a tick mark at each tick's
+// place and nowhere else; one label per tick, apart from the others, centred on its tick, as wide
+// as its text's ink (whole: not cut at the picture's edge) and within the picture.
+void expect_ticked_axes(const io::Rgb8Image& atlas, const io::AtlasPainter& painter) {
+  const io::AtlasLayout& layout = painter.layout();
+  const io::AtlasTicks& ticks = painter.ticks();
+  ASSERT_EQ(atlas.width, layout.width);
+  ASSERT_EQ(atlas.height, layout.height);
+  const io::TextRenderer text(io::atlas_font(), 14);
+  ASSERT_TRUE(text.usable()) << "no font for the labels (fonts-dejavu-core)";
+  const std::int64_t bottom = layout.grid_bottom();
+  const auto pixel_of = [](double position) {
+    return static_cast<std::int64_t>(std::floor(position + 1e-6));
+  };
+
+  // Feed: marks in the column just left of the grid, labels left of them.
+  const std::int64_t mark_x = layout.left - 2;
+  const auto feed_marks =
+      runs(layout.top, bottom, [&](std::int64_t y) { return dark(atlas, mark_x, y); });
+  ASSERT_EQ(feed_marks.size(), ticks.feed.size());
+  for (std::size_t i = 0; i < ticks.feed.size(); ++i) {
+    EXPECT_EQ(feed_marks[i].first, pixel_of(ticks.feed[ticks.feed.size() - 1 - i].position));
+    EXPECT_EQ(feed_marks[i].second - feed_marks[i].first, 1);
+  }
+  // Left of the marks: the feed axis's title (reading upwards, at the picture's left), then the
+  // labels, right-aligned.
+  const std::int64_t labels_end = layout.left - 1 - layout.tick_length;
+  const auto column_ink = [&](std::int64_t x) {
+    for (std::int64_t y = 0; y < atlas.height; ++y)
+      if (dark(atlas, x, y)) return true;
+    return false;
+  };
+  const auto left_ink = runs(0, labels_end, column_ink);
+  ASSERT_GE(left_ink.size(), 2u) << "the feed axis's title and its labels";
+  const std::int64_t labels_begin = left_ink.front().second;  // past the title
+  const auto feed_labels = runs(0, atlas.height, [&](std::int64_t y) {
+    for (std::int64_t x = labels_begin; x < labels_end; ++x)
+      if (dark(atlas, x, y)) return true;
+    return false;
+  });
+  ASSERT_EQ(feed_labels.size(), ticks.feed.size()) << "labels merged or missing";
+  for (std::size_t i = 0; i < ticks.feed.size(); ++i) {
+    const io::AxisTick& tick = ticks.feed[ticks.feed.size() - 1 - i];  // top label: largest feed
+    const auto [y0, y1] = feed_labels[i];
+    EXPECT_GT(y0, 0) << tick.text;
+    EXPECT_LT(y1, atlas.height) << tick.text;
+    EXPECT_NEAR(static_cast<double>(y0 + y1) / 2, tick.position, 1.5)
+        << tick.text << " not centred on its tick";
+    const auto columns = runs(labels_begin, labels_end, [&](std::int64_t x) {
+      for (std::int64_t y = y0; y < y1; ++y)
+        if (dark(atlas, x, y)) return true;
+      return false;
+    });
+    ASSERT_FALSE(columns.empty());
+    EXPECT_EQ(columns.back().second - columns.front().first, ink_extent(text.render(tick.text)))
+        << tick.text << ": the label drawn is not its text, whole";
+  }
+
+  // Kill: marks in the row just below the grid, labels (reading upwards) below them.
+  const std::int64_t mark_y = bottom + 2;
+  const auto kill_marks = runs(layout.left, layout.left + layout.grid_width(),
+                               [&](std::int64_t x) { return dark(atlas, x, mark_y); });
+  ASSERT_EQ(kill_marks.size(), ticks.kill.size());
+  for (std::size_t i = 0; i < ticks.kill.size(); ++i) {
+    EXPECT_EQ(kill_marks[i].first, pixel_of(ticks.kill[i].position));
+    EXPECT_EQ(kill_marks[i].second - kill_marks[i].first, 1);
+  }
+  // Below the marks, the labels' rows come first, then the axis's title (one line: its last run
+  // of inked rows); left of the feed marks lies the other axis (its title may reach below a
+  // short grid).
+  const std::int64_t below_marks = bottom + 1 + layout.tick_length;
+  const std::int64_t kill_side = layout.left - 1 - layout.tick_length;
+  const auto row_ink = [&](std::int64_t y) {
+    for (std::int64_t x = kill_side; x < atlas.width; ++x)
+      if (dark(atlas, x, y)) return true;
+    return false;
+  };
+  const auto lower_ink = runs(below_marks, atlas.height, row_ink);
+  ASSERT_GE(lower_ink.size(), 2u) << "the kill labels and the axis's title";
+  const std::int64_t labels_top = lower_ink.front().first;
+  const std::int64_t labels_bottom = lower_ink.back().first;
+  const auto kill_labels = runs(kill_side, atlas.width, [&](std::int64_t x) {
+    for (std::int64_t y = labels_top; y < labels_bottom; ++y)
+      if (dark(atlas, x, y)) return true;
+    return false;
+  });
+  ASSERT_EQ(kill_labels.size(), ticks.kill.size()) << "labels merged or missing";
+  for (std::size_t i = 0; i < ticks.kill.size(); ++i) {
+    const io::AxisTick& tick = ticks.kill[i];
+    const auto [x0, x1] = kill_labels[i];
+    EXPECT_GT(x0, 0) << tick.text;
+    EXPECT_LT(x1, atlas.width) << tick.text;
+    EXPECT_NEAR(static_cast<double>(x0 + x1) / 2, tick.position, 1.5)
+        << tick.text << " not centred on its tick";
+    const auto rows = runs(labels_top, labels_bottom, [&](std::int64_t y) {
+      for (std::int64_t x = x0; x < x1; ++x)
+        if (dark(atlas, x, y)) return true;
+      return false;
+    });
+    ASSERT_FALSE(rows.empty());
+    EXPECT_EQ(rows.back().second - rows.front().first, ink_extent(text.render(tick.text)))
+        << tick.text << ": the label drawn is not its text, whole";
+  }
+}
+
+}  // namespace
+
+TEST(SweepAtlas, AxesAreTickedAtRoundValuesLabelledInFull) {
+  // grayscott sweep --feed 0.010:0.060:4 --kill 0.040:0.070:4: feeds 0.02667 and 0.04333 are
+  // labelled by none of their own values, but by round ones at their places along the axis.
+  TempDir dir;
+  SweepRequest r = small_sweep(dir / "s.h5", InitialKind::Rectangle);
+  const std::vector<double> feeds = parse_value_set("0.010:0.060:4", "feed");
+  r.members = cross_members(feeds, parse_value_set("0.040:0.070:4", "kill"), {0});
+  r.images = 1;
+  r.fields = {false, true};
+  ASSERT_TRUE(execute_sweep(r).completed);
+  io::RenderOptions options;
+  options.out_dir = dir / "atlas";
+  const io::AtlasPainter painter(r.output, options);
+  const auto texts = [](const std::vector<io::AxisTick>& ticks) {
+    std::vector<std::string> out;
+    for (const io::AxisTick& tick : ticks) out.push_back(tick.text);
+    return out;
+  };
+  // Tiles 24 pixels high and 20 wide (and gaps of 2): a label's line of text fits every 0.02 of
+  // feed and every 0.01 of kill.
+  EXPECT_EQ(texts(painter.ticks().feed), (std::vector<std::string>{"0.02", "0.04", "0.06"}));
+  EXPECT_EQ(texts(painter.ticks().kill),
+            (std::vector<std::string>{"0.04", "0.05", "0.06", "0.07"}));
+  const io::AtlasLayout& layout = painter.layout();
+  // 0.06 at the top tile's centre; 0.04 between the tiles of 0.02667 and 0.04333, 4/5 of the
+  // way from the first.
+  EXPECT_DOUBLE_EQ(painter.ticks().feed[2].position, layout.row_centre(3));
+  const double along = (0.04 - feeds[1]) / (feeds[2] - feeds[1]);
+  EXPECT_NEAR(along, 0.8, 1e-12);
+  EXPECT_NEAR(painter.ticks().feed[1].position,
+              layout.row_centre(1) + along * (layout.row_centre(2) - layout.row_centre(1)), 1e-9);
+  EXPECT_DOUBLE_EQ(painter.ticks().kill[1].position, layout.column_centre(1));
+  const auto written = io::render_run(r.output, options);
+  ASSERT_EQ(written.size(), 1u);
+  const io::Rgb8Image atlas = read_png(written[0]);
+  expect_ticked_axes(atlas, painter);
+  expect_tiles(r.output, atlas, 0, 0);
+}
+
+TEST(SweepAtlas, AnAxisOfOneValueShowsItInFullWithRoomForIt) {
+  // One feed whose shortest exact text is long: the margin grows to hold it whole.
+  TempDir dir;
+  SweepRequest r = small_sweep(dir / "s.h5", InitialKind::Rectangle);
+  const double feed = 0.13 / 3;  // 0.043333333333333335
+  r.members = cross_members({feed}, {0.05, 0.06, 0.07}, {0});
+  r.images = 1;
+  r.fields = {false, true};
+  ASSERT_TRUE(execute_sweep(r).completed);
+  io::RenderOptions options;
+  options.out_dir = dir / "atlas";
+  const io::AtlasPainter painter(r.output, options);
+  ASSERT_EQ(painter.ticks().feed.size(), 1u);
+  EXPECT_EQ(painter.ticks().feed[0].text, "0.043333333333333335");
+  EXPECT_DOUBLE_EQ(painter.ticks().feed[0].position, painter.layout().row_centre(0));
+  EXPECT_GT(painter.layout().left, io::plan_atlas(24, 20, 1, 3).left) << "no room made";
+  const io::Rgb8Image atlas = read_png(io::render_run(r.output, options).at(0));
+  expect_ticked_axes(atlas, painter);
 }
 
 TEST(SweepAtlas, AnnotatedAtlasesGetAColorbarUnderTheAxes) {

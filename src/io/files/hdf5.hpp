@@ -81,6 +81,14 @@ void clear_writer_marks_on_open(hid_t fapl);
 // yet, within their current extent. The file reads as before. Costs one write of those chunks.
 void place_unwritten_chunks(const std::string& path, std::span<const char* const> datasets);
 
+// HDF5 1.10's MPI-IO driver gives the file a view for each collective write and sets the default
+// view back after it, but not when the write fails: every later write of that process then lands
+// at the failed write's offset plus its own (the file's metadata written into an image's room,
+// where no reader finds it). Once a write failed on any process of a file shared over MPI, every
+// process sets the default view back. Collective: every process of the file calls it, saying
+// whether a write failed on it; nothing is done for a file of one process.
+void mend_file_view_after_failure(hid_t file, bool failed_here);
+
 void write_attribute(hid_t obj, const std::string& name, std::int64_t value);
 void write_attribute(hid_t obj, const std::string& name, double value);
 void write_attribute(hid_t obj, const std::string& name, std::span<const double> values);

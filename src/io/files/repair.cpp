@@ -7,11 +7,13 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "io/files/checkpoint_slots.hpp"
 #include "io/files/hdf5.hpp"
 #include "io/files/problem_attributes.hpp"
 #include "io/files/reader.hpp"
 #include "io/files/run_file.hpp"
 #include "io/files/sweep_file.hpp"
+#include "io/files/writer_process.hpp"
 
 namespace grayscott::io {
 
@@ -98,6 +100,16 @@ FileReport inspect_file(const fs::path& path) {
       }
     }
   }
+  if (report.sweep) {
+    if (file.has_field("images_written")) {
+      report.images_written = file.read_int64("images_written");
+    } else if (file.has_field("checkpoint/images")) {
+      CheckpointSlots slots(report.members);
+      slots.marks() = file.read_int64("checkpoint/images");
+      for (std::int64_t m = 0; m < report.members; ++m)
+        report.images_written.push_back(slots.newest_images(m));
+    }
+  }
   report.live_writer = live_writer_of(file);
   return report;
 }
@@ -111,7 +123,7 @@ RepairOutcome repair_file(const fs::path& path) {
                        std::to_string(before.live_writer) +
                        " on this machine: repair it once that process has ended");
   }
-  outcome.images = before.images;
+  outcome.images = before.sweep ? before.complete_images() : before.images;
   outcome.status = before.status;
   if (before.needs_repair()) {
     h5::silence_library_errors();
@@ -121,7 +133,10 @@ RepairOutcome repair_file(const fs::path& path) {
     h5::Id file(H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl), H5Fclose,
                 "open " + path.string() + " to repair it");
     H5Fincrement_filesize(file, 0);  // a killed writer may leave the end of file behind
-    if (!before.sweep) {
+    if (before.sweep) {
+      const std::vector<std::int64_t> counts = cut_sweep_to_complete_images(file);
+      outcome.images = std::accumulate(counts.begin(), counts.end(), std::int64_t{0});
+    } else {
       // /step counts the images that are complete; /v, /u and /time may have grown past it.
       const auto n = static_cast<hsize_t>(before.images);
       for (const char* name : {"v", "u", "time"}) {
@@ -138,16 +153,14 @@ RepairOutcome repair_file(const fs::path& path) {
       }
     }
     if (before.status == "running") {
-      outcome.status = "killed after image " + std::to_string(before.images);
+      outcome.status = before.sweep
+                           ? "killed with " + std::to_string(outcome.images) + " of " +
+                                 std::to_string(before.members * before.images) + " images complete"
+                           : "killed after image " + std::to_string(before.images);
       h5::rewrite_string_attribute(file, "status", outcome.status);
     }
     // Its writer is gone: the file records none, as a closed file does.
-    if (H5Aexists(file, "writer_pid") > 0) {
-      const std::int64_t none = 0;
-      h5::Id attr(H5Aopen(file, "writer_pid", H5P_DEFAULT), H5Aclose, "open writer_pid");
-      h5::check(H5Awrite(attr, H5T_NATIVE_INT64, &none), "write writer_pid");
-      h5::rewrite_string_attribute(file, "writer_host", "");
-    }
+    record_no_writer(file);
     h5::check(H5Fflush(file, H5F_SCOPE_GLOBAL), "flush " + path.string());
     if (H5Fclose(file.release()) < 0) h5::fail("close " + path.string());
     outcome.changed = true;

@@ -4,7 +4,9 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <numeric>
 #include <string>
+#include <vector>
 
 #include "model/model.hpp"
 
@@ -16,7 +18,13 @@ struct FileReport {
   std::int64_t members = 1;
   Problem problem;  // feed and kill: the run's (a sweep's are per member)
   std::int64_t images_requested = 0;
-  std::int64_t images = 0;  // counted in /step (a sweep: every image, written or not)
+  std::int64_t images = 0;  // counted in /step (a sweep: per member, every image, written or not)
+  // A sweep: each member's images complete in the file, its first ones (/images_written; the
+  // images of its checkpoint in a file of an earlier grayscott).
+  std::vector<std::int64_t> images_written;
+  std::int64_t complete_images() const {
+    return std::accumulate(images_written.begin(), images_written.end(), std::int64_t{0});
+  }
   std::int64_t steps_per_image = 0;
   std::string fields;  // "v", "u", "u,v"
   std::string status;
@@ -36,7 +44,7 @@ FileReport inspect_file(const std::filesystem::path& path);
 
 struct RepairOutcome {
   FileReport before;
-  std::int64_t images = 0;  // counted after the repair
+  std::int64_t images = 0;  // counted after the repair (a sweep: its members' complete images)
   std::string status;       // after the repair
   bool changed = false;     // anything was written besides the .xmf
 };
@@ -44,9 +52,11 @@ struct RepairOutcome {
 // Turns a file whose writer was killed (or ran out of disk) into one every reader opens: HDF5's
 // mark of a file open for writing cleared, /v, /u and /time cut to the images /step counts (the
 // complete ones: a kill can leave larger sizes than the images flushed), the status "killed after
-// image N" where it still said "running", and the .xmf rewritten. Changes nothing else, so a
-// second repair finds nothing to do. Refuses (InvalidInput) a file that is not a grayscott file
-// and one whose writer still runs on this machine.
+// image N" where it still said "running", and the .xmf rewritten. A sweep's members are counted
+// each (cut_sweep_to_complete_images: /images_written, and what lies past it read as never
+// written), its status "killed with N of M images complete". Changes nothing else, so a second
+// repair finds nothing to do. Refuses (InvalidInput) a file that is not a grayscott file and one
+// whose writer still runs on this machine.
 RepairOutcome repair_file(const std::filesystem::path& path);
 
 }  // namespace grayscott::io

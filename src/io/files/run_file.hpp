@@ -118,8 +118,9 @@ class RunFileWriter {
   void write_companion();
   // Gives every byte of the file but the datasets' reserved room its blocks on the disk, so that
   // rewriting metadata in place (the status, the datasets' sizes) never needs room a full disk
-  // does not have. A single process's file only.
-  void give_metadata_its_blocks();
+  // does not have. `where`: the file's name now. Over MPI every process calls it (it reads
+  // metadata), one gives the blocks.
+  void give_metadata_its_blocks(const std::filesystem::path& where);
   // Where image `index` of each written field lies in the file, for the companion.
   ImagePlaces image_places(hsize_t index) const;
   struct Handles;

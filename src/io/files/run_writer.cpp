@@ -1,6 +1,7 @@
 // The run file's writer: its layout, images appended and counted, checkpoints, flushes, what a
 // write error leaves, and the status it ends with.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include "io/files/output_path.hpp"
 #include "io/files/problem_attributes.hpp"
 #include "io/files/run_file.hpp"
+#include "io/files/writer_process.hpp"
 
 namespace grayscott::io {
 
@@ -40,35 +42,6 @@ std::uint64_t run_output_bytes(const RunMetadata& meta) {
 }
 
 namespace {
-
-// Records that no process writes the file any more (at a clean close): pid 0, no host, so that
-// two runs' finished files hold the same attributes.
-void record_no_writer(hid_t root) {
-  if (H5Aexists(root, "writer_pid") <= 0) return;
-  const std::int64_t none = 0;
-  h5::Id attr(H5Aopen(root, "writer_pid", H5P_DEFAULT), H5Aclose, "open attribute writer_pid");
-  h5::check(H5Awrite(attr, H5T_NATIVE_INT64, &none), "write attribute writer_pid");
-  if (H5Aexists(root, "writer_host") > 0) h5::rewrite_string_attribute(root, "writer_host", "");
-}
-
-// The root attributes writer_pid and writer_host: this process. Before SWMR writing starts
-// (attributes are created then); a continued file's are written over.
-void record_writer(hid_t root) {
-  char host[256] = {};
-  ::gethostname(host, sizeof host - 1);
-  const std::int64_t pid = ::getpid();
-  if (H5Aexists(root, "writer_pid") > 0) {
-    h5::Id attr(H5Aopen(root, "writer_pid", H5P_DEFAULT), H5Aclose, "open attribute writer_pid");
-    h5::check(H5Awrite(attr, H5T_NATIVE_INT64, &pid), "write attribute writer_pid");
-  } else {
-    h5::write_attribute(root, "writer_pid", pid);
-  }
-  if (H5Aexists(root, "writer_host") > 0) {
-    h5::rewrite_string_attribute(root, "writer_host", host);
-  } else {
-    h5::write_attribute(root, "writer_host", std::string(host));
-  }
-}
 
 // Dataset access without a chunk cache: each write goes to the file at once, so that a write the
 // disk has no room for fails in that call (and is not counted), instead of at a later flush that
@@ -325,7 +298,9 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
         H5Sget_simple_extent_dims(space, dims, nullptr);
         dims[0] = 1;
         h5::check(H5Dset_extent(*dataset, dims), "reserve room for the images");
-        h_->note_room(*dataset);
+        // Only the images' room is left a hole: /step and /time, 16 bytes an image, get their
+        // disk blocks with the metadata, so that the images kept can be counted on a full disk.
+        if (dataset == &h_->v || dataset == &h_->u) h_->note_room(*dataset);
         dims[0] = 0;
         h5::check(H5Dset_extent(*dataset, dims), "reserve room for the images");
       }
@@ -345,20 +320,19 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
     h5::write_attribute(root, "version", meta.version);
     h5::write_attribute(root, "status", std::string("running"));
     // Who writes it, so that `grayscott repair` and `info` tell a running file from one whose
-    // writer was killed. Over MPI the ranks are many: none is recorded (every rank creates the
-    // same attributes, as a closed file holds them).
+    // writer was killed.
     if (!access_.shared()) {
       record_writer(root);
     } else {
-      h5::write_attribute(root, "writer_pid", std::int64_t{0});
-      h5::write_attribute(root, "writer_host", std::string());
+      record_shared_writers(root);
     }
     h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + partial.string());
     // From here on readers may open the file while it grows; no new object may be created. The
     // file takes its name only then, so that a reader never finds it in another state.
     if (!access_.shared()) swmr_ = H5Fstart_swmr_write(h_->file) >= 0;
-    // After SWMR's start, which cuts the file at its end (and any blocks past it).
-    if (!access_.shared()) give_metadata_its_blocks();
+    // After SWMR's start, which cuts the file at its end (and any blocks past it); over MPI
+    // after the flush above, which gave the file its size.
+    give_metadata_its_blocks(partial);
     if (access_.writes_companions) {
       move_into_place(partial, path, overwrite);
       write_companion();  // no image yet: replaces any stale companion
@@ -399,8 +373,8 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, Cont
   if (!access_.shared()) {
     swmr_ = H5Fstart_swmr_write(h_->file) >= 0;
     if (!swmr_) H5Eclear2(H5E_DEFAULT);
-    give_metadata_its_blocks();
   }
+  give_metadata_its_blocks(path);
 }
 
 void RunFileWriter::open_datasets() {
@@ -586,9 +560,10 @@ void RunFileWriter::append_image(std::int64_t step, const void* u, const void* v
       write_image(dataset, n, data,
                   "write image " + std::to_string(n) + " of " + name + " to " + path_.string());
     } catch (...) {
-      // Count no image that is not in the file.
+      // Count no image that is not in the file. Over MPI the size stays: shrinking is collective,
+      // and a failure need not reach every process alike; /step alone counts the images there.
       const hsize_t back[3] = {before, extent[1], extent[2]};
-      H5Dset_extent(dataset, back);
+      if (!access_.shared()) H5Dset_extent(dataset, back);
       throw;
     }
   };
@@ -769,15 +744,7 @@ void RunFileWriter::flush() {
   }
 }
 
-void RunFileWriter::give_metadata_its_blocks() {
-  void* handle = nullptr;
-  haddr_t end = 0;
-  if (H5Fget_vfd_handle(h_->file, H5P_DEFAULT, &handle) < 0 || handle == nullptr ||
-      H5Fget_eoa(h_->file, &end) < 0) {
-    H5Eclear2(H5E_DEFAULT);
-    return;
-  }
-  const int fd = *static_cast<int*>(handle);
+void RunFileWriter::give_metadata_its_blocks(const fs::path& where) {
   // The room reserved for the datasets' chunks stays a hole until written (du shows what is
   // written); every other byte of the file is metadata. A continued file's room is found from
   // its chunks; where a field holds no image yet, nothing is done.
@@ -785,10 +752,38 @@ void RunFileWriter::give_metadata_its_blocks() {
     for (const h5::Id* dataset : {&h_->v, &h_->u}) {
       if (dataset->get() >= 0 && first_extent(*dataset) == 0) return;
     }
-    for (const h5::Id* dataset : {&h_->v, &h_->u, &h_->step, &h_->time, &h_->checkpoint_u,
-                                  &h_->checkpoint_v}) {
+    for (const h5::Id* dataset : {&h_->v, &h_->u, &h_->checkpoint_u, &h_->checkpoint_v}) {
       if (dataset->get() >= 0 && first_extent(*dataset) > 0) h_->note_room(*dataset);
     }
+  }
+  // A single process's own descriptor. Over MPI ranks HDF5's is MPI-IO's: one process opens the
+  // file once more, since rank 0 writes the metadata of a flush while the others wait for it to
+  // say it is done, and a write that fails there for want of room leaves them waiting forever.
+  // MPI-IO tells no end of file either: a flush has made the file's size the end HDF5 records.
+  int fd = -1;
+  std::uint64_t end = 0;
+  struct Descriptor {
+    int fd = -1;
+    ~Descriptor() {
+      if (fd >= 0) ::close(fd);
+    }
+  } own;
+  if (!access_.shared()) {
+    void* handle = nullptr;
+    haddr_t eoa = 0;
+    if (H5Fget_vfd_handle(h_->file, H5P_DEFAULT, &handle) < 0 || handle == nullptr ||
+        H5Fget_eoa(h_->file, &eoa) < 0) {
+      H5Eclear2(H5E_DEFAULT);
+      return;
+    }
+    fd = *static_cast<int*>(handle);
+    end = eoa;
+  } else {
+    if (!access_.writes_companions) return;
+    own.fd = fd = ::open(where.c_str(), O_WRONLY | O_CLOEXEC);
+    struct stat status {};
+    if (fd < 0 || ::fstat(fd, &status) != 0) return;
+    end = static_cast<std::uint64_t>(status.st_size);
   }
   auto rooms = h_->rooms;
   std::sort(rooms.begin(), rooms.end());
@@ -836,6 +831,9 @@ void RunFileWriter::write_companion() {
 
 void RunFileWriter::finish(const std::string& status) {
   if (h_->file.get() < 0) return;
+  // Over MPI, before anything more is written: a failed write may have left the file's view
+  // shifted (see h5::mend_file_view_after_failure).
+  if (access_.shared()) h5::mend_file_view_after_failure(h_->file, write_failed_);
   if (write_failed_ && !access_.shared()) {
     // The images kept are durable (after_write_error). The status is rewritten in place, in the
     // heap that holds the file's strings, which has room for it: no new room on the disk is

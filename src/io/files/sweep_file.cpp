@@ -13,6 +13,7 @@
 #include "io/files/output_path.hpp"
 #include "io/files/problem_attributes.hpp"
 #include "io/files/reader.hpp"
+#include "io/files/writer_process.hpp"
 #include "io/files/xdmf.hpp"
 
 namespace grayscott::io {
@@ -38,6 +39,19 @@ void write_vector(hid_t file, const char* name, hid_t file_type, hid_t mem_type,
     h5::check(H5Dwrite(dataset, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data),
               std::string("write dataset ") + name);
   }
+}
+
+// /images_written [members] along the member axis (where the file has one), holding `counts`
+// (written by the process with `write_values`; with MPI every rank creates it). Created where the
+// file is open for creating objects: before SWMR writing starts.
+void create_images_written(hid_t file, hid_t member_scale, std::span<const std::int64_t> counts,
+                           bool write_values) {
+  write_vector(file, "images_written", H5T_STD_I64LE, H5T_NATIVE_INT64, counts.size(),
+               counts.data(), write_values);
+  h5::Id dataset(H5Dopen2(file, "images_written", H5P_DEFAULT), H5Dclose, "open /images_written");
+  if (member_scale >= 0) h5::attach_scales(dataset, std::span<const hid_t>(&member_scale, 1));
+  h5::write_attribute(dataset, "long_name",
+                      std::string("images of each member complete in the file: its first ones"));
 }
 
 }  // namespace
@@ -90,6 +104,7 @@ std::uint64_t sweep_output_bytes(const SweepMetadata& meta) {
 
 struct SweepFileWriter::Handles {
   h5::Id file, u, v, checkpoint_u, checkpoint_v, checkpoint_images, nonfinite;
+  h5::Id images_written;  // none in a file of an earlier grayscott until it is continued
   // /stats/<statistics_names[i]>, /stats/v_histogram and /stats/settled_image (none without).
   std::vector<h5::Id> statistics;
   h5::Id histogram, settled;
@@ -106,6 +121,7 @@ struct SweepFileWriter::Handles {
     if (H5Lexists(file, "checkpoint/v", H5P_DEFAULT) > 0) checkpoint_v = open("checkpoint/v");
     checkpoint_images = open("checkpoint/images");
     nonfinite = open("nonfinite_image");
+    if (H5Lexists(file, "images_written", H5P_DEFAULT) > 0) images_written = open("images_written");
     if (H5Lexists(file, "stats", H5P_DEFAULT) > 0) {
       for (const char* name : analysis::statistics_names)
         statistics.push_back(open((std::string("stats/") + name).c_str()));
@@ -120,7 +136,7 @@ struct SweepFileWriter::Handles {
   }
   void close_datasets() {
     u.reset(), v.reset(), checkpoint_u.reset(), checkpoint_v.reset(), checkpoint_images.reset(),
-        nonfinite.reset();
+        nonfinite.reset(), images_written.reset();
     statistics.clear();
     features.clear();
     histogram.reset(), settled.reset(), pattern_class.reset();
@@ -206,6 +222,13 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
     h5::write_attribute(root, "backend", meta.backend);
     h5::write_attribute(root, "version", meta.version);
     h5::write_attribute(root, "status", std::string("running"));
+    // Who writes it, so that `grayscott repair` and `info` tell a running sweep from one whose
+    // writer was killed.
+    if (shared) {
+      record_shared_writers(root);
+    } else {
+      record_writer(root);
+    }
     {
       // Two slots of every member's state to continue from, and the images done at each.
       h5::Id group(H5Gcreate2(h_->file, "checkpoint", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
@@ -261,6 +284,10 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
       const h5::Id time = open("time");
       h5::make_time_scale(time);
       const h5::Id member = h5::create_index_scale(h_->file, "member", meta.members(), writes);
+      // Each member's images complete in the file, counted as they are flushed (see flush()).
+      written_.assign(members, 0);
+      counted_ = written_;
+      create_images_written(h_->file, member, counted_, writes);
       const h5::GridScales grid =
           h5::create_grid_scales(h_->file, p.grid.rows, p.grid.cols, writes);
       const hid_t axes[4] = {member, time, grid.y, grid.x};
@@ -327,7 +354,8 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
     }
     h_->open_small_datasets();
     h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + path.string());
-    if (!shared) swmr_ = H5Fstart_swmr_write(h_->file) >= 0;
+    // Alone, readers may open it while it grows (where the file system lets HDF5 start SWMR).
+    if (!shared && H5Fstart_swmr_write(h_->file) < 0) H5Eclear2(H5E_DEFAULT);
     if (access.writes_shared_data) move_into_place(partial, path, overwrite);
   } catch (...) {
     h_->close_datasets();
@@ -355,11 +383,35 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
   h5::check(H5Dread(h_->checkpoint_images, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT,
                     slots_.marks().data()),
             "read /checkpoint/images");
+  // Each member's images complete in the file. A file of an earlier grayscott has no count: its
+  // members hold at least the images of their checkpoints, and the count starts from those.
+  written_.assign(static_cast<std::size_t>(meta.members()), 0);
+  if (h_->images_written.get() >= 0) {
+    h5::check(H5Dread(h_->images_written, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                      written_.data()),
+              "read /images_written");
+  } else {
+    for (std::size_t m = 0; m < written_.size(); ++m)
+      written_[m] = slots_.newest_images(static_cast<std::int64_t>(m));
+    h5::Id member;
+    if (H5Lexists(h_->file, "member", H5P_DEFAULT) > 0)
+      member = h5::Id(H5Dopen2(h_->file, "member", H5P_DEFAULT), H5Dclose, "open /member");
+    create_images_written(h_->file, member.get(), written_, access.writes_shared_data);
+    h_->images_written =
+        h5::Id(H5Dopen2(h_->file, "images_written", H5P_DEFAULT), H5Dclose, "open /images_written");
+  }
+  counted_ = written_;
   h5::rewrite_string_attribute(h_->file, "status", "running");
+  // This process writes it now; over MPI ranks none is named (a killed single process's pid, which
+  // another process may take, not kept).
+  if (shared) {
+    record_no_writer(h_->file);
+  } else {
+    record_writer(h_->file);
+  }
   h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + path.string());
   if (!shared) {
-    swmr_ = H5Fstart_swmr_write(h_->file) >= 0;
-    if (!swmr_) H5Eclear2(H5E_DEFAULT);
+    if (H5Fstart_swmr_write(h_->file) < 0) H5Eclear2(H5E_DEFAULT);
   }
   // Independent writes of members no rank computes again: one process does them.
   if (access.writes_shared_data) complete_final_checkpoints();
@@ -517,6 +569,163 @@ SweepFileState read_sweep_state(const fs::path& path) {
   return state;
 }
 
+namespace {
+
+// The fill value of a dataset (what its never-written elements read as), one element's bytes in
+// the dataset's own type.
+std::vector<unsigned char> fill_value_of(hid_t dataset, const std::string& name) {
+  h5::Id type(H5Dget_type(dataset), H5Tclose, "read the type of /" + name);
+  h5::Id props(H5Dget_create_plist(dataset), H5Pclose, "read /" + name);
+  std::vector<unsigned char> fill(H5Tget_size(type));
+  h5::check(H5Pget_fill_value(props, type, fill.data()), "read the fill value of /" + name);
+  return fill;
+}
+
+std::vector<hsize_t> dims_of(hid_t dataset) {
+  h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
+  std::vector<hsize_t> dims(static_cast<std::size_t>(H5Sget_simple_extent_ndims(space)));
+  H5Sget_simple_extent_dims(space, dims.data(), nullptr);
+  return dims;
+}
+
+// Selects [member, images from `first` on, every further index] of a dataset laid out
+// [members, images, ...].
+void select_images_from(hid_t space, const std::vector<hsize_t>& dims, hsize_t member,
+                        hsize_t first, std::vector<hsize_t>& count) {
+  std::vector<hsize_t> start(dims.size(), 0);
+  count = dims;
+  start[0] = member, count[0] = 1;
+  start[1] = first, count[1] = dims[1] - first;
+  h5::check(
+      H5Sselect_hyperslab(space, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
+      "select images");
+}
+
+}  // namespace
+
+std::vector<std::int64_t> cut_sweep_to_complete_images(hid_t file) {
+  const auto exists = [&](const std::string& name) {
+    return H5Lexists(file, name.c_str(), H5P_DEFAULT) > 0;
+  };
+  const auto open = [&](const std::string& name) {
+    return h5::Id(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose, "open /" + name);
+  };
+  std::vector<std::pair<std::string, h5::Id>> fields;
+  for (const char* name : {"v", "u"})
+    if (exists(name)) fields.emplace_back(name, open(name));
+  if (fields.empty()) throw InvalidInput("a sweep file without /v or /u");
+  const std::vector<hsize_t> dims = dims_of(fields.front().second);
+  if (dims.size() != 4) throw InvalidInput("a sweep file whose images are not 4-D");
+  const hsize_t members = dims[0], images = dims[1];
+
+  // The images each member holds: its writer's count, and never fewer than its checkpoint's.
+  CheckpointSlots slots(static_cast<std::int64_t>(members));
+  {
+    h5::Id marks = open("checkpoint/images");
+    h5::check(H5Dread(marks, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, slots.marks().data()),
+              "read /checkpoint/images");
+  }
+  const bool counted = exists("images_written");
+  std::vector<std::int64_t> counts(members, 0);
+  if (counted) {
+    h5::check(H5Dread(open("images_written"), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                      counts.data()),
+              "read /images_written");
+  }
+  for (hsize_t m = 0; m < members; ++m) {
+    counts[m] = std::clamp(std::max(counts[m], slots.newest_images(static_cast<std::int64_t>(m))),
+                           std::int64_t{0}, static_cast<std::int64_t>(images));
+  }
+  if (!counted) {
+    h5::Id member;
+    if (exists("member")) member = open("member");
+    create_images_written(file, member.get(), counts, true);
+    return counts;
+  }
+
+  // Past the counts, what was written reads as never written. An image is read first and written
+  // over only where it holds anything but the fill value: where a single process never placed
+  // its chunk, writing would place it (and take disk a full disk may lack).
+  for (const auto& [name, dataset] : fields) {
+    const std::vector<unsigned char> fill = fill_value_of(dataset, name);
+    const std::size_t value_bytes = fill.size();
+    const std::size_t image_values = static_cast<std::size_t>(dims[2] * dims[3]);
+    std::vector<unsigned char> image(image_values * value_bytes), empty(image.size());
+    for (std::size_t i = 0; i < image_values; ++i)
+      std::copy(fill.begin(), fill.end(),
+                empty.begin() + static_cast<std::ptrdiff_t>(i * value_bytes));
+    h5::Id type(H5Dget_type(dataset), H5Tclose, "read the type of /" + name);
+    const hsize_t one[4] = {1, 1, dims[2], dims[3]};
+    h5::Id mem = h5::simple_space(one);
+    for (hsize_t m = 0; m < members; ++m) {
+      for (auto k = static_cast<hsize_t>(counts[m]); k < images; ++k) {
+        const hsize_t start[4] = {m, k, 0, 0};
+        h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
+        h5::check(H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, one, nullptr),
+                  "select an image");
+        h5::check(H5Dread(dataset, type, mem, space, H5P_DEFAULT, image.data()),
+                  "read image " + std::to_string(k) + " of /" + name);
+        if (image == empty) continue;
+        h5::check(H5Dwrite(dataset, type, mem, space, H5P_DEFAULT, empty.data()),
+                  "empty image " + std::to_string(k) + " of /" + name);
+      }
+    }
+  }
+  if (exists("stats")) {
+    // Every dataset of /stats laid out [members, images, ...]: emptied past the counts.
+    std::vector<std::string> names{"v_histogram", "class"};
+    for (const char* name : analysis::statistics_names) names.emplace_back(name);
+    for (const char* name : analysis::classification_names) names.emplace_back(name);
+    for (const std::string& short_name : names) {
+      const std::string name = "stats/" + short_name;
+      if (!exists(name)) continue;
+      h5::Id dataset = open(name);
+      const std::vector<hsize_t> shape = dims_of(dataset);
+      if (shape.size() < 2 || shape[0] != members || shape[1] != images) continue;
+      const std::vector<unsigned char> fill = fill_value_of(dataset, name);
+      h5::Id type(H5Dget_type(dataset), H5Tclose, "read the type of /" + name);
+      for (hsize_t m = 0; m < members; ++m) {
+        if (static_cast<hsize_t>(counts[m]) >= images) continue;
+        h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
+        std::vector<hsize_t> count;
+        select_images_from(space, shape, m, static_cast<hsize_t>(counts[m]), count);
+        hsize_t values = 1;
+        for (hsize_t c : count) values *= c;
+        std::vector<unsigned char> empty(values * fill.size());
+        for (hsize_t i = 0; i < values; ++i)
+          std::copy(fill.begin(), fill.end(),
+                    empty.begin() + static_cast<std::ptrdiff_t>(i * fill.size()));
+        h5::Id mem = h5::simple_space(count);
+        h5::check(H5Dwrite(dataset, type, mem, space, H5P_DEFAULT, empty.data()),
+                  "empty /" + name + " past the images counted");
+      }
+    }
+  }
+  // An image recorded (where the member settled, or first held a non-finite value) that is not
+  // counted: none is.
+  for (const char* name : {"stats/settled_image", "nonfinite_image"}) {
+    if (!exists(name)) continue;
+    h5::Id dataset = open(name);
+    std::vector<std::int64_t> recorded(members);
+    h5::check(H5Dread(dataset, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, recorded.data()),
+              std::string("read /") + name);
+    bool changed = false;
+    for (hsize_t m = 0; m < members; ++m) {
+      if (recorded[m] < counts[m] || recorded[m] == -1) continue;
+      recorded[m] = -1;
+      changed = true;
+    }
+    if (changed) {
+      h5::check(H5Dwrite(dataset, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, recorded.data()),
+                std::string("write /") + name);
+    }
+  }
+  h5::check(H5Dwrite(open("images_written"), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                     counts.data()),
+            "write /images_written");
+  return counts;
+}
+
 template <class Real>
 void read_sweep_checkpoint(const fs::path& path, std::int64_t member_begin,
                            std::int64_t member_count, std::vector<Real>& u, std::vector<Real>& v) {
@@ -550,7 +759,35 @@ template void read_sweep_checkpoint<double>(const fs::path&, std::int64_t, std::
                                             std::vector<double>&, std::vector<double>&);
 
 void SweepFileWriter::flush() {
-  if (swmr_) h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + path_.string());
+  // The images first, then their count, in a flush of its own: a count never names an image that
+  // is not on the disk, whenever the process is killed. With shared access each rank's writes are
+  // raw writes into chunks allocated at creation, durable once made: its count follows them.
+  const bool alone = access_.file_access == H5P_DEFAULT;
+  if (alone) h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + path_.string());
+  if (count_written_images() && alone) {
+    h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + path_.string());
+  }
+}
+
+bool SweepFileWriter::count_written_images() {
+  if (h_->images_written.get() < 0) return false;
+  // The members whose count grew: consecutive ones (a batch, on this process).
+  std::size_t first = 0, end = written_.size();
+  while (first < end && written_[first] == counted_[first]) ++first;
+  while (end > first && written_[end - 1] == counted_[end - 1]) --end;
+  if (first == end) return false;
+  const hsize_t start[1] = {first}, count[1] = {end - first};
+  h5::Id space(H5Dget_space(h_->images_written), H5Sclose, "get a dataspace");
+  h5::check(H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr),
+            "select members");
+  h5::Id mem = h5::simple_space(count);
+  h5::check(H5Dwrite(h_->images_written, H5T_NATIVE_INT64, mem, space, H5P_DEFAULT,
+                     written_.data() + first),
+            "write /images_written to " + path_.string());
+  std::copy(written_.begin() + static_cast<std::ptrdiff_t>(first),
+            written_.begin() + static_cast<std::ptrdiff_t>(end),
+            counted_.begin() + static_cast<std::ptrdiff_t>(first));
+  return true;
 }
 
 SweepFileWriter::~SweepFileWriter() {
@@ -565,6 +802,17 @@ SweepFileWriter::~SweepFileWriter() {
 
 void SweepFileWriter::write_images(std::int64_t member_begin, std::int64_t member_count,
                                    std::int64_t image, const void* u, const void* v) {
+  write_image_block(member_begin, member_count, image, u, v);
+  // A member's images are written in order: the image after those written extends them (a
+  // continued member writes over the images after its checkpoint first, which changes nothing).
+  for (std::int64_t m = member_begin; m < member_begin + member_count; ++m) {
+    auto& written = written_[static_cast<std::size_t>(m)];
+    if (written == image) written = image + 1;
+  }
+}
+
+void SweepFileWriter::write_image_block(std::int64_t member_begin, std::int64_t member_count,
+                                        std::int64_t image, const void* u, const void* v) {
   const Problem& p = meta_.problem;
   if (member_begin < 0 || member_count <= 0 || member_begin + member_count > meta_.members() ||
       image < 0 || image >= meta_.images) {
@@ -644,14 +892,22 @@ void SweepFileWriter::write_missing_images(std::int64_t member, std::int64_t fir
   std::vector<float> nan_single(single ? cells : 0, std::numeric_limits<float>::quiet_NaN());
   std::vector<double> nan_double(single ? 0 : cells, std::numeric_limits<double>::quiet_NaN());
   const void* nan = single ? static_cast<const void*>(nan_single.data()) : nan_double.data();
+  // Not counted: these images were never computed.
   for (std::int64_t image = std::max<std::int64_t>(first_image, 0); image < meta_.images; ++image) {
-    write_images(member, 1, image, nan, nan);
+    write_image_block(member, 1, image, nan, nan);
   }
 }
 
 void SweepFileWriter::finish(const std::string& status,
                              const std::vector<std::int64_t>& nonfinite_image) {
   if (h_->file.get() < 0) return;
+  // The images written since the last flush counted; where they cannot be flushed (a full disk)
+  // the count stays at the images flushed before, and how the sweep ended is still recorded.
+  try {
+    flush();
+  } catch (const std::exception&) {
+    H5Eclear2(H5E_DEFAULT);
+  }
   std::vector<std::int64_t> first(static_cast<std::size_t>(meta_.members()), -1);
   std::copy_n(nonfinite_image.begin(), std::min(nonfinite_image.size(), first.size()),
               first.begin());
@@ -661,6 +917,7 @@ void SweepFileWriter::finish(const std::string& status,
         "write /nonfinite_image to " + path_.string());
   }
   h5::rewrite_string_attribute(h_->file, "status", status);
+  record_no_writer(h_->file);  // collective over MPI ranks, each writing the same values
   // Every process asks where the images lie (metadata reads are collective over MPI).
   const std::vector<ImagePlaces> places =
       sweep_image_places(h_->u.get(), h_->v.get(), meta_.members(), meta_.images);

@@ -4,6 +4,7 @@
 //   /seed           [members] int64, each member's noise seed (0 for the rectangle)
 //   /step           [images] int64, steps done at each image
 //   /nonfinite_image [members] int64, the first image holding a non-finite value, or -1
+//   /images_written [members] int64, each member's images complete in the file (its first ones)
 //   root attributes: the shared parameters (rows, cols, du, dv, dt, stencil, boundary, ...),
 //   init, members, kind = "sweep", status.
 // and NAME.xmf beside it (write_sweep_xdmf).
@@ -104,8 +105,9 @@ class SweepFileWriter {
   void save_checkpoint(std::int64_t member_begin, std::int64_t member_count,
                        std::int64_t images_done, const void* u, const void* v,
                        const std::int64_t* nonfinite_image);
-  // Makes the images written so far survive a crash of this process. With shared access each
-  // rank's images are raw writes into chunks allocated at creation, durable once written.
+  // Makes the images written so far survive a crash of this process, and then counts them in
+  // /images_written. With shared access each rank's images are raw writes into chunks allocated
+  // at creation, durable once written.
   void flush();
   // Records each member's first non-finite image (-1: none) and how the sweep ended, and closes
   // the file. The destructor records an interruption if not called.
@@ -117,7 +119,12 @@ class SweepFileWriter {
   std::filesystem::path path_;
   SweepMetadata meta_;
   SweepFileAccess access_;
-  bool swmr_ = false;
+  // Per member, the images written (its first ones) and those /images_written counts.
+  std::vector<std::int64_t> written_, counted_;
+  void write_image_block(std::int64_t member_begin, std::int64_t member_count, std::int64_t image,
+                         const void* u, const void* v);
+  // Writes the counts of the members whose images written grew; false when none did.
+  bool count_written_images();
   void complete_final_checkpoints();
   void write_slot_images(int slot, std::int64_t member_begin, std::int64_t member_count);
   // How this file writes a checkpoint of members [member_begin, member_begin + member_count)'s
@@ -140,6 +147,16 @@ struct SweepFileState {
   std::vector<SteadyHistory> steady;
 };
 SweepFileState read_sweep_state(const std::filesystem::path& path);
+// Makes a sweep file whose writer was killed (or stopped by a full disk) read as what it holds,
+// for `grayscott repair`; `file` is open for writing, by this process alone, not in SWMR mode.
+// Per member, /images_written counts the images complete in the file: those its writer counted
+// once they were flushed, and at least those of its checkpoint (a file of an earlier grayscott,
+// which has no count, is given one from its checkpoints). Past each member's count, its images
+// (NaN), their statistics (NaN, class -1, no histogram counts) and a settling or first non-finite
+// image recorded there (-1) then read as never written, as in a sweep stopped by a signal; in a
+// file of an earlier grayscott, whose count is only a lower bound, they are left as they are.
+// Returns each member's count.
+std::vector<std::int64_t> cut_sweep_to_complete_images(hid_t file);
 // Readies a sweep file one process wrote for processes sharing it over MPI: writes the fill value
 // (NaN) into every chunk not yet placed, so that the file reads the same and every chunk is
 // placed. Costs one write of what the sweep has not yet written.

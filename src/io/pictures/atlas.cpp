@@ -25,6 +25,9 @@ namespace {
 constexpr std::uint8_t background = 255;  // white page, black text
 constexpr std::int64_t label_px = 14;     // text height in pixels
 constexpr std::int64_t pad = 6;
+constexpr std::int64_t tick_length = 4;
+// Between a tick mark's end and its label.
+constexpr std::int64_t label_gap = 3;
 // The pattern classes' colours (analysis/classify.hpp's order): decayed grey, uniform white,
 // spots cyan, stripes green, holes magenta, mixed orange, waves red.
 constexpr std::array<std::array<std::uint8_t, 3>, 7> class_colours{{{128, 128, 128},
@@ -36,12 +39,6 @@ constexpr std::array<std::array<std::uint8_t, 3>, 7> class_colours{{{128, 128, 1
                                                                     {230, 20, 20}}};
 static_assert(class_colours.size() == analysis::pattern_class_names.size());
 
-std::string label(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.4g", value);
-  return text;
-}
-
 // Distinct values in ascending order, and each value's index.
 std::map<double, std::int64_t> axis(const std::vector<double>& values) {
   std::map<double, std::int64_t> index;
@@ -51,10 +48,34 @@ std::map<double, std::int64_t> axis(const std::vector<double>& values) {
   return index;
 }
 
+// The middle of a mask's ink along its rows (`across_rows`) or its columns: where a label's
+// digits centre on their tick, whatever the font's room above and below them.
+double ink_middle(const TextMask& mask, bool across_rows) {
+  const std::int64_t lines = across_rows ? mask.height : mask.width;
+  const std::int64_t along = across_rows ? mask.width : mask.height;
+  std::int64_t first = -1, last = -1;
+  for (std::int64_t i = 0; i < lines; ++i) {
+    for (std::int64_t j = 0; j < along; ++j) {
+      const std::int64_t at = across_rows ? i * mask.width + j : j * mask.width + i;
+      if (mask.coverage[static_cast<std::size_t>(at)] == 0) continue;
+      if (first < 0) first = i;
+      last = i;
+      break;
+    }
+  }
+  return first < 0 ? static_cast<double>(lines) / 2 : static_cast<double>(first + last + 1) / 2;
+}
+
+// The pixel a tick at `position` marks: the one that holds it (a tile's centre between two
+// pixels marks the second).
+std::int64_t tick_pixel(double position) {
+  return static_cast<std::int64_t>(std::floor(position + 1e-6));
+}
+
 }  // namespace
 
 AtlasLayout plan_atlas(std::int64_t rows, std::int64_t cols, std::int64_t feeds, std::int64_t kills,
-                       std::int64_t max_tile) {
+                       std::int64_t max_tile, AtlasLabelRoom labels) {
   AtlasLayout a;
   a.feeds = feeds;
   a.kills = kills;
@@ -62,15 +83,17 @@ AtlasLayout plan_atlas(std::int64_t rows, std::int64_t cols, std::int64_t feeds,
   a.tile_rows = (rows + a.subsample - 1) / a.subsample;
   a.tile_cols = (cols + a.subsample - 1) / a.subsample;
   a.gap = 2;
-  // Room for: the axis title, the widest value label (8 characters at most for "%.4g" of a
-  // rate), the title line on top.
-  const std::int64_t label_width = 8 * label_px * 2 / 3;
-  a.left = pad + label_px * 3 / 2 + pad + label_width + pad;
+  a.tick_length = tick_length;
+  // Room for: the axis title, the widest value label (at least 8 characters), the tick marks and
+  // the gaps on either side of them; the title line on top.
+  const std::int64_t least = 8 * label_px * 2 / 3;
+  const std::int64_t feed_labels = std::max(least, labels.feed);
+  const std::int64_t kill_labels = std::max(least, labels.kill);
+  const std::int64_t to_labels = 1 + tick_length + label_gap;
+  a.left = pad + label_px * 3 / 2 + pad + feed_labels + to_labels;
   a.top = pad + label_px * 3 / 2 + pad;
-  const std::int64_t grid_width = kills * a.tile_cols + (kills - 1) * a.gap;
-  const std::int64_t grid_height = feeds * a.tile_rows + (feeds - 1) * a.gap;
-  a.width = a.left + grid_width + pad;
-  a.height = a.top + grid_height + pad + label_width + pad + label_px * 3 / 2 + pad;
+  a.width = a.left + a.grid_width() + pad;
+  a.height = a.top + a.grid_height() + to_labels + kill_labels + pad + label_px * 3 / 2 + pad;
   return a;
 }
 
@@ -119,8 +142,7 @@ struct AtlasPainter::State {
     for (std::int64_t s : seed) {  // in order of first appearance
       if (std::find(seeds.begin(), seeds.end(), s) == seeds.end()) seeds.push_back(s);
     }
-    layout = plan_atlas(rows, cols, static_cast<std::int64_t>(feed_index.size()),
-                        static_cast<std::int64_t>(kill_index.size()));
+    place_ticks();
     noise = reader.has_attribute("init") && reader.attribute_string("init") == "noise";
     if (reader.has_attribute("dt")) dt = reader.attribute_double("dt");
     if (annotate) layout.height += colorbar_section;
@@ -156,6 +178,37 @@ struct AtlasPainter::State {
   bool noise = false;
   double dt = 0;  // 0: unknown (no model time in the title)
   std::vector<std::int64_t> classes;  // /stats/class, or empty
+  AtlasTicks ticks;
+
+  // The axes' ticks, and the layout with room for their labels. The ticks' places along the
+  // axes do not depend on that room: they are chosen relative to the grid, then moved with it.
+  void place_ticks() {
+    const auto feeds = static_cast<std::int64_t>(feed_index.size());
+    const auto kills = static_cast<std::int64_t>(kill_index.size());
+    const AtlasLayout grid = plan_atlas(rows, cols, feeds, kills);
+    std::vector<double> feed_values, kill_values, feed_centres, kill_centres;
+    for (const auto& [value, f] : feed_index) {
+      feed_values.push_back(value);
+      feed_centres.push_back(grid.row_centre(f) - static_cast<double>(grid.top));
+    }
+    for (const auto& [value, k] : kill_index) {
+      kill_values.push_back(value);
+      kill_centres.push_back(grid.column_centre(k) - static_cast<double>(grid.left));
+    }
+    // Labels take a line of text along their axis (kill labels read upwards): a line and a
+    // little more apart, they never touch.
+    const double spacing = static_cast<double>((text.usable() ? text.line_height() : label_px) + 2);
+    ticks.feed = choose_ticks(feed_values, feed_centres, spacing);
+    ticks.kill = choose_ticks(kill_values, kill_centres, spacing);
+    AtlasLabelRoom room;
+    for (const AxisTick& tick : ticks.feed)
+      room.feed = std::max(room.feed, text.render(tick.text).width);
+    for (const AxisTick& tick : ticks.kill)
+      room.kill = std::max(room.kill, text.render(tick.text).width);
+    layout = plan_atlas(rows, cols, feeds, kills, 256, room);
+    for (AxisTick& tick : ticks.feed) tick.position += static_cast<double>(layout.top);
+    for (AxisTick& tick : ticks.kill) tick.position += static_cast<double>(layout.left);
+  }
   static constexpr std::int64_t legend_section = label_px * 3 / 2 + pad;
   // Below the axes with --annotate: the bar, its end values and the field's name beneath.
   static constexpr std::int64_t bar_height = 12;
@@ -168,6 +221,8 @@ AtlasPainter::~AtlasPainter() = default;
 
 std::int64_t AtlasPainter::images() const { return s_->images; }
 const std::vector<std::int64_t>& AtlasPainter::seeds() const { return s_->seeds; }
+const AtlasLayout& AtlasPainter::layout() const { return s_->layout; }
+const AtlasTicks& AtlasPainter::ticks() const { return s_->ticks; }
 
 Rgb8Image AtlasPainter::paint(std::int64_t image, std::int64_t seed_value) const {
   const State& st = *s_;
@@ -192,35 +247,40 @@ Rgb8Image AtlasPainter::paint(std::int64_t image, std::int64_t seed_value) const
       }
     }
   }
+  // Tick marks left of the grid and below it, at the ticks' places.
+  const std::int64_t grid_bottom = layout.grid_bottom();
+  const auto ink = [&](std::int64_t x, std::int64_t y) {
+    std::fill_n(atlas.pixels.begin() + 3 * (y * layout.width + x), 3, std::uint8_t{0});
+  };
+  for (const AxisTick& tick : st.ticks.feed) {
+    for (std::int64_t x = layout.left - 1 - layout.tick_length; x < layout.left - 1; ++x)
+      ink(x, tick_pixel(tick.position));
+  }
+  for (const AxisTick& tick : st.ticks.kill) {
+    for (std::int64_t y = grid_bottom + 1; y < grid_bottom + 1 + layout.tick_length; ++y)
+      ink(tick_pixel(tick.position), y);
+  }
   const TextRenderer& text = st.text;
   if (text.usable()) {
-    // Feed labels left of their rows and kill labels (reading upwards) below their columns;
-    // crowded axes label every n-th value so that labels never overlap.
-    const std::int64_t line = text.line_height();
-    const std::int64_t label_right = layout.left - pad;
-    const std::int64_t row_stride =
-        (line + layout.tile_rows + layout.gap - 1) / (layout.tile_rows + layout.gap);
-    for (const auto& [value, f] : st.feed_index) {
-      if (f % row_stride != 0) continue;
-      const TextMask mask = text.render(label(value));
+    // Feed labels left of their tick marks and kill labels (reading upwards) below theirs, their
+    // digits centred on the tick, kept inside the picture (the ticks' spacing keeps them apart).
+    const std::int64_t label_right = layout.left - 1 - layout.tick_length - label_gap;
+    for (const AxisTick& tick : st.ticks.feed) {
+      const TextMask mask = text.render(tick.text);
+      const std::int64_t y = std::lround(tick.position - ink_middle(mask, true));
       draw(atlas, mask, label_right - mask.width,
-           layout.tile_y(f) + (layout.tile_rows - mask.height) / 2);
+           std::clamp<std::int64_t>(y, 0, layout.height - mask.height));
     }
-    const std::int64_t col_stride =
-        (line + layout.tile_cols + layout.gap - 1) / (layout.tile_cols + layout.gap);
-    const std::int64_t grid_bottom =
-        layout.top + layout.feeds * layout.tile_rows + (layout.feeds - 1) * layout.gap;
-    for (const auto& [value, k] : st.kill_index) {
-      if (k % col_stride != 0) continue;
-      const TextMask mask = rotated(text.render(label(value)));
-      draw(atlas, mask, layout.tile_x(k) + (layout.tile_cols - mask.width) / 2, grid_bottom + pad);
+    for (const AxisTick& tick : st.ticks.kill) {
+      const TextMask mask = rotated(text.render(tick.text));
+      const std::int64_t x = std::lround(tick.position - ink_middle(mask, false));
+      draw(atlas, mask, std::clamp<std::int64_t>(x, 0, layout.width - mask.width),
+           grid_bottom + 1 + layout.tick_length + label_gap);
     }
     const TextMask feed_title = rotated(text.render("feed F"));
-    const std::int64_t grid_height = grid_bottom - layout.top;
-    draw(atlas, feed_title, pad, layout.top + (grid_height - feed_title.height) / 2);
+    draw(atlas, feed_title, pad, layout.top + (layout.grid_height() - feed_title.height) / 2);
     const TextMask kill_title = text.render("kill k");
-    const std::int64_t grid_width =
-        layout.kills * layout.tile_cols + (layout.kills - 1) * layout.gap;
+    const std::int64_t grid_width = layout.grid_width();
     const std::int64_t axes_bottom =
         layout.height - (st.annotate ? State::colorbar_section : std::int64_t{0}) -
         (st.classes.empty() ? std::int64_t{0} : State::legend_section);

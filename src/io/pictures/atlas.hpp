@@ -1,7 +1,7 @@
 // The atlas of a sweep file: one PNG with a tile per (feed, kill) showing one image of that member
 // (the last by default), kill increasing to the right, feed increasing upwards (Pearson's map),
-// each row and column labelled with its value. A sweep with several seeds gets one atlas per
-// seed.
+// the axes ticked at round values (io/pictures/ticks.hpp). A sweep with several seeds gets one
+// atlas per seed.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +12,7 @@
 
 #include "io/pictures/png.hpp"
 #include "io/pictures/render.hpp"
+#include "io/pictures/ticks.hpp"
 
 namespace grayscott::io {
 
@@ -23,15 +24,40 @@ struct AtlasLayout {
   std::int64_t left = 0, top = 0;             // the tile grid's origin (margins for the labels)
   std::int64_t width = 0, height = 0;         // the whole picture
   std::int64_t feeds = 0, kills = 0;
+  // The tick marks: pixels [left - 1 - tick_length, left - 1) left of the grid, rows
+  // [grid_bottom() + 1, grid_bottom() + 1 + tick_length) below it; the labels beyond them.
+  std::int64_t tick_length = 0;
   // Top-left pixel of the tile of feed index f (ascending) and kill index k (ascending).
   std::int64_t tile_x(std::int64_t k) const { return left + k * (tile_cols + gap); }
   std::int64_t tile_y(std::int64_t f) const { return top + (feeds - 1 - f) * (tile_rows + gap); }
+  // Where the axes put each tile's value: its centre (a tile covers [tile_x, tile_x + tile_cols)).
+  double column_centre(std::int64_t k) const {
+    return static_cast<double>(tile_x(k)) + static_cast<double>(tile_cols) / 2;
+  }
+  double row_centre(std::int64_t f) const {
+    return static_cast<double>(tile_y(f)) + static_cast<double>(tile_rows) / 2;
+  }
+  std::int64_t grid_width() const { return kills * tile_cols + (kills - 1) * gap; }
+  std::int64_t grid_height() const { return feeds * tile_rows + (feeds - 1) * gap; }
+  std::int64_t grid_bottom() const { return top + grid_height(); }  // the first row below it
+};
+
+// The room the axes' value labels take across their axis, in pixels: the widest feed label and
+// the longest kill label (kill labels read upwards). Room for 8 characters is kept at least.
+struct AtlasLabelRoom {
+  std::int64_t feed = 0, kill = 0;
 };
 
 // Tiles are the images themselves, subsampled by the smallest whole factor that keeps them at
 // most `max_tile` pixels on a side.
 AtlasLayout plan_atlas(std::int64_t rows, std::int64_t cols, std::int64_t feeds, std::int64_t kills,
-                       std::int64_t max_tile = 256);
+                       std::int64_t max_tile = 256, AtlasLabelRoom labels = {});
+
+// The ticks of an atlas's axes, at their places in the picture: feed ticks along y (feed
+// increasing upwards), kill ticks along x.
+struct AtlasTicks {
+  std::vector<AxisTick> feed, kill;
+};
 
 // The font for the labels: $GRAYSCOTT_FONT if set, else DejaVu Sans (Debian's fonts-dejavu-core);
 // empty when none is found (the atlas is then written without text, with a warning).
@@ -49,6 +75,8 @@ class AtlasPainter {
   ~AtlasPainter();
   std::int64_t images() const;
   const std::vector<std::int64_t>& seeds() const;  // in order of first appearance
+  const AtlasLayout& layout() const;
+  const AtlasTicks& ticks() const;
   // The atlas of image `image` (resolved, from 0) for the members of seed `seed`.
   Rgb8Image paint(std::int64_t image, std::int64_t seed) const;
 
