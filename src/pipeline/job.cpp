@@ -319,11 +319,13 @@ JobSummary run_job(Job job, JobFile<Real>& file, Placement<Real>& place) {
   JobSummary summary;
   summary.status = place.agreed_status(local_status, complete_here);
   place.merge_nonfinite(nonfinite);
+  // The job's error first (a file that could not record how it ended says so in it), then any
+  // of closing the file.
+  std::exception_ptr reported = error;
   const std::exception_ptr finish_error =
-      capture_error([&] { file.finish(summary.status, error); });
+      capture_error([&] { reported = file.finish(summary.status, error); });
   times.file_close = clock.lap();
-  // A file that could not record how it ended says why (and needs repair): that first.
-  place.agree_on(finish_error && error ? finish_error : error);
+  place.agree_on(reported);
   place.agree_on(finish_error);
 
   summary.times = times;

@@ -137,9 +137,10 @@ class JobFile {
   // Members whose values became non-finite (a sweep's; the first non-finite image per member),
   // merged over processes by the placement.
   virtual std::vector<std::int64_t>* nonfinite_images() { return nullptr; }
-  // Records the status and closes the file; `error` is the job's error, if any (a run whose disk
-  // had no room even for the status says so).
-  virtual void finish(const std::string& status, std::exception_ptr error) = 0;
+  // Records the status and closes the file. Returns the job's error as it is to be reported:
+  // `error` itself or, where the file could not record how the job ended (a disk without room
+  // even for the status), one that says so and what to do.
+  virtual std::exception_ptr finish(const std::string& status, std::exception_ptr error) = 0;
   virtual std::int64_t images_written() const = 0;     // a run file's images at the end
   virtual std::int64_t checkpoint_images() const = 0;  // a run: its sinks' newest checkpoint
   virtual std::uint64_t bytes_per_member() const = 0;  // memory one member takes (batch sizing)
@@ -158,7 +159,7 @@ struct Job {
   SavePolicy save;
   AnalysisRequest analysis;
   bool one_simulation = true;  // a run: stops at its first non-finite image, and once settled
-  std::uint64_t max_batch_bytes = 0;                            // 0: default_batch_memory()
+  std::uint64_t max_batch_bytes = 0;  // 0: default_batch_memory()
   // After each image: (member-images done, member-images in the job) of this process's members,
   // counting those a continued file held (a run: images done, images).
   std::function<void(std::int64_t, std::int64_t)> on_progress;

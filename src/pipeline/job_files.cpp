@@ -127,20 +127,21 @@ class RunJobFile final : public JobFile<Real> {
                                                nonfinite_advice(request_.problem),
                                                checkpoint_images_);
   }
-  void finish(const std::string& status, std::exception_ptr error) override {
-    if (!writer_) return;
+  std::exception_ptr finish(const std::string& status, std::exception_ptr error) override {
+    if (!writer_) return error;
     writer_->finish(status);
-    if (error && !writer_->status_recorded()) {
-      // The disk had no room even for the status: say what the file needs.
-      const std::string path = request_.output.string();
-      try {
-        std::rethrow_exception(error);
-      } catch (const std::exception& e) {
-        throw std::runtime_error(std::string(e.what()) + "; " + path +
-                                 " still says 'running': grayscott repair " + path +
-                                 " records how it ended");
-      }
+    if (!error || writer_->status_recorded()) return error;
+    // The disk had no room even for the status: say what the file needs.
+    const std::string path = request_.output.string();
+    try {
+      std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+      return std::make_exception_ptr(std::runtime_error(std::string(e.what()) + "; " + path +
+                                                        " still says 'running': grayscott repair " +
+                                                        path + " records how it ended"));
+    } catch (...) {
     }
+    return error;
   }
   std::int64_t images_written() const override { return writer_ ? writer_->images_written() : 0; }
   std::int64_t checkpoint_images() const override {
@@ -218,8 +219,9 @@ class SweepJobFile final : public JobFile<Real> {
     }
   }
   std::vector<std::int64_t>* nonfinite_images() override { return &nonfinite_; }
-  void finish(const std::string& status, std::exception_ptr) override {
+  std::exception_ptr finish(const std::string& status, std::exception_ptr error) override {
     if (writer_) writer_->finish(status, nonfinite_);
+    return error;
   }
   std::int64_t images_written() const override { return 0; }
   std::int64_t checkpoint_images() const override { return 0; }

@@ -446,9 +446,10 @@ TEST(SweepFile, AMillionMembersAreValidatedAndRefusedUpFront) {
   r.problem.params.dt = 4.3;
   EXPECT_NO_THROW(sweep_metadata(r));
   r.members.back().feed = 0.1;
-  EXPECT_NE(error_of([&] { sweep_metadata(r); }).find("stability limit 4 of stencil oono-puri "
-                                                     "with du 0.1, dv 0.05, feed 0.1 and kill "
-                                                     "0.07"),
+  EXPECT_NE(error_of([&] { sweep_metadata(r); })
+                .find("stability limit 4 of stencil oono-puri "
+                      "with du 0.1, dv 0.05, feed 0.1 and kill "
+                      "0.07"),
             std::string::npos);
 }
 
@@ -502,7 +503,8 @@ void expect_tiles(const fs::path& sweep_file, const io::Rgb8Image& atlas, std::i
   const io::AtlasLayout layout =
       io::plan_atlas(dims[2], dims[3], static_cast<std::int64_t>(feeds.size()),
                      static_cast<std::int64_t>(kills.size()), max_tile);
-  ASSERT_EQ(atlas.width, layout.width);
+  // Wider where the title needs it (a narrow grid); the tiles where the layout puts them.
+  ASSERT_GE(atlas.width, layout.width);
   ASSERT_EQ(atlas.height, layout.height);
   int tiles = 0;
   for (std::int64_t m = 0; m < dims[0]; ++m) {
@@ -764,6 +766,7 @@ TEST(SweepAtlas, AnAxisOfOneValueShowsItInFullWithRoomForIt) {
 }
 
 TEST(SweepAtlas, AnnotatedAtlasesGetAColorbarUnderTheAxes) {
+  // Three feeds by two kills of 24x20 tiles: a grid 42 pixels wide, narrower than its text.
   TempDir dir;
   SweepRequest r = small_sweep(dir / "s.h5", InitialKind::Rectangle);
   ASSERT_TRUE(execute_sweep(r).completed);
@@ -773,30 +776,101 @@ TEST(SweepAtlas, AnnotatedAtlasesGetAColorbarUnderTheAxes) {
   options.out_dir = dir / "annotated";
   options.annotate = true;
   const io::Rgb8Image annotated = read_png(io::render_run(r.output, options).at(0));
-  EXPECT_EQ(annotated.width, plain.width);
+  // The picture is as wide as its longer title and its colour bar's text need.
+  EXPECT_GE(annotated.width, plain.width);
   ASSERT_GT(annotated.height, plain.height);
   // Below the title, the tiles, labels and axis titles are the plain atlas's, pixel for pixel;
   // below them, a bar from the colormap's low to its high end.
   const io::AtlasLayout layout = io::plan_atlas(24, 20, 3, 2);
-  const auto row_bytes = static_cast<std::size_t>(3 * plain.width);
-  EXPECT_TRUE(std::equal(plain.pixels.begin() + static_cast<std::ptrdiff_t>(layout.top * row_bytes),
-                         plain.pixels.end(),
-                         annotated.pixels.begin() + static_cast<std::ptrdiff_t>(layout.top * row_bytes)));
-  const io::ColormapTable& inferno = io::colormap_table(io::Colormap::Inferno);
-  const std::int64_t grid_width = layout.kills * layout.tile_cols + (layout.kills - 1) * layout.gap;
-  const auto pixel = [&](std::int64_t x, std::int64_t y) {
-    const auto* p = &annotated.pixels[static_cast<std::size_t>(3 * (y * annotated.width + x))];
+  const auto pixel = [&](const io::Rgb8Image& image, std::int64_t x, std::int64_t y) {
+    const auto* p = &image.pixels[static_cast<std::size_t>(3 * (y * image.width + x))];
     return std::array<std::uint8_t, 3>{p[0], p[1], p[2]};
   };
+  for (std::int64_t y = layout.top; y < plain.height; ++y) {
+    for (std::int64_t x = 0; x < plain.width; ++x)
+      ASSERT_EQ(pixel(plain, x, y), pixel(annotated, x, y)) << x << " " << y;
+  }
+  const io::ColormapTable& inferno = io::colormap_table(io::Colormap::Inferno);
+  const std::int64_t grid_width = layout.grid_width();
   std::int64_t bar_row = -1;
   for (std::int64_t y = plain.height; y < annotated.height && bar_row < 0; ++y) {
-    if (pixel(layout.left, y) == inferno[0]) bar_row = y;
+    if (pixel(annotated, layout.left, y) == inferno[0]) bar_row = y;
   }
   ASSERT_GE(bar_row, 0) << "no colorbar below the axes";
-  EXPECT_EQ(pixel(layout.left + grid_width - 1, bar_row), inferno[255]);
-  EXPECT_GT(ink(annotated, layout.left, bar_row + 12, layout.left + grid_width, annotated.height),
-            20)
-      << "the colorbar's ends and the field's name";
+  std::int64_t bar_end = layout.left;
+  while (bar_end < annotated.width &&
+         pixel(annotated, bar_end, bar_row) != std::array<std::uint8_t, 3>{255, 255, 255})
+    ++bar_end;
+  EXPECT_GE(bar_end - layout.left, grid_width) << "the bar spans the grid at least";
+  EXPECT_EQ(pixel(annotated, bar_end - 1, bar_row), inferno[255]);
+  // The bar's two ends and the field's name beneath it: three words apart, none touching another.
+  std::vector<bool> inked(static_cast<std::size_t>(annotated.width), false);
+  for (std::int64_t x = 0; x < annotated.width; ++x)
+    inked[static_cast<std::size_t>(x)] =
+        ink(annotated, x, bar_row + 12, x + 1, annotated.height) > 0;
+  int words = 0;
+  for (std::size_t x = 0; x < inked.size(); ++x) {
+    // A word: ink after at least four blank columns (letters of one word are closer).
+    const bool starts =
+        inked[x] && (x < 4 || !(inked[x - 1] || inked[x - 2] || inked[x - 3] || inked[x - 4]));
+    words += starts ? 1 : 0;
+  }
+  EXPECT_EQ(words, 3) << "the colorbar's ends and the field's name, apart";
+  // The title's ink ends inside the picture, a margin before its right edge: not cut.
+  for (const io::Rgb8Image* picture : {&plain, &annotated}) {
+    EXPECT_GT(ink(*picture, 0, 0, picture->width, layout.top), 20) << "a title";
+    EXPECT_EQ(ink(*picture, picture->width - 4, 0, picture->width, layout.top), 0)
+        << "the title runs to the picture's edge";
+  }
+}
+
+// A classified sweep, annotated: each tile marked in its top-left corner with its member's class
+// (outlined in black), and a legend naming every class, on as many lines as a narrow atlas needs.
+TEST(SweepAtlas, AnnotatedClassesMarkEachTileAndTheLegendNamesEveryClass) {
+  TempDir dir;
+  SweepRequest r = small_sweep(dir / "s.h5", InitialKind::Noise);
+  r.problem.grid = {32, 32};
+  r.problem.boundary = Boundary::Periodic;
+  r.members = cross_members({0.02, 0.03}, {0.05, 0.06}, {0});
+  r.images = 2;
+  r.steps_per_image = 200;
+  r.analysis.statistics = analysis::HistogramSpec{};
+  r.analysis.classify = true;
+  ASSERT_TRUE(execute_sweep(r).completed);
+  io::RenderOptions options;
+  options.out_dir = dir / "atlas";
+  options.annotate = true;
+  const io::AtlasPainter painter(r.output, options);
+  const io::Rgb8Image atlas = read_png(io::render_run(r.output, options).at(0));
+  const io::AtlasLayout& layout = painter.layout();
+  const auto pixel = [&](std::int64_t x, std::int64_t y) {
+    const auto* p = &atlas.pixels[static_cast<std::size_t>(3 * (y * atlas.width + x))];
+    return std::array<std::uint8_t, 3>{p[0], p[1], p[2]};
+  };
+  io::RunFileReader file(r.output);
+  const std::vector<std::int64_t> classes = file.read_int64("stats/class");  // [member, image]
+  const std::array<std::uint8_t, 3> black{0, 0, 0};
+  for (std::int64_t m = 0; m < 4; ++m) {
+    const std::int64_t pattern = classes[static_cast<std::size_t>(m * 2 + 1)];  // the last image
+    ASSERT_GE(pattern, 0);
+    const std::int64_t x = layout.tile_x(m % 2) + 1, y = layout.tile_y(m / 2) + 1;
+    EXPECT_EQ(pixel(x, y), black) << "member " << m;
+    EXPECT_EQ(pixel(x + 2, y + 2), io::class_colours[static_cast<std::size_t>(pattern)])
+        << "member " << m;
+  }
+  // Below the grid: every class's colour inside a black outline, the legend's squares.
+  int named = 0;
+  for (const auto& colour : io::class_colours) {
+    bool found = false;
+    for (std::int64_t y = layout.grid_bottom() + 1; y + 1 < atlas.height && !found; ++y) {
+      for (std::int64_t x = 1; x + 1 < atlas.width && !found; ++x) {
+        found = pixel(x, y) == colour && pixel(x - 1, y - 1) == black &&
+                (pixel(x - 1, y) == black || pixel(x, y - 1) == black);
+      }
+    }
+    named += found ? 1 : 0;
+  }
+  EXPECT_EQ(named, static_cast<int>(io::class_colours.size())) << "the legend names every class";
 }
 
 TEST(SweepAtlas, OneAtlasPerSeedAndAChosenImage) {

@@ -28,15 +28,6 @@ constexpr std::int64_t pad = 6;
 constexpr std::int64_t tick_length = 4;
 // Between a tick mark's end and its label.
 constexpr std::int64_t label_gap = 3;
-// The pattern classes' colours (analysis/classify.hpp's order): decayed grey, uniform white,
-// spots cyan, stripes green, holes magenta, mixed orange, waves red.
-constexpr std::array<std::array<std::uint8_t, 3>, 7> class_colours{{{128, 128, 128},
-                                                                    {255, 255, 255},
-                                                                    {0, 210, 255},
-                                                                    {40, 200, 40},
-                                                                    {255, 0, 255},
-                                                                    {255, 150, 0},
-                                                                    {230, 20, 20}}};
 static_assert(class_colours.size() == analysis::pattern_class_names.size());
 
 // Distinct values in ascending order, and each value's index.
@@ -150,8 +141,8 @@ struct AtlasPainter::State {
     // (grayscott sweep --classify), and a legend below the colorbar.
     if (annotate && reader.has_field("stats/class")) {
       classes = reader.read_int64("stats/class");  // member-major: [member * images + image]
-      layout.height += legend_section;
     }
+    make_room_for_text();
     // One member's image at a time, and the atlas picture itself.
     check_render_memory(
         render_bytes(rows, cols) + 3 * static_cast<std::uint64_t>(layout.width) *
@@ -176,7 +167,7 @@ struct AtlasPainter::State {
   std::map<double, std::int64_t> feed_index, kill_index;
   AtlasLayout layout;
   bool noise = false;
-  double dt = 0;  // 0: unknown (no model time in the title)
+  double dt = 0;                      // 0: unknown (no model time in the title)
   std::vector<std::int64_t> classes;  // /stats/class, or empty
   AtlasTicks ticks;
 
@@ -209,6 +200,62 @@ struct AtlasPainter::State {
     for (AxisTick& tick : ticks.feed) tick.position += static_cast<double>(layout.top);
     for (AxisTick& tick : ticks.kill) tick.position += static_cast<double>(layout.left);
   }
+  // The title's text at `step` for the seed `seed_value`.
+  std::string title(std::int64_t step, std::int64_t seed_value) const {
+    std::string t = annotate && dt > 0 ? picture_title(field, step, dt)
+                                       : field + " at step " + std::to_string(step);
+    if (seeds.size() > 1 || noise) t += ", seed " + std::to_string(seed_value);
+    return t;
+  }
+  // The colour bar's ends and the field's name beneath it, with --annotate.
+  TextMask bar_low() const { return text.render(plain_number(lo)); }
+  TextMask bar_high() const { return text.render(plain_number(hi)); }
+
+  // A narrow grid (few members, small tiles) widens the picture to its text: the longest title
+  // (the last step, the widest seed) and, with --annotate, the colour bar, which spans the grid
+  // or, where the grid is narrower, its ends and its centred name side by side a gap apart.
+  void make_room_for_text() {
+    bar_width = layout.grid_width();
+    if (!text.usable()) return;
+    std::int64_t widest_title = 0;
+    const std::int64_t last_step = steps.empty() ? images : steps.back();
+    for (std::int64_t s : seeds)
+      widest_title = std::max(widest_title, text.render(title(last_step, s)).width);
+    layout.width = std::max(layout.width, layout.left + widest_title + pad);
+    if (annotate) {
+      // The name is centred: the wider end on either side of it, a gap apart.
+      const std::int64_t end = std::max(bar_low().width, bar_high().width);
+      bar_width = std::max(bar_width, text.render(field).width + 2 * (end + pad));
+      layout.width = std::max(layout.width, layout.left + bar_width + pad);
+    }
+    legend_height =
+        classes.empty()
+            ? 0
+            : legend_section * static_cast<std::int64_t>(legend_places().back().line + 1);
+    layout.height += legend_height;
+  }
+  std::int64_t bar_width = 0;      // the colour bar's, set by make_room_for_text
+  std::int64_t legend_height = 0;  // the classes' legend's, below the colour bar
+
+  // The side of a class's mark in the tiles and the legend.
+  std::int64_t class_mark() const { return std::clamp<std::int64_t>(layout.tile_rows / 5, 5, 12); }
+  // Where each class's entry of the legend goes: its line and its left end, the entries in
+  // lines as wide as the picture.
+  struct LegendPlace {
+    std::int64_t line, x;
+  };
+  std::vector<LegendPlace> legend_places() const {
+    std::vector<LegendPlace> places;
+    std::int64_t line = 0, x = layout.left;
+    for (const std::string_view name : analysis::pattern_class_names) {
+      const std::int64_t width = class_mark() + pad / 2 + text.render(std::string(name)).width;
+      if (x > layout.left && x + width > layout.width - pad) ++line, x = layout.left;
+      places.push_back({line, x});
+      x += width + pad * 2;
+    }
+    return places;
+  }
+
   static constexpr std::int64_t legend_section = label_px * 3 / 2 + pad;
   // Below the axes with --annotate: the bar, its end values and the field's name beneath.
   static constexpr std::int64_t bar_height = 12;
@@ -281,25 +328,22 @@ Rgb8Image AtlasPainter::paint(std::int64_t image, std::int64_t seed_value) const
     draw(atlas, feed_title, pad, layout.top + (layout.grid_height() - feed_title.height) / 2);
     const TextMask kill_title = text.render("kill k");
     const std::int64_t grid_width = layout.grid_width();
-    const std::int64_t axes_bottom =
-        layout.height - (st.annotate ? State::colorbar_section : std::int64_t{0}) -
-        (st.classes.empty() ? std::int64_t{0} : State::legend_section);
+    const std::int64_t axes_bottom = layout.height -
+                                     (st.annotate ? State::colorbar_section : std::int64_t{0}) -
+                                     st.legend_height;
     draw(atlas, kill_title, layout.left + (grid_width - kill_title.width) / 2,
          axes_bottom - pad - kill_title.height);
-    std::string title = st.annotate && st.dt > 0 ? picture_title(st.field, step, st.dt)
-                                                  : st.field + " at step " + std::to_string(step);
-    if (st.seeds.size() > 1 || st.noise) title += ", seed " + std::to_string(seed_value);
-    draw(atlas, text.render(title), layout.left, pad);
+    draw(atlas, text.render(st.title(step, seed_value)), layout.left, pad);
   }
   if (st.annotate) {
     // The colours' meaning: a bar from LO to HI under the grid, its ends and the field named.
-    const std::int64_t grid_width =
-        layout.kills * layout.tile_cols + (layout.kills - 1) * layout.gap;
-    const std::int64_t legend = st.classes.empty() ? 0 : State::legend_section;
+    const std::int64_t bar_width = st.bar_width;
+    const std::int64_t legend = st.legend_height;
     const std::int64_t bar_top = layout.height - legend - State::colorbar_section + pad;
     const ColormapTable& colours = colormap_table(st.colormap);
-    for (std::int64_t x = 0; x < grid_width; ++x) {
-      const auto level = static_cast<std::size_t>(255 * x / std::max<std::int64_t>(grid_width - 1, 1));
+    for (std::int64_t x = 0; x < bar_width; ++x) {
+      const auto level =
+          static_cast<std::size_t>(255 * x / std::max<std::int64_t>(bar_width - 1, 1));
       for (std::int64_t y = bar_top; y < bar_top + State::bar_height; ++y) {
         std::copy_n(colours[level].begin(), 3,
                     atlas.pixels.begin() + 3 * (y * layout.width + layout.left + x));
@@ -307,17 +351,17 @@ Rgb8Image AtlasPainter::paint(std::int64_t image, std::int64_t seed_value) const
     }
     if (text.usable()) {
       const std::int64_t below = bar_top + State::bar_height + pad / 2;
-      const TextMask low = text.render(plain_number(st.lo)), high = text.render(plain_number(st.hi));
+      const TextMask low = st.bar_low(), high = st.bar_high();
       const TextMask name = text.render(st.field);
       draw(atlas, low, layout.left, below);
-      draw(atlas, high, layout.left + grid_width - high.width, below);
-      draw(atlas, name, layout.left + (grid_width - name.width) / 2, below);
+      draw(atlas, high, layout.left + bar_width - high.width, below);
+      draw(atlas, name, layout.left + (bar_width - name.width) / 2, below);
     }
   }
   if (!st.classes.empty()) {
     // A square of the class's colour in each tile's top-left corner, outlined in black so that
     // it shows on any colour of the map; the legend names the colours.
-    const std::int64_t mark = std::clamp<std::int64_t>(layout.tile_rows / 5, 5, 12);
+    const std::int64_t mark = st.class_mark();
     const auto square = [&](std::int64_t x0, std::int64_t y0, int pattern) {
       const auto& colour = class_colours[static_cast<std::size_t>(pattern)];
       for (std::int64_t y = 0; y < mark; ++y) {
@@ -337,14 +381,13 @@ Rgb8Image AtlasPainter::paint(std::int64_t image, std::int64_t seed_value) const
              static_cast<int>(pattern));
     }
     if (text.usable()) {
-      std::int64_t x = layout.left;
-      const std::int64_t y = layout.height - State::legend_section;
-      for (std::size_t pattern = 0; pattern < analysis::pattern_class_names.size(); ++pattern) {
-        square(x, y + (label_px - mark) / 2 + 2, static_cast<int>(pattern));
+      const std::int64_t top = layout.height - st.legend_height;
+      const std::vector<State::LegendPlace> places = st.legend_places();
+      for (std::size_t pattern = 0; pattern < places.size(); ++pattern) {
+        const std::int64_t y = top + places[pattern].line * State::legend_section;
+        square(places[pattern].x, y + (label_px - mark) / 2 + 2, static_cast<int>(pattern));
         const TextMask name = text.render(std::string(analysis::pattern_class_names[pattern]));
-        draw(atlas, name, x + mark + pad / 2, y);
-        x += mark + pad / 2 + name.width + pad * 2;
-        if (x + mark >= layout.width) break;  // a narrow atlas names the first classes only
+        draw(atlas, name, places[pattern].x + mark + pad / 2, y);
       }
     }
   }

@@ -4,6 +4,7 @@
 // atlas per seed.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -65,6 +66,16 @@ std::filesystem::path atlas_font();
 
 // True when `file` holds a sweep (a 4-D /v or /u).
 bool is_sweep_file(const std::filesystem::path& file);
+
+// The pattern classes' colours in an annotated atlas (analysis/classify.hpp's order): decayed
+// grey, uniform white, spots cyan, stripes green, holes magenta, mixed orange, waves red.
+inline constexpr std::array<std::array<std::uint8_t, 3>, 7> class_colours{{{128, 128, 128},
+                                                                           {255, 255, 255},
+                                                                           {0, 210, 255},
+                                                                           {40, 200, 40},
+                                                                           {255, 0, 255},
+                                                                           {255, 150, 0},
+                                                                           {230, 20, 20}}};
 
 // The atlas pictures of a sweep file, one image (and one seed) at a time: the file is opened, its
 // axes read and the memory checked once, so that a video paints one frame after another.
