@@ -31,17 +31,6 @@ class Stopwatch {
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
 };
 
-// The message of an error ("an error ended the run" when it has none).
-std::string reason_of(std::exception_ptr error) {
-  try {
-    if (error) std::rethrow_exception(error);
-  } catch (const std::exception& e) {
-    return e.what();
-  } catch (...) {
-  }
-  return "an error ended the run";
-}
-
 // "after image N", and in a file of many members which ones: "after image N of members 4 to 7".
 std::string after_image(std::int64_t images_done, const Job& job, std::int64_t first,
                         std::int64_t count) {
@@ -54,12 +43,23 @@ std::string after_image(std::int64_t images_done, const Job& job, std::int64_t f
 
 }  // namespace
 
+std::string error_message(std::exception_ptr error) {
+  try {
+    if (error) std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+  }
+  return "an error ended the run";
+}
+
 std::string interrupted_status(int signal, std::int64_t images_done) {
   return "interrupted by " + signal_name(signal) + " after image " + std::to_string(images_done);
 }
 
 std::string error_status(std::exception_ptr error, std::int64_t images_done) {
-  return "stopped after image " + std::to_string(images_done) + " by an error: " + reason_of(error);
+  return "stopped after image " + std::to_string(images_done) +
+         " by an error: " + error_message(error);
 }
 
 std::uint64_t batch_memory_limit(const Job& job, const Backend& backend, int processes_per_node) {
@@ -315,7 +315,7 @@ JobSummary run_job(Job job, JobFile<Real>& file, Placement<Real>& place) {
       : !outcome.stop_reason.empty() ? outcome.stop_reason
       : outcome.signal != 0 && !error
           ? "interrupted by " + signal_name(outcome.signal) + " " + where
-          : "stopped " + where + " by an error: " + reason_of(error);
+          : "stopped " + where + " by an error: " + place.error_text(error);
   JobSummary summary;
   summary.status = place.agreed_status(local_status, complete_here);
   place.merge_nonfinite(nonfinite);

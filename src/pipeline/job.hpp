@@ -42,6 +42,9 @@ std::exception_ptr capture_error(F&& f) {
   return nullptr;
 }
 
+// The message of an error ("an error ended the run" when it has none).
+std::string error_message(std::exception_ptr error);
+
 // Where one process's block lies in a grid (the whole grid for a single process).
 struct BlockPlace {
   std::int64_t row_begin = 0, rows = 0, col_begin = 0, cols = 0;
@@ -222,6 +225,8 @@ class Placement {
   virtual void adjust_plan(LoopPlan& plan) { (void)plan; }
   // Whether the progress bar is drawn here.
   virtual bool draws_progress() const { return true; }
+  // An error as the job's status names it (over ranks: with the rank it happened on).
+  virtual std::string error_text(std::exception_ptr error) const { return error_message(error); }
   // The job's status from this process's: the first process's that did not complete.
   virtual std::string agreed_status(const std::string& local, bool complete) {
     (void)complete;

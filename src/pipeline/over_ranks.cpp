@@ -41,6 +41,19 @@ class OverRanks : public Placement<Real> {
   }
   bool shares_file() const override { return true; }
   bool draws_progress() const override { return session_.rank() == 0; }
+  // As mpi::agree_on_errors reports it: a failure with the rank it happened on (bad input, the
+  // same on every rank, without).
+  std::string error_text(std::exception_ptr error) const override {
+    const std::string message = error_message(error);
+    try {
+      if (error) std::rethrow_exception(error);
+    } catch (const InvalidInput&) {
+      return message;
+    } catch (...) {
+    }
+    return session_.size() > 1 ? "rank " + std::to_string(session_.rank()) + ": " + message
+                               : message;
+  }
   // The status of the lowest rank that did not complete, or "complete" on every rank.
   std::string agreed_status(const std::string& local, bool complete) override {
     const MPI_Comm comm = session_.world();

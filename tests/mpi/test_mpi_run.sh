@@ -232,8 +232,8 @@ expect_failure "sweep: injected failure on rank 1" "rank 1: injected failure" --
 import sys, h5py, numpy as np
 with h5py.File(sys.argv[1], "r") as f:
     # Rank 1's members, where they stopped and why.
-    assert f.attrs["status"] == ("stopped before members 2 to 3 by an error: injected failure "
-                                 "before the first member"), f.attrs["status"]
+    assert f.attrs["status"] == ("stopped before members 2 to 3 by an error: rank 1: injected "
+                                 "failure before the first member"), f.attrs["status"]
     v = f["v"][...]
     written = [bool(np.isfinite(v[m]).all()) for m in range(6)]
     assert written == [True, True, False, False, True, True], written
