@@ -60,9 +60,6 @@ class SubdomainStepper {
  public:
   virtual ~SubdomainStepper() = default;
 
-  // "cpu", "cuda": what computes, for messages and attributes.
-  virtual const char* backend() const = 0;
-
   // Sets the owned cells (rows*cols each, row-major) of the current state.
   virtual void load(std::span<const Real> u, std::span<const Real> v) = 0;
   // Copies `region` of the current state (region.cells() values per field, row-major) to the host;

@@ -46,7 +46,6 @@ class DistributedEngine {
   void read_owned(Real* u, Real* v);
   HaloStatistics statistics() const;
   // The name of the backend that steps the block, and whether halo messages stay in device memory.
-  const char* backend() const { return block_->backend(); }
   bool messages_in_device_memory() const { return block_->messages_in_device_memory(); }
 
   // The cells that step `step_in_exchange` (0-based) of an exchange of `steps` steps computes:

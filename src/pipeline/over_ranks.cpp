@@ -430,6 +430,7 @@ class DistributedGridEngine final : public Engine<Real> {
                          }));
     BlockPlacement placement;
     placement.rank = agree_on_backend(options, session);
+    backend_ = placement.rank.backend;
     const int halo_depth =
         automatic_halo_depth(problem, options, session, process_grid, *placement.rank.backend);
     int device = -1;
@@ -447,7 +448,7 @@ class DistributedGridEngine final : public Engine<Real> {
   }
 
   const BlockPlace& place() const { return place_; }
-  std::string backend() const override { return engine_->backend(); }
+  std::string backend() const override { return std::string(backend_->name()); }
   std::size_t members() const override { return 1; }
   void load(std::size_t, std::span<const Real> u, std::span<const Real> v) override {
     if (u.size() != u_.size() || v.size() != v_.size()) {
@@ -480,7 +481,8 @@ class DistributedGridEngine final : public Engine<Real> {
   std::optional<mpi::Decomposition> decomposition_;
   std::optional<mpi::DistributedEngine<Real>> engine_;
   BlockPlace place_;
-  std::vector<Real> u_, v_;  // this rank's block, as front ends see it
+  const Backend* backend_ = nullptr;  // what steps the blocks
+  std::vector<Real> u_, v_;           // this rank's block, as front ends see it
 };
 
 }  // namespace

@@ -128,7 +128,6 @@ class KernelsOnHostSubdomain final : public SubdomainStepper<Real> {
       v_[b].assign(layout.padded_cells(), Real(NAN));
     }
   }
-  const char* backend() const override { return "cuda kernels on the host"; }
   void load(std::span<const Real> u, std::span<const Real> v) override {
     for (std::int64_t r = 0; r < layout_.rows; ++r) {
       std::copy_n(u.data() + r * layout_.cols, layout_.cols, &u_[current_][layout_.offset(r, 0)]);

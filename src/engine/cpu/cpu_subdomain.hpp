@@ -20,7 +20,6 @@ class CpuSubdomain final : public SubdomainStepper<Real> {
   CpuSubdomain(const Problem& problem, const Parameters& params, const LocalLayout& layout,
                GlobalEdges edges, int threads);
 
-  const char* backend() const override { return "cpu"; }
   void load(std::span<const Real> u, std::span<const Real> v) override;
   void read(const Region& region, Real* u, Real* v) override;
   void plan_halos(const HaloPlan& plan) override;

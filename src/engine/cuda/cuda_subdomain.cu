@@ -63,7 +63,6 @@ class CudaSubdomain final : public SubdomainStepper<Real> {
     (void)cudaStreamSynchronize(compute_.get());
   }
 
-  const char* backend() const override { return "cuda"; }
 
   void load(std::span<const Real> u, std::span<const Real> v) override {
     const auto cells = static_cast<std::size_t>(layout_.rows * layout_.cols);
