@@ -136,6 +136,24 @@ for trial in range(2):
     seen = kill_after(p, path, random.randint(2, 12))
     repaired_files[path] = repaired(f"kill -9 at image {seen}", path, seen)
 
+# 1b. A writer killed and not yet reaped by its parent (a zombie, as a script's child is until it
+# waits for it): it writes nothing and holds nothing open, so repair takes the file.
+path = "killed-unreaped.h5"
+p = subprocess.Popen([grayscott, "run", *PROBLEM, "--quiet", "-o", path])
+while counted(path) < 2 and p.poll() is None:
+    time.sleep(0.05)
+os.kill(p.pid, 9)
+deadline = time.time() + 30
+while time.time() < deadline:
+    with open(f"/proc/{p.pid}/stat") as stat:
+        if stat.read().rsplit(")", 1)[1].split()[0] == "Z":
+            break
+    time.sleep(0.02)
+r = run("repair", path)
+check(r.returncode == 0 and "being written" not in r.stderr,
+      f"repair of a file whose killed writer is not yet reaped: {r.stdout}{r.stderr}")
+p.wait()
+
 # 2. One MPI rank killed.
 if mpiexec:
     path = "mpi_killed.h5"

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <fstream>
+#include <iterator>
 
 #include "io/files/checkpoint_slots.hpp"
 #include "io/files/hdf5.hpp"
@@ -27,6 +29,15 @@ std::string this_host() {
   return name;
 }
 
+// Whether process `pid` has ended but its parent has not yet reaped it (state Z in
+// /proc/PID/stat, after the parenthesised name): a killed writer that holds nothing open.
+bool zombie(std::int64_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const std::size_t name_end = text.rfind(')');
+  return name_end != std::string::npos && name_end + 2 < text.size() && text[name_end + 2] == 'Z';
+}
+
 // The pid recorded by the single process writing the file, when that process is alive on this
 // machine; 0 otherwise (another machine's, an MPI run's, or a file of an earlier version).
 std::int64_t live_writer_of(const RunFileReader& file) {
@@ -34,8 +45,8 @@ std::int64_t live_writer_of(const RunFileReader& file) {
   const std::int64_t pid = file.attribute_int64("writer_pid");
   if (pid <= 0 || file.attribute_string("writer_host") != this_host()) return 0;  // 0: closed
   if (pid == ::getpid()) return 0;  // this very process repairs or inspects its own file
-  const bool alive = ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
-  return alive ? pid : 0;
+  const bool exists = ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
+  return exists && !zombie(pid) ? pid : 0;
 }
 
 // Whether HDF5 refuses to open the file as an ordinary reader: its superblock still marks it
@@ -58,7 +69,8 @@ std::string fields_of(const RunFileReader& file) {
 
 hsize_t extent_of(hid_t dataset, int axis) {
   h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
-  std::vector<hsize_t> dims(static_cast<std::size_t>(std::max(1, H5Sget_simple_extent_ndims(space))));
+  std::vector<hsize_t> dims(
+      static_cast<std::size_t>(std::max(1, H5Sget_simple_extent_ndims(space))));
   H5Sget_simple_extent_dims(space, dims.data(), nullptr);
   return dims[static_cast<std::size_t>(axis)];
 }
@@ -174,8 +186,7 @@ RepairOutcome repair_file(const fs::path& path) {
     if (state.meta.fields.u) u = h5::Id(H5Dopen2(file, "u", H5P_DEFAULT), H5Dclose, "open /u");
     if (state.meta.fields.v) v = h5::Id(H5Dopen2(file, "v", H5P_DEFAULT), H5Dclose, "open /v");
     write_sweep_xdmf(path, state.meta,
-                     sweep_image_places(u.get(), v.get(), state.meta.members(),
-                                        state.meta.images));
+                     sweep_image_places(u.get(), v.get(), state.meta.members(), state.meta.images));
   } else {
     write_xdmf(path, read_run_state(path).meta, outcome.images);
   }
