@@ -73,6 +73,22 @@ def kill_after(process, path, images, victim=None):
     return seen
 
 
+def launch_two_ranks(*args):
+    """grayscott ARGS on two MPI ranks: the launcher, the ranks' pids once both run, and the time
+    by which they were to be found."""
+    launch = [mpiexec[0], "-n", "2", *mpiexec[1:], grayscott, *args]
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    p = subprocess.Popen(launch, env=env, stderr=subprocess.DEVNULL)
+    ranks = []
+    deadline = time.time() + 60
+    while len(ranks) < 2 and time.time() < deadline:
+        out = subprocess.run(["pgrep", "-P", str(p.pid)], capture_output=True, text=True).stdout
+        ranks = [int(x) for x in out.split()]
+        time.sleep(0.1)
+    check(len(ranks) == 2, f"the two ranks were not found: {ranks}")
+    return p, ranks, deadline
+
+
 def repaired(label, path, seen, marked=True):
     """Checks a killed file before and after repair; returns the images it holds. `marked`: HDF5
     marks it open for writing (a single process writes in SWMR mode; MPI-IO files are not)."""
@@ -159,16 +175,7 @@ if mpiexec:
     path = "mpi_killed.h5"
     # Many more images than the reference: the run must still be going when a rank is killed.
     longer = [a if a != "40" else "2000" for a in PROBLEM]
-    launch = [mpiexec[0], "-n", "2", *mpiexec[1:], grayscott, "run", *longer, "--quiet", "-o", path]
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    p = subprocess.Popen(launch, env=env, stderr=subprocess.DEVNULL)
-    ranks = []
-    deadline = time.time() + 60
-    while len(ranks) < 2 and time.time() < deadline:
-        out = subprocess.run(["pgrep", "-P", str(p.pid)], capture_output=True, text=True).stdout
-        ranks = [int(x) for x in out.split()]
-        time.sleep(0.1)
-    check(len(ranks) == 2, f"the two ranks were not found: {ranks}")
+    p, ranks, deadline = launch_two_ranks("run", *longer, "--quiet", "-o", path)
     if ranks:
         # Parallel HDF5 has no SWMR: the file cannot be read while it runs, so wait by time.
         time.sleep(random.uniform(2, 4))
@@ -388,17 +395,7 @@ print(f"sweep killed with kill -9: {counts} complete", flush=True)
 # repair.
 if mpiexec:
     path = "sweep-mpi-killed.h5"
-    launch = [mpiexec[0], "-n", "2", *mpiexec[1:], grayscott, "sweep", *SWEEP, "--quiet",
-              "-o", path]
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    p = subprocess.Popen(launch, env=env, stderr=subprocess.DEVNULL)
-    ranks = []
-    deadline = time.time() + 60
-    while len(ranks) < 2 and time.time() < deadline:
-        out = subprocess.run(["pgrep", "-P", str(p.pid)], capture_output=True, text=True).stdout
-        ranks = [int(x) for x in out.split()]
-        time.sleep(0.1)
-    check(len(ranks) == 2, f"the two ranks were not found: {ranks}")
+    p, ranks, deadline = launch_two_ranks("sweep", *SWEEP, "--quiet", "-o", path)
     if ranks:
         # Parallel HDF5 has no SWMR: the sweep cannot be read while it runs, so wait by time, once
         # the ranks have created the file: each rank's 9 members take about half the reference's.
