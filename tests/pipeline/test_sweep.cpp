@@ -488,9 +488,10 @@ io::Rgb8Image read_png(const fs::path& path) {
   return image;
 }
 
-// Checks that every member of `seed` has its tile, pixel for pixel, where the layout puts it.
+// Checks that every member of `seed` has its tile, pixel for pixel, where the atlas's layout puts
+// it (the layout's own arithmetic: SweepAtlas.LargeImagesAreSubsampledIntoTiles).
 void expect_tiles(const fs::path& sweep_file, const io::Rgb8Image& atlas, std::int64_t seed,
-                  std::int64_t image, std::int64_t max_tile = 256) {
+                  std::int64_t image) {
   io::RunFileReader file(sweep_file);
   const auto dims = file.shape("v");
   const auto feed = file.read_doubles("feed"), kill = file.read_doubles("kill");
@@ -500,11 +501,11 @@ void expect_tiles(const fs::path& sweep_file, const io::Rgb8Image& atlas, std::i
   feeds.erase(std::unique(feeds.begin(), feeds.end()), feeds.end());
   std::sort(kills.begin(), kills.end());
   kills.erase(std::unique(kills.begin(), kills.end()), kills.end());
-  const io::AtlasLayout layout =
-      io::plan_atlas(dims[2], dims[3], static_cast<std::int64_t>(feeds.size()),
-                     static_cast<std::int64_t>(kills.size()), max_tile);
-  // Wider where the title needs it (a narrow grid); the tiles where the layout puts them.
-  ASSERT_GE(atlas.width, layout.width);
+  const io::AtlasPainter painter(sweep_file, io::RenderOptions{});
+  const io::AtlasLayout& layout = painter.layout();
+  ASSERT_EQ(layout.feeds, static_cast<std::int64_t>(feeds.size()));
+  ASSERT_EQ(layout.kills, static_cast<std::int64_t>(kills.size()));
+  ASSERT_EQ(atlas.width, layout.width);
   ASSERT_EQ(atlas.height, layout.height);
   int tiles = 0;
   for (std::int64_t m = 0; m < dims[0]; ++m) {
@@ -553,7 +554,8 @@ TEST(SweepAtlas, OneTilePerFeedAndKillWithLabelledAxes) {
   ASSERT_EQ(written.size(), 1u);
   EXPECT_EQ(written[0].filename(), "atlas.png");
   const io::Rgb8Image atlas = read_png(written[0]);
-  const io::AtlasLayout layout = io::plan_atlas(24, 20, 3, 2);
+  const io::AtlasPainter painter(r.output, options);
+  const io::AtlasLayout& layout = painter.layout();
   EXPECT_EQ(layout.feeds * layout.kills, 6);
   expect_tiles(r.output, atlas, 0, r.images - 1);
   ASSERT_FALSE(io::atlas_font().empty())
@@ -781,7 +783,8 @@ TEST(SweepAtlas, AnnotatedAtlasesGetAColorbarUnderTheAxes) {
   ASSERT_GT(annotated.height, plain.height);
   // Below the title, the tiles, labels and axis titles are the plain atlas's, pixel for pixel;
   // below them, a bar from the colormap's low to its high end.
-  const io::AtlasLayout layout = io::plan_atlas(24, 20, 3, 2);
+  const io::AtlasPainter painter(r.output, options);
+  const io::AtlasLayout& layout = painter.layout();
   const auto pixel = [&](const io::Rgb8Image& image, std::int64_t x, std::int64_t y) {
     const auto* p = &image.pixels[static_cast<std::size_t>(3 * (y * image.width + x))];
     return std::array<std::uint8_t, 3>{p[0], p[1], p[2]};

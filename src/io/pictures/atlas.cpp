@@ -75,11 +75,9 @@ AtlasLayout plan_atlas(std::int64_t rows, std::int64_t cols, std::int64_t feeds,
   a.tile_cols = (cols + a.subsample - 1) / a.subsample;
   a.gap = 2;
   a.tick_length = tick_length;
-  // Room for: the axis title, the widest value label (at least 8 characters), the tick marks and
-  // the gaps on either side of them; the title line on top.
-  const std::int64_t least = 8 * label_px * 2 / 3;
-  const std::int64_t feed_labels = std::max(least, labels.feed);
-  const std::int64_t kill_labels = std::max(least, labels.kill);
+  // Room for: the axis title, the widest value label, the tick marks and the gaps on either side
+  // of them; the title line on top.
+  const std::int64_t feed_labels = labels.feed, kill_labels = labels.kill;
   const std::int64_t to_labels = 1 + tick_length + label_gap;
   a.left = pad + label_px * 3 / 2 + pad + feed_labels + to_labels;
   a.top = pad + label_px * 3 / 2 + pad;
