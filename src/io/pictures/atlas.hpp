@@ -44,7 +44,7 @@ struct AtlasLayout {
 };
 
 // The room the axes' value labels take across their axis, in pixels: the widest feed label and
-// the longest kill label (kill labels read upwards). Room for 8 characters is kept at least.
+// the longest kill label (kill labels read upwards).
 struct AtlasLabelRoom {
   std::int64_t feed = 0, kill = 0;
 };
