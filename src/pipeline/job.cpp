@@ -41,6 +41,14 @@ std::string after_image(std::int64_t images_done, const Job& job, std::int64_t f
   return where;
 }
 
+// A stop's status from where it happened ("after image N ...", "before members ...").
+std::string interrupted_at(int signal, const std::string& where) {
+  return "interrupted by " + signal_name(signal) + " " + where;
+}
+std::string stopped_by_error_at(const std::string& where, const std::string& error) {
+  return "stopped " + where + " by an error: " + error;
+}
+
 }  // namespace
 
 std::string error_message(std::exception_ptr error) {
@@ -54,12 +62,7 @@ std::string error_message(std::exception_ptr error) {
 }
 
 std::string interrupted_status(int signal, std::int64_t images_done) {
-  return "interrupted by " + signal_name(signal) + " after image " + std::to_string(images_done);
-}
-
-std::string error_status(std::exception_ptr error, std::int64_t images_done) {
-  return "stopped after image " + std::to_string(images_done) +
-         " by an error: " + error_message(error);
+  return interrupted_at(signal, "after image " + std::to_string(images_done));
 }
 
 std::uint64_t batch_memory_limit(const Job& job, const Backend& backend, int processes_per_node) {
@@ -310,12 +313,11 @@ JobSummary run_job(Job job, JobFile<Real>& file, Placement<Real>& place) {
       outcome.stopped() || job.one_simulation
           ? after_image(images_done, job, stopped_first, stopped_count)
           : "before members " + std::to_string(first) + " to " + std::to_string(end - 1);
-  const std::string local_status =
-      complete_here                  ? "complete"
-      : !outcome.stop_reason.empty() ? outcome.stop_reason
-      : outcome.signal != 0 && !error
-          ? "interrupted by " + signal_name(outcome.signal) + " " + where
-          : "stopped " + where + " by an error: " + place.error_text(error);
+  const std::string local_status = complete_here                  ? "complete"
+                                   : !outcome.stop_reason.empty() ? outcome.stop_reason
+                                   : outcome.signal != 0 && !error
+                                       ? interrupted_at(outcome.signal, where)
+                                       : stopped_by_error_at(where, place.error_text(error));
   JobSummary summary;
   summary.status = place.agreed_status(local_status, complete_here);
   place.merge_nonfinite(nonfinite);

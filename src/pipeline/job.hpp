@@ -263,8 +263,5 @@ JobSummary run_job(Job job, JobFile<Real>& file, Placement<Real>& placement);
 
 // "interrupted by SIGTERM after image N" and the like.
 std::string interrupted_status(int signal, std::int64_t images_done);
-// The status of a job an error stopped, naming the error and the images kept: "stopped after
-// image 4 by an error: write image 4 of v to run.h5: No space left on device".
-std::string error_status(std::exception_ptr error, std::int64_t images_done);
 
 }  // namespace grayscott::pipeline
