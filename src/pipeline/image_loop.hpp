@@ -125,6 +125,8 @@ struct SteadyCriterion {
   double tolerance = 0;  // 0: never settled
   std::int64_t images = 5;
   bool enabled() const { return tolerance > 0; }
+  // An image whose change counts towards settling.
+  bool calm(double change_per_step) const { return change_per_step < tolerance; }
 };
 
 // What a run or a sweep measures of its images besides writing them.
@@ -281,7 +283,7 @@ class ImageMeasure {
     for (std::size_t m = 0; m < plan_.members; ++m) {
       if (!plan_.steady.enabled() || settled_[m]) continue;
       const double change = slot.statistics[m].change_rms_per_step;
-      calm_images_[m] = change < plan_.steady.tolerance ? calm_images_[m] + 1 : 0;
+      calm_images_[m] = plan_.steady.calm(change) ? calm_images_[m] + 1 : 0;
       if (calm_images_[m] >= plan_.steady.images) {
         settled_[m] = true;
         newly_settled.push_back(m);

@@ -64,7 +64,7 @@ SteadyStart steady_start_of(const io::SteadyHistory& history, const SteadyCriter
   SteadyStart start;
   start.settled = history.settled_image >= 0;
   for (auto change = history.recent_changes.rbegin();
-       change != history.recent_changes.rend() && *change < criterion.tolerance; ++change)
+       change != history.recent_changes.rend() && criterion.calm(*change); ++change)
     ++start.calm_images;
   return start;
 }

@@ -102,4 +102,15 @@ AnalysisAttributes read_analysis_attributes(const RunFileReader& file) {
   return analysis;
 }
 
+SteadyHistory steady_history(const AnalysisAttributes& analysis, std::span<const double> changes,
+                             std::int64_t checkpoint_images, std::int64_t settled_image) {
+  SteadyHistory history;
+  const auto end =
+      std::min<std::int64_t>(checkpoint_images, static_cast<std::int64_t>(changes.size()));
+  const std::int64_t begin = std::max<std::int64_t>(0, end - analysis.steady_images);
+  history.recent_changes.assign(changes.begin() + begin, changes.begin() + end);
+  if (settled_image >= 0 && settled_image < end) history.settled_image = settled_image;
+  return history;
+}
+
 }  // namespace grayscott::io

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "analysis/statistics.hpp"
@@ -47,6 +48,12 @@ struct SteadyHistory {
   std::vector<double> recent_changes;
   std::int64_t settled_image = -1;
 };
+// One simulation's history from its series of changes per step (`changes`, one per image) and
+// its newest checkpoint after `checkpoint_images` images, as `analysis` asked: the changes of at
+// most its steady_images images before the checkpoint, and `settled_image` where the checkpoint
+// holds it (the simulation frozen there since).
+SteadyHistory steady_history(const AnalysisAttributes& analysis, std::span<const double> changes,
+                             std::int64_t checkpoint_images, std::int64_t settled_image = -1);
 AnalysisAttributes read_analysis_attributes(const RunFileReader& file);
 
 }  // namespace grayscott::io

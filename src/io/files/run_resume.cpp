@@ -63,11 +63,8 @@ RunFileState read_run_state(const fs::path& path) {
     }
   }
   if (m.analysis.until_steady > 0 && file.has_field("stats/change_rms_per_step")) {
-    const std::vector<double> changes = file.read_doubles("stats/change_rms_per_step");
-    const auto end =
-        std::min<std::int64_t>(state.checkpoint_images, static_cast<std::int64_t>(changes.size()));
-    const std::int64_t begin = std::max<std::int64_t>(0, end - m.analysis.steady_images);
-    state.steady.recent_changes.assign(changes.begin() + begin, changes.begin() + end);
+    state.steady = steady_history(m.analysis, file.read_doubles("stats/change_rms_per_step"),
+                                  state.checkpoint_images);
   }
   return state;
 }

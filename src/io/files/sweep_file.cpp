@@ -557,13 +557,10 @@ SweepFileState read_sweep_state(const fs::path& path) {
     const std::vector<std::int64_t> settled = file.read_int64("stats/settled_image");
     state.steady.resize(members);
     for (std::size_t k = 0; k < members; ++k) {
-      const std::int64_t end = state.checkpoint_images[k];
-      const std::int64_t begin = std::max<std::int64_t>(0, end - m.analysis.steady_images);
-      const auto row = changes.begin() + static_cast<std::ptrdiff_t>(k) * m.images;
-      state.steady[k].recent_changes.assign(row + begin, row + end);
-      // Settled at an image the checkpoint holds: frozen there since.
-      if (k < settled.size() && settled[k] >= 0 && settled[k] < end)
-        state.steady[k].settled_image = settled[k];
+      const std::span<const double> row(changes.data() + k * static_cast<std::size_t>(m.images),
+                                        static_cast<std::size_t>(m.images));
+      state.steady[k] = steady_history(m.analysis, row, state.checkpoint_images[k],
+                                       k < settled.size() ? settled[k] : -1);
     }
   }
   return state;
