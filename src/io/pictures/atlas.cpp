@@ -226,14 +226,12 @@ struct AtlasPainter::State {
       bar_width = std::max(bar_width, text.render(field).width + 2 * (end + pad));
       layout.width = std::max(layout.width, layout.left + bar_width + pad);
     }
-    legend_height =
-        classes.empty()
-            ? 0
-            : legend_section * static_cast<std::int64_t>(legend_places().back().line + 1);
+    if (!classes.empty()) {
+      legend = place_legend();
+      legend_height = legend_section * (legend.back().line + 1);
+    }
     layout.height += legend_height;
   }
-  std::int64_t bar_width = 0;      // the colour bar's, set by make_room_for_text
-  std::int64_t legend_height = 0;  // the classes' legend's, below the colour bar
 
   // The side of a class's mark in the tiles and the legend.
   std::int64_t class_mark() const { return std::clamp<std::int64_t>(layout.tile_rows / 5, 5, 12); }
@@ -242,7 +240,7 @@ struct AtlasPainter::State {
   struct LegendPlace {
     std::int64_t line, x;
   };
-  std::vector<LegendPlace> legend_places() const {
+  std::vector<LegendPlace> place_legend() const {
     std::vector<LegendPlace> places;
     std::int64_t line = 0, x = layout.left;
     for (const std::string_view name : analysis::pattern_class_names) {
@@ -253,6 +251,10 @@ struct AtlasPainter::State {
     }
     return places;
   }
+  // Set by make_room_for_text, once the picture's width is known.
+  std::int64_t bar_width = 0;       // the colour bar's
+  std::vector<LegendPlace> legend;  // each class's entry, where the sweep has classes
+  std::int64_t legend_height = 0;   // the legend's, below the colour bar
 
   static constexpr std::int64_t legend_section = label_px * 3 / 2 + pad;
   // Below the axes with --annotate: the bar, its end values and the field's name beneath.
@@ -380,7 +382,7 @@ Rgb8Image AtlasPainter::paint(std::int64_t image, std::int64_t seed_value) const
     }
     if (text.usable()) {
       const std::int64_t top = layout.height - st.legend_height;
-      const std::vector<State::LegendPlace> places = st.legend_places();
+      const std::vector<State::LegendPlace>& places = st.legend;
       for (std::size_t pattern = 0; pattern < places.size(); ++pattern) {
         const std::int64_t y = top + places[pattern].line * State::legend_section;
         square(places[pattern].x, y + (label_px - mark) / 2 + 2, static_cast<int>(pattern));
