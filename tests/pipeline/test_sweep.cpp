@@ -531,13 +531,17 @@ void expect_tiles(const fs::path& sweep_file, const io::Rgb8Image& atlas, std::i
 }
 
 // Pixels darker than mid-grey in a rectangle of the margins: the labels' ink.
+bool dark(const io::Rgb8Image& image, std::int64_t x, std::int64_t y) {
+  return image.pixels[static_cast<std::size_t>(3 * (y * image.width + x))] < 128;
+}
+
 int ink(const io::Rgb8Image& image, std::int64_t x0, std::int64_t y0, std::int64_t x1,
         std::int64_t y1) {
-  int dark = 0;
+  int inked = 0;
   for (std::int64_t y = y0; y < y1; ++y) {
-    for (std::int64_t x = x0; x < x1; ++x) dark += image.pixels[3 * (y * image.width + x)] < 128;
+    for (std::int64_t x = x0; x < x1; ++x) inked += dark(image, x, y);
   }
-  return dark;
+  return inked;
 }
 
 }  // namespace
@@ -583,10 +587,6 @@ std::vector<std::pair<std::int64_t, std::int64_t>> runs(
   return out;
 }
 
-bool dark(const io::Rgb8Image& image, std::int64_t x, std::int64_t y) {
-  return image.pixels[static_cast<std::size_t>(3 * (y * image.width + x))] < 128;
-}
-
 // The columns (or, reading upwards, rows) of a label's ink: what the picture shows of it, whole,
 // when drawn on the white page.
 std::int64_t ink_extent(const io::TextMask& mask) {
@@ -628,18 +628,12 @@ void expect_ticked_axes(const io::Rgb8Image& atlas, const io::AtlasPainter& pain
   // Left of the marks: the feed axis's title (reading upwards, at the picture's left), then the
   // labels, right-aligned.
   const std::int64_t labels_end = layout.left - 1 - layout.tick_length;
-  const auto column_ink = [&](std::int64_t x) {
-    for (std::int64_t y = 0; y < atlas.height; ++y)
-      if (dark(atlas, x, y)) return true;
-    return false;
-  };
+  const auto column_ink = [&](std::int64_t x) { return ink(atlas, x, 0, x + 1, atlas.height) > 0; };
   const auto left_ink = runs(0, labels_end, column_ink);
   ASSERT_GE(left_ink.size(), 2u) << "the feed axis's title and its labels";
   const std::int64_t labels_begin = left_ink.front().second;  // past the title
   const auto feed_labels = runs(0, atlas.height, [&](std::int64_t y) {
-    for (std::int64_t x = labels_begin; x < labels_end; ++x)
-      if (dark(atlas, x, y)) return true;
-    return false;
+    return ink(atlas, labels_begin, y, labels_end, y + 1) > 0;
   });
   ASSERT_EQ(feed_labels.size(), ticks.feed.size()) << "labels merged or missing";
   for (std::size_t i = 0; i < ticks.feed.size(); ++i) {
@@ -649,11 +643,8 @@ void expect_ticked_axes(const io::Rgb8Image& atlas, const io::AtlasPainter& pain
     EXPECT_LT(y1, atlas.height) << tick.text;
     EXPECT_NEAR(static_cast<double>(y0 + y1) / 2, tick.position, 1.5)
         << tick.text << " not centred on its tick";
-    const auto columns = runs(labels_begin, labels_end, [&](std::int64_t x) {
-      for (std::int64_t y = y0; y < y1; ++y)
-        if (dark(atlas, x, y)) return true;
-      return false;
-    });
+    const auto columns = runs(labels_begin, labels_end,
+                              [&](std::int64_t x) { return ink(atlas, x, y0, x + 1, y1) > 0; });
     ASSERT_FALSE(columns.empty());
     EXPECT_EQ(columns.back().second - columns.front().first, ink_extent(text.render(tick.text)))
         << tick.text << ": the label drawn is not its text, whole";
@@ -674,18 +665,14 @@ void expect_ticked_axes(const io::Rgb8Image& atlas, const io::AtlasPainter& pain
   const std::int64_t below_marks = bottom + 1 + layout.tick_length;
   const std::int64_t kill_side = layout.left - 1 - layout.tick_length;
   const auto row_ink = [&](std::int64_t y) {
-    for (std::int64_t x = kill_side; x < atlas.width; ++x)
-      if (dark(atlas, x, y)) return true;
-    return false;
+    return ink(atlas, kill_side, y, atlas.width, y + 1) > 0;
   };
   const auto lower_ink = runs(below_marks, atlas.height, row_ink);
   ASSERT_GE(lower_ink.size(), 2u) << "the kill labels and the axis's title";
   const std::int64_t labels_top = lower_ink.front().first;
   const std::int64_t labels_bottom = lower_ink.back().first;
   const auto kill_labels = runs(kill_side, atlas.width, [&](std::int64_t x) {
-    for (std::int64_t y = labels_top; y < labels_bottom; ++y)
-      if (dark(atlas, x, y)) return true;
-    return false;
+    return ink(atlas, x, labels_top, x + 1, labels_bottom) > 0;
   });
   ASSERT_EQ(kill_labels.size(), ticks.kill.size()) << "labels merged or missing";
   for (std::size_t i = 0; i < ticks.kill.size(); ++i) {
@@ -695,11 +682,8 @@ void expect_ticked_axes(const io::Rgb8Image& atlas, const io::AtlasPainter& pain
     EXPECT_LT(x1, atlas.width) << tick.text;
     EXPECT_NEAR(static_cast<double>(x0 + x1) / 2, tick.position, 1.5)
         << tick.text << " not centred on its tick";
-    const auto rows = runs(labels_top, labels_bottom, [&](std::int64_t y) {
-      for (std::int64_t x = x0; x < x1; ++x)
-        if (dark(atlas, x, y)) return true;
-      return false;
-    });
+    const auto rows = runs(labels_top, labels_bottom,
+                           [&](std::int64_t y) { return ink(atlas, x0, y, x1, y + 1) > 0; });
     ASSERT_FALSE(rows.empty());
     EXPECT_EQ(rows.back().second - rows.front().first, ink_extent(text.render(tick.text)))
         << tick.text << ": the label drawn is not its text, whole";
