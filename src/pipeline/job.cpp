@@ -211,11 +211,6 @@ JobSummary run_job(Job job, JobFile<Real>& file, Placement<Real>& place) {
   }
   Progress progress(remaining, cell_updates_per_member_image,
                     place.draws_progress() && !job.on_progress && !job.quiet && ::isatty(2));
-  // Images done of each of this process's members.
-  std::vector<std::int64_t> member_images(
-      static_cast<std::size_t>(std::max<std::int64_t>(end - begin, 0)));
-  for (std::int64_t m = begin; m < end; ++m)
-    member_images[static_cast<std::size_t>(m - begin)] = start_of(m);
   std::vector<std::int64_t> no_nonfinite(static_cast<std::size_t>(job.members()), -1);
   std::vector<std::int64_t>& nonfinite =
       file.nonfinite_images() ? *file.nonfinite_images() : no_nonfinite;
@@ -272,9 +267,7 @@ JobSummary run_job(Job job, JobFile<Real>& file, Placement<Real>& place) {
         batch->read_v(start_v.data());
         plan.start_v = start_v.data();
       }
-      std::int64_t batch_done = 0;
       plan.on_image = [&](std::int64_t) {
-        ++batch_done;
         member_images_done += count;
         if (job.on_progress)
           job.on_progress(done_before + member_images_done, done_before + remaining);
@@ -288,8 +281,6 @@ JobSummary run_job(Job job, JobFile<Real>& file, Placement<Real>& place) {
       times.loop += clock.lap();
       times.in_loop = outcome.times;
       batch.reset();
-      for (std::int64_t m = 0; m < count; ++m)
-        member_images[static_cast<std::size_t>(first - begin + m)] = from + batch_done;
       stopped_first = first;
       stopped_count = count;
       first += count;
@@ -303,9 +294,8 @@ JobSummary run_job(Job job, JobFile<Real>& file, Placement<Real>& place) {
   if (!error) error = after_error;
 
   // How it ended, in the same words on every process; the file closed with it.
-  const bool complete_here = !error && !outcome.stopped() &&
-                             std::all_of(member_images.begin(), member_images.end(),
-                                         [&](std::int64_t n) { return n == job.images; });
+  // Complete: every batch's loop ran to the last image (a loop ends early only when it stops).
+  const bool complete_here = !error && !outcome.stopped() && first >= end;
   // A run counts the images its file holds (those a failed write did not keep are not done).
   const std::int64_t images_done = job.one_simulation ? file.images_written() : outcome.images_done;
   // An error outside a loop (a batch that could not be made) stopped the members from `first` on.
