@@ -90,6 +90,26 @@ GRAYSCOTT_HD Real laplacian(const Real (&n)[9], const Real* w) {
   }
 }
 
+// A volume's Laplacian, scaled as Stencil::seven_point() and nineteen_point() say: from the
+// centre, its six face neighbours (along depth, rows and columns, the lower one first) and, for
+// nineteen-point only, its twelve edge neighbours (n[6] to n[17], in any order: they share one
+// weight). The differences n_k - centre are kept as in the plane's laplacian(); a neighbour that
+// contributes nothing is passed as the centre.
+template <StencilKind K, class Real>
+GRAYSCOTT_HD Real volume_laplacian(Real centre, const Real (&n)[18]) {
+  static_assert(K == StencilKind::SevenPoint || K == StencilKind::NineteenPoint);
+  const Real faces = ((n[0] - centre) + (n[1] - centre)) + ((n[2] - centre) + (n[3] - centre)) +
+                     ((n[4] - centre) + (n[5] - centre));
+  if constexpr (K == StencilKind::SevenPoint) {
+    return static_cast<Real>(1.0 / 6) * faces;
+  } else {
+    Real edges = (n[6] - centre) + (n[7] - centre);
+    GRAYSCOTT_UNROLL
+    for (int k = 8; k < 18; k += 2) edges += (n[k] - centre) + (n[k + 1] - centre);
+    return static_cast<Real>(1.0 / 18) * faces + static_cast<Real>(1.0 / 36) * edges;
+  }
+}
+
 // One explicit-Euler step of the reaction-diffusion equations for one cell.
 template <class Real>
 GRAYSCOTT_HD void react(Real u, Real v, Real lap_u, Real lap_v, const Coefficients<Real>& c,
@@ -115,6 +135,11 @@ GRAYSCOTT_HD void react(Real u, Real v, Real lap_u, Real lap_v, const Coefficien
 // type that counts its operations.
 constexpr int laplacian_flops(StencilKind kind) {
   if (kind == StencilKind::Custom) return 8 * 3;
+  // A volume's, as volume_laplacian() is written: six face differences and five additions, one
+  // multiplication (12); nineteen-point adds twelve edge differences and eleven additions, a
+  // multiplication and the sum of the two (12 + 25 = 37).
+  if (kind == StencilKind::SevenPoint) return 12;
+  if (kind == StencilKind::NineteenPoint) return 37;
   const auto weight = [kind](int k) {
     return kind == StencilKind::OonoPuri ? builtin_weight<StencilKind::OonoPuri>(k)
            : kind == StencilKind::Pretty ? builtin_weight<StencilKind::Pretty>(k)
@@ -143,6 +168,10 @@ decltype(auto) dispatch_stencil(StencilKind kind, F&& f) {
       return f.template operator()<StencilKind::FivePoint>();
     case StencilKind::Custom:
       break;
+    case StencilKind::SevenPoint:
+    case StencilKind::NineteenPoint:
+      // Problem::validate() keeps a volume's stencil off a plane's kernels.
+      throw std::logic_error("a volume's stencil reached a plane's kernel");
   }
   return f.template operator()<StencilKind::Custom>();
 }

@@ -61,7 +61,8 @@ InitialKind parse_initial_kind(std::string_view text) {
   if (text == "box") return InitialKind::Box;
   if (text == "box-bordered") return InitialKind::BoxBordered;
   if (text == "drop") return InitialKind::Drop;
-  throw InvalidInput("init: expected rectangle, noise, box, box-bordered or drop, got '" +
+  if (text == "cube") return InitialKind::Cube;
+  throw InvalidInput("init: expected rectangle, noise, box, box-bordered, drop or cube, got '" +
                      std::string(text) + "'");
 }
 
@@ -77,6 +78,8 @@ std::string_view to_string(InitialKind kind) {
       return "box-bordered";
     case InitialKind::Drop:
       return "drop";
+    case InitialKind::Cube:
+      return "cube";
   }
   return "rectangle";
 }
@@ -84,6 +87,7 @@ std::string_view to_string(InitialKind kind) {
 ShapeValues shape_values(const InitialState& state) {
   if (state.values) return *state.values;
   if (state.kind == InitialKind::Box || state.kind == InitialKind::BoxBordered) return {0.70, 0.25};
+  if (state.kind == InitialKind::Cube) return {0.25, 0.33};
   return {0.0, 1.0};
 }
 
@@ -126,8 +130,48 @@ SeedRectangle drop_cells(const Grid& grid) {
   return {r0, r1, c0, c1};
 }
 
+namespace {
+
+// [n / 2 - half, n / 2 + half) of an axis of n cells, clamped to it.
+std::pair<std::int64_t, std::int64_t> centred(std::int64_t n, std::int64_t half) {
+  return {std::clamp<std::int64_t>(n / 2 - half, 0, n),
+          std::clamp<std::int64_t>(n / 2 + half, 0, n)};
+}
+
+}  // namespace
+
+SeedRectangle cube_cells(const Grid& grid) {
+  const auto [r0, r1] = centred(grid.rows, cube_half_width);
+  const auto [c0, c1] = centred(grid.cols, cube_half_width);
+  return {r0, r1, c0, c1};
+}
+
+std::pair<std::int64_t, std::int64_t> shape_planes(const Grid& grid, InitialKind kind) {
+  const std::int64_t depth = grid.depth;
+  if (depth <= 1) return {0, std::max<std::int64_t>(depth, 0)};
+  switch (kind) {
+    case InitialKind::Box:
+    case InitialKind::BoxBordered: {
+      const std::int64_t border = kind == InitialKind::BoxBordered ? 1 : 0;
+      const auto [first, end] = open_interval(1.0, depth + 2 * border, 0.4, 0.6);
+      const std::int64_t z0 = std::clamp<std::int64_t>(first - border, 0, depth);
+      return {z0, std::clamp<std::int64_t>(end - border, z0, depth)};
+    }
+    case InitialKind::Drop:
+      return centred(depth, 1);
+    case InitialKind::Cube:
+      return centred(depth, cube_half_width);
+    case InitialKind::Rectangle:
+    case InitialKind::Noise:
+      break;
+  }
+  return {7 * depth / 16, std::max(8 * depth / 16, 7 * depth / 16 + 1)};
+}
+
 SeedRectangle shape_cells(const Grid& grid, InitialKind kind) {
   switch (kind) {
+    case InitialKind::Cube:
+      return cube_cells(grid);
     case InitialKind::Box:
       return box_cells(grid, false);
     case InitialKind::BoxBordered:
@@ -146,11 +190,11 @@ void check_initial_state(const Grid& grid, const InitialState& state) {
     throw InvalidInput("init-values: the values must be finite numbers");
   }
   if (state.kind != InitialKind::Box && state.kind != InitialKind::BoxBordered) return;
-  if (grid.rows <= 0 || grid.cols <= 0) return;  // the grid's own check names the problem
+  if (grid.rows <= 0 || grid.cols <= 0 || grid.depth <= 0) return;  // the grid's check names it
   const SeedRectangle box = shape_cells(grid, state.kind);
-  if (box.row_begin == box.row_end || box.col_begin == box.col_end) {
-    throw InvalidInput("init " + std::string(to_string(state.kind)) + ": a grid of " +
-                       std::to_string(grid.rows) + "x" + std::to_string(grid.cols) +
+  const auto [z0, z1] = shape_planes(grid, state.kind);
+  if (box.row_begin == box.row_end || box.col_begin == box.col_end || z0 == z1) {
+    throw InvalidInput("init " + std::string(to_string(state.kind)) + ": a grid of " + grid.text() +
                        " is too small to hold one cell of the box (0.4 < x < 0.6 of each axis)");
   }
 }
@@ -160,22 +204,27 @@ double uniform_hash(std::uint64_t seed, std::uint64_t counter) {
   return static_cast<double>(bits >> 11) * 0x1.0p-53;
 }
 
+namespace {
+
+// The block's values in plane z of the grid (see fill_initial_block).
 template <class Real>
-void fill_initial_block(const Grid& grid, const InitialState& state, std::int64_t row0,
-                        std::int64_t col0, std::int64_t rows, std::int64_t cols, std::span<Real> u,
-                        std::span<Real> v) {
+void fill_plane_block(const Grid& grid, const InitialState& state, std::int64_t z,
+                      std::int64_t row0, std::int64_t col0, std::int64_t rows, std::int64_t cols,
+                      std::span<Real> u, std::span<Real> v) {
   const auto cells = static_cast<std::size_t>(rows * cols);
   if (u.size() != cells || v.size() != cells || row0 < 0 || col0 < 0 || row0 + rows > grid.rows ||
-      col0 + cols > grid.cols) {
+      col0 + cols > grid.cols || z < 0 || z >= grid.depth) {
     throw InvalidInput("initial state: buffers do not match the grid");
   }
   const SeedRectangle rect = shape_cells(grid, state.kind);
+  const auto [z0, z1] = shape_planes(grid, state.kind);
+  const bool plane_in_shape = z >= z0 && z < z1;
   const ShapeValues inside_values = shape_values(state);
   for (std::int64_t r = 0; r < rows; ++r) {
     for (std::int64_t c = 0; c < cols; ++c) {
       const std::int64_t gr = row0 + r, gc = col0 + c;
-      const auto global = static_cast<std::uint64_t>(gr * grid.cols + gc);
-      const bool inside = rect.contains(gr, gc);
+      const auto global = static_cast<std::uint64_t>((z * grid.rows + gr) * grid.cols + gc);
+      const bool inside = plane_in_shape && rect.contains(gr, gc);
       double u0 = inside ? inside_values.u : 1.0, v0 = inside ? inside_values.v : 0.0;
       if (state.kind == InitialKind::Noise) {
         // Counters 2i and 2i+1 of global cell i: independent draws for u and v.
@@ -191,6 +240,15 @@ void fill_initial_block(const Grid& grid, const InitialState& state, std::int64_
   }
 }
 
+}  // namespace
+
+template <class Real>
+void fill_initial_block(const Grid& grid, const InitialState& state, std::int64_t row0,
+                        std::int64_t col0, std::int64_t rows, std::int64_t cols, std::span<Real> u,
+                        std::span<Real> v) {
+  fill_plane_block(grid, state, 0, row0, col0, rows, cols, u, v);
+}
+
 template <class Real>
 void fill_initial_state(const Grid& grid, const InitialState& state, std::span<Real> u,
                         std::span<Real> v) {
@@ -198,16 +256,16 @@ void fill_initial_state(const Grid& grid, const InitialState& state, std::span<R
   if (u.size() != cells || v.size() != cells) {
     throw InvalidInput("initial state: buffers do not match the grid");
   }
-  // Bands of rows in parallel: a large grid's initial state is gigabytes of values (2 GiB for
-  // 16384 x 16384 in float32), written after the engine has allocated and touched its state.
-  // Every value depends on its cell alone, so the split changes nothing in the result.
-  const std::int64_t cols = grid.cols;
+  // Rows in parallel: a large grid's initial state is gigabytes of values (2 GiB for 16384 x 16384
+  // in float32), written after the engine has allocated and touched its state. Every value
+  // depends on its cell alone, so the split changes nothing in the result.
+  const std::int64_t cols = grid.cols, rows = grid.rows * grid.depth;
 #pragma omp parallel for schedule(static) if (cells >= (std::size_t(1) << 20))
-  for (std::int64_t r = 0; r < grid.rows; ++r) {
-    const auto offset = static_cast<std::size_t>(r * cols);
-    fill_initial_block<Real>(grid, state, r, 0, 1, cols,
-                             u.subspan(offset, static_cast<std::size_t>(cols)),
-                             v.subspan(offset, static_cast<std::size_t>(cols)));
+  for (std::int64_t row = 0; row < rows; ++row) {
+    const auto offset = static_cast<std::size_t>(row * cols);
+    fill_plane_block<Real>(grid, state, row / grid.rows, row % grid.rows, 0, 1, cols,
+                           u.subspan(offset, static_cast<std::size_t>(cols)),
+                           v.subspan(offset, static_cast<std::size_t>(cols)));
   }
 }
 

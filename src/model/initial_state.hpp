@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "model/model.hpp"
 
@@ -25,6 +26,7 @@ enum class InitialKind {
   // (R + 2) x (C + 2) array is this start on R x C.
   BoxBordered,
   Drop,  // the Kokkos course's 2 x 2 drop (u = 0, v = 1): see drop_cells
+  Cube,  // ADIOS2's Gray-Scott example's centred cube (u = 0.25, v = 0.33): see cube_cells
 };
 
 // The values inside a start's shape.
@@ -55,8 +57,17 @@ SeedRectangle box_cells(const Grid& grid, bool bordered);
 // The Kokkos course's drop (exercises/gray_scott/gray_scott.cpp, initialize): rows R/2 - 1 and
 // R/2, columns C/2 - 1 and C/2 (integer division), clamped to the grid.
 SeedRectangle drop_cells(const Grid& grid);
-// The shape of `kind` on `grid`.
+// ADIOS2's Gray-Scott example's cube (simulation/gray-scott.cpp, init_field): cells
+// [n/2 - 6, n/2 + 6) of each axis of n cells, clamped to it; on a plane, that square.
+inline constexpr std::int64_t cube_half_width = 6;
+SeedRectangle cube_cells(const Grid& grid);
+// The shape of `kind` in each plane of `grid` that it reaches (see shape_planes).
 SeedRectangle shape_cells(const Grid& grid, InitialKind kind);
+// The planes [first, end) of a volume that the shape of `kind` fills, its rows and columns being
+// shape_cells' in each: the rectangle's [7D/16, 8D/16) (one plane at least), the box's the same
+// linspace rule as its rows, the drop's [D/2 - 1, D/2 + 1), the cube's [D/2 - 6, D/2 + 6), all
+// clamped. A plane (depth 1) is its own only plane: [0, 1).
+std::pair<std::int64_t, std::int64_t> shape_planes(const Grid& grid, InitialKind kind);
 
 // Throws InvalidInput, before any computing, for a start that cannot be made on `grid`: a box
 // with no cell on it.
@@ -66,7 +77,7 @@ void check_initial_state(const Grid& grid, const InitialState& state);
 // to break its symmetry within a few hundred steps.
 inline constexpr double noise_amplitude = 0.05;
 
-// "rectangle", "noise", "box", "box-bordered" or "drop".
+// "rectangle", "noise", "box", "box-bordered", "drop" or "cube".
 InitialKind parse_initial_kind(std::string_view text);
 std::string_view to_string(InitialKind kind);
 
@@ -74,15 +85,16 @@ std::string_view to_string(InitialKind kind);
 // integer arithmetic: the same bits on every machine and compiler.
 double uniform_hash(std::uint64_t seed, std::uint64_t counter);
 
-// Fills u and v (rows*cols values, row-major) with the initial state. Values are computed in
-// double and rounded once to Real.
+// Fills u and v (depth*rows*cols values, plane after plane, each row-major) with the initial
+// state. Values are computed in double and rounded once to Real. The noise of cell i (its index
+// in that order) is drawn from counters 2i and 2i + 1.
 template <class Real>
 void fill_initial_state(const Grid& grid, const InitialState& state, std::span<Real> u,
                         std::span<Real> v);
 
-// The same values for the block rows [row0, row0 + rows) x cols [col0, col0 + cols) of the grid
-// (rows*cols values each): what an MPI rank holds. Every cell's value depends only on its global
-// position, so blocks of any decomposition tile the whole state exactly.
+// The same values for the block rows [row0, row0 + rows) x cols [col0, col0 + cols) of a plane's
+// grid (rows*cols values each): what an MPI rank holds. Every cell's value depends only on its
+// global position, so blocks of any decomposition tile the whole state exactly.
 template <class Real>
 void fill_initial_block(const Grid& grid, const InitialState& state, std::int64_t row0,
                         std::int64_t col0, std::int64_t rows, std::int64_t cols, std::span<Real> u,

@@ -68,10 +68,15 @@ Stencil Stencil::custom(const std::array<double, 9>& weights) {
   return s;
 }
 
+Stencil Stencil::seven_point() { return {StencilKind::SevenPoint, {}}; }
+Stencil Stencil::nineteen_point() { return {StencilKind::NineteenPoint, {}}; }
+
 Stencil Stencil::parse(std::string_view text) {
   if (text == "oono-puri") return oono_puri();
   if (text == "pretty") return pretty();
   if (text == "five-point") return five_point();
+  if (text == "seven-point") return seven_point();
+  if (text == "nineteen-point") return nineteen_point();
   std::vector<double> values;
   std::size_t start = 0;
   while (start <= text.size()) {
@@ -82,8 +87,8 @@ Stencil Stencil::parse(std::string_view text) {
   }
   if (values.size() != 9) {
     throw InvalidInput(
-        "stencil: expected oono-puri, pretty, five-point or 9 comma-separated "
-        "weights, got " +
+        "stencil: expected oono-puri, pretty, five-point, seven-point, nineteen-point or 9 "
+        "comma-separated weights, got " +
         std::to_string(values.size()) + " values");
   }
   std::array<double, 9> weights{};
@@ -104,8 +109,17 @@ std::string Stencil::name() const {
       return "five-point";
     case StencilKind::Custom:
       return "custom";
+    case StencilKind::SevenPoint:
+      return "seven-point";
+    case StencilKind::NineteenPoint:
+      return "nineteen-point";
   }
   return "custom";
+}
+
+std::string Grid::text() const {
+  return (depth > 1 ? std::to_string(depth) + "x" : std::string()) + std::to_string(rows) + "x" +
+         std::to_string(cols);
 }
 
 namespace {
@@ -132,6 +146,22 @@ void add_roots(double a2, double a1, double a0, std::vector<double>& out) {
 }  // namespace
 
 Stencil::SymbolRange Stencil::symbol_range() const {
+  if (three_dimensional()) {
+    // With face weight f and edge weight e, and c_i the cosine of the wave number along axis i,
+    // -L = 2f sum_i (1 - c_i) + 4e sum_{i<j} (1 - c_i c_j): affine in each c_i, so its extremes
+    // over [-1, 1]^3 lie at the eight corners, evaluated exactly here. The lowest is -L(0) = 0.
+    const double f = kind == StencilKind::SevenPoint ? 1.0 / 6 : 1.0 / 18;
+    const double e = kind == StencilKind::SevenPoint ? 0.0 : 1.0 / 36;
+    double highest = 0.0;  // of -L
+    for (int corner = 0; corner < 8; ++corner) {
+      const double c[3] = {corner & 1 ? -1.0 : 1.0, corner & 2 ? -1.0 : 1.0,
+                           corner & 4 ? -1.0 : 1.0};
+      const double faces = (1 - c[0]) + (1 - c[1]) + (1 - c[2]);
+      const double edges = (1 - c[0] * c[1]) + (1 - c[0] * c[2]) + (1 - c[1] * c[2]);
+      highest = std::max(highest, 2 * f * faces + 4 * e * edges);
+    }
+    return {-highest, 0.0};
+  }
   // With a the wave number along rows and b along columns, a neighbour and its opposite share a
   // cosine, so -L(a, b) = cr (1 - cos a) + cc (1 - cos b) + cd (1 - cos(a + b))
   // + ce (1 - cos(a - b)), each c the sum of such a pair of weights. For fixed b this is
@@ -212,12 +242,25 @@ void Parameters::validate() const {
 void Problem::validate() const {
   if (grid.rows <= 0) throw InvalidInput("rows must be a positive integer");
   if (grid.cols <= 0) throw InvalidInput("cols must be a positive integer");
+  if (grid.depth <= 0) throw InvalidInput("depth must be a positive integer (1: a plane)");
   // Indices stay in 32 bits per axis on every backend; 2^31 x 2^31 cells is far past any machine.
   constexpr std::int64_t max_extent = (std::int64_t{1} << 31) - 1;
   if (grid.rows > max_extent)
     throw InvalidInput("rows must be at most " + std::to_string(max_extent));
   if (grid.cols > max_extent)
     throw InvalidInput("cols must be at most " + std::to_string(max_extent));
+  if (grid.depth > max_extent)
+    throw InvalidInput("depth must be at most " + std::to_string(max_extent));
+  if (grid.volume() && !stencil.three_dimensional()) {
+    throw InvalidInput("stencil " + stencil.name() + " is a plane's (3x3): a grid of depth " +
+                       std::to_string(grid.depth) +
+                       " needs a volume's stencil, seven-point or nineteen-point");
+  }
+  if (!grid.volume() && stencil.three_dimensional()) {
+    throw InvalidInput("stencil " + stencil.name() +
+                       " is a volume's (3x3x3): it needs a grid of depth 2 or more, and this "
+                       "grid is a plane (depth 1)");
+  }
   params.validate();
   if (!std::isfinite(outside.u) || !std::isfinite(outside.v)) {
     throw InvalidInput("outside: the fixed boundary's values must be finite numbers, got " +

@@ -43,11 +43,15 @@ struct Outside {
 
 enum class Precision { Single, Double };
 
-// Built-in stencils get kernels specialised at compile time; Custom runs the generic path.
-enum class StencilKind { OonoPuri, Pretty, FivePoint, Custom };
+// Built-in stencils get kernels specialised at compile time; Custom runs the generic path. The
+// first four are a plane's (3x3), the last two a volume's (3x3x3).
+enum class StencilKind { OonoPuri, Pretty, FivePoint, Custom, SevenPoint, NineteenPoint };
 
-// A 3x3 weight table, row-major; the centre weight is ignored (the Laplacian is a sum of
-// w_n * (x_n - x_centre) over the eight neighbours).
+// A plane's stencil: a 3x3 weight table, row-major; the centre weight is ignored (the Laplacian is
+// a sum of w_n * (x_n - x_centre) over the eight neighbours). A volume's stencils are built in:
+// seven-point (the six face neighbours 1/6: the neighbours' mean minus the centre, h^2/6 times
+// the Laplacian, as ADIOS2's Gray-Scott example and GrayScott.jl have it) and nineteen-point (the
+// isotropic one at the same scale: faces 1/18, the twelve edges 1/36); their `weights` are unused.
 struct Stencil {
   StencilKind kind = StencilKind::OonoPuri;
   std::array<double, 9> weights{};
@@ -56,10 +60,17 @@ struct Stencil {
   static Stencil pretty();
   static Stencil five_point();
   static Stencil custom(const std::array<double, 9>& weights);
-  // A name ("oono-puri", "pretty", "five-point") or nine comma-separated numbers.
+  static Stencil seven_point();
+  static Stencil nineteen_point();
+  // A name ("oono-puri", "pretty", "five-point", "seven-point", "nineteen-point") or nine
+  // comma-separated numbers.
   static Stencil parse(std::string_view text);
 
   std::string name() const;  // the built-in name, or "custom"
+  // A volume's stencil (seven-point, nineteen-point), for grids of depth 2 or more.
+  bool three_dimensional() const {
+    return kind == StencilKind::SevenPoint || kind == StencilKind::NineteenPoint;
+  }
 
   // The range of the Laplacian's Fourier symbol L(theta) = sum_n w_n (cos(n . theta) - 1) over
   // every wave vector theta in [-pi, pi]^2 (the grid's eigenvalues under periodic boundaries),
@@ -89,10 +100,17 @@ struct Parameters {
   void validate() const;
 };
 
+// A plane of rows x cols cells, or a volume of depth such planes (depth 1: the plane). A state is
+// stored plane after plane, each plane row-major.
 struct Grid {
   std::int64_t rows = 1080;
   std::int64_t cols = 1920;
-  std::int64_t cells() const { return rows * cols; }
+  std::int64_t depth = 1;
+  std::int64_t plane_cells() const { return rows * cols; }
+  std::int64_t cells() const { return depth * rows * cols; }
+  bool volume() const { return depth > 1; }
+  // "1080x1920", or "64x64x64" (depth first, as the arrays' shapes)
+  std::string text() const;
 };
 
 // Everything that determines the numbers a run produces.

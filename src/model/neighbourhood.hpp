@@ -53,4 +53,46 @@ GRAYSCOTT_HD void gather_neighbourhood(Real cu, Real cv, const Inside& inside, c
   }
 }
 
+// A volume's neighbours, in volume_laplacian()'s order: k = 0..5 the faces (-z, +z, -row, +row,
+// -col, +col), k = 6..17 the edges, four for each pair of axes (depth-rows, depth-cols,
+// rows-cols), the signs (-,-), (-,+), (+,-), (+,+). Offsets along depth, rows and columns.
+struct VolumeOffset {
+  int dz, dr, dc;
+};
+GRAYSCOTT_HD constexpr VolumeOffset volume_offset(int k) {
+  if (k < 6) {
+    const int sign = (k % 2) ? 1 : -1;
+    return {k / 2 == 0 ? sign : 0, k / 2 == 1 ? sign : 0, k / 2 == 2 ? sign : 0};
+  }
+  const int e = k - 6, pair = e / 4;
+  const int first = (e / 2) % 2 ? 1 : -1, second = e % 2 ? 1 : -1;
+  if (pair == 0) return {first, second, 0};
+  if (pair == 1) return {first, 0, second};
+  return {0, first, second};
+}
+
+// The neighbours a volume's stencil reads: the six faces, or all eighteen.
+template <StencilKind K>
+inline constexpr int volume_neighbours = K == StencilKind::SevenPoint ? 6 : 18;
+
+// Fills nu, nv with the neighbours of a cell of a volume whose values are cu, cv, as
+// gather_neighbourhood() does for a plane: `inside(dz, dr, dc)` says whether the neighbour is in
+// memory, `read(dz, dr, dc, u, v)` reads it; one that is not gets beyond_edge<B>. Only the
+// stencil's own neighbours are filled (the faces for seven-point).
+template <StencilKind K, Boundary B, class Real, class Inside, class Read>
+GRAYSCOTT_HD void gather_volume_neighbours(Real cu, Real cv, const Inside& inside, const Read& read,
+                                           const Coefficients<Real>& c, Real (&nu)[18],
+                                           Real (&nv)[18]) {
+  GRAYSCOTT_UNROLL
+  for (int k = 0; k < volume_neighbours<K>; ++k) {
+    const VolumeOffset o = volume_offset(k);
+    if (B == Boundary::Periodic || inside(o.dz, o.dr, o.dc)) {
+      read(o.dz, o.dr, o.dc, nu[k], nv[k]);
+    } else if constexpr (B != Boundary::Periodic) {
+      nu[k] = beyond_edge<B>(cu, c.outside_u);
+      nv[k] = beyond_edge<B>(cv, c.outside_v);
+    }
+  }
+}
+
 }  // namespace grayscott

@@ -34,6 +34,11 @@ ProcessGrid parse_process_grid(std::string_view text) {
 
 ProcessGrid choose_process_grid(int ranks, const Grid& grid, std::optional<ProcessGrid> forced,
                                 int halo_depth) {
+  if (grid.volume()) {
+    throw InvalidInput("depth " + std::to_string(grid.depth) +
+                       ": a volume is not split over MPI ranks in this build; run it in one "
+                       "process (a sweep of volumes spreads its members over ranks)");
+  }
   // The thinnest block must hold a full halo for its neighbours.
   const auto fits = [&](ProcessGrid g) {
     return grid.rows / g.rows >= halo_depth && grid.cols / g.cols >= halo_depth;

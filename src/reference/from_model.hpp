@@ -8,6 +8,7 @@
 
 #include "model/model.hpp"
 #include "reference/reference.hpp"
+#include "reference/reference3d.hpp"
 
 namespace grayscott {
 
@@ -40,6 +41,24 @@ inline reference::Model to_reference(const Problem& problem) {
   return to_reference(problem, problem.params);
 }
 
+// The volume's reference model of `problem` (a volume's stencil; a plane's runs as a volume one
+// plane deep) with the rates `params`, or the problem's own.
+inline reference::Model3 to_reference3(const Problem& problem, const Parameters& params) {
+  const reference::Weights27 weights = problem.stencil.kind == StencilKind::SevenPoint
+                                           ? reference::seven_point()
+                                       : problem.stencil.kind == StencilKind::NineteenPoint
+                                           ? reference::nineteen_point()
+                                           : reference::in_plane(problem.stencil.weights);
+  return {weights,          to_reference(problem.boundary),
+          params.feed,      params.kill,
+          params.du,        params.dv,
+          params.dt,        problem.outside.u,
+          problem.outside.v};
+}
+inline reference::Model3 to_reference3(const Problem& problem) {
+  return to_reference3(problem, problem.params);
+}
+
 // A reproducible state with every cell different, so that a wrong neighbour, edge or boundary
 // cannot hide in a uniform region. u in [0.3, 1], v in [0, 0.5].
 inline reference::State varied_state(std::int64_t rows, std::int64_t cols, std::uint32_t seed = 1) {
@@ -55,6 +74,13 @@ inline reference::State varied_state(std::int64_t rows, std::int64_t cols, std::
     s.v[i] = 0.5 * next();
   }
   return s;
+}
+
+// The same for a volume: varied_state's values, plane after plane.
+inline reference::Volume varied_volume(std::int64_t depth, std::int64_t rows, std::int64_t cols,
+                                       std::uint32_t seed = 1) {
+  const reference::State plane = varied_state(depth * rows, cols, seed);
+  return {depth, rows, cols, plane.u, plane.v};
 }
 
 }  // namespace grayscott

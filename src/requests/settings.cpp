@@ -75,6 +75,12 @@ std::span<const Preset> presets() {
       // The Gray-Scott School's C++ reference: grayscott's own defaults.
       {"course-cpp", "oono-puri", "zero-flux", "1,0", "rectangle", "single", 0.014, 0.054, 0.1,
        0.05, 1.0, 32, "the C++ course's reference"},
+      // ADIOS2's Gray-Scott example (ornladios/ADIOS2-Examples, source/cpp/gray-scott), as its
+      // settings-files.json runs it: L = 64, plotgap 10, periodic, in double. Its noise (1e-7 of
+      // uniform random forcing added to u at every step) is not modelled: a run here is
+      // deterministic, and that forcing is below float64's use in any figure compared.
+      {"adios2", "seven-point", "periodic", "1,0", "cube", "double", 0.01, 0.05, 0.2, 0.1, 2.0, 10,
+       "ADIOS2-Examples source/cpp/gray-scott, settings-files.json", 64},
   };
   return table;
 }
@@ -88,6 +94,11 @@ ProblemSettings ProblemSettings::resolved() const {
   };
   if (!preset.empty()) {
     const Preset& p = find_preset(preset);
+    if (p.side > 0) {
+      set("depth", s.depth, p.side);
+      set("rows", s.rows, p.side);
+      set("cols", s.cols, p.side);
+    }
     set("stencil", s.stencil, std::string(p.stencil));
     set("boundary", s.boundary, std::string(p.boundary));
     set("outside", s.outside, std::string(p.outside));
@@ -104,6 +115,9 @@ ProblemSettings ProblemSettings::resolved() const {
     set("feed", s.feed, p.feed);
     set("kill", s.kill, p.kill);
   }
+  // A volume's stencil by default on a volume; one given explicitly is checked as it is.
+  if (s.depth > 1 && !is_given("stencil") && !Stencil::parse(s.stencil).three_dimensional())
+    s.stencil = "seven-point";
   s.preset.clear();
   s.pattern.clear();
   return s;
@@ -117,7 +131,7 @@ std::optional<std::int64_t> ProblemSettings::preset_steps_per_image() const {
 Problem ProblemSettings::problem() const {
   const ProblemSettings s = resolved();
   Problem p;
-  p.grid = {s.rows, s.cols};
+  p.grid = {s.rows, s.cols, s.depth};
   p.params = {s.feed, s.kill, s.du, s.dv, s.dt};
   p.stencil = Stencil::parse(s.stencil);
   p.boundary = parse_boundary(s.boundary);
@@ -136,7 +150,7 @@ InitialState ProblemSettings::initial_state() const {
     if (state.kind != InitialKind::Noise) throw InvalidInput("seed: a seed needs --init noise");
     state.seed = parse_seed(s.seed);
   }
-  check_initial_state({s.rows, s.cols}, state);
+  check_initial_state({s.rows, s.cols, s.depth}, state);
   return state;
 }
 
@@ -160,19 +174,20 @@ void check_state_fits(const Problem& problem, std::size_t members, const EngineO
   const Backend& backend = *choose_backend(options, problem, members).backend;
   const double element = problem.precision == Precision::Single ? 4.0 : 8.0;
   // In floating point: an absurd grid must not wrap around to a small number.
-  const double needed = 4.0 * element * static_cast<double>(members) *
-                        static_cast<double>(problem.grid.rows) *
-                        static_cast<double>(problem.grid.cols);
+  const double needed =
+      4.0 * element * static_cast<double>(members) * static_cast<double>(problem.grid.depth) *
+      static_cast<double>(problem.grid.rows) * static_cast<double>(problem.grid.cols);
   const std::uint64_t available =
       backend.on_device() ? backend.free_memory(options.device) : io::available_memory();
   if (available == 0 || needed <= static_cast<double>(available)) return;
   const std::uint64_t bytes = needed >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(needed);
-  throw OutOfMemory(
-      "rows x cols: the state of " + std::to_string(problem.grid.rows) + "x" +
-      std::to_string(problem.grid.cols) + " cells (" + std::string(to_string(problem.precision)) +
-      " precision" + (members > 1 ? ", " + std::to_string(members) + " members" : std::string()) +
-      ") needs " + io::format_bytes(bytes) + " of " + (backend.on_device() ? "device" : "host") +
-      " memory, and " + io::format_bytes(available) + " is available");
+  throw OutOfMemory(std::string(problem.grid.volume() ? "depth x rows x cols" : "rows x cols") +
+                    ": the state of " + problem.grid.text() + " cells (" +
+                    std::string(to_string(problem.precision)) + " precision" +
+                    (members > 1 ? ", " + std::to_string(members) + " members" : std::string()) +
+                    ") needs " + io::format_bytes(bytes) + " of " +
+                    (backend.on_device() ? "device" : "host") + " memory, and " +
+                    io::format_bytes(available) + " is available");
 }
 
 namespace {
@@ -236,8 +251,10 @@ std::vector<pipeline::SweepMember> SweepSettings::members() const {
   // A preset's or a pattern's rates, unless the sets are given.
   const ProblemSettings rates = problem.resolved();
   const bool named = !problem.preset.empty() || !problem.pattern.empty();
-  const std::string feed_set = named && !problem.is_given("feed") ? shortest_text(rates.feed) : feeds;
-  const std::string kill_set = named && !problem.is_given("kill") ? shortest_text(rates.kill) : kills;
+  const std::string feed_set =
+      named && !problem.is_given("feed") ? shortest_text(rates.feed) : feeds;
+  const std::string kill_set =
+      named && !problem.is_given("kill") ? shortest_text(rates.kill) : kills;
   return pipeline::cross_members(parse_value_set(feed_set, "feed"),
                                  parse_value_set(kill_set, "kill"), seed_list);
 }
@@ -283,8 +300,9 @@ std::span<const Setting<ProblemSettings>> problem_settings() {
   }();
   static const std::string preset_help = [] {
     std::string help =
-        "One of the courses' programs: its stencil, boundary, outside values, start, precision, "
-        "rates and steps per image (explicit options win):";
+        "One of the courses' programs or a code compared with: its stencil, boundary, outside "
+        "values, start, precision, rates, steps per image and, where it has one, its grid "
+        "(explicit options win):";
     for (const Preset& p : presets()) {
       help += std::string(" ") + std::string(p.name) + " (" + std::string(p.source) + ");";
     }
@@ -294,13 +312,17 @@ std::span<const Setting<ProblemSettings>> problem_settings() {
   static const Setting<S> table[] = {
       {"rows", "rows", "nbrow", "Grid rows", GRAYSCOTT_FIELD(S, rows)},
       {"cols", "cols", "nbcol", "Grid columns", GRAYSCOTT_FIELD(S, cols)},
+      {"depth", "depth", "",
+       "Grid planes: 1 is a plane (2D); 2 or more a volume (3D), stepped with a volume's stencil",
+       GRAYSCOTT_FIELD(S, depth)},
       {"feed", "feed", "feedrate", "Feed rate F", GRAYSCOTT_FIELD(S, feed)},
       {"kill", "kill", "killrate", "Kill rate k", GRAYSCOTT_FIELD(S, kill)},
       {"du", "du", "", "Diffusion rate of u", GRAYSCOTT_FIELD(S, du)},
       {"dv", "dv", "", "Diffusion rate of v", GRAYSCOTT_FIELD(S, dv)},
       {"dt", "dt", "deltat", "Time step", GRAYSCOTT_FIELD(S, dt)},
       {"stencil", "stencil", "",
-       "oono-puri, pretty, five-point, or 9 comma-separated weights (row-major)",
+       "A plane's: oono-puri, pretty, five-point, or 9 comma-separated weights (row-major); a "
+       "volume's: seven-point (the default with --depth), nineteen-point",
        GRAYSCOTT_FIELD(S, stencil), Form::Name, "NAME|9 WEIGHTS"},
       {"boundary", "boundary", "", "zero-flux, periodic or fixed", GRAYSCOTT_FIELD(S, boundary),
        Form::Name, "zero-flux|periodic|fixed"},
@@ -314,11 +336,12 @@ std::span<const Setting<ProblemSettings>> problem_settings() {
        "Initial state: rectangle (the C++ course's), noise (the rectangle with small random "
        "perturbations, reproducible from the seed), box (the Python course's, on the grid), "
        "box-bordered (the same on the grid with a one-cell border, as its NumPy and Numba "
-       "versions hold it), drop (the Kokkos course's 2x2 drop)",
-       GRAYSCOTT_FIELD(S, init), Form::Name, "rectangle|noise|box|box-bordered|drop"},
+       "versions hold it), drop (the Kokkos course's 2x2 drop), cube (ADIOS2's example's 12-cell "
+       "cube, u 0.25 and v 0.33); on a volume each shape spans its middle planes",
+       GRAYSCOTT_FIELD(S, init), Form::Name, "rectangle|noise|box|box-bordered|drop|cube"},
       {"init-values", "init_values", "",
        "The values u,v inside the initial state's shape (default: the start's own: box 0.7,0.25, "
-       "the others 0,1)",
+       "cube 0.25,0.33, the others 0,1)",
        GRAYSCOTT_FIELD(S, init_values), Form::Pair, "U,V"},
       {"seed", "seed", "", "Seed of the noise initial state (default 0)", GRAYSCOTT_FIELD(S, seed),
        Form::Seed, "UINT"},

@@ -39,21 +39,23 @@ struct Pattern {
 std::span<const Pattern> patterns();
 const Pattern& find_pattern(std::string_view name);  // throws InvalidInput listing the names
 
-// One of the courses' programs (--preset): every setting of the problem but the grid, as that
-// program has it, and its steps between images.
+// One of the courses' programs, or a code this one is compared with (--preset): every setting of
+// the problem as that program has it, and its steps between images; the grid too where the
+// program fixes one (a cube of `side` cells a side), else the grid stays the request's.
 struct Preset {
   std::string_view name;
   std::string_view stencil, boundary, outside, init, precision;
   double feed, kill, du, dv, dt;
   std::int64_t steps_per_image;
   std::string_view source;
+  std::int64_t side = 0;  // 0: no grid of its own
 };
 std::span<const Preset> presets();
 const Preset& find_preset(std::string_view name);  // throws InvalidInput listing the names
 
 // The model, its initial state: `grayscott run`'s problem options, `gs.Simulation`'s arguments.
 struct ProblemSettings {
-  std::int64_t rows = 1080, cols = 1920;
+  std::int64_t rows = 1080, cols = 1920, depth = 1;
   double feed = 0.014, kill = 0.054, du = 0.1, dv = 0.05, dt = 1.0;
   std::string stencil = "oono-puri", boundary = "zero-flux", precision = "single";
   std::string outside = "1,0";  // U,V outside the grid, with boundary fixed
@@ -70,8 +72,9 @@ struct ProblemSettings {
   std::set<std::string, std::less<>> given;
   bool is_given(std::string_view option) const { return given.count(option) > 0; }
 
-  // These settings with the preset, then the pattern, applied (both then empty); throws
-  // InvalidInput for an unknown name.
+  // These settings with the preset, then the pattern, applied (both then empty), and a volume's
+  // stencil (seven-point) where the grid has depth and no stencil is given; throws InvalidInput
+  // for an unknown name.
   ProblemSettings resolved() const;
   // The preset's steps between images, unless none is named or steps-per-image is given.
   std::optional<std::int64_t> preset_steps_per_image() const;
@@ -192,6 +195,5 @@ std::span<const Setting<SweepSettings>> sweep_settings();  // feed, kill, seeds,
 std::string keyword_of(std::string_view option);
 // Every setting's (option, keyword) pair, for front ends that rename messages.
 std::vector<std::pair<std::string, std::string>> setting_names();
-
 
 }  // namespace grayscott::requests

@@ -113,7 +113,10 @@ class CpuBackend final : public Backend {
     return {std::to_string(omp_get_max_threads()) + " OpenMP threads"};
   }
   std::uint64_t free_memory(int) const override { return 0; }
-  std::string refuses(const Problem&, std::size_t) const override { return {}; }
+  std::string refuses(const Problem& problem, std::size_t) const override {
+    if (problem.grid.volume()) return "the CPU backend steps planes only (depth 1) in this build";
+    return {};
+  }
   std::size_t members_per_engine(const Problem&) const override {
     return std::numeric_limits<std::size_t>::max();
   }

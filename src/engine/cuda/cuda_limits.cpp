@@ -9,6 +9,7 @@
 namespace grayscott::cuda {
 
 std::string refuses(const Grid& grid, std::size_t members) {
+  if (grid.volume()) return "the CUDA backend steps planes only (depth 1) in this build";
   if (members > max_members) {
     return "the CUDA backend runs at most " + std::to_string(max_members) +
            " members at once, not " + std::to_string(members);
