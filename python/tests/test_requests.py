@@ -118,7 +118,9 @@ def test_the_signatures_carry_the_command_lines_defaults():
 def test_the_defaults_are_the_command_lines(grayscott_bin):
     printed = subprocess.run([grayscott_bin, "run", "--print-config"], capture_output=True,
                              text=True, check=True, timeout=60).stdout
-    values = dict(line.split(" = ", 1) for line in printed.splitlines()[1:] if " = " in line)
+    # Options not given are printed as comments with their defaults.
+    values = dict(line.removeprefix("# ").split(" = ", 1) for line in printed.splitlines()[1:]
+                  if " = " in line)
     keyword = dict(NAMES)
     defaults = {**_core._defaults("simulation"), **_core._defaults("run")}
     for option, text in values.items():

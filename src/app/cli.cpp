@@ -55,7 +55,6 @@ std::string nearest_option(const CLI::App& command, std::string_view name) {
   return best;
 }
 
-
 bool takes_whole_number(const CLI::Option& option) {
   return option.get_type_name().rfind("INT", 0) == 0;
 }
@@ -137,19 +136,22 @@ std::string toml_string(const std::string& text) {
   return quoted + "\"";
 }
 
-// The command's effective options as a TOML section: given or default values, flags as booleans.
+// The command's options as a TOML section: those given (on the command line or by --config) as
+// keys, the others as comments showing their defaults. Only the given ones are keys, so that the
+// section read back gives the same run: a key read back counts as given, and a default printed
+// as a key would override what a preset, a pattern or the grid's depth chooses.
 void print_config(const CLI::App& app) {
   std::printf("[%s]\n", app.get_name().c_str());
+  bool noted = false;
   for (const CLI::Option* option : app.get_options()) {
     if (option->get_lnames().empty()) continue;
     const std::string name = option->get_lnames().front();
     if (is_about_the_options(name)) continue;
-    if (is_flag(*option)) {
-      std::printf("%s = %s\n", name.c_str(), option->count() > 0 ? "true" : "false");
-      continue;
-    }
+    const bool given = option->count() > 0;
     std::string value;
-    if (option->count() > 0) {
+    if (is_flag(*option)) {
+      value = given ? "true" : "false";
+    } else if (given) {
       for (const std::string& result : option->results()) {
         value += (value.empty() ? "" : ",") + result;
       }
@@ -157,8 +159,12 @@ void print_config(const CLI::App& app) {
       value = option->get_default_str();
       if (value.empty()) continue;  // not given and no default: the program's own choice
     }
-    std::printf("%s = %s\n", name.c_str(),
-                takes_number(*option) ? value.c_str() : toml_string(value).c_str());
+    if (!is_flag(*option) && !takes_number(*option)) value = toml_string(value);
+    if (!given && !noted) {
+      std::printf("# not given: the default, unless a preset, a pattern or --depth sets it\n");
+      noted = true;
+    }
+    std::printf("%s%s = %s\n", given ? "" : "# ", name.c_str(), value.c_str());
   }
 }
 
@@ -203,7 +209,8 @@ void apply_config(CLI::App& app, const std::string& path) {
       const std::string near = nearest_option(app, name);
       unknown.emplace_back(node.source().begin.line,
                            "line " + std::to_string(node.source().begin.line) + ", key '" + key +
-                               "': unknown key" + (near.empty() ? "" : " (did you mean " + near + "?)"));
+                               "': unknown key" +
+                               (near.empty() ? "" : " (did you mean " + near + "?)"));
     };
     // The command's own section first: its keys win over the top level's.
     if (const toml::table* section = table[app.get_name()].as_table()) {
