@@ -192,12 +192,15 @@ _LIVE_PIXELS = 512
 
 def _picture_of(values, value_range=(0.0, 0.5), colormap="inferno", pixels=None):
     """PNG bytes of a 2D array, coloured as ``grayscott render`` colours v (inferno, 0 to 0.5),
-    row 0 at the top; subsampled to at most ``pixels`` on its longer side."""
+    row 0 at the top; subsampled to at most ``pixels`` on its longer side. A volume's array
+    (depth, rows, cols) is drawn by its middle plane, as ``grayscott render`` draws it."""
     import numpy
 
     array = numpy.asarray(values)
+    if array.ndim == 3:
+        array = array[array.shape[0] // 2]
     if array.ndim != 2:
-        raise ValueError(f"values: expected a 2D array, got shape {array.shape}")
+        raise ValueError(f"values: expected a 2D array (or a volume's 3D one), got shape {array.shape}")
     if pixels is not None and max(array.shape) > pixels:
         stride = -(-max(array.shape) // pixels)
         array = array[::stride, ::stride]
@@ -266,14 +269,17 @@ class Simulation(_core._Simulation):
     """One Gray-Scott simulation whose state stays on its engine.
 
     The arguments are the command line's options of the same names (``grayscott run --help``),
-    with the same defaults, limits and messages. ``stencil`` is a name ("oono-puri", "pretty",
-    "five-point") or nine comma-separated weights; ``boundary`` is "zero-flux", "periodic" or
+    with the same defaults, limits and messages. ``depth`` above 1 makes the grid a volume of
+    that many planes: ``u`` and ``v`` then have shape (depth, rows, cols) and the stencil is a
+    volume's ("seven-point", the default there, or "nineteen-point"). ``stencil`` is a name
+    ("oono-puri", "pretty", "five-point") or nine comma-separated weights; ``boundary`` is "zero-flux", "periodic" or
     "fixed" (``outside``: the values u, v beyond the grid, default (1, 0)); ``precision`` "single"
     or "double"; ``backend`` "auto", "cpu" or "cuda"; ``init`` "rectangle", "noise" (with
-    ``seed``), "box", "box-bordered" or "drop" (``init_values``: u, v inside its shape).
+    ``seed``), "box", "box-bordered", "drop" or "cube" (``init_values``: u, v inside its shape).
     ``pattern`` names F and k ("worms", ...), ``preset`` one of the courses' programs
     ("course-numpy", "course-numba", "course-cupy", "course-jax", "course-kokkos", "course-cpp":
-    stencil, boundary, outside, start, precision, rates, and the steps per image of ``run``); the
+    stencil, boundary, outside, start, precision, rates, and the steps per image of ``run``), or
+    "adios2" (ADIOS2's Gray-Scott example: its 64x64x64 volume too); the
     arguments a call names win over both. ``threads`` (CPU, 0: all cores), ``fuse_steps`` (steps
     per pass over the grid, 0: the engine's best).
 
@@ -294,6 +300,7 @@ class Simulation(_core._Simulation):
         self,
         rows: int = _SIMULATION["rows"],
         cols: int = _SIMULATION["cols"],
+        depth: int = _SIMULATION["depth"],
         feed: float = _SIMULATION["feed"],
         kill: float = _SIMULATION["kill"],
         du: float = _SIMULATION["du"],
@@ -424,7 +431,9 @@ class Simulation(_core._Simulation):
     def __repr__(self):
         p = self.parameters
         return (
-            f"Simulation(rows={p['rows']}, cols={p['cols']}, feed={p['feed']}, kill={p['kill']}, "
+            f"Simulation(rows={p['rows']}, cols={p['cols']}, "
+            + (f"depth={p['depth']}, " if p["depth"] > 1 else "")
+            + f"feed={p['feed']}, kill={p['kill']}, "
             f"precision={p['precision']!r}, backend={self.backend!r}, step={self.step})"
         )
 
@@ -450,6 +459,7 @@ class Sweep(_core._Sweep):
         seeds=_SWEEP["seeds"],
         rows: int = _SWEEP["rows"],
         cols: int = _SWEEP["cols"],
+        depth: int = _SWEEP["depth"],
         du: float = _SWEEP["du"],
         dv: float = _SWEEP["dv"],
         dt: float = _SWEEP["dt"],
@@ -502,6 +512,7 @@ def sweep(
     seeds=_SWEEP["seeds"],
     rows: int = _SWEEP["rows"],
     cols: int = _SWEEP["cols"],
+    depth: int = _SWEEP["depth"],
     images: int = _SWEEP["images"],
     steps_per_image: int = _SWEEP["steps_per_image"],
     du: float = _SWEEP["du"],

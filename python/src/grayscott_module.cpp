@@ -441,7 +441,19 @@ class Batch {
     return make_any_engine(problem_, members_, options_);
   }
 
-  std::size_t block_cells() const { return static_cast<std::size_t>(block_.rows * block_.cols); }
+  // A volume is never split over ranks (the decomposition refuses it): its block is every plane.
+  std::size_t block_cells() const {
+    return static_cast<std::size_t>(problem_.grid.depth * block_.rows * block_.cols);
+  }
+  // The shape of one member's field: (rows, cols) of this process's block, (depth, rows, cols) of
+  // a volume.
+  template <class Extent>
+  std::vector<Extent> field_shape() const {
+    std::vector<Extent> shape{static_cast<Extent>(block_.rows), static_cast<Extent>(block_.cols)};
+    if (problem_.grid.volume())
+      shape.insert(shape.begin(), static_cast<Extent>(problem_.grid.depth));
+    return shape;
+  }
 
   void load_initial_states() {
     std::visit(
@@ -450,8 +462,12 @@ class Batch {
           std::vector<Real> u(block_cells()), v(block_cells());
           engine->home_state();
           for (std::size_t m = 0; m < members_.size(); ++m) {
-            fill_initial_block<Real>(problem_.grid, initial_[m], block_.row_begin, block_.col_begin,
-                                     block_.rows, block_.cols, u, v);
+            if (problem_.grid.volume()) {
+              fill_initial_state<Real>(problem_.grid, initial_[m], u, v);
+            } else {
+              fill_initial_block<Real>(problem_.grid, initial_[m], block_.row_begin,
+                                       block_.col_begin, block_.rows, block_.cols, u, v);
+            }
             engine->load(m, u, v);
           }
         },
@@ -502,7 +518,7 @@ class Batch {
           // wait for them (item of the DLPack contract: consumers' writes come first).
           if (state.on_device) views_on_device_ = true;
           const auto* data = which == 'u' ? state.u : state.v;
-          std::vector<std::int64_t> shape{block_.rows, block_.cols};
+          std::vector<std::int64_t> shape = field_shape<std::int64_t>();
           if (members_.size() > 1 || batch_shape_)
             shape.insert(shape.begin(), static_cast<std::int64_t>(members_.size()));
           return FieldView{reinterpret_cast<std::uintptr_t>(data), shape, state.on_device,
@@ -527,8 +543,7 @@ class Batch {
               engine->read_captured(m, which == 'u' ? out : nullptr, which == 'v' ? out : nullptr);
             }
           }
-          std::vector<std::size_t> shape{static_cast<std::size_t>(block_.rows),
-                                         static_cast<std::size_t>(block_.cols)};
+          std::vector<std::size_t> shape = field_shape<std::size_t>();
           if (members_.size() > 1 || batch_shape_) shape.insert(shape.begin(), members_.size());
           Real* raw = values.release();
           nb::capsule free_values(raw, [](void* p) noexcept { delete[] static_cast<Real*>(p); });
@@ -627,8 +642,19 @@ class Batch {
   std::recursive_mutex mutex_;
 };
 
-// A read-only NumPy copy of rows x cols values (an image handed to a callback: it stays what it
-// was after the run goes on).
+// The shape of an image of `grid`: (rows, cols), or (depth, rows, cols) for a volume.
+struct ImageShape {
+  std::size_t extents[3];
+  std::size_t ndim;
+  explicit ImageShape(const Grid& grid)
+      : extents{static_cast<std::size_t>(grid.depth), static_cast<std::size_t>(grid.rows),
+                static_cast<std::size_t>(grid.cols)},
+        ndim(grid.volume() ? 3 : 2) {}
+  const std::size_t* data() const { return extents + (3 - ndim); }
+};
+
+// A read-only NumPy copy of an image's values (handed to a callback: it stays what it was after
+// the run goes on).
 template <class Real>
 nb::object image_copy(const void* values, const Grid& grid) {
   const auto cells = static_cast<std::size_t>(grid.cells());
@@ -636,19 +662,17 @@ nb::object image_copy(const void* values, const Grid& grid) {
   std::memcpy(copy.get(), values, cells * sizeof(Real));
   Real* raw = copy.release();
   nb::capsule owner(raw, [](void* p) noexcept { delete[] static_cast<Real*>(p); });
-  const std::size_t shape[2] = {static_cast<std::size_t>(grid.rows),
-                                static_cast<std::size_t>(grid.cols)};
-  return nb::cast(nb::ndarray<nb::numpy, const Real>(raw, 2, shape, owner));
+  const ImageShape shape(grid);
+  return nb::cast(nb::ndarray<nb::numpy, const Real>(raw, shape.ndim, shape.data(), owner));
 }
 
-// A read-only view of rows x cols values that owns nothing: for a callee that does not keep it.
+// A read-only view of an image's values that owns nothing: for a callee that does not keep it.
 template <class Real>
 nb::object image_view(const void* values, const Grid& grid) {
-  const std::size_t shape[2] = {static_cast<std::size_t>(grid.rows),
-                                static_cast<std::size_t>(grid.cols)};
-  return nb::cast(
-      nb::ndarray<nb::numpy, const Real>(static_cast<const Real*>(values), 2, shape, nb::handle()),
-      nb::rv_policy::reference);
+  const ImageShape shape(grid);
+  return nb::cast(nb::ndarray<nb::numpy, const Real>(static_cast<const Real*>(values), shape.ndim,
+                                                     shape.data(), nb::handle()),
+                  nb::rv_policy::reference);
 }
 
 class Simulation : public Batch {
@@ -944,6 +968,7 @@ nb::dict parameters_dict(const Problem& problem) {
   nb::dict d;
   d["rows"] = problem.grid.rows;
   d["cols"] = problem.grid.cols;
+  d["depth"] = problem.grid.depth;
   d["feed"] = problem.params.feed;
   d["kill"] = problem.params.kill;
   d["du"] = problem.params.du;
@@ -988,8 +1013,8 @@ io::RenderOptions render_options(nb::dict settings) {
         if (pair.size() != 2) wrong_type(keyword, "(lo, hi) or 'LO:HI'", value);
         options.lo = number(keyword, pair[0]);
         options.hi = number(keyword, pair[1]);
-        std::tie(options.lo, options.hi) = io::parse_range(shortest_text(options.lo) + ":" +
-                                                           shortest_text(options.hi));
+        std::tie(options.lo, options.hi) =
+            io::parse_range(shortest_text(options.lo) + ":" + shortest_text(options.hi));
       }
     } else if (keyword == "colormap") {
       options.colormap = io::parse_colormap(text_for(Form::Name, keyword, value));
@@ -1156,9 +1181,11 @@ NB_MODULE(_core, m) {
       .def_prop_ro(
           "shape",
           [](const Batch& b) {
-            return nb::make_tuple(b.problem().grid.rows, b.problem().grid.cols);
+            const Grid& grid = b.problem().grid;
+            return grid.volume() ? nb::make_tuple(grid.depth, grid.rows, grid.cols)
+                                 : nb::make_tuple(grid.rows, grid.cols);
           },
-          "(rows, cols) of one simulation's fields.");
+          "(rows, cols) of one simulation's fields; (depth, rows, cols) for a volume.");
 
   auto simulation =
       nb::class_<Simulation, Batch>(m, "_Simulation")
@@ -1317,8 +1344,8 @@ NB_MODULE(_core, m) {
 
   m.def(
       "_dt_limit",
-      [](const std::string& stencil, nb::handle du, nb::handle dv, nb::handle feed,
-         nb::handle kill, bool everywhere) {
+      [](const std::string& stencil, nb::handle du, nb::handle dv, nb::handle feed, nb::handle kill,
+         bool everywhere) {
         Problem problem;
         problem.stencil = Stencil::parse(stencil);
         problem.params.du = number("du", du);

@@ -15,6 +15,13 @@ void AnalysisRequest::validate(const Problem& problem, std::int64_t steps_per_im
   if (statistics) statistics->validate();
   if (classify) {
     if (!statistics) throw InvalidInput("classify needs the statistics of every image");
+    if (problem.grid.volume()) {
+      throw InvalidInput(
+          "classify: the pattern classes are a plane's (spots, stripes, holes); a "
+          "volume of depth " +
+          std::to_string(problem.grid.depth) +
+          " is not classified (its statistics are measured: --stats)");
+    }
     const std::int64_t side = analysis::min_classified_side;
     if (problem.grid.rows < side || problem.grid.cols < side) {
       throw InvalidInput("classify: a grid of " + std::to_string(problem.grid.rows) + "x" +

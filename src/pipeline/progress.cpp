@@ -71,10 +71,10 @@ void announce_output(const std::filesystem::path& path, const std::string& conte
   }
 }
 
-// "1000 images of 1080x1920 (v)".
+// "1000 images of 1080x1920 (v)", "100 images of 64x64x64 (v)".
 std::string describe_images(std::int64_t images, const Grid& grid, FieldSet fields) {
-  return std::to_string(images) + " image" + (images == 1 ? "" : "s") + " of " +
-         std::to_string(grid.rows) + "x" + std::to_string(grid.cols) + " (" +
+  return std::to_string(images) + " image" + (images == 1 ? "" : "s") + " of " + grid.text() +
+         " (" +
          (fields.u && fields.v ? "u, v"
           : fields.u           ? "u"
                                : "v") +

@@ -47,7 +47,8 @@ std::uint64_t sweep_bytes_per_member(const Problem& problem, FieldSet fields) {
   // Engine: u and v twice (current and next) plus a capture buffer each; writer queue: three
   // slots of the fields written. In floating point: a grid of up to 2^62 cells must not wrap
   // around to a size that fits the memory.
-  const double bytes = value * static_cast<double>(problem.grid.rows) *
+  const double bytes = value * static_cast<double>(problem.grid.depth) *
+                       static_cast<double>(problem.grid.rows) *
                        static_cast<double>(problem.grid.cols) * (6 + 3 * written);
   return bytes >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
 }
