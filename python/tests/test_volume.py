@@ -1,0 +1,67 @@
+"""Volumes from Python: gs.Simulation(depth=...) is `grayscott run --depth`, its fields have shape
+(depth, rows, cols), and the refusals are the command line's."""
+
+import h5py
+import numpy as np
+import pytest
+
+import grayscott as gs
+from conftest import run_cli
+
+
+def test_a_volumes_fields_have_its_three_axes_and_step_as_the_command_line(tmp_path, grayscott_bin):
+    sim = gs.Simulation(depth=6, rows=10, cols=12, init="noise", seed=4, feed=0.03, kill=0.06,
+                        precision="double", backend="cpu")
+    assert sim.shape == (6, 10, 12)
+    assert sim.v.shape == (6, 10, 12) and sim.u.shape == (6, 10, 12)
+    assert sim.parameters["depth"] == 6 and sim.parameters["stencil"] == "seven-point"
+    assert "depth=6" in repr(sim)
+    start = np.array(sim.v)
+    sim.advance(15)
+    assert not np.array_equal(sim.v, start)
+    out = tmp_path / "cli.h5"
+    run_cli(grayscott_bin, "run", "--depth", 6, "--rows", 10, "--cols", 12, "--init", "noise",
+            "--seed", 4, "--feed", 0.03, "--kill", 0.06, "--precision", "double", "--images", 1,
+            "--steps-per-image", 15, "--backend", "cpu", "-o", out, "--quiet")
+    with h5py.File(out, "r") as f:
+        assert np.array_equal(np.asarray(f["v"][-1]).reshape(6, 10, 12), sim.v)
+
+
+def test_run_writes_the_command_lines_file(tmp_path, grayscott_bin):
+    py_file, cli_file = tmp_path / "py.h5", tmp_path / "cli.h5"
+    sim = gs.Simulation(depth=5, rows=7, cols=9, stencil="nineteen-point", boundary="periodic",
+                        backend="cpu")
+    sim.run(images=3, steps_per_image=4, output=py_file, quiet=True)
+    run_cli(grayscott_bin, "run", "--depth", 5, "--rows", 7, "--cols", 9, "--stencil",
+            "nineteen-point", "--boundary", "periodic", "--images", 3, "--steps-per-image", 4,
+            "--backend", "cpu", "-o", cli_file, "--quiet")
+    with h5py.File(py_file, "r") as a, h5py.File(cli_file, "r") as b:
+        assert np.array_equal(a["v"][...], b["v"][...])
+        with_shape = np.asarray(a["v"][-1]).reshape(5, 7, 9)
+        assert np.array_equal(with_shape, sim.v)
+
+
+def test_a_sweep_of_volumes_has_a_member_axis_first():
+    sweep = gs.Sweep(feed=[0.02, 0.03], depth=4, rows=6, cols=8, backend="cpu")
+    assert sweep.v.shape == (2, 4, 6, 8)
+    sweep.advance(3)
+    assert not np.array_equal(sweep.v[0], sweep.v[1])
+
+
+def test_a_volumes_picture_is_its_middle_plane():
+    sim = gs.Simulation(depth=8, rows=16, cols=16, init="cube", backend="cpu")
+    png = sim._repr_png_()
+    assert png.startswith(b"\x89PNG")
+
+
+@pytest.mark.parametrize("kwargs, error, message", [
+    (dict(depth=0), ValueError, "depth must be a positive integer"),
+    (dict(depth=-1), ValueError, "depth must be a positive integer"),
+    (dict(depth="4"), TypeError, "depth: expected"),
+    (dict(depth=4, stencil="oono-puri"), ValueError, "stencil oono-puri is a plane's"),
+    (dict(stencil="seven-point"), ValueError, "stencil seven-point is a volume's"),
+    (dict(depth=10**6, rows=10**5, cols=10**5), MemoryError, "depth x rows x cols"),
+])
+def test_bad_volumes_are_refused_as_the_command_line_refuses_them(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        gs.Simulation(**{"rows": 8, "cols": 8, "backend": "cpu", **kwargs})
