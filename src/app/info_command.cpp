@@ -53,8 +53,8 @@ void describe_file(const std::string& path) {
   const Problem& p = r.problem;
   std::printf("file: %s (a grayscott %s file%s%s)\n", path.c_str(), r.sweep ? "sweep" : "run",
               r.version.empty() ? "" : ", written by grayscott ", r.version.c_str());
-  std::printf("grid: %lldx%lld, %s precision, stencil %s, boundary %s\n",
-              static_cast<long long>(p.grid.rows), static_cast<long long>(p.grid.cols),
+  // rows x cols, or a volume's depth x rows x cols (the arrays' order).
+  std::printf("grid: %s, %s precision, stencil %s, boundary %s\n", p.grid.text().c_str(),
               std::string(to_string(p.precision)).c_str(), p.stencil.name().c_str(),
               std::string(to_string(p.boundary)).c_str());
   if (r.sweep) {

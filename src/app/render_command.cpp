@@ -36,7 +36,7 @@ void add_render_command(CLI::App& root) {
     std::string file, out = "images", range = "0:0.5", field = "v";
     std::int64_t image = 0;  // used only when --image is given
     bool force = false, quiet = false;
-    std::string video, colormap = "inferno", scale = "auto", config;
+    std::string video, colormap = "inferno", scale = "auto", config, slice, projection;
     bool annotate = false;
     std::int64_t every = 1, seed = 0;
     double fps = 10;
@@ -48,7 +48,9 @@ void add_render_command(CLI::App& root) {
       "Examples:\n"
       "  grayscott render run.h5 --out pictures/ --annotate --colormap viridis\n"
       "  grayscott render run.h5 --video run.mp4 --every 4 --fps 25\n"
-      "  grayscott render sweep.h5 --out atlas/      one tile per (feed, kill)\n\n" +
+      "  grayscott render sweep.h5 --out atlas/      one tile per (feed, kill)\n"
+      "  grayscott render volume.h5 --slice z=8      a volume's plane z = 8 (default: the middle)\n"
+      "  grayscott render volume.h5 --projection max --video volume.mp4\n\n" +
       docs_pointer());
   render
       ->add_option("file", state->file,
@@ -83,6 +85,15 @@ void add_render_command(CLI::App& root) {
       ->capture_default_str();
   render->add_flag("--annotate", state->annotate,
                    "A title (field, step, time) above each picture and a colorbar below");
+  CLI::Option* slice = render->add_option(
+      "--slice", state->slice,
+      "A volume's pictures: the plane z=N (rows x cols), y=N (depth x cols) or x=N (depth x "
+      "rows), N from 0 or mid (default: z=mid, the middle plane across z)");
+  render
+      ->add_option("--projection", state->projection,
+                   "A volume's pictures: max, the largest value along z over each cell of a plane "
+                   "(a maximum-intensity projection)")
+      ->excludes(slice);
   render->add_flag("--quiet", state->quiet, "No progress bar and no summary");
   add_config_option(*render, state->config);
   // The appearance, the same for pictures and videos.
@@ -92,6 +103,8 @@ void add_render_command(CLI::App& root) {
     options.colormap = io::parse_colormap(state->colormap);
     options.annotate = state->annotate;
     options.scale = state->scale == "auto" ? 0 : parse_scale(state->scale);
+    if (!state->slice.empty()) options.volume = io::parse_slice(state->slice);
+    if (!state->projection.empty()) options.volume = io::parse_projection(state->projection);
   };
   render->callback([render, state, image, seed, look] {
     apply_config(*render, state->config);

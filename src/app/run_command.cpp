@@ -48,6 +48,7 @@ void refuse_contradictions(const CLI::App& run, const RunRequest& given, const R
   static const Setting settings[] = {
       {"--rows", [](const RunRequest& r) { return std::to_string(r.problem.grid.rows); }},
       {"--cols", [](const RunRequest& r) { return std::to_string(r.problem.grid.cols); }},
+      {"--depth", [](const RunRequest& r) { return std::to_string(r.problem.grid.depth); }},
       {"--feed", [](const RunRequest& r) { return shortest_text(r.problem.params.feed); }},
       {"--kill", [](const RunRequest& r) { return shortest_text(r.problem.params.kill); }},
       {"--du", [](const RunRequest& r) { return shortest_text(r.problem.params.du); }},

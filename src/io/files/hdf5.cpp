@@ -166,9 +166,14 @@ Id create_index_scale(hid_t where, const std::string& name, std::int64_t count, 
 }
 
 GridScales create_grid_scales(hid_t where, std::int64_t rows, std::int64_t cols, bool write_values,
-                              hid_t transfer) {
-  GridScales scales{create_index_scale(where, "y", rows, write_values, transfer),
-                    create_index_scale(where, "x", cols, write_values, transfer)};
+                              hid_t transfer, std::int64_t depth) {
+  GridScales scales;
+  if (depth > 1) {
+    scales.z = create_index_scale(where, "z", depth, write_values, transfer);
+    write_attribute(scales.z, "long_name", std::string("plane of the volume"));
+  }
+  scales.y = create_index_scale(where, "y", rows, write_values, transfer);
+  scales.x = create_index_scale(where, "x", cols, write_values, transfer);
   write_attribute(scales.y, "long_name", std::string("row (0 at the top of the pictures)"));
   write_attribute(scales.x, "long_name", std::string("column"));
   return scales;
@@ -277,11 +282,12 @@ void place_unwritten_chunks(const std::string& path, std::span<const char* const
 }
 
 
-ImageLocator::ImageLocator(hid_t dataset) : dataset_(dataset) {
+ImageLocator::ImageLocator(hid_t dataset, int image_axes)
+    : dataset_(dataset), image_axes_(image_axes) {
   const Id props(H5Dget_create_plist(dataset), H5Pclose, "read dataset properties");
   const Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
   const int rank = H5Sget_simple_extent_ndims(space);
-  if (H5Pget_layout(props) != H5D_CHUNKED || rank < 3) return;
+  if (H5Pget_layout(props) != H5D_CHUNKED || rank < image_axes + 1) return;
   const auto n = static_cast<std::size_t>(rank);
   std::vector<hsize_t> dims(n), max_dims(n);
   H5Sget_simple_extent_dims(space, dims.data(), max_dims.data());
@@ -289,6 +295,7 @@ ImageLocator::ImageLocator(hid_t dataset) : dataset_(dataset) {
   check(H5Pget_chunk(props, rank, chunk_.data()), "read the chunks");
   const Id type(H5Dget_type(dataset), H5Tclose, "get a type");
   rows_ = dims[n - 2];
+  if (image_axes == 3) planes_ = dims[n - 3];
   row_bytes_ = dims[n - 1] * H5Tget_size(type);
   chunk_bytes_ = chunk_[n - 2] * row_bytes_;
   if (chunk_[n - 1] != dims[n - 1]) return;
@@ -360,11 +367,19 @@ std::optional<std::uint64_t> ImageLocator::image_offset(std::span<const hsize_t>
   std::optional<std::uint64_t> first;
   const hsize_t step = chunk_rows();
   if (step == 0) return std::nullopt;
-  for (hsize_t row = 0; row < rows_; row += step) {
-    const auto address = chunk_address(leading, row);
-    if (!address) return std::nullopt;
-    if (!first) first = address;
-    if (*address != *first + row * row_bytes_) return std::nullopt;
+  // A volume's planes follow one another, each one chunk (or consecutive chunks) of rows.
+  const bool volume = image_axes_ == 3;
+  if (chunk_.size() != leading.size() + static_cast<std::size_t>(image_axes_)) return std::nullopt;
+  std::vector<hsize_t> at(leading.begin(), leading.end());
+  if (volume) at.push_back(0);
+  for (hsize_t plane = 0; plane < (volume ? planes_ : 1); ++plane) {
+    if (volume) at.back() = plane;
+    for (hsize_t row = 0; row < rows_; row += step) {
+      const auto address = chunk_address(at, row);
+      if (!address) return std::nullopt;
+      if (!first) first = address;
+      if (*address != *first + (plane * rows_ + row) * row_bytes_) return std::nullopt;
+    }
   }
   return first;
 }

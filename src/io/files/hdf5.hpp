@@ -111,12 +111,13 @@ void attach_scales(hid_t dataset, std::span<const hid_t> scales);
 Id create_index_scale(hid_t where, const std::string& name, std::int64_t count, bool write_values,
                       hid_t transfer = H5P_DEFAULT);
 // The grid's axes of a run or sweep file: /y (rows, 0 at the top of the pictures) and /x
-// (columns), index scales with their long names; written as create_index_scale writes.
+// (columns), and for a volume (depth > 1) /z (its planes) before them, index scales with their
+// long names; written as create_index_scale writes. A plane has no /z.
 struct GridScales {
-  Id y, x;
+  Id z, y, x;
 };
 GridScales create_grid_scales(hid_t where, std::int64_t rows, std::int64_t cols, bool write_values,
-                              hid_t transfer = H5P_DEFAULT);
+                              hid_t transfer = H5P_DEFAULT, std::int64_t depth = 1);
 // Makes `dataset` (one model time per image, step x dt) the dimension scale "time".
 void make_time_scale(hid_t dataset);
 // A dataset of class numbers described as CF flags: flag_values 0..n-1 and flag_meanings, the
@@ -124,7 +125,8 @@ void make_time_scale(hid_t dataset);
 void write_class_attributes(hid_t dataset, std::span<const std::string_view> names);
 
 // Finds where the images of a chunked dataset of images ([..., rows, cols], one image per chunk
-// along the leading axes, whole rows per chunk) lie in the file. Where HDF5 places every chunk at
+// along the leading axes, whole rows per chunk; a volume's images [..., depth, rows, cols], one
+// plane per chunk) lie in the file. Where HDF5 places every chunk at
 // creation in one block (early allocation, fixed largest size, no filter: its implicit index), a
 // chunk's place is arithmetic: the block's start plus the chunk's number times its size, which
 // costs nothing per image. Elsewhere each chunk is looked up (H5Dget_chunk_info_by_coord, whose
@@ -132,12 +134,15 @@ void write_class_attributes(hid_t dataset, std::span<const std::string_view> nam
 // where metadata reads are collective.
 class ImageLocator {
  public:
-  explicit ImageLocator(hid_t dataset);
-  // The offset of the first byte of the chunk of the image at `leading` (its indices on the axes
-  // before rows and columns) that starts at row `row`; nullopt if not placed.
+  // `image_axes`: 2 for images of planes (rows, cols), 3 for volumes (depth, rows, cols).
+  explicit ImageLocator(hid_t dataset, int image_axes = 2);
+  // The offset of the first byte of the chunk of the plane at `leading` (its indices on the axes
+  // before rows and columns, a volume's plane among them) that starts at row `row`; nullopt if
+  // not placed.
   std::optional<std::uint64_t> chunk_address(std::span<const hsize_t> leading, hsize_t row);
   // The offset of the image's first byte when its chunks are placed, unfiltered and consecutive,
-  // so that its values lie in one piece; nullopt otherwise.
+  // so that its values lie in one piece; nullopt otherwise. `leading`: the image's indices on the
+  // axes before the image's own (a volume's planes are the image's).
   std::optional<std::uint64_t> image_offset(std::span<const hsize_t> leading);
   hsize_t chunk_rows() const { return chunk_.empty() ? 0 : chunk_[chunk_.size() - 2]; }
   hsize_t chunk_bytes() const { return chunk_bytes_; }
@@ -146,11 +151,13 @@ class ImageLocator {
  private:
   std::optional<std::uint64_t> looked_up(std::span<const hsize_t> at) const;
   hid_t dataset_;
+  int image_axes_ = 2;
   bool usable_ = false;     // chunked by whole rows, one image per chunk on the leading axes
   bool arithmetic_ = false;  // every chunk placed at creation, in one block
   bool checked_ = false;     // whether arithmetic_ was settled (needs one image in the extent)
   std::vector<hsize_t> chunk_, chunks_along_;  // chunk shape; chunks along each axis (largest)
   hsize_t chunk_bytes_ = 0, row_bytes_ = 0, rows_ = 0;
+  hsize_t planes_ = 1;  // of an image: a volume's depth, 1 for a plane
   std::uint64_t base_ = 0;
 };
 

@@ -11,7 +11,9 @@ namespace grayscott::io {
 
 Problem read_problem_attributes(const RunFileReader& file) {
   Problem p;
-  p.grid = {file.attribute_int64("rows"), file.attribute_int64("cols")};
+  // A plane's file has no depth (files of every version alike).
+  p.grid = {file.attribute_int64("rows"), file.attribute_int64("cols"),
+            file.has_attribute("depth") ? file.attribute_int64("depth") : 1};
   p.params.du = file.attribute_double("du");
   p.params.dv = file.attribute_double("dv");
   p.params.dt = file.attribute_double("dt");
@@ -58,6 +60,8 @@ void write_problem_attributes(hid_t root, const Problem& p, std::int64_t images,
                               std::int64_t steps_per_image) {
   h5::write_attribute(root, "rows", p.grid.rows);
   h5::write_attribute(root, "cols", p.grid.cols);
+  // Only a volume's: a plane's file stays as it was before volumes.
+  if (p.grid.volume()) h5::write_attribute(root, "depth", p.grid.depth);
   h5::write_attribute(root, "du", p.params.du);
   h5::write_attribute(root, "dv", p.params.dv);
   h5::write_attribute(root, "dt", p.params.dt);

@@ -15,8 +15,9 @@
 
 namespace grayscott::io {
 
-// The root attributes a run file and a sweep file share: grid, diffusion, time step, images,
-// stencil, boundary, precision (feed and kill are per member in a sweep).
+// The root attributes a run file and a sweep file share: grid (depth only for a volume),
+// diffusion, time step, images, stencil, boundary, precision (feed and kill are per member in a
+// sweep).
 void write_problem_attributes(hid_t root, const Problem& problem, std::int64_t images,
                               std::int64_t steps_per_image);
 

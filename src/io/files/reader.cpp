@@ -1,6 +1,7 @@
 #include "io/files/reader.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 #include <system_error>
 
 #include "io/files/hdf5.hpp"
@@ -85,13 +86,24 @@ std::vector<std::int64_t> RunFileReader::shape(const std::string& field) const {
   return {dims.begin(), dims.end()};
 }
 
+std::int64_t RunFileReader::depth() const {
+  return has_attribute("depth") ? std::max<std::int64_t>(1, attribute_int64("depth")) : 1;
+}
+
+bool RunFileReader::sweep() const {
+  return has_attribute("kind") && attribute_string("kind") == "sweep";
+}
+
 std::vector<double> RunFileReader::read_image(const std::string& field, std::int64_t image,
                                               std::int64_t member) const {
   const auto dims = shape(field);
-  if (dims.size() != 3 && dims.size() != 4) {
+  // The image's own axes: (rows, cols), or a volume's (depth, rows, cols); before them the
+  // images, and a sweep's members before those.
+  const std::size_t image_axes = depth() > 1 ? 3 : 2;
+  if (dims.size() != image_axes + 1 && dims.size() != image_axes + 2) {
     throw InvalidInput("/" + field + " is not a stack of images");
   }
-  const bool sweep = dims.size() == 4;
+  const bool sweep = dims.size() == image_axes + 2;
   const std::int64_t images = dims[sweep ? 1 : 0];
   if (image < 0 || image >= images) {
     throw InvalidInput("image " + std::to_string(image) + " is out of range (the file holds " +
@@ -100,24 +112,59 @@ std::vector<double> RunFileReader::read_image(const std::string& field, std::int
   if (sweep && (member < 0 || member >= dims[0])) {
     throw InvalidInput("member " + std::to_string(member) + " is out of range");
   }
-  const auto rows = static_cast<hsize_t>(dims[dims.size() - 2]);
-  const auto cols = static_cast<hsize_t>(dims[dims.size() - 1]);
   h5::Id dataset(H5Dopen2(h_->file, field.c_str(), H5P_DEFAULT), H5Dclose, "open /" + field);
   h5::Id file_space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
-  std::vector<hsize_t> start, count;
-  if (sweep)
-    start = {static_cast<hsize_t>(member), static_cast<hsize_t>(image), 0, 0},
-    count = {1, 1, rows, cols};
-  else
-    start = {static_cast<hsize_t>(image), 0, 0}, count = {1, rows, cols};
+  std::vector<hsize_t> start(dims.size(), 0), count(dims.begin(), dims.end());
+  if (sweep) start[0] = static_cast<hsize_t>(member), count[0] = 1;
+  start[sweep ? 1 : 0] = static_cast<hsize_t>(image), count[sweep ? 1 : 0] = 1;
   h5::check(
       H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
       "select an image");
-  const hsize_t mem_dims[2] = {rows, cols};
+  const std::vector<hsize_t> mem_dims(count.end() - static_cast<std::ptrdiff_t>(image_axes),
+                                      count.end());
   h5::Id mem_space = h5::simple_space(mem_dims);
-  std::vector<double> out(rows * cols);
+  hsize_t values = 1;
+  for (hsize_t n : mem_dims) values *= n;
+  std::vector<double> out(values);
   h5::check(H5Dread(dataset, H5T_NATIVE_DOUBLE, mem_space, file_space, H5P_DEFAULT, out.data()),
             "read image " + std::to_string(image) + " of /" + field);
+  return out;
+}
+
+std::vector<double> RunFileReader::read_slice(const std::string& field, std::int64_t image,
+                                              int axis, std::int64_t index) const {
+  const auto dims = shape(field);
+  if (dims.size() != 4 || depth() <= 1) {
+    throw InvalidInput("/" + field + " is not a stack of volumes [images, depth, rows, cols]");
+  }
+  if (image < 0 || image >= dims[0]) {
+    throw InvalidInput("image " + std::to_string(image) + " is out of range (the file holds " +
+                       std::to_string(dims[0]) + ")");
+  }
+  if (axis < 0 || axis > 2) throw std::logic_error("read_slice: axis must be 0, 1 or 2");
+  const auto along = static_cast<std::size_t>(axis) + 1;
+  if (index < 0 || index >= dims[along]) {
+    throw InvalidInput(std::string(1, "zyx"[axis]) + "=" + std::to_string(index) +
+                       " is out of range: the grid has " + std::to_string(dims[along]) +
+                       " along " + std::string(1, "zyx"[axis]) + " (0 to " +
+                       std::to_string(dims[along] - 1) + ")");
+  }
+  h5::Id dataset(H5Dopen2(h_->file, field.c_str(), H5P_DEFAULT), H5Dclose, "open /" + field);
+  h5::Id file_space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
+  std::vector<hsize_t> start(4, 0), count(dims.begin(), dims.end());
+  start[0] = static_cast<hsize_t>(image), count[0] = 1;
+  start[along] = static_cast<hsize_t>(index), count[along] = 1;
+  h5::check(
+      H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
+      "select a slice");
+  std::vector<hsize_t> mem_dims;
+  for (std::size_t k = 1; k < 4; ++k) {
+    if (k != along) mem_dims.push_back(count[k]);
+  }
+  h5::Id mem_space = h5::simple_space(mem_dims);
+  std::vector<double> out(mem_dims[0] * mem_dims[1]);
+  h5::check(H5Dread(dataset, H5T_NATIVE_DOUBLE, mem_space, file_space, H5P_DEFAULT, out.data()),
+            "read a slice of image " + std::to_string(image) + " of /" + field);
   return out;
 }
 

@@ -12,7 +12,7 @@ namespace fs = std::filesystem;
 
 XdmfGridInfo xdmf_grid_of(const RunMetadata& meta) {
   const Problem& p = meta.problem;
-  return {p.grid.rows, p.grid.cols, meta.steps_per_image, p.params.dt, p.precision};
+  return {p.grid.rows, p.grid.cols, meta.steps_per_image, p.params.dt, p.precision, p.grid.depth};
 }
 
 void write_xdmf(const fs::path& h5_path, const RunMetadata& meta, std::int64_t images) {
@@ -21,13 +21,14 @@ void write_xdmf(const fs::path& h5_path, const RunMetadata& meta, std::int64_t i
   std::vector<ImagePlaces> places;
   h5::Id u, v;
   std::optional<h5::ImageLocator> u_places, v_places;
+  const int image_axes = meta.problem.grid.volume() ? 3 : 2;
   if (meta.fields.u) {
     u = h5::Id(H5Dopen2(file, "u", H5P_DEFAULT), H5Dclose, "open /u");
-    u_places.emplace(u);
+    u_places.emplace(u, image_axes);
   }
   if (meta.fields.v) {
     v = h5::Id(H5Dopen2(file, "v", H5P_DEFAULT), H5Dclose, "open /v");
-    v_places.emplace(v);
+    v_places.emplace(v, image_axes);
   }
   for (std::int64_t i = 0; i < images; ++i) {
     const hsize_t leading[1] = {static_cast<hsize_t>(i)};

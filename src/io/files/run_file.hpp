@@ -159,7 +159,8 @@ RunFileState read_run_state(const std::filesystem::path& path);
 // Readies a run file for MPI ranks to continue it (h5::place_unwritten_chunks on its datasets).
 void place_unwritten_run_chunks(const std::filesystem::path& path);
 // This process's block of the newest checkpoint, in the run's precision (Real = float or double),
-// rows*cols values each; block rows = 0: the whole grid.
+// rows*cols values each (a volume's: every plane of the block, depth*rows*cols); block rows = 0:
+// the whole grid.
 template <class Real>
 void read_checkpoint(const std::filesystem::path& path, std::int64_t row_begin, std::int64_t rows,
                      std::int64_t col_begin, std::int64_t cols, std::vector<Real>& u,

@@ -96,16 +96,30 @@ void read_checkpoint(const fs::path& path, std::int64_t row_begin, std::int64_t 
         written ? static_cast<hsize_t>(images_done - 1) : static_cast<hsize_t>(slot);
     h5::Id dataset(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose, "open /" + name);
     h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
-    hsize_t dims[3] = {0, 0, 0};
-    H5Sget_simple_extent_dims(space, dims, nullptr);
-    const hsize_t start[3] = {index, static_cast<hsize_t>(row_begin),
-                              static_cast<hsize_t>(col_begin)};
-    const hsize_t count[3] = {1, rows > 0 ? static_cast<hsize_t>(rows) : dims[1],
-                              rows > 0 ? static_cast<hsize_t>(cols) : dims[2]};
-    h5::check(H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr),
+    // [images or slots, rows, cols], or a volume's [images or slots, depth, rows, cols]: every
+    // plane of the block.
+    const int rank = H5Sget_simple_extent_ndims(space);
+    if (rank != 3 && rank != 4) {
+      throw InvalidInput(path.string() + ": /" + name + " is not a dataset of images");
+    }
+    std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
+    H5Sget_simple_extent_dims(space, dims.data(), nullptr);
+    std::vector<hsize_t> start(dims.size(), 0), count(dims);
+    start[0] = index, count[0] = 1;
+    const std::size_t row_axis = dims.size() - 2;
+    if (rows > 0) {
+      start[row_axis] = static_cast<hsize_t>(row_begin);
+      start[row_axis + 1] = static_cast<hsize_t>(col_begin);
+      count[row_axis] = static_cast<hsize_t>(rows);
+      count[row_axis + 1] = static_cast<hsize_t>(cols);
+    }
+    h5::check(H5Sselect_hyperslab(space, H5S_SELECT_SET, start.data(), nullptr, count.data(),
+                                  nullptr),
               "select the checkpoint");
-    h5::Id mem_space = h5::simple_space(std::span<const hsize_t>(count, 3));
-    out.resize(count[1] * count[2]);
+    h5::Id mem_space = h5::simple_space(count);
+    hsize_t values = 1;
+    for (hsize_t n : count) values *= n;
+    out.resize(values);
     h5::check(H5Dread(dataset, h5::native_type<Real>(), mem_space, space, H5P_DEFAULT, out.data()),
               "read /" + name + " from " + path.string());
   };

@@ -29,7 +29,8 @@ std::size_t element_size(Precision p) { return p == Precision::Single ? 4 : 8; }
 
 std::uint64_t run_output_bytes(const RunMetadata& meta) {
   const double fields = (meta.fields.u ? 1 : 0) + (meta.fields.v ? 1 : 0);
-  const double image = static_cast<double>(meta.problem.grid.rows) *
+  const double image = static_cast<double>(meta.problem.grid.depth) *
+                       static_cast<double>(meta.problem.grid.rows) *
                        static_cast<double>(meta.problem.grid.cols) *
                        static_cast<double>(element_size(meta.problem.precision));
   // In floating point: the product of absurd requests must not wrap around to a small number.
@@ -52,8 +53,25 @@ h5::Id uncached_access() {
   return dapl;
 }
 
+// The axes of one image: (rows, cols) for a plane, (depth, rows, cols) for a volume.
+std::vector<hsize_t> image_axes(const Grid& grid) {
+  std::vector<hsize_t> axes;
+  if (grid.volume()) axes.push_back(static_cast<hsize_t>(grid.depth));
+  axes.push_back(static_cast<hsize_t>(grid.rows));
+  axes.push_back(static_cast<hsize_t>(grid.cols));
+  return axes;
+}
+
+// A dataset of images: `leading` (images, or checkpoint slots) before the image's axes.
+std::vector<hsize_t> with_image_axes(hsize_t leading, const Grid& grid) {
+  std::vector<hsize_t> dims{leading};
+  for (hsize_t axis : image_axes(grid)) dims.push_back(axis);
+  return dims;
+}
+
 hsize_t chunk_rows_for(std::int64_t rows, std::int64_t cols, Precision precision) {
-  // One image per chunk, split by rows only where an image exceeds HDF5's 4 GiB chunk limit.
+  // One image per chunk (a volume: one plane per chunk), split by rows only where a plane exceeds
+  // HDF5's 4 GiB chunk limit.
   const hsize_t max_chunk_rows = std::max<hsize_t>(
       1, (hsize_t{1} << 31) / (static_cast<hsize_t>(cols) * element_size(precision)));
   return std::min(static_cast<hsize_t>(rows), max_chunk_rows);
@@ -123,11 +141,12 @@ struct RunFileWriter::Handles {
   // Where the images of each dataset written image by image (the fields, the checkpoint slots)
   // lie, made at its first image.
   std::vector<std::pair<hid_t, std::unique_ptr<h5::ImageLocator>>> locators;
+  int image_axes = 2;  // of a plane's images; 3 for a volume's
   h5::ImageLocator& places_of(hid_t dataset) {
     for (auto& [id, locator] : locators) {
       if (id == dataset) return *locator;
     }
-    locators.emplace_back(dataset, std::make_unique<h5::ImageLocator>(dataset));
+    locators.emplace_back(dataset, std::make_unique<h5::ImageLocator>(dataset, image_axes));
     return *locators.back().second;
   }
   CheckpointSlots slots;  // one member: the run
@@ -152,6 +171,7 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
       meta_(meta),
       access_(with_block(access, meta.problem.grid)) {
   h5::silence_library_errors();
+  h_->image_axes = meta.problem.grid.volume() ? 3 : 2;
   const Problem& p = meta.problem;
   const fs::path partial = partial_name(
       path, access_.partial_tag.empty() ? std::to_string(::getpid()) : access_.partial_tag);
@@ -161,16 +181,19 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
                       "create " + partial.string());
     if (!access_.shared()) h_->direct = DirectWrites(partial);  // the name moves; the file stays
 
-    const auto rows = static_cast<hsize_t>(p.grid.rows), cols = static_cast<hsize_t>(p.grid.cols);
+    const auto cols = static_cast<hsize_t>(p.grid.cols);
     const hsize_t chunk_rows = chunk_rows_for(p.grid.rows, p.grid.cols, p.precision);
     const hid_t type = p.precision == Precision::Single ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
     const h5::Id uncached = uncached_access();
+    // A volume's images are [depth, rows, cols], chunked one plane (of chunk_rows rows) at a time.
     auto make_field = [&](hid_t where, const char* name, hsize_t first, hsize_t first_max) {
-      const hsize_t dims[3] = {first, rows, cols};
-      const hsize_t max_dims[3] = {first_max, rows, cols};
-      const hsize_t chunk[3] = {1, chunk_rows, cols};
+      const std::vector<hsize_t> dims = with_image_axes(first, p.grid),
+                                 max_dims = with_image_axes(first_max, p.grid);
+      std::vector<hsize_t> chunk(dims.size(), 1);
+      chunk[chunk.size() - 2] = chunk_rows;
+      chunk.back() = cols;
       h5::Id space = h5::simple_space(dims, max_dims);
-      h5::Id props = growing_dataset_properties(3, chunk);
+      h5::Id props = growing_dataset_properties(static_cast<int>(chunk.size()), chunk.data());
       return h5::Id(H5Dcreate2(where, name, type, space, H5P_DEFAULT, props, uncached), H5Dclose,
                     std::string("create dataset ") + name);
     };
@@ -200,18 +223,23 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
                  H5Dclose, "create dataset time");
     }
     {
-      // The axes' names and coordinates, as dimension scales: /v and /u are (time, y, x), /step
-      // is (time); xarray and netCDF-4 readers read them (see docs/file-format.md).
+      // The axes' names and coordinates, as dimension scales: /v and /u are (time, y, x), a
+      // volume's (time, z, y, x), /step is (time); xarray and netCDF-4 readers read them (see
+      // docs/file-format.md).
       h5::make_time_scale(h_->time);
-      const h5::GridScales grid = h5::create_grid_scales(
-          h_->file, p.grid.rows, p.grid.cols, access_.writes_companions, access_.transfer);
-      const hid_t image_axes[3] = {h_->time, grid.y, grid.x};
+      const h5::GridScales grid =
+          h5::create_grid_scales(h_->file, p.grid.rows, p.grid.cols, access_.writes_companions,
+                                 access_.transfer, p.grid.depth);
+      std::vector<hid_t> field_axes{h_->time};
+      if (p.grid.volume()) field_axes.push_back(grid.z);
+      field_axes.push_back(grid.y);
+      field_axes.push_back(grid.x);
       for (const h5::Id* field : {&h_->v, &h_->u}) {
         if (field->get() < 0) continue;
-        h5::attach_scales(*field, image_axes);
+        h5::attach_scales(*field, field_axes);
         h5::write_attribute(*field, "coordinates", std::string("step"));
       }
-      h5::attach_scales(h_->step, std::span<const hid_t>(image_axes, 1));
+      h5::attach_scales(h_->step, std::span<const hid_t>(field_axes.data(), 1));
     }
     if (meta.analysis.statistics) {
       // One value per image each, along the images' time axis; the histogram's counts per image
@@ -294,7 +322,7 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
       for (const h5::Id* dataset : {&h_->v, &h_->u, &h_->step, &h_->time}) {
         if (dataset->get() < 0) continue;
         h5::Id space(H5Dget_space(*dataset), H5Sclose, "get a dataspace");
-        hsize_t dims[3] = {0, 0, 0};
+        hsize_t dims[4] = {0, 0, 0, 0};
         H5Sget_simple_extent_dims(space, dims, nullptr);
         dims[0] = 1;
         h5::check(H5Dset_extent(*dataset, dims), "reserve room for the images");
@@ -353,6 +381,7 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, Cont
       meta_(meta),
       access_(with_block(access, meta.problem.grid)) {
   h5::silence_library_errors();
+  h_->image_axes = meta.problem.grid.volume() ? 3 : 2;
   h5::Id fapl = h5::writer_access(access_.file_access);
   h5::clear_writer_marks_on_open(fapl);
   h_->file = h5::Id(H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl), H5Fclose,
@@ -418,17 +447,21 @@ RunFileWriter::~RunFileWriter() {
 
 namespace {
 
-// Writes this process's block into [index, block] of a 3-D dataset of images.
-void write_block(hid_t dataset, hsize_t index, const RunFileAccess& access, hid_t mem_type,
-                 const void* data, const std::string& what) {
+// Writes this process's block into [index, block] of a dataset of images (of a volume: every
+// plane of the block's rows and columns).
+void write_block(hid_t dataset, hsize_t index, const RunFileAccess& access, const Grid& grid,
+                 hid_t mem_type, const void* data, const std::string& what) {
   h5::Id file_space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
-  const hsize_t start[3] = {index, static_cast<hsize_t>(access.row_begin),
-                            static_cast<hsize_t>(access.col_begin)};
-  const hsize_t count[3] = {1, static_cast<hsize_t>(access.rows),
-                            static_cast<hsize_t>(access.cols)};
-  h5::check(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, count, nullptr),
+  std::vector<hsize_t> start{index}, count{1};
+  if (grid.volume()) start.push_back(0), count.push_back(static_cast<hsize_t>(grid.depth));
+  start.push_back(static_cast<hsize_t>(access.row_begin));
+  start.push_back(static_cast<hsize_t>(access.col_begin));
+  count.push_back(static_cast<hsize_t>(access.rows));
+  count.push_back(static_cast<hsize_t>(access.cols));
+  h5::check(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start.data(), nullptr, count.data(),
+                                nullptr),
             "select an image");
-  h5::Id mem_space = h5::simple_space(std::span<const hsize_t>(count, 3));
+  h5::Id mem_space = h5::simple_space(count);
   h5::check(H5Dwrite(dataset, mem_type, mem_space, file_space, access.transfer, data), what);
 }
 
@@ -452,15 +485,21 @@ bool write_image_directly(DirectWrites& direct, h5::ImageLocator& places, hsize_
     haddr_t address;
   };
   std::vector<Chunk> chunks;
-  const hsize_t leading[1] = {index};
-  for (hsize_t row = 0; row < rows; row += chunk_rows) {
-    const auto address = places.chunk_address(leading, row);
-    if (!address) return false;
-    const Chunk chunk{static_cast<const char*>(data) + row * cols * element,
-                      static_cast<std::size_t>(std::min(chunk_rows, rows - row) * cols * element),
-                      *address};
-    if (!direct.accepts(chunk.data, chunk.bytes, chunk.address)) return false;
-    chunks.push_back(chunk);
+  // A volume's planes one after the other, each in chunks of rows.
+  std::vector<hsize_t> leading{index};
+  if (grid.volume()) leading.push_back(0);
+  for (hsize_t plane = 0; plane < static_cast<hsize_t>(grid.depth); ++plane) {
+    if (grid.volume()) leading.back() = plane;
+    const char* plane_data = static_cast<const char*>(data) + plane * rows * cols * element;
+    for (hsize_t row = 0; row < rows; row += chunk_rows) {
+      const auto address = places.chunk_address(leading, row);
+      if (!address) return false;
+      const Chunk chunk{plane_data + row * cols * element,
+                        static_cast<std::size_t>(std::min(chunk_rows, rows - row) * cols * element),
+                        *address};
+      if (!direct.accepts(chunk.data, chunk.bytes, chunk.address)) return false;
+      chunks.push_back(chunk);
+    }
   }
   for (const Chunk& chunk : chunks) {
     if (!direct.write(chunk.data, chunk.bytes, chunk.address, what)) return false;
@@ -470,7 +509,7 @@ bool write_image_directly(DirectWrites& direct, h5::ImageLocator& places, hsize_
 
 hsize_t first_extent(hid_t dataset) {
   h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
-  hsize_t dims[3] = {0, 0, 0};
+  hsize_t dims[4] = {0, 0, 0, 0};
   H5Sget_simple_extent_dims(space, dims, nullptr);
   return dims[0];
 }
@@ -496,14 +535,13 @@ void RunFileWriter::after_write_error(const std::exception& e) {
   write_failed_ = true;
   // Shrinking is collective under MPI, and a failure need not reach every rank alike.
   if (access_.shared()) return;
-  const auto rows = static_cast<hsize_t>(meta_.problem.grid.rows);
-  const auto cols = static_cast<hsize_t>(meta_.problem.grid.cols);
   // Shrinking changes metadata in place, which needs no new room.
   const auto keep = [&](std::int64_t images) {
     const auto n = static_cast<hsize_t>(images);
-    const hsize_t extent[3] = {n, rows, cols}, steps[1] = {n};
-    if (meta_.fields.v && first_extent(h_->v) > n) H5Dset_extent(h_->v, extent);
-    if (meta_.fields.u && first_extent(h_->u) > n) H5Dset_extent(h_->u, extent);
+    const std::vector<hsize_t> extent = with_image_axes(n, meta_.problem.grid);
+    const hsize_t steps[1] = {n};
+    if (meta_.fields.v && first_extent(h_->v) > n) H5Dset_extent(h_->v, extent.data());
+    if (meta_.fields.u && first_extent(h_->u) > n) H5Dset_extent(h_->u, extent.data());
     if (first_extent(h_->step) > n) H5Dset_extent(h_->step, steps);
     if (h_->time.get() >= 0 && first_extent(h_->time) > n) H5Dset_extent(h_->time, steps);
     for (const auto* group : {&h_->statistics, &h_->features})
@@ -539,12 +577,12 @@ void RunFileWriter::write_image(hid_t dataset, hsize_t index, const void* data,
                                 const std::string& what) {
   const Problem& p = meta_.problem;
   if (!access_.shared() && h_->direct.usable() &&
-      write_image_directly(h_->direct, h_->places_of(dataset), index, p.grid,
-                           element_size(p.precision), data, what)) {
+      write_image_directly(h_->direct, h_->places_of(dataset), index,
+                           p.grid, element_size(p.precision), data, what)) {
     return;
   }
   const hid_t mem_type = p.precision == Precision::Single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
-  write_block(dataset, index, access_, mem_type, data, what);
+  write_block(dataset, index, access_, p.grid, mem_type, data, what);
 }
 
 void RunFileWriter::append_image(std::int64_t step, const void* u, const void* v) {
@@ -553,17 +591,16 @@ void RunFileWriter::append_image(std::int64_t step, const void* u, const void* v
   auto append_image = [&](const h5::Id& dataset, const void* data, const char* name) {
     // A continued run writes over the images it recomputes: the dataset never shrinks.
     const hsize_t before = first_extent(dataset);
-    const hsize_t extent[3] = {std::max(before, n + 1), static_cast<hsize_t>(p.grid.rows),
-                               static_cast<hsize_t>(p.grid.cols)};
-    h5::check(H5Dset_extent(dataset, extent), std::string("grow dataset ") + name);
+    const std::vector<hsize_t> extent = with_image_axes(std::max(before, n + 1), p.grid);
+    h5::check(H5Dset_extent(dataset, extent.data()), std::string("grow dataset ") + name);
     try {
       write_image(dataset, n, data,
                   "write image " + std::to_string(n) + " of " + name + " to " + path_.string());
     } catch (...) {
       // Count no image that is not in the file. Over MPI the size stays: shrinking is collective,
       // and a failure need not reach every process alike; /step alone counts the images there.
-      const hsize_t back[3] = {before, extent[1], extent[2]};
-      if (!access_.shared()) H5Dset_extent(dataset, back);
+      const std::vector<hsize_t> back = with_image_axes(before, p.grid);
+      if (!access_.shared()) H5Dset_extent(dataset, back.data());
       throw;
     }
   };

@@ -58,17 +58,20 @@ namespace {
 // One grid of one image: a mesh one cell deep, (z, y, x) = (1, rows, cols), in the XY plane (x
 // across columns, y across rows), where ParaView's default camera looks (a 2-D mesh would lie in
 // its YZ plane); row 0 at the top, as in the PNGs: y starts at rows - 1 and steps by -1. XDMF
-// gives ORIGIN_DXDYDZ in z, y, x order.
+// gives ORIGIN_DXDYDZ in z, y, x order. A volume's mesh is (depth, rows, cols), its planes at
+// z = 0, 1, ... (plane 0 nearest ParaView's default camera's back), each as a plane's. The values
+// lie at the nodes, a volume's image in the file's order (plane after plane, each row-major),
+// which is XDMF's for Dimensions "depth rows cols".
 void append_grid(std::string& out, const std::string& file, const XdmfGridInfo& grid,
                  const std::string& name, std::int64_t z, const ImagePlaces& places) {
   char text[512];
   std::snprintf(text, sizeof text,
                 "<Grid Name=\"%s\" GridType=\"Uniform\">"
-                "<Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"1 %lld %lld\"/>"
+                "<Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"%lld %lld %lld\"/>"
                 "<Geometry GeometryType=\"ORIGIN_DXDYDZ\">"
                 "<DataItem Dimensions=\"3\" Format=\"XML\">%lld %lld 0</DataItem>"
                 "<DataItem Dimensions=\"3\" Format=\"XML\">1 -1 1</DataItem></Geometry>",
-                name.c_str(), static_cast<long long>(grid.rows),
+                name.c_str(), static_cast<long long>(grid.depth), static_cast<long long>(grid.rows),
                 static_cast<long long>(grid.cols), static_cast<long long>(z),
                 static_cast<long long>(grid.rows - 1));
   out += text;
@@ -77,10 +80,11 @@ void append_grid(std::string& out, const std::string& file, const XdmfGridInfo& 
     if (!place) continue;
     std::snprintf(text, sizeof text,
                   "<Attribute Name=\"%s\" AttributeType=\"Scalar\" Center=\"Node\">"
-                  "<DataItem Dimensions=\"1 %lld %lld\" NumberType=\"Float\" Precision=\"%d\" "
-                  "Format=\"Binary\" Endian=\"Little\" Seek=\"%llu\">",
-                  field, static_cast<long long>(grid.rows), static_cast<long long>(grid.cols),
-                  precision, static_cast<unsigned long long>(*place));
+                  "<DataItem Dimensions=\"%lld %lld %lld\" NumberType=\"Float\" "
+                  "Precision=\"%d\" Format=\"Binary\" Endian=\"Little\" Seek=\"%llu\">",
+                  field, static_cast<long long>(grid.depth), static_cast<long long>(grid.rows),
+                  static_cast<long long>(grid.cols), precision,
+                  static_cast<unsigned long long>(*place));
     out += text;
     out += file;
     out += "</DataItem></Attribute>";

@@ -1,6 +1,7 @@
 // XDMF 3 companions (NAME.xmf beside NAME.h5) that let ParaView and VisIt open a run or a sweep
 // as a time series: one uniform grid per image (a spatial collection of one grid per member for a
-// sweep), on a co-rectilinear mesh in the XY plane, row 0 at the top.
+// sweep), on a co-rectilinear mesh in the XY plane, row 0 at the top; a volume's planes stacked
+// along z from 0.
 //
 // Each field of each image is described by where its bytes lie in the HDF5 file (Format="Binary"
 // with a Seek offset): ParaView's Xdmf3 readers (its default for .xmf) cannot read an HDF5
@@ -37,6 +38,7 @@ struct XdmfGridInfo {
   std::int64_t steps_per_image = 1;  // image i holds the state after (i + 1) * this steps
   double dt = 1;                     // model time per step
   Precision precision = Precision::Single;
+  std::int64_t depth = 1;  // a volume's planes (z); 1: a plane, one cell deep at its z
 };
 
 // One time step's text: image `image` of a run (one grid), or of a sweep (`members` holds one

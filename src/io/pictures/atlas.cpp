@@ -99,7 +99,8 @@ fs::path atlas_font() {
 bool is_sweep_file(const fs::path& file) {
   RunFileReader reader(file);
   for (const char* field : {"v", "u"}) {
-    if (reader.has_field(field)) return reader.shape(field).size() == 4;
+    // [members, images, rows, cols]; a run's volume is [images, depth, rows, cols].
+    if (reader.has_field(field)) return reader.shape(field).size() == 4 && reader.depth() == 1;
   }
   return false;
 }

@@ -38,6 +38,33 @@ std::pair<double, double> parse_range(const std::string& text) {
   }
 }
 
+VolumeView parse_slice(const std::string& text) {
+  const auto equals = text.find('=');
+  const std::string axis = text.substr(0, equals);
+  VolumeView view;
+  if (equals == std::string::npos || (axis != "z" && axis != "y" && axis != "x")) {
+    throw InvalidInput("slice: expected z=N, y=N or x=N (N from 0, or mid), got '" + text + "'");
+  }
+  view.axis = axis == "z" ? 0 : axis == "y" ? 1 : 2;
+  const std::string number = text.substr(equals + 1);
+  if (number == "mid") return view;
+  std::int64_t index = 0;
+  const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), index);
+  if (number.empty() || error != std::errc() || end != number.data() + number.size() ||
+      index < 0) {
+    throw InvalidInput("slice: expected z=N, y=N or x=N (N from 0, or mid), got '" + text + "'");
+  }
+  view.index = index;
+  return view;
+}
+
+VolumeView parse_projection(const std::string& text) {
+  if (text != "max") throw InvalidInput("projection: expected max, got '" + text + "'");
+  VolumeView view;
+  view.kind = VolumeView::Kind::MaxProjection;
+  return view;
+}
+
 void make_picture_folder(const fs::path& dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -190,7 +217,8 @@ std::string unfinished_note(const fs::path& file, const std::string& field) {
   const auto dims = reader.shape(field);
   const std::int64_t planned =
       reader.has_attribute("images") ? reader.attribute_int64("images") : -1;
-  if (dims.size() == 3 && planned >= 0) {
+  // A run's images: [images, rows, cols], or a volume's [images, depth, rows, cols].
+  if (dims.size() == (reader.depth() > 1 ? 4u : 3u) && planned >= 0) {
     return file.string() + " holds " + std::to_string(dims[0]) + " of " + std::to_string(planned) +
            " images (status: " + status + ")";
   }
@@ -336,17 +364,59 @@ namespace {
 
 // A run file's images as pictures: its shape checked, the images asked resolved, the scale
 // settled (0: auto_scale), the memory checked and the titles' clock read, once for pictures and
-// videos alike.
+// videos alike. A volume's picture is the plane options.volume asks for (a slice, by default
+// across z through the middle, or the projection of its largest values along z).
+// A sweep's images: [members, images, rows, cols] (a run's volume has as many axes).
+bool is_sweep_shape(const RunFileReader& reader, const std::vector<std::int64_t>& dims) {
+  return dims.size() == (reader.depth() > 1 ? 5u : 4u);
+}
+
 class RunPictures {
  public:
   RunPictures(const RunFileReader& reader, const fs::path& file, const RenderOptions& options,
               const std::vector<std::int64_t>& dims)
       : reader_(reader), options_(options), clock_(reader) {
-    if (dims.size() != 3) {
+    const bool volume = reader.depth() > 1;
+    if (!volume && dims.size() != 3) {
       throw InvalidInput(file.string() + ": /" + options.field + " is not [images, rows, cols]");
     }
-    images_ = dims[0], rows_ = dims[1], cols_ = dims[2];
+    if (volume && dims.size() != 4) {
+      throw InvalidInput(file.string() + ": /" + options.field +
+                         " is not [images, depth, rows, cols]");
+    }
+    if (!volume && options.volume) {
+      throw InvalidInput(file.string() +
+                         " holds a plane (depth 1): --slice and --projection pick a view of a "
+                         "volume");
+    }
+    images_ = dims[0], rows_ = dims[dims.size() - 2], cols_ = dims[dims.size() - 1];
     if (images_ == 0) throw InvalidInput(no_image_message(reader, file));
+    std::uint64_t read_bytes = 0;  // more than the picture's values: a projection's volume
+    if (volume) {
+      depth_ = dims[1];
+      view_ = options.volume.value_or(VolumeView{});
+      if (view_.kind == VolumeView::Kind::Slice) {
+        const std::int64_t extent[3] = {depth_, rows_, cols_};
+        const std::int64_t along = extent[view_.axis];
+        const std::int64_t index = view_.index.value_or(along / 2);
+        if (index >= along) {
+          const char axis = "zyx"[view_.axis];
+          throw InvalidInput("slice " + std::string(1, axis) + "=" + std::to_string(index) +
+                             " is out of range: the grid has " + std::to_string(along) +
+                             " planes along " + std::string(1, axis) + " (0 to " +
+                             std::to_string(along - 1) + ")");
+        }
+        view_.index = index;
+        // A slice across y is depth x cols, across x depth x rows (plane 0 at the top).
+        if (view_.axis == 1) rows_ = depth_;
+        if (view_.axis == 2) cols_ = rows_, rows_ = depth_;
+        view_title_ = std::string(", ") + "zyx"[view_.axis] + " = " + std::to_string(index);
+      } else {
+        read_bytes = 16 * static_cast<std::uint64_t>(depth_) * static_cast<std::uint64_t>(rows_) *
+                     static_cast<std::uint64_t>(cols_);
+        view_title_ = ", largest along z";
+      }
+    }
     if (options_.image) {
       first_ = resolve_image(*options_.image, images_);
       last_ = first_ + 1;
@@ -355,30 +425,55 @@ class RunPictures {
     }
     if (options_.scale == 0) options_.scale = auto_scale(rows_, cols_);
     check_scale(options_);
-    check_render_memory(picture_bytes(rows_, cols_, options_),
-                        "an image of " + std::to_string(rows_) + "x" + std::to_string(cols_));
+    check_render_memory(picture_bytes(rows_, cols_, options_) + read_bytes,
+                        "an image of " + (volume ? std::to_string(depth_) + "x" : std::string()) +
+                            std::to_string(dims[dims.size() - 2]) + "x" +
+                            std::to_string(dims[dims.size() - 1]));
     if (options_.annotate && atlas_font().empty()) {
       std::fprintf(stderr,
                    "warning: no usable font for the annotations (install fonts-dejavu-core or "
                    "set GRAYSCOTT_FONT); writing the colorbar without text\n");
     }
-    widest_ = picture_title(options_.field, clock_.step(last_ - 1), clock_.dt) + clock_.rates;
+    widest_ = title(last_ - 1);
   }
   std::int64_t images() const { return images_; }
   std::int64_t first() const { return first_; }
   std::int64_t last() const { return last_; }
   Rgb8Image picture(std::int64_t image) const {
-    return make_picture(reader_.read_image(options_.field, image), rows_, cols_, options_,
-                        picture_title(options_.field, clock_.step(image), clock_.dt) + clock_.rates,
-                        widest_);
+    return make_picture(values(image), rows_, cols_, options_, title(image), widest_);
   }
 
  private:
+  std::string title(std::int64_t image) const {
+    return picture_title(options_.field, clock_.step(image), clock_.dt) + view_title_ +
+           clock_.rates;
+  }
+  // The picture's rows_ x cols_ values.
+  std::vector<double> values(std::int64_t image) const {
+    if (depth_ == 0) return reader_.read_image(options_.field, image);
+    if (view_.kind == VolumeView::Kind::Slice) {
+      return reader_.read_slice(options_.field, image, view_.axis, *view_.index);
+    }
+    // The largest value along z over each cell of a plane (NaN where any plane holds NaN).
+    const std::vector<double> volume = reader_.read_image(options_.field, image);
+    const auto plane = static_cast<std::size_t>(rows_ * cols_);
+    std::vector<double> out(volume.begin(), volume.begin() + static_cast<std::ptrdiff_t>(plane));
+    for (std::size_t z = 1; z < static_cast<std::size_t>(depth_); ++z) {
+      const double* values = volume.data() + z * plane;
+      for (std::size_t k = 0; k < plane; ++k) {
+        if (std::isnan(values[k]) || values[k] > out[k]) out[k] = values[k];
+      }
+    }
+    return out;
+  }
   const RunFileReader& reader_;
   RenderOptions options_;
   ImageClock clock_;
   std::int64_t images_ = 0, rows_ = 0, cols_ = 0, first_ = 0, last_ = 0;
-  std::string widest_;  // the last image's title, the widest: every picture gets the same size
+  std::int64_t depth_ = 0;  // a volume's planes; 0: the file holds a plane
+  VolumeView view_;
+  std::string view_title_;  // ", z = 8": the view of a volume, for the titles
+  std::string widest_;      // the last image's title, the widest: every picture gets the same size
 };
 
 }  // namespace
@@ -386,7 +481,10 @@ class RunPictures {
 std::vector<fs::path> render_run(const fs::path& file, const RenderOptions& options) {
   RunFileReader reader(file);
   const auto dims = field_shape(reader, file, options.field, "run");
-  if (dims.size() == 4) return render_atlas(file, options);  // a sweep file
+  if (is_sweep_shape(reader, dims)) {
+    if (options.volume) throw InvalidInput("--slice and --projection pick a view of a volume");
+    return render_atlas(file, options);
+  }
   const RunPictures run(reader, file, options, dims);
   const auto pictures =
       picture_paths(options.out_dir, options.field, run.first(), run.last(), run.images());
@@ -412,7 +510,8 @@ std::int64_t render_video(const fs::path& file, const RenderOptions& options) {
   std::optional<AtlasPainter> atlas;  // a sweep file: its atlas, frame by frame
   std::optional<RunPictures> run;
   std::int64_t first = 0, last = 0, seed = 0;
-  if (dims.size() == 4) {
+  if (is_sweep_shape(reader, dims)) {
+    if (options.volume) throw InvalidInput("--slice and --projection pick a view of a volume");
     atlas.emplace(file, options);
     const auto& seeds = atlas->seeds();
     seed = options.seed.value_or(seeds.front());

@@ -16,6 +16,20 @@ namespace grayscott::io {
 
 class RunFileReader;
 
+// What a picture of a volume shows: one plane through it (a slice across z, y or x at an index)
+// or its maximum-intensity projection along z. A plane's pictures ignore it.
+struct VolumeView {
+  enum class Kind { Slice, MaxProjection };
+  Kind kind = Kind::Slice;
+  int axis = 0;                       // a slice's: 0 z (rows x cols), 1 y (depth x cols), 2 x
+  std::optional<std::int64_t> index;  // a slice's plane; default: the middle one
+};
+// Parses --slice "z=N", "y=N" or "x=N" (N from 0, or "mid"); throws InvalidInput.
+VolumeView parse_slice(const std::string& text);
+// Parses --projection "max" (the largest value along z through each cell of a plane); throws
+// InvalidInput.
+VolumeView parse_projection(const std::string& text);
+
 struct RenderOptions {
   std::filesystem::path out_dir = "images";
   std::string field = "v";
@@ -33,6 +47,9 @@ struct RenderOptions {
   std::int64_t every = 1;
   double fps = 10;
   std::optional<std::int64_t> seed;
+  // A volume's pictures and videos: a slice or a projection (default: the slice across z through
+  // the middle plane). Given for a plane's file, refused.
+  std::optional<VolumeView> volume;
   // Called after each frame with the frames done and the total (a progress bar).
   std::function<void(std::int64_t done, std::int64_t total)> on_frame;
 };
