@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 
-def _axis_names(ndim: int, sweep: bool) -> tuple[str, ...]:
-    names = ("time", "y", "x")
-    return (("member",) + names) if sweep else names[3 - ndim:] if ndim < 3 else names
+def _axis_names(ndim: int, sweep: bool, volume: bool = False) -> tuple[str, ...]:
+    names = ("time", "z", "y", "x") if volume else ("time", "y", "x")
+    if sweep:
+        names = ("member",) + names
+    return names[len(names) - ndim:] if ndim < len(names) else names
 
 
 def _is_open_for_writing(error: OSError) -> bool:
@@ -39,12 +41,15 @@ def open_dataset(path: str, **kwargs):
             for name in ("u", "v"):
                 if name in ds and ds[name].sizes.get(time_dim, images) > images:
                     ds = ds.isel({time_dim: slice(0, images)})
-    sweep = "members" in ds.attrs or ("v" in ds and ds["v"].ndim == 4) or ("u" in ds and ds["u"].ndim == 4)
+    # A volume's run file says its depth; a sweep's its members (sweeps hold planes only).
+    volume = int(ds.attrs.get("depth", 1)) > 1
+    sweep = "members" in ds.attrs or (not volume and any(
+        name in ds and ds[name].ndim == 4 for name in ("u", "v")))
     renames = {}
     for name in ("u", "v"):
         if name not in ds:
             continue
-        wanted = _axis_names(ds[name].ndim, sweep)
+        wanted = _axis_names(ds[name].ndim, sweep, volume)
         for old, new in zip(ds[name].dims, wanted):
             if old != new and old.startswith("phony_dim"):
                 renames[old] = new

@@ -65,3 +65,14 @@ def test_a_volumes_picture_is_its_middle_plane():
 def test_bad_volumes_are_refused_as_the_command_line_refuses_them(kwargs, error, message):
     with pytest.raises(error, match=message):
         gs.Simulation(**{"rows": 8, "cols": 8, "backend": "cpu", **kwargs})
+
+
+def test_open_names_a_volumes_axes(tmp_path):
+    out = tmp_path / "volume.h5"
+    sim = gs.Simulation(depth=4, rows=6, cols=8, backend="cpu")
+    sim.run(images=2, steps_per_image=3, output=out, quiet=True)
+    ds = gs.open(out)
+    assert ds["v"].dims == ("time", "z", "y", "x")
+    assert ds["v"].shape == (2, 4, 6, 8)
+    assert "member" not in ds.dims
+    assert np.array_equal(ds["v"][-1].values, sim.v)

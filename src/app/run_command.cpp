@@ -56,6 +56,8 @@ void refuse_contradictions(const CLI::App& run, const RunRequest& given, const R
       {"--dt", [](const RunRequest& r) { return shortest_text(r.problem.params.dt); }},
       {"--stencil",
        [](const RunRequest& r) {
+         // A volume's stencils have no weight table: their names tell them apart.
+         if (r.problem.stencil.three_dimensional()) return r.problem.stencil.name();
          std::string text;
          for (double w : r.problem.stencil.weights) text += shortest_text(w) + ",";
          return text;
@@ -101,17 +103,16 @@ void report(const RunRequest& request, const RunSummary& summary) {
     // What this invocation wrote: a continued run's earlier images are the file's, not its own.
     const std::int64_t written = summary.images_written - summary.first_image;
     const std::string count = std::to_string(written) + (written == 1 ? " image" : " images");
-    const std::string continued =
-        summary.first_image > 0
-            ? " (images " + std::to_string(summary.first_image + 1) + " to " +
-                  std::to_string(summary.images_written) + " of " +
-                  std::to_string(request.images) + ")"
-            : "";
-    std::fprintf(stderr, "%s %s of %lldx%lld (%s, %s) to %s%s in %s: %s\n",
+    const std::string continued = summary.first_image > 0
+                                      ? " (images " + std::to_string(summary.first_image + 1) +
+                                            " to " + std::to_string(summary.images_written) +
+                                            " of " + std::to_string(request.images) + ")"
+                                      : "";
+    std::fprintf(stderr, "%s %s of %s (%s, %s) to %s%s in %s: %s\n",
                  summary.completed || summary.settled ? "wrote" : "wrote only", count.c_str(),
-                 static_cast<long long>(g.rows), static_cast<long long>(g.cols),
-                 std::string(to_string(request.problem.precision)).c_str(), summary.backend.c_str(),
-                 request.output.c_str(), continued.c_str(), format_duration(summary.seconds).c_str(),
+                 g.text().c_str(), std::string(to_string(request.problem.precision)).c_str(),
+                 summary.backend.c_str(), request.output.c_str(), continued.c_str(),
+                 format_duration(summary.seconds).c_str(),
                  format_rate(summary.cell_updates_per_s).c_str());
     if (summary.settled) std::fprintf(stderr, "%s\n", summary.status.c_str());
   }

@@ -108,7 +108,7 @@ expect_error "not a number" sweep --feed 0.01,abc
 expect_error "appears twice" sweep --feed 0.01,0.01
 expect_error "seeds need --init noise" sweep --seeds 1,2
 expect_error "not both" sweep --init noise --seed 1 --seeds 1,2
-expect_error "init: expected rectangle, noise, box, box-bordered or drop" sweep --init stripes
+expect_error "init: expected rectangle, noise, box, box-bordered, drop or cube" sweep --init stripes
 expect_error "needs --init noise" run --seed 4
 expect_error "one member needs" sweep --rows 512 --cols 512 --max-batch-memory 1M
 expect_error "max-batch-memory" sweep --max-batch-memory lots
