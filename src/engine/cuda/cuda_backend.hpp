@@ -38,6 +38,9 @@ inline constexpr std::size_t max_members = 65535;
 // The most columns: the kernels' int column index, plus a fused region's margin, stays below
 // INT_MAX.
 inline constexpr std::int64_t max_cols = 2147483647 - 256;
+// The most planes of a volume: the kernels' int plane index, two planes beyond it included, stays
+// below INT_MAX (with the same margin as the columns).
+inline constexpr std::int64_t max_depth = 2147483647 - 256;
 
 // Device-to-device copy bandwidth of device `ordinal` in bytes/s (a STREAM-like copy, read + write
 // counted), the roofline the benchmark reports against.

@@ -10,7 +10,10 @@
 // Stepping: advance() replays a CUDA graph of the launches for that many steps (one graph per step
 // count and buffer parity, built on first use), so a run pays one launch per image. Each launch is
 // the fused kernel (fuse_steps per launch, temporal blocking in shared memory) or, with
-// fuse_steps = 1, the one-step kernel; both give bitwise identical results.
+// fuse_steps = 1, the one-step kernel; both give bitwise identical results. A volume's launch is
+// one step of the streaming kernel (volume_kernels.cuh: tiles marching along depth) or, with
+// fuse_steps = 1, of the one-thread-per-cell kernel; no launch fuses a volume's steps, and the
+// other fuse_steps values run the streaming kernel. Both give bitwise identical results too.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +25,7 @@
 #include "engine/cuda/cuda_support.cuh"
 #include "engine/cuda/kernels.cuh"
 #include "engine/cuda/launch_plan.hpp"
+#include "engine/cuda/volume_kernels.cuh"
 #include "engine/engine.hpp"
 
 namespace grayscott::cuda {
@@ -47,7 +51,7 @@ class CudaEngine final : public Engine<Real> {
   void read_captured(std::size_t member, Real* u, Real* v) override;
   typename Engine<Real>::StateView state() override;
 
-  // Steps per launch actually used (1 = the one-step kernel).
+  // Steps per launch actually used (1 = the one-step kernel, or any volume's).
   int fuse_steps() const { return fuse_; }
   int device() const { return device_; }
 
@@ -58,6 +62,7 @@ class CudaEngine final : public Engine<Real> {
   // The graph of `n` steps from buffer `from`, recorded on first use.
   cudaGraphExec_t graph_for(std::int64_t n, int from);
   void launch(const detail::Launch& plan);
+  void launch_volume(const detail::Launch& plan);
   void use_device() const;
 
   int device_;
@@ -69,6 +74,7 @@ class CudaEngine final : public Engine<Real> {
   std::size_t members_;
   std::size_t cells_;
   int fuse_;
+  bool volume_streaming_;  // a volume's kernel: streaming, or one thread per cell
 
   detail::Stream compute_, copy_;
   detail::Event staged_, copied_;

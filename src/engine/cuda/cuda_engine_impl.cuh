@@ -22,7 +22,10 @@ CudaEngine<Real>::CudaEngine(const Problem& problem, std::span<const Parameters>
       outside_(problem.outside),
       members_(member_params.size()),
       cells_(static_cast<std::size_t>(problem.grid.cells())),
-      fuse_(detail::steps_per_launch(options.fuse_steps)) {
+      // A volume runs one step per launch: the streaming kernel, or with fuse_steps = 1 the
+      // one-thread-per-cell kernel.
+      fuse_(problem.grid.volume() ? 1 : detail::steps_per_launch(options.fuse_steps)),
+      volume_streaming_(options.fuse_steps != 1) {
   if (members_ == 0) throw InvalidInput("an engine needs at least one member");
   if (const std::string refusal = refuses(grid_, members_); !refusal.empty()) {
     throw InvalidInput(refusal);
@@ -90,6 +93,10 @@ void CudaEngine<Real>::load(std::size_t member, std::span<const Real> u, std::sp
 template <class Real>
 void CudaEngine<Real>::launch(const detail::Launch& plan) {
   const int parity = plan.parity;
+  if (plan.volume) {
+    launch_volume(plan);
+    return;
+  }
   detail::StepArgs<Real> args{u_[parity].data(),
                               v_[parity].data(),
                               u_[1 - parity].data(),
@@ -111,6 +118,29 @@ void CudaEngine<Real>::launch(const detail::Launch& plan) {
 }
 
 template <class Real>
+void CudaEngine<Real>::launch_volume(const detail::Launch& plan) {
+  const int parity = plan.parity;
+  const detail::VolumeArgs<Real> args{u_[parity].data(),
+                                      v_[parity].data(),
+                                      u_[1 - parity].data(),
+                                      v_[1 - parity].data(),
+                                      coefficients_.data(),
+                                      static_cast<int>(grid_.depth),
+                                      static_cast<int>(grid_.rows),
+                                      static_cast<int>(grid_.cols)};
+  cudaStream_t stream = compute_.get();
+  const dim3 grid(plan.grid.x, plan.grid.y, plan.grid.z), block(plan.block.x, plan.block.y);
+  detail::dispatch_volume_stencil_and_boundary(kind_, boundary_, [&]<StencilKind K, Boundary B>() {
+    if (plan.streaming()) {
+      detail::volume_stream_kernel<K, B, Real><<<grid, block, 0, stream>>>(args, plan.slab);
+    } else {
+      detail::volume_step_kernel<K, B, Real><<<grid, block, 0, stream>>>(args);
+    }
+  });
+  detail::check(cudaGetLastError(), "launching a volume's step kernel");
+}
+
+template <class Real>
 cudaGraphExec_t CudaEngine<Real>::graph_for(std::int64_t n, int from) {
   const auto key = std::make_pair(n, from);
   if (const auto found = graphs_.find(key); found != graphs_.end()) return found->second.get();
@@ -120,8 +150,13 @@ cudaGraphExec_t CudaEngine<Real>::graph_for(std::int64_t n, int from) {
                 "recording a graph");
   cudaGraph_t raw = nullptr;
   try {
-    detail::for_each_launch(n, fuse_, from, grid_.rows, grid_.cols, members_,
-                            [&](const detail::Launch& plan) { launch(plan); });
+    const auto each = [&](const detail::Launch& plan) { launch(plan); };
+    if (grid_.volume()) {
+      detail::for_each_volume_launch(n, volume_streaming_, from, grid_.depth, grid_.rows,
+                                     grid_.cols, members_, each);
+    } else {
+      detail::for_each_launch(n, fuse_, from, grid_.rows, grid_.cols, members_, each);
+    }
   } catch (...) {
     (void)cudaStreamEndCapture(stream, &raw);
     if (raw) (void)cudaGraphDestroy(raw);

@@ -13,6 +13,16 @@ namespace grayscott::cuda::detail {
 
 // Launch shapes, shared by the engine (grid sizes) and the kernels.
 inline constexpr int step_block_x = 32, step_block_y = 8;
+// A volume's streaming kernel: a block of threads covers a tile of volume_block_y rows and
+// volume_block_x columns and marches along depth through a slab of planes, holding three planes
+// of the tile and its one-cell rim in shared memory.
+inline constexpr int volume_block_x = 32, volume_block_y = 16;
+inline constexpr int volume_tile_w = volume_block_x + 2, volume_tile_h = volume_block_y + 2;
+// A slab is at least this many planes deep (a slab loads two planes beyond its own: 25% more at
+// 8), and a volume is cut into more slabs only while its tiles make fewer blocks than
+// volume_target_blocks (enough to fill a large GPU several times over). To be tuned on the GPU.
+inline constexpr int volume_min_slab = 8;
+inline constexpr long long volume_target_blocks = 2048;
 inline constexpr int fused_block_x = 32, fused_block_y = 8;
 inline constexpr int fused_region_w = 64, fused_region_h = 32;  // shared-memory region per block
 inline constexpr int fused_max_steps = 8;  // region minus a 2k halo must keep a useful centre
@@ -43,11 +53,17 @@ struct Dims {
 
 // One launch: `steps` steps (1: the one-step kernel, more: the fused kernel) from buffer `parity`
 // into buffer 1 - parity, on a grid of `grid` blocks of `block` threads (z: the members).
+// A volume's launch is one step: the streaming kernel, each block marching through `slab` planes
+// (grid x: the tile's column block and the slab), or with `slab` 0 the one-thread-per-cell kernel
+// (each thread looping over depth).
 struct Launch {
   int steps = 1;
   int parity = 0;
   Dims grid, block;
+  bool volume = false;
+  int slab = 0;
   bool fused() const { return steps > 1; }
+  bool streaming() const { return slab > 0; }
 };
 
 // The launch of `steps` steps (1..fused_max_steps) from buffer `parity` over rows x cols cells and
@@ -67,6 +83,53 @@ inline Launch plan_launch(int steps, int parity, std::int64_t rows, std::int64_t
     launch.grid = {blocks(cols, out_w), blocks(rows, out_h), z};
   }
   return launch;
+}
+
+// The planes per slab of a volume's streaming kernel when `blocks_per_slab` blocks cover one
+// slab (its tiles times the members): slabs of at least volume_min_slab planes, as many as make
+// about volume_target_blocks blocks in all.
+inline int volume_slab(std::int64_t depth, long long blocks_per_slab) {
+  const long long wanted = (volume_target_blocks + blocks_per_slab - 1) / blocks_per_slab;
+  const long long most = (depth + volume_min_slab - 1) / volume_min_slab;
+  const long long slabs = std::max(1LL, std::min(wanted, most));
+  return static_cast<int>((depth + slabs - 1) / slabs);
+}
+
+// A volume's launch of one step from buffer `parity` over depth x rows x cols cells and `members`
+// members: the streaming kernel with slabs of `slab` planes (0: volume_slab()'s choice) or, when
+// `streaming` is false, the one-thread-per-cell kernel.
+inline Launch plan_volume_launch(bool streaming, int parity, std::int64_t depth, std::int64_t rows,
+                                 std::int64_t cols, std::size_t members, int slab = 0) {
+  Launch launch;
+  launch.volume = true;
+  launch.parity = parity;
+  const auto z = static_cast<unsigned>(members);
+  if (!streaming) {
+    launch.block = {step_block_x, step_block_y, 1};
+    launch.grid = {blocks(cols, step_block_x), blocks(rows, step_block_y), z};
+    return launch;
+  }
+  const unsigned col_blocks = blocks(cols, volume_block_x),
+                 row_blocks = blocks(rows, volume_block_y);
+  launch.slab = slab > 0
+                    ? slab
+                    : volume_slab(depth, static_cast<long long>(col_blocks) * row_blocks * members);
+  launch.block = {volume_block_x, volume_block_y, 1};
+  launch.grid = {col_blocks * blocks(depth, launch.slab), row_blocks, z};
+  return launch;
+}
+
+// A volume's launches for `steps` steps (one step each) from buffer `parity`, as for_each_launch;
+// returns the parity of the buffer holding the result.
+template <class Each>
+int for_each_volume_launch(std::int64_t steps, bool streaming, int parity, std::int64_t depth,
+                           std::int64_t rows, std::int64_t cols, std::size_t members, Each&& each,
+                           int slab = 0) {
+  for (std::int64_t left = steps; left > 0; --left) {
+    each(plan_volume_launch(streaming, parity, depth, rows, cols, members, slab));
+    parity = 1 - parity;
+  }
+  return parity;
 }
 
 // The launches of one graph: `steps` steps (1..max_graph_steps), `fuse` per launch, from buffer

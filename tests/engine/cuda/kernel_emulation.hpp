@@ -149,6 +149,7 @@ using kernel_emulation::threadIdx;
 #define __shared__ static
 #include "engine/cuda/kernels.cuh"
 #include "engine/cuda/subdomain_kernels.cuh"
+#include "engine/cuda/volume_kernels.cuh"
 #undef __shared__
 #undef __launch_bounds__
 #undef __forceinline__
