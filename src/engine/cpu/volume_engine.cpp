@@ -114,12 +114,13 @@ VolumeEngine<Real>::VolumeEngine(const Problem& problem, std::span<const Paramet
 
 // Fusing divides the memory traffic per step by the depth, at the price of the rolling planes
 // (six planes of a tile per intermediate level) and of the rows recomputed at the tiles' edges
-// (2 (depth - 1) rows per tile at the first level, fewer above). Measured on 256^3, seven-point,
-// float32, 2 threads (Intel Xeon, 2 MiB of L2 per core, shared with other work: best of 3): one
-// step per pass 0.34-0.38 Gcell/s, depth 2 0.45, 3 0.55, 4 0.61, 6 0.65, 8 0.54 (its tiles shrink
-// to 10 rows beside 14 recomputed). The choice: depth 4 or less, the deepest whose tiles keep at
-// least 8 (depth - 1) rows in half of a core's L2 cache; a volume whose rows are too wide for depth
-// 2 is stepped one step per pass.
+// (2 (depth - 1) rows per tile at the first level, fewer above). Measured with `grayscott bench
+// --preset 3d` (256^3, seven-point, 2 threads, Intel Xeon with 2 MiB of L2 per core, copy
+// bandwidth 22-23 GB/s), Gcell-updates/s by depth: float32 1: 0.75, 2: 0.95, 3: 1.20, 4: 1.31,
+// 5: 1.20, 6: 1.18 (the tiles shrink as the levels grow); float64 1: 0.49, 2: 0.53, 3: 0.57,
+// 4: 0.55. The choice: depth 4 or less, the deepest whose tiles keep at least 8 (depth - 1) rows
+// in half of a core's L2 cache (there: 4 in float32, 3 in float64); a volume whose rows are too
+// wide for depth 2 is stepped one step per pass.
 template <class Real>
 int VolumeEngine<Real>::automatic_fuse_steps(const Grid& grid, std::size_t, int) {
   const std::int64_t row_bytes = grid.cols * static_cast<std::int64_t>(sizeof(Real));
