@@ -3,6 +3,10 @@
 // itself across batches, thread counts, fuse depths, freezing and chunked advances.
 #include <gtest/gtest.h>
 
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -11,6 +15,7 @@
 #include <vector>
 
 #include "engine/cpu/streaming_copy.hpp"
+#include "engine/cpu/subnormals.hpp"
 #include "engine/cpu/volume_engine.hpp"
 #include "engine/engine.hpp"
 #include "engine/registry.hpp"
@@ -353,6 +358,34 @@ TEST(VolumeEngine, TheCpuBackendStepsVolumes) {
   } catch (const InvalidInput& e) {
     EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("planes only"), std::string::npos) << e.what();
+  }
+}
+
+// float32 stepping flushes subnormal numbers (subnormals.hpp), on both paths, and leaves the
+// caller's floating-point mode as it found it: a v of 1e-39 (below float's smallest normal number)
+// reads as zero and its update is zero.
+TEST(VolumeEngine, Float32FlushesSubnormalsAndLeavesTheCallersModeAlone) {
+  if (!cpu::FlushSubnormals<float>::supported) GTEST_SKIP() << "no flushing on this architecture";
+  const Problem problem =
+      volume_problem({3, 5, 40}, Stencil::seven_point(), Boundary::ZeroFlux, Precision::Single);
+  const Parameters params[1] = {problem.params};
+  const auto cells = static_cast<std::size_t>(problem.grid.cells());
+  const std::vector<float> u(cells, 1.0f), v(cells, 1e-39f);
+  ASSERT_EQ(std::fpclassify(v[0]), FP_SUBNORMAL);
+  for (int fuse : {1, 3}) {
+    cpu::VolumeEngine<float> engine(problem, params, {"cpu", 2, fuse, 0});
+    engine.load(0, u, v);
+#if defined(__SSE__)
+    constexpr unsigned mode = ~0x3Fu;  // the mode bits, not the sticky exception flags
+    const unsigned before = _mm_getcsr() & mode;
+    engine.advance(3);
+    EXPECT_EQ(_mm_getcsr() & mode, before) << "the engine changed the caller's floating-point mode";
+#else
+    engine.advance(3);
+#endif
+    std::vector<float> out(cells, -1.0f);
+    engine.copy_state(0, nullptr, out.data());
+    EXPECT_EQ(out, std::vector<float>(cells, 0.0f)) << "fuse " << fuse;
   }
 }
 
