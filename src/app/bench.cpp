@@ -39,14 +39,13 @@ OutputMode parse_output_mode(std::string_view text) {
 std::string_view to_string(OutputMode mode) { return mode == OutputMode::Hdf5 ? "hdf5" : "none"; }
 
 double Workload::cell_updates() const {
-  return static_cast<double>(rows) * static_cast<double>(cols) * static_cast<double>(steps()) *
-         static_cast<double>(batch);
+  return static_cast<double>(depth) * static_cast<double>(rows) * static_cast<double>(cols) *
+         static_cast<double>(steps()) * static_cast<double>(batch);
 }
 
 std::string Workload::describe() const {
-  std::string text = std::to_string(rows) + "x" + std::to_string(cols) + ", " +
-                     std::to_string(images) + " images x " + std::to_string(steps_per_image) +
-                     " steps";
+  std::string text = grid().text() + ", " + std::to_string(images) + " images x " +
+                     std::to_string(steps_per_image) + " steps";
   if (batch > 1) text = "batch of " + std::to_string(batch) + " x " + text;
   return text;
 }
@@ -64,6 +63,13 @@ const std::vector<Preset>& presets() {
       {"batch-vs-large",
        "a batch of 1024 simulations of 128x128 against one 4096x4096 (the same cells per step)",
        {{128, 128, 4, 32, 1024}, {4096, 4096, 4, 32, 1}},
+       3},
+      // A volume: the seven-point stencil unless --stencil says otherwise. 256^3 in float32 is
+      // 256 MiB of state, stepped in seconds on a 2-core machine (the preset takes about half a
+      // minute there, verification, rooflines and repeats included).
+      {"3d",
+       "a volume: 256x256x256, 4 images x 25 steps, seven-point by default",
+       {{256, 256, 4, 25, 1, 256}},
        3},
   };
   return all;
@@ -90,6 +96,7 @@ std::vector<Workload> resolve_workloads(const Preset& preset, const WorkloadOver
     if (o.images) w.images = *o.images;
     if (o.steps_per_image) w.steps_per_image = *o.steps_per_image;
     if (o.batch) w.batch = *o.batch;
+    if (o.depth) w.depth = *o.depth;
   }
   return out;
 }
@@ -102,6 +109,12 @@ void BenchRequest::validate() const {
     if (w.images <= 0) throw InvalidInput("images must be a positive integer");
     if (w.steps_per_image <= 0) throw InvalidInput("steps-per-image must be a positive integer");
     if (w.batch <= 0) throw InvalidInput("batch must be a positive integer");
+    if (w.depth <= 0) throw InvalidInput("depth must be a positive integer (1: a plane)");
+    if (io == OutputMode::Hdf5 && w.depth > 1) {
+      throw InvalidInput(
+          "--io hdf5 measures the run command's output of a plane; a volume (--depth) needs "
+          "--io none in this build");
+    }
     if (io == OutputMode::Hdf5 && w.batch > 1) {
       throw InvalidInput(
           "--io hdf5 measures the run command's output of one simulation; "
@@ -115,7 +128,7 @@ void BenchRequest::validate() const {
     throw InvalidInput("--io hdf5 needs --output FILE (the file each repeat writes)");
   }
   Problem p = problem;
-  p.grid = {workloads.front().rows, workloads.front().cols};
+  p.grid = workloads.front().grid();
   p.validate();
 }
 
@@ -165,7 +178,7 @@ Verification verify_with(const Problem& problem, const Workload& workload,
   EngineOptions checked = options;
   const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
   Problem measured = problem;
-  measured.grid = {workload.rows, workload.cols};
+  measured.grid = workload.grid();
   const auto batch = static_cast<std::size_t>(workload.batch);
   const Backend& backend = *choose_backend(options, measured, batch).backend;
   if (checked.fuse_steps == 0) {
@@ -179,9 +192,15 @@ Verification verify_with(const Problem& problem, const Workload& workload,
   // so that passes split as they do when measured.
   const std::int64_t steps = std::max<std::int64_t>(40, 3 * depth);
   Problem small = problem;
+  const std::int64_t small_cols = workload.cols <= 2048 ? workload.cols : 1984 + workload.cols % 64;
   small.grid = {
       std::min<std::int64_t>(workload.rows, std::max<std::int64_t>(100, 2 * depth * threads)),
-      workload.cols <= 2048 ? workload.cols : 1984 + workload.cols % 64};
+      small_cols};
+  if (workload.depth > 1) {
+    // A volume's passes go through tiles of rows of every plane: enough rows for a few tiles.
+    small.grid = {std::min<std::int64_t>(workload.rows, 64), small_cols,
+                  std::min<std::int64_t>(workload.depth, 16)};
+  }
   const std::int64_t members = std::min<std::int64_t>(workload.batch, 3);
   std::vector<Parameters> params;
   for (std::int64_t m = 0; m < members; ++m) {  // distinct rates: a member mix-up cannot pass
@@ -195,8 +214,9 @@ Verification verify_with(const Problem& problem, const Workload& workload,
   auto engine = make_engine<Real>(small, params, checked);
   std::vector<reference::State> expected;
   for (std::int64_t m = 0; m < members; ++m) {
-    expected.push_back(
-        varied_state(small.grid.rows, small.grid.cols, static_cast<std::uint32_t>(m + 1)));
+    // A volume's start is varied_volume's: varied_state's values, plane after plane.
+    expected.push_back(varied_state(small.grid.depth * small.grid.rows, small.grid.cols,
+                                    static_cast<std::uint32_t>(m + 1)));
     const std::vector<Real> u(expected.back().u.begin(), expected.back().u.end());
     const std::vector<Real> v(expected.back().v.begin(), expected.back().v.end());
     engine->load(static_cast<std::size_t>(m), u, v);
@@ -213,8 +233,20 @@ Verification verify_with(const Problem& problem, const Workload& workload,
   const double tolerance = verification_tolerance(problem.precision);
   const auto cells = static_cast<std::size_t>(small.grid.cells());
   for (std::int64_t m = 0; m < members; ++m) {
-    const reference::Model model = to_reference(small, params[m]);
-    for (std::int64_t s = 0; s < steps; ++s) reference::step(model, expected[m]);
+    if (small.grid.volume()) {
+      // The volume reference, its result seen as the plane of depth x rows rows that
+      // compare_with_reference reads (the same values in the same order).
+      reference::State& flat = expected[m];
+      reference::Volume volume{small.grid.depth, small.grid.rows, small.grid.cols,
+                               std::move(flat.u), std::move(flat.v)};
+      const reference::Model3 model = to_reference3(small, params[m]);
+      for (std::int64_t s = 0; s < steps; ++s) reference::step(model, volume);
+      flat.u = std::move(volume.u);
+      flat.v = std::move(volume.v);
+    } else {
+      const reference::Model model = to_reference(small, params[m]);
+      for (std::int64_t s = 0; s < steps; ++s) reference::step(model, expected[m]);
+    }
     std::vector<Real> u(cells), v(cells);
     engine->read_captured(static_cast<std::size_t>(m), u.data(), v.data());
     Verification one = compare_with_reference<Real>(u, v, expected[m], tolerance);
@@ -229,6 +261,7 @@ Verification verify_with(const Problem& problem, const Workload& workload,
   worst.backend = engine->backend();
   worst.rows = small.grid.rows;
   worst.cols = small.grid.cols;
+  worst.depth = small.grid.depth;
   worst.members = members;
   worst.steps = steps;
   worst.fuse_steps = checked.fuse_steps;
@@ -301,7 +334,7 @@ template <class Real>
 double time_stepping(const Problem& base, const Workload& w, std::int64_t images,
                      const EngineOptions& options, std::vector<Real>& final_v) {
   Problem problem = base;
-  problem.grid = {w.rows, w.cols};
+  problem.grid = w.grid();
   const std::vector<Parameters> params(static_cast<std::size_t>(w.batch), problem.params);
   auto engine = make_engine<Real>(problem, params, options);
   const auto cells = static_cast<std::size_t>(problem.grid.cells());
@@ -336,7 +369,7 @@ double time_run_with_output(const BenchRequest& request, const Workload& w, std:
                             std::vector<std::pair<std::string, double>>* phases = nullptr) {
   pipeline::RunRequest run;
   run.problem = request.problem;
-  run.problem.grid = {w.rows, w.cols};
+  run.problem.grid = w.grid();
   run.images = images;
   run.steps_per_image = w.steps_per_image;
   run.fields = {false, true};
@@ -491,10 +524,10 @@ std::string format_table(const BenchReport& r) {
       << to_string(r.problem.boundary) << ", io " << to_string(r.io) << "\n";
   for (const Verification& v : r.verifications) {
     out << "verified: " << v.steps << " steps of " << v.members << " member"
-        << (v.members > 1 ? "s" : "") << " of " << v.rows << "x" << v.cols << " at fuse "
-        << fuse_text(v.fuse_steps) << " against the float64 reference, relative L2 u "
-        << scientific(v.u_error) << ", v " << scientific(v.v_error) << " (tolerance "
-        << scientific(v.tolerance) << ")\n";
+        << (v.members > 1 ? "s" : "") << " of " << Grid{v.rows, v.cols, v.depth}.text()
+        << " at fuse " << fuse_text(v.fuse_steps)
+        << " against the float64 reference, relative L2 u " << scientific(v.u_error) << ", v "
+        << scientific(v.v_error) << " (tolerance " << scientific(v.tolerance) << ")\n";
   }
   out << "copy bandwidth: " << fixed(r.copy_bytes_per_s / 1e9, 1) << " GB/s before the timed runs, "
       << fixed(r.copy_bytes_per_s_after / 1e9, 1) << " GB/s after (" << r.copy_method
@@ -599,6 +632,7 @@ void add_run_fields(JsonObject& o, const Measurement& m, Precision precision,
     all += (i ? ", " : "") + json_number(m.seconds[i]);
   o.integer("rows", w.rows)
       .integer("cols", w.cols)
+      .integer("depth", w.depth)
       .integer("batch", w.batch)
       .integer("images", w.images)
       .integer("steps_per_image", w.steps_per_image)
@@ -645,6 +679,7 @@ std::string format_json(const BenchReport& r) {
     j.field("passed", v.passed ? "true" : "false")
         .integer("rows", v.rows)
         .integer("cols", v.cols)
+        .integer("depth", v.depth)
         .integer("fuse", v.fuse_steps)
         .integer("members", v.members)
         .integer("steps", v.steps)

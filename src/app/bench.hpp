@@ -24,16 +24,19 @@ enum class OutputMode { None, Hdf5 };
 OutputMode parse_output_mode(std::string_view text);  // "none" or "hdf5"
 std::string_view to_string(OutputMode mode);
 
-// The work of one measurement: `batch` simulations of rows x cols, each advanced
-// images x steps_per_image steps.
+// The work of one measurement: `batch` simulations of rows x cols (a volume of `depth` such
+// planes where depth > 1), each advanced images x steps_per_image steps.
 struct Workload {
   std::int64_t rows = 1080, cols = 1920;
   std::int64_t images = 1000, steps_per_image = 32;
   std::int64_t batch = 1;
+  std::int64_t depth = 1;
 
+  Grid grid() const { return {rows, cols, depth}; }
   std::int64_t steps() const { return images * steps_per_image; }
   double cell_updates() const;
-  std::string describe() const;  // "1080x1920, 1000 images x 32 steps" (+ ", batch of N")
+  // "1080x1920, 1000 images x 32 steps" (+ ", batch of N"); a volume "256x256x256, ..."
+  std::string describe() const;
 };
 
 // A named set of workloads measured in one invocation, and how many repeats it defaults to.
@@ -49,7 +52,7 @@ const Preset& find_preset(std::string_view name);
 
 // Values given explicitly on the command line; they replace the preset's.
 struct WorkloadOverrides {
-  std::optional<std::int64_t> rows, cols, images, steps_per_image, batch;
+  std::optional<std::int64_t> rows, cols, images, steps_per_image, batch, depth;
 };
 // The preset's workloads with the overrides applied. A preset of several workloads (a comparison
 // of fixed shapes) accepts only --images and --steps-per-image. Throws InvalidInput.
@@ -81,6 +84,7 @@ struct Verification {
   double u_error = 0, v_error = 0;  // relative L2 differences, worst over the members checked
   double tolerance = 0;
   std::int64_t rows = 0, cols = 0, members = 0, steps = 0;
+  std::int64_t depth = 1;  // planes of the volume checked (1: a plane)
   int fuse_steps = 0;   // steps per pass of the check: the measured run's (0: the device's default)
   std::string backend;  // what ran the check
   std::string detail;   // what failed, empty when passed
@@ -106,7 +110,9 @@ Verification compare_with_reference(std::span<const Real> u, std::span<const Rea
 // (the CPU's automatic depth is the one the workload's grid, batch and threads get), from a state
 // where every cell differs, on a grid of the same class (the workload's up to 100 rows, or as many
 // as give every thread two passes' worth; its columns up to 2048, or 1984 plus their remainder
-// modulo 64) so that passes fuse and split as they do when measured.
+// modulo 64) so that passes fuse and split as they do when measured. A volume is checked against
+// the float64 volume reference on at most 16 of its planes and 64 of its rows (the reference takes
+// a second or so), with its columns as a plane's.
 Verification verify_engine(const Problem& problem, const Workload& workload,
                            const EngineOptions& options);
 

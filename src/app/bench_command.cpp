@@ -34,13 +34,14 @@ void add_bench_command(CLI::App& root) {
       "Examples:\n"
       "  grayscott bench --preset quick\n"
       "  grayscott bench --preset batch-vs-large --json > bench.json\n"
+      "  grayscott bench --preset 3d                    a volume, seven-point\n"
       "  grayscott bench --preset quick --io hdf5      stepping and writing every image\n\n" +
       docs_pointer());
   bench
       ->add_option("--preset", state->preset,
-                   "seed (1080x1920, 1000 images x 32 steps), quick (10 images), or "
-                   "batch-vs-large (1024 x 128x128 against one 4096x4096); the options below "
-                   "override its values")
+                   "seed (1080x1920, 1000 images x 32 steps), quick (10 images), "
+                   "batch-vs-large (1024 x 128x128 against one 4096x4096), or 3d (256x256x256, "
+                   "100 steps, seven-point); the options below override its values")
       ->capture_default_str();
   // The initial state is the benchmark's own (the course's rectangle); --preset is the bench's
   // own (workloads), so a course's program is not one of its options.
@@ -75,10 +76,17 @@ void add_bench_command(CLI::App& root) {
     overrides.images = if_given(*bench, "--images", state->images);
     overrides.steps_per_image = if_given(*bench, "--steps-per-image", state->steps);
     overrides.batch = if_given(*bench, "--batch", state->batch);
+    overrides.depth = if_given(*bench, "--depth", state->problem.depth);
 
     bench::BenchRequest request;
     request.preset_name = preset.name;
     request.workloads = bench::resolve_workloads(preset, overrides);
+    // The problem's grid is the first workload's (each workload sets its own): a volume's
+    // preset gets a volume's stencil unless --stencil names one.
+    const bench::Workload& first = request.workloads.front();
+    state->problem.rows = first.rows;
+    state->problem.cols = first.cols;
+    state->problem.depth = first.depth;
     request.problem = state->problem.problem();
     request.engine = state->engine.engine_options();
     request.io = bench::parse_output_mode(state->io);

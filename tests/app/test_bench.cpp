@@ -107,6 +107,39 @@ TEST(BenchVerification, EveryStencilBoundaryAndPrecisionOfTheCpuEnginePasses) {
   }
 }
 
+// A volume's workload is checked against the float64 volume reference, for both volume stencils,
+// every boundary and both precisions, on a batch, at the automatic depth and one step per pass.
+TEST(BenchVerification, EveryVolumeStencilBoundaryAndPrecisionOfTheCpuEnginePasses) {
+  for (const Stencil& stencil : {Stencil::seven_point(), Stencil::nineteen_point()}) {
+    for (Boundary boundary : {Boundary::ZeroFlux, Boundary::Periodic, Boundary::Fixed}) {
+      for (Precision precision : {Precision::Single, Precision::Double}) {
+        for (int fuse : {0, 1}) {
+          Problem problem;
+          problem.stencil = stencil;
+          problem.boundary = boundary;
+          problem.precision = precision;
+          problem.outside = {0.8, 0.1};
+          Workload workload{20, 40, 2, 7, 2, 5};  // 5x20x40, a batch, steps in chunks of 7
+          const auto v = verify_engine(problem, workload, {"cpu", 2, fuse, 0});
+          EXPECT_TRUE(v.passed) << stencil.name() << " " << to_string(boundary) << " "
+                                << to_string(precision) << " fuse " << fuse << ": " << v.detail;
+          EXPECT_EQ(v.depth, 5);
+          EXPECT_EQ(v.rows, 20);
+          EXPECT_EQ(v.cols, 40);
+          EXPECT_EQ(v.members, 2);
+          EXPECT_GT(v.v_error, 0.0) << "the volume reference ran";
+        }
+      }
+    }
+  }
+  // The preset's volume is checked on 16 of its planes and 64 of its rows, all its columns.
+  Problem problem;
+  problem.stencil = Stencil::seven_point();
+  const auto v = verify_engine(problem, find_preset("3d").workloads[0], {"cpu", 2, 0, 0});
+  EXPECT_TRUE(v.passed) << v.detail;
+  EXPECT_EQ(Grid({v.rows, v.cols, v.depth}).text(), "16x64x256");
+}
+
 TEST(BenchPresets, KnownPresetsAndTheirWorkloads) {
   const Preset& seed = find_preset("seed");
   ASSERT_EQ(seed.workloads.size(), 1u);
@@ -121,6 +154,23 @@ TEST(BenchPresets, KnownPresetsAndTheirWorkloads) {
             pair.workloads[1].rows * pair.workloads[1].cols)
       << "both sides update the same number of cells per step";
   EXPECT_NO_THROW(find_preset("quick"));
+}
+
+TEST(BenchPresets, TheVolumePreset) {
+  const Preset& volume = find_preset("3d");
+  ASSERT_EQ(volume.workloads.size(), 1u);
+  const Workload& w = volume.workloads[0];
+  EXPECT_EQ(w.grid().text(), "256x256x256");
+  EXPECT_EQ(w.steps(), 100);
+  EXPECT_EQ(w.batch, 1);
+  EXPECT_DOUBLE_EQ(w.cell_updates(), 256.0 * 256 * 256 * 100);
+  EXPECT_EQ(w.describe(), "256x256x256, 4 images x 25 steps");
+  // --depth and the plane's sizes override it; a plane's preset takes --depth too.
+  WorkloadOverrides o;
+  o.depth = 8;
+  o.rows = 16;
+  EXPECT_EQ(resolve_workloads(volume, o)[0].grid().text(), "8x16x256");
+  EXPECT_EQ(resolve_workloads(find_preset("quick"), o)[0].grid().text(), "8x16x1920");
 }
 
 TEST(BenchPresets, UnknownPresetIsRejected) {
@@ -194,6 +244,19 @@ TEST(BenchRequestValidation, BadRequestsAreRejected) {
     EXPECT_THROW(r.validate(), InvalidInput);
   }
   r = small_request();
+  r.workloads[0].depth = 0;
+  expect_rejected(r, "depth");
+  r = small_request();
+  r.workloads[0].depth = 3;
+  r.problem.stencil = Stencil::seven_point();
+  EXPECT_NO_THROW(r.validate());
+  r.io = OutputMode::Hdf5;
+  r.output = "out.h5";
+  expect_rejected(r, "--io none");
+  r = small_request();
+  r.workloads[0].depth = 3;  // a plane's stencil on a volume
+  expect_rejected(r, "stencil");
+  r = small_request();
   r.warmup_images = -1;
   expect_rejected(r, "warmup");
   r = small_request();
@@ -236,6 +299,30 @@ TEST(BenchRun, ReportsPositiveConsistentFigures) {
   }
   const std::string table = format_table(report);
   for (const char* text : {"16x24", "arithmetic peak:", "of peak", "49 flops per cell update"}) {
+    EXPECT_NE(table.find(text), std::string::npos) << text << " in " << table;
+  }
+}
+
+TEST(BenchRun, AVolumeReportsItsCellsAndItsStencilsFlops) {
+  BenchRequest request;
+  request.workloads = {{8, 24, 2, 3, 1, 4}};
+  request.problem.stencil = Stencil::seven_point();
+  request.engine.backend = "cpu";
+  request.repeat = 2;
+  const BenchReport report = run_benchmark(request);
+  ASSERT_EQ(report.measurements.size(), 1u);
+  const Measurement& m = report.measurements[0];
+  EXPECT_NEAR(m.cell_updates_per_s, 4.0 * 8 * 24 * 6 / m.median_seconds,
+              1e-6 * m.cell_updates_per_s);
+  EXPECT_EQ(report.flops_per_cell_update, 39);  // seven-point
+  EXPECT_EQ(report.verifications[0].depth, 4);
+  const std::string json = format_json(report);
+  for (const char* key : {"\"depth\": 4", "\"rows\": 8", "\"stencil\": \"seven-point\"",
+                          "\"flops_per_cell_update\": 39"}) {
+    EXPECT_NE(json.find(key), std::string::npos) << key << " in " << json;
+  }
+  const std::string table = format_table(report);
+  for (const char* text : {"4x8x24, 2 images x 3 steps", "of 4x8x24 at fuse"}) {
     EXPECT_NE(table.find(text), std::string::npos) << text << " in " << table;
   }
 }

@@ -47,7 +47,8 @@ for key in ("rows", "cols", "steps", "seconds", "cell_updates_per_s", "bytes_per
     assert r[key] > 0, key + " not positive: " + repr(r[key])
 # The arithmetic roofline: the kernel cannot compute faster than the peak measured beside it (a
 # margin for a machine whose load changed between the two), and the count is that of the stencil.
-flops = {"oono-puri": 49, "pretty": 45, "five-point": 29, "custom": 63}[r["stencil"]]
+flops = {"oono-puri": 49, "pretty": 45, "five-point": 29, "custom": 63, "seven-point": 39,
+         "nineteen-point": 89}[r["stencil"]]
 assert r["flops_per_cell_update"] == flops, r["flops_per_cell_update"]
 assert abs(r["flops_per_s"] - flops * r["cell_updates_per_s"]) <= 1e-9 * r["flops_per_s"]
 assert abs(r["fraction_of_peak"] - r["flops_per_s"] / r["peak_flops_per_s"]) <= 1e-9
@@ -55,7 +56,7 @@ assert 0 < r["fraction_of_peak"] <= 1.5, "fraction of the arithmetic peak: %r" %
 per_cell = 16 if r["precision"] == "single" else 32
 assert abs(r["bytes_per_s"] - per_cell * r["cell_updates_per_s"]) <= 1e-9 * r["bytes_per_s"]
 assert abs(r["fraction_of_copy"] - r["bytes_per_s"] / r["copy_bytes_per_s"]) <= 1e-9
-cells = r["rows"] * r["cols"] * r["steps"] * r.get("batch", 1)
+cells = r.get("depth", 1) * r["rows"] * r["cols"] * r["steps"] * r.get("batch", 1)
 assert abs(r["cell_updates_per_s"] * r["seconds"] - cells) <= 1e-6 * cells
 assert all(v["passed"] for v in r["verification"])
 for key, value in expect.items():
@@ -80,6 +81,17 @@ out=$("$grayscott" bench --preset quick --images 2 --repeat 1) || fail "quick ex
 for text in "verified:" "copy bandwidth:" "GB/s before the timed runs," "GB/s after (" \
             "1080x1920, 2 images x 32 steps" "of copy" "arithmetic peak:" "of peak"; do
   grep -qF "$text" <<<"$out" || fail "quick table lacks '$text': $out"
+done
+
+# The volume preset, made small: a volume's stencil by default, its cells counted, its own check.
+out=$("$grayscott" bench --preset 3d --depth 6 --rows 10 --cols 40 --images 2 --steps-per-image 3 \
+      --repeat 1 --json) || fail "3d exited $?"
+echo "$out" | check_json depth=6 rows=10 cols=40 steps=6 stencil=seven-point ||
+  fail "3d: bad JSON: $out"
+out=$("$grayscott" bench --preset 3d --depth 4 --rows 8 --cols 20 --images 1 --repeat 1 \
+      --stencil nineteen-point --boundary periodic --precision double) || fail "3d table exited $?"
+for text in "4x8x20, 1 images x 25 steps" "of 4x8x20 at fuse" "89 flops per cell update"; do
+  grep -qF "$text" <<<"$out" || fail "3d table lacks '$text': $out"
 done
 
 # The run command's HDF5 output path.
@@ -142,6 +154,8 @@ expect_error "images" --rows 8 --cols 8 --images -1
 expect_error "backend" --rows 8 --cols 8 --backend tpu
 expect_error "batch-vs-large" --preset batch-vs-large --rows 64
 expect_error "stability" --rows 8 --cols 8 --dt 5.5
+expect_error "stencil" --preset 3d --depth 4 --rows 8 --cols 8 --stencil oono-puri
+expect_error "io none" --preset 3d --depth 4 --rows 8 --cols 8 --io hdf5 --output "$work/v.h5"
 
 # The peers: every script compiles; the NumPy and Numba peers agree with grayscott.
 "$python" - "$bench_dir" <<'PY' || fail "a peer script does not compile"

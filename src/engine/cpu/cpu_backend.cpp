@@ -11,6 +11,7 @@
 
 #include "engine/cpu/cpu_engine.hpp"
 #include "engine/cpu/cpu_subdomain.hpp"
+#include "engine/cpu/volume_engine.hpp"
 #include "engine/host_buffer.hpp"
 #include "engine/registry.hpp"
 
@@ -102,6 +103,13 @@ double host_arithmetic_peak(int threads) {
   return 2.0 * static_cast<double>(iterations) * chains * threads / best;
 }
 
+// MPI blocks are planes' in this build (mpi/decomposition.cpp refuses a volume before any block is
+// made); a volume reaching a block is refused here too, in one line.
+void refuse_volume_blocks(const Problem& problem) {
+  if (problem.grid.volume())
+    throw InvalidInput("the CPU backend splits planes only (depth 1) over MPI ranks in this build");
+}
+
 class CpuBackend final : public Backend {
  public:
   std::string_view name() const override { return "cpu"; }
@@ -113,15 +121,17 @@ class CpuBackend final : public Backend {
     return {std::to_string(omp_get_max_threads()) + " OpenMP threads"};
   }
   std::uint64_t free_memory(int) const override { return 0; }
-  std::string refuses(const Problem& problem, std::size_t) const override {
-    if (problem.grid.volume()) return "the CPU backend steps planes only (depth 1) in this build";
-    return {};
-  }
+  std::string refuses(const Problem&, std::size_t) const override { return {}; }
   std::size_t members_per_engine(const Problem&) const override {
     return std::numeric_limits<std::size_t>::max();
   }
   int default_fuse_steps(const Grid& grid, Precision precision, int threads,
                          std::size_t members) const override {
+    if (grid.volume()) {
+      return precision == Precision::Single
+                 ? VolumeEngine<float>::automatic_fuse_steps(grid, members, threads)
+                 : VolumeEngine<double>::automatic_fuse_steps(grid, members, threads);
+    }
     return precision == Precision::Single
                ? CpuEngine<float>::automatic_fuse_steps(grid, members, threads)
                : CpuEngine<double>::automatic_fuse_steps(grid, members, threads);
@@ -149,22 +159,28 @@ class CpuBackend final : public Backend {
   std::unique_ptr<Engine<float>> make_engine(std::type_identity<float>, const Problem& problem,
                                              std::span<const Parameters> member_params,
                                              const EngineOptions& options) const override {
+    if (problem.grid.volume())
+      return std::make_unique<VolumeEngine<float>>(problem, member_params, options);
     return std::make_unique<CpuEngine<float>>(problem, member_params, options);
   }
   std::unique_ptr<Engine<double>> make_engine(std::type_identity<double>, const Problem& problem,
                                               std::span<const Parameters> member_params,
                                               const EngineOptions& options) const override {
+    if (problem.grid.volume())
+      return std::make_unique<VolumeEngine<double>>(problem, member_params, options);
     return std::make_unique<CpuEngine<double>>(problem, member_params, options);
   }
   std::unique_ptr<SubdomainStepper<float>> make_subdomain(
       std::type_identity<float>, const Problem& problem, const LocalLayout& layout,
       GlobalEdges edges, const SubdomainOptions& options) const override {
+    refuse_volume_blocks(problem);
     return std::make_unique<CpuSubdomain<float>>(problem, problem.params, layout, edges,
                                                  options.threads);
   }
   std::unique_ptr<SubdomainStepper<double>> make_subdomain(
       std::type_identity<double>, const Problem& problem, const LocalLayout& layout,
       GlobalEdges edges, const SubdomainOptions& options) const override {
+    refuse_volume_blocks(problem);
     return std::make_unique<CpuSubdomain<double>>(problem, problem.params, layout, edges,
                                                   options.threads);
   }
