@@ -110,11 +110,6 @@ void BenchRequest::validate() const {
     if (w.steps_per_image <= 0) throw InvalidInput("steps-per-image must be a positive integer");
     if (w.batch <= 0) throw InvalidInput("batch must be a positive integer");
     if (w.depth <= 0) throw InvalidInput("depth must be a positive integer (1: a plane)");
-    if (io == OutputMode::Hdf5 && w.depth > 1) {
-      throw InvalidInput(
-          "--io hdf5 measures the run command's output of a plane; a volume (--depth) needs "
-          "--io none in this build");
-    }
     if (io == OutputMode::Hdf5 && w.batch > 1) {
       throw InvalidInput(
           "--io hdf5 measures the run command's output of one simulation; "

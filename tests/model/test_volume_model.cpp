@@ -196,8 +196,9 @@ TEST(VolumeStart, NoiseOfTheFirstPlaneIsThePlanesAndTheOthersDiffer) {
   const SeedRectangle rect = seed_rectangle(plane);
   int unclamped = 0, same = 0;
   for (std::size_t i = 0; i < 120; ++i) {
-    if (!rect.contains(static_cast<std::int64_t>(i) / 10, static_cast<std::int64_t>(i) % 10))
+    if (!rect.contains(static_cast<std::int64_t>(i) / 10, static_cast<std::int64_t>(i) % 10)) {
       EXPECT_EQ(vu[i], pu[i]) << i;
+    }
     if (vu[i] < 1.0f && vu[240 + i] < 1.0f) {  // noise above 1 is clamped to it
       ++unclamped;
       same += vu[240 + i] == vu[i];
