@@ -42,10 +42,12 @@ def test_run_writes_the_command_lines_file(tmp_path, grayscott_bin):
 
 
 def test_a_sweep_of_volumes_has_a_member_axis_first():
-    sweep = gs.Sweep(feed=[0.02, 0.03], depth=4, rows=6, cols=8, backend="cpu")
-    assert sweep.v.shape == (2, 4, 6, 8)
+    sweep = gs.Sweep(feed=[0.02, 0.03], depth=4, rows=16, cols=18, init="cube", backend="cpu")
+    assert sweep.v.shape == (2, 4, 16, 18)
+    start = np.array(sweep.v)
     sweep.advance(3)
-    assert not np.array_equal(sweep.v[0], sweep.v[1])
+    assert not np.array_equal(sweep.v, start)
+    assert not np.array_equal(sweep.v[0], sweep.v[1])  # each member its own feed
 
 
 def test_a_volumes_picture_is_its_middle_plane():
