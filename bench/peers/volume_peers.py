@@ -9,7 +9,7 @@ axis), the seven-point Laplacian (the six faces' mean minus the centre), zero fl
 beyond the grid is the cell itself: edge padding) or periodic (np.roll), explicit Euler, float32.
 
 Usage: volume_peers.py [--peers numpy,jax] [--depth D --rows R --cols C] [--steps N]
-                       [--boundary zero-flux|periodic] [--grayscott PATH] [--json]
+                       [--boundary zero-flux|periodic] [--grayscott PATH] [--check-only] [--json]
 Prints one line per peer (one JSON object with --json): its rate in Gcell-updates/s, the time,
 the check's relative L2 difference from grayscott.
 """
@@ -125,6 +125,7 @@ def main():
     p.add_argument("--steps", type=int, default=100)
     p.add_argument("--boundary", default="zero-flux", choices=("zero-flux", "periodic"))
     p.add_argument("--grayscott", default=default_grayscott())
+    p.add_argument("--check-only", action="store_true", help="check against grayscott, do not time")
     p.add_argument("--json", action="store_true")
     args = p.parse_args()
     if args.grayscott is None:
@@ -146,6 +147,10 @@ def main():
         if not error <= CHECK_TOLERANCE:
             raise SystemExit(f"{name}: check failed: relative L2 difference from grayscott "
                              f"{error:.3e} > {CHECK_TOLERANCE:.0e}")
+        if args.check_only:
+            print(json.dumps({"peer": name, "check_error": error}) if args.json
+                  else f"{name}: check vs grayscott {error:.1e}")
+            continue
         runner = make(shape, args.boundary)
         runner(args.steps)  # untimed: compiles (JAX) and warms the caches
         start = time.perf_counter()

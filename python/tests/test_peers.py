@@ -32,6 +32,17 @@ def test_the_jax_cpu_peers_agree_with_grayscott(variant):
     assert check("jax_peer.py", "--variant", variant, "--cpu")["check_error"] <= 1e-5
 
 
+@pytest.mark.parametrize("boundary", ["zero-flux", "periodic"])
+def test_the_volume_peers_agree_with_grayscott(grayscott_bin, boundary):
+    done = subprocess.run([sys.executable, str(PEERS / "volume_peers.py"), "--grayscott",
+                           str(grayscott_bin), "--boundary", boundary, "--check-only", "--json"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr + done.stdout
+    results = [json.loads(line) for line in done.stdout.strip().splitlines()]
+    assert [r["peer"] for r in results] == ["numpy", "jax"]
+    assert all(r["check_error"] <= 1e-5 for r in results)
+
+
 def test_a_timed_module_run_reports_its_workload():
     done = subprocess.run([sys.executable, str(PEERS / "grayscott_peer.py"), "--rows", "64",
                            "--cols", "64", "--images", "3", "--steps-per-image", "4", "--json"],
