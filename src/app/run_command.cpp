@@ -143,7 +143,8 @@ void run_under_mpi(const std::function<RunRequest()>& make_request,
   pipeline::run_on_every_rank([&](const mpi::Session& session) {
     const RunRequest request = make_request();
     if (session.size() == 1) {
-      if (!options.decomposition.empty() && options.decomposition != "1x1") {
+      if (!options.decomposition.empty() && options.decomposition != "1x1" &&
+          options.decomposition != "1x1x1") {
         throw InvalidInput("decomposition " + options.decomposition + " needs more than one rank");
       }
       report(request, pipeline::execute_run(request));
@@ -195,7 +196,8 @@ void add_run_command(CLI::App& root) {
   add_config_option(*run, state->config);
 #if GRAYSCOTT_WITH_MPI
   run->add_option("--decomposition", state->distributed.decomposition,
-                  "Under mpirun/srun: ROWSxCOLS ranks (default: MPI_Dims_create's choice)");
+                  "Under mpirun/srun: ROWSxCOLS ranks, a volume's PLANESxROWSxCOLS (default: "
+                  "MPI_Dims_create's choice; a volume's, the fewest halo cells)");
   run->add_option("--halo-depth", state->distributed.halo_depth,
                   "Under mpirun/srun: halo cells = steps per halo exchange (0: automatic; the CPU "
                   "fuses the steps between exchanges)")
@@ -240,7 +242,8 @@ void add_run_command(CLI::App& root) {
     const pipeline::StopSignals stop_signals;
 #if GRAYSCOTT_WITH_MPI
     if (mpi::launched_by_mpi_launcher()) return run_under_mpi(make_request, state->distributed);
-    if (!state->distributed.decomposition.empty() && state->distributed.decomposition != "1x1") {
+    if (!state->distributed.decomposition.empty() && state->distributed.decomposition != "1x1" &&
+        state->distributed.decomposition != "1x1x1") {
       throw InvalidInput("decomposition " + state->distributed.decomposition +
                          " needs an MPI launcher (mpirun -n P, srun)");
     }

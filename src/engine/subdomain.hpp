@@ -14,35 +14,54 @@
 namespace grayscott {
 
 // Local cell coordinates: owned cells are rows [0, rows) x cols [0, cols); ghosts extend them by
-// `depth` on every side (index -depth .. rows + depth - 1).
+// `depth` on every side (index -depth .. rows + depth - 1). A block of a volume (planes > 0) owns
+// planes [0, planes) of such rows and columns, with `depth` ghost planes on either side, stored
+// plane after plane; a plane's block has planes = 0 and one plane, index 0.
 struct LocalLayout {
   std::int64_t rows = 0, cols = 0, depth = 1;
+  std::int64_t planes = 0;
+  bool volume() const { return planes > 0; }
   std::int64_t stride() const { return cols + 2 * depth; }
   std::int64_t padded_rows() const { return rows + 2 * depth; }
-  std::size_t padded_cells() const { return static_cast<std::size_t>(padded_rows() * stride()); }
+  std::int64_t padded_planes() const { return volume() ? planes + 2 * depth : 1; }
+  std::int64_t plane_stride() const { return padded_rows() * stride(); }
+  std::size_t padded_cells() const {
+    return static_cast<std::size_t>(padded_planes() * padded_rows() * stride());
+  }
   std::int64_t offset(std::int64_t r, std::int64_t c) const {
     return (r + depth) * stride() + (c + depth);
   }
+  // Cell (z, r, c) of a volume's block.
+  std::int64_t offset(std::int64_t z, std::int64_t r, std::int64_t c) const {
+    return (z + depth) * plane_stride() + offset(r, c);
+  }
 };
 
-// A rectangle of local cells, half-open; may reach into the ghost frame.
+// A rectangle of local cells, half-open; may reach into the ghost frame. In a volume's block, the
+// same rectangle in planes [plane_begin, plane_end); a plane's regions keep the one plane [0, 1).
 struct Region {
   std::int64_t row_begin = 0, row_end = 0, col_begin = 0, col_end = 0;
-  bool empty() const { return row_end <= row_begin || col_end <= col_begin; }
+  std::int64_t plane_begin = 0, plane_end = 1;
+  bool empty() const {
+    return row_end <= row_begin || col_end <= col_begin || plane_end <= plane_begin;
+  }
   std::int64_t rows() const { return empty() ? 0 : row_end - row_begin; }
   std::int64_t cols() const { return empty() ? 0 : col_end - col_begin; }
-  std::int64_t cells() const { return rows() * cols(); }
+  std::int64_t planes() const { return empty() ? 0 : plane_end - plane_begin; }
+  std::int64_t cells() const { return planes() * rows() * cols(); }
 };
 
 // Where this block touches the grid's edge (non-periodic boundaries only: a periodic grid has no
-// edge, its ghosts hold the wrapped-around cells).
+// edge, its ghosts hold the wrapped-around cells). A volume's block also has a front (plane 0)
+// and a back (the last plane).
 struct GlobalEdges {
   bool top = false, bottom = false, left = false, right = false;
+  bool front = false, back = false;
 };
 
 // The halo messages of one exchange. Message i carries `send[i]`'s cells of u then of v,
-// row-major, at offset message_offset(send, i) of the send area; `receive[i]` likewise fills
-// ghost cells from the receive area.
+// row-major (a volume's plane after plane), at offset message_offset(send, i) of the send area;
+// `receive[i]` likewise fills ghost cells from the receive area.
 struct HaloPlan {
   std::vector<Region> send, receive;
 };
@@ -60,9 +79,11 @@ class SubdomainStepper {
  public:
   virtual ~SubdomainStepper() = default;
 
-  // Sets the owned cells (rows*cols each, row-major) of the current state.
+  // Sets the owned cells (rows*cols each, row-major; a volume's planes*rows*cols, plane after
+  // plane) of the current state.
   virtual void load(std::span<const Real> u, std::span<const Real> v) = 0;
-  // Copies `region` of the current state (region.cells() values per field, row-major) to the host;
+  // Copies `region` of the current state (region.cells() values per field, row-major, plane after
+  // plane) to the host;
   // a null pointer skips that field. Waits for any computation in flight.
   virtual void read(const Region& region, Real* u, Real* v) = 0;
 

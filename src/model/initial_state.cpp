@@ -250,6 +250,22 @@ void fill_initial_block(const Grid& grid, const InitialState& state, std::int64_
 }
 
 template <class Real>
+void fill_initial_volume_block(const Grid& grid, const InitialState& state, std::int64_t plane0,
+                               std::int64_t row0, std::int64_t col0, std::int64_t planes,
+                               std::int64_t rows, std::int64_t cols, std::span<Real> u,
+                               std::span<Real> v) {
+  const auto per_plane = static_cast<std::size_t>(rows * cols);
+  if (u.size() != per_plane * static_cast<std::size_t>(planes) || v.size() != u.size()) {
+    throw InvalidInput("initial state: buffers do not match the grid");
+  }
+  for (std::int64_t z = 0; z < planes; ++z) {
+    const std::size_t offset = static_cast<std::size_t>(z) * per_plane;
+    fill_plane_block<Real>(grid, state, plane0 + z, row0, col0, rows, cols,
+                           u.subspan(offset, per_plane), v.subspan(offset, per_plane));
+  }
+}
+
+template <class Real>
 void fill_initial_state(const Grid& grid, const InitialState& state, std::span<Real> u,
                         std::span<Real> v) {
   const auto cells = static_cast<std::size_t>(grid.cells());
@@ -273,6 +289,12 @@ template void fill_initial_block(const Grid&, const InitialState&, std::int64_t,
                                  std::int64_t, std::int64_t, std::span<float>, std::span<float>);
 template void fill_initial_block(const Grid&, const InitialState&, std::int64_t, std::int64_t,
                                  std::int64_t, std::int64_t, std::span<double>, std::span<double>);
+template void fill_initial_volume_block(const Grid&, const InitialState&, std::int64_t,
+                                        std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                                        std::int64_t, std::span<float>, std::span<float>);
+template void fill_initial_volume_block(const Grid&, const InitialState&, std::int64_t,
+                                        std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                                        std::int64_t, std::span<double>, std::span<double>);
 template void fill_initial_state(const Grid&, const InitialState&, std::span<float>,
                                  std::span<float>);
 template void fill_initial_state(const Grid&, const InitialState&, std::span<double>,

@@ -99,5 +99,12 @@ template <class Real>
 void fill_initial_block(const Grid& grid, const InitialState& state, std::int64_t row0,
                         std::int64_t col0, std::int64_t rows, std::int64_t cols, std::span<Real> u,
                         std::span<Real> v);
+// A volume's block: planes [plane0, plane0 + planes) of those rows and columns (planes*rows*cols
+// values each, plane after plane).
+template <class Real>
+void fill_initial_volume_block(const Grid& grid, const InitialState& state, std::int64_t plane0,
+                               std::int64_t row0, std::int64_t col0, std::int64_t planes,
+                               std::int64_t rows, std::int64_t cols, std::span<Real> u,
+                               std::span<Real> v);
 
 }  // namespace grayscott

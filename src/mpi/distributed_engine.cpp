@@ -11,6 +11,14 @@ namespace {
 
 LocalLayout layout_of(const Decomposition& d, int depth) {
   if (depth < 1) throw InvalidInput("halo depth must be a positive integer");
+  if (d.grid().volume()) {
+    // A volume's block exchanges its halo every step.
+    if (depth != 1) {
+      throw InvalidInput("halo depth " + std::to_string(depth) +
+                         ": a volume's block exchanges its halo every step (halo depth 1)");
+    }
+    return LocalLayout{d.rows().size, d.cols().size, 1, d.planes().size};
+  }
   const LocalLayout layout{d.rows().size, d.cols().size, depth};
   if (layout.rows < depth || layout.cols < depth) {
     throw InvalidInput("a block of " + std::to_string(layout.rows) + "x" +
@@ -33,6 +41,15 @@ DistributedEngine<Real>::DistributedEngine(const Decomposition& decomposition, i
 
 template <class Real>
 void DistributedEngine<Real>::load_initial(const InitialState& initial) {
+  if (layout_.volume()) {
+    const auto cells = static_cast<std::size_t>(layout_.planes * layout_.rows * layout_.cols);
+    std::vector<Real> u(cells), v(cells);
+    fill_initial_volume_block<Real>(decomposition_.grid(), initial, decomposition_.planes().begin,
+                                    decomposition_.rows().begin, decomposition_.cols().begin,
+                                    layout_.planes, layout_.rows, layout_.cols, u, v);
+    block_->load(u, v);
+    return;
+  }
   const auto cells = static_cast<std::size_t>(layout_.rows * layout_.cols);
   std::vector<Real> u(cells), v(cells);
   fill_initial_block<Real>(decomposition_.grid(), initial, decomposition_.rows().begin,
@@ -48,6 +65,10 @@ void DistributedEngine<Real>::load(std::span<const Real> u, std::span<const Real
 template <class Real>
 Region DistributedEngine<Real>::region_for(int step_in_exchange, int steps) const {
   const std::int64_t widen = steps - 1 - step_in_exchange;
+  if (layout_.volume()) {
+    // One step per exchange: the owned block.
+    return {0, layout_.rows, 0, layout_.cols, 0, layout_.planes};
+  }
   return {edges_.top ? 0 : -widen, edges_.bottom ? layout_.rows : layout_.rows + widen,
           edges_.left ? 0 : -widen, edges_.right ? layout_.cols : layout_.cols + widen};
 }
@@ -60,7 +81,9 @@ void DistributedEngine<Real>::advance(std::int64_t steps) {
     halo_.start();
     // Step 1 of k: the interior needs no ghost cell, so it runs while the halo travels.
     const Region first = region_for(0, k);
-    const Region interior{1, rows - 1, 1, cols - 1};
+    const Region interior = layout_.volume()
+                                ? Region{1, rows - 1, 1, cols - 1, 1, layout_.planes - 1}
+                                : Region{1, rows - 1, 1, cols - 1};
     const bool overlap = !interior.empty();
     if (overlap) block_->step(interior);
     const double waiting_since = MPI_Wtime();
@@ -86,7 +109,7 @@ void DistributedEngine<Real>::advance(std::int64_t steps) {
 
 template <class Real>
 void DistributedEngine<Real>::read_owned(Real* u, Real* v) {
-  block_->read({0, layout_.rows, 0, layout_.cols}, u, v);
+  block_->read({0, layout_.rows, 0, layout_.cols, 0, layout_.volume() ? layout_.planes : 1}, u, v);
 }
 
 template <class Real>

@@ -3,7 +3,8 @@
 // steps: each step computes a region one cell narrower, the redundant work trading for fewer,
 // larger messages. The first step of each exchange computes the interior while the halo travels;
 // the block may fuse the steps after it (step_chain: the CPU does, in one pass over the block).
-// Results are bitwise identical to the single-process CPU engine for any decomposition.
+// Results are bitwise identical to the single-process CPU engine for any decomposition. A volume's
+// block exchanges its halo every step (halo depth 1).
 #pragma once
 
 #include <cstdint>
@@ -40,7 +41,8 @@ class DistributedEngine {
   const LocalLayout& layout() const { return layout_; }
   // This rank's block of the run's initial state (rectangle or noise), as a serial run starts.
   void load_initial(const InitialState& initial);
-  // Owned cells (rows*cols of the block each, row-major).
+  // Owned cells (rows*cols of the block each, row-major; a volume's planes*rows*cols, plane after
+  // plane).
   void load(std::span<const Real> u, std::span<const Real> v);
   void advance(std::int64_t steps);
   void read_owned(Real* u, Real* v);

@@ -14,7 +14,10 @@ MPI_Datatype mpi_type() {
 
 // A message's tag names the direction it travels in, as seen by its sender: when two directions
 // lead to the same rank (two ranks along a periodic axis, or one: itself) the tags keep them apart.
-int direction_tag(int drow, int dcol) { return (drow + 1) * 3 + (dcol + 1); }
+// A plane's directions are 0..8; a volume's across planes 9..26.
+int direction_tag(int dplane, int drow, int dcol) {
+  return (dplane == 0 ? 0 : dplane > 0 ? 9 : 18) + (drow + 1) * 3 + (dcol + 1);
+}
 
 void check(int code, const char* what) {
   if (code != MPI_SUCCESS) {
@@ -53,22 +56,45 @@ Region HaloExchange<Real>::receive_region(const LocalLayout& l, int drow, int dc
 }
 
 template <class Real>
+Region HaloExchange<Real>::send_region(const LocalLayout& l, int dplane, int drow, int dcol) {
+  Region region = send_region(l, drow, dcol);
+  region.plane_begin = dplane > 0 ? l.planes - l.depth : 0;
+  region.plane_end = dplane < 0 ? l.depth : l.planes;
+  return region;
+}
+
+template <class Real>
+Region HaloExchange<Real>::receive_region(const LocalLayout& l, int dplane, int drow, int dcol) {
+  Region region = receive_region(l, drow, dcol);
+  region.plane_begin = dplane < 0 ? -l.depth : dplane > 0 ? l.planes : 0;
+  region.plane_end = dplane < 0 ? 0 : dplane > 0 ? l.planes + l.depth : l.planes;
+  return region;
+}
+
+template <class Real>
 HaloExchange<Real>::HaloExchange(const Decomposition& decomposition, const LocalLayout& layout,
                                  SubdomainStepper<Real>& block)
     : comm_(decomposition.comm()), block_(block) {
   HaloPlan plan;
-  for (int dr = -1; dr <= 1; ++dr) {
-    for (int dc = -1; dc <= 1; ++dc) {
-      if (dr == 0 && dc == 0) continue;
-      const int neighbour = decomposition.neighbour(dr, dc);
-      if (neighbour == MPI_PROC_NULL) continue;
-      Link link;
-      link.drow = dr, link.dcol = dc, link.neighbour = neighbour;
-      plan.send.push_back(send_region(layout, dr, dc));
-      plan.receive.push_back(receive_region(layout, dr, dc));
-      link.send_count = static_cast<std::size_t>(2 * plan.send.back().cells());
-      link.receive_count = static_cast<std::size_t>(2 * plan.receive.back().cells());
-      links_.push_back(link);
+  const int planes = layout.volume() ? 1 : 0;
+  for (int dz = -planes; dz <= planes; ++dz) {
+    for (int dr = -1; dr <= 1; ++dr) {
+      for (int dc = -1; dc <= 1; ++dc) {
+        if (dz == 0 && dr == 0 && dc == 0) continue;
+        // A volume's corners: no stencil reads them.
+        if (dz != 0 && dr != 0 && dc != 0) continue;
+        const int neighbour = decomposition.neighbour(dz, dr, dc);
+        if (neighbour == MPI_PROC_NULL) continue;
+        Link link;
+        link.dplane = dz, link.drow = dr, link.dcol = dc, link.neighbour = neighbour;
+        plan.send.push_back(layout.volume() ? send_region(layout, dz, dr, dc)
+                                            : send_region(layout, dr, dc));
+        plan.receive.push_back(layout.volume() ? receive_region(layout, dz, dr, dc)
+                                               : receive_region(layout, dr, dc));
+        link.send_count = static_cast<std::size_t>(2 * plan.send.back().cells());
+        link.receive_count = static_cast<std::size_t>(2 * plan.receive.back().cells());
+        links_.push_back(link);
+      }
     }
   }
   for (std::size_t i = 0; i < links_.size(); ++i) {
@@ -101,13 +127,14 @@ void HaloExchange<Real>::start() {
     const Link& l = links_[i];
     // The neighbour in direction (dr, dc) sends towards (-dr, -dc).
     check(MPI_Irecv(receive_area + l.receive_offset, static_cast<int>(l.receive_count), type,
-                    l.neighbour, direction_tag(-l.drow, -l.dcol), comm_, &requests_[2 * i]),
+                    l.neighbour, direction_tag(-l.dplane, -l.drow, -l.dcol), comm_,
+                    &requests_[2 * i]),
           "post a receive");
   }
   for (std::size_t i = 0; i < links_.size(); ++i) {
     const Link& l = links_[i];
     check(MPI_Isend(send_area + l.send_offset, static_cast<int>(l.send_count), type, l.neighbour,
-                    direction_tag(l.drow, l.dcol), comm_, &requests_[2 * i + 1]),
+                    direction_tag(l.dplane, l.drow, l.dcol), comm_, &requests_[2 * i + 1]),
           "post a send");
   }
 }

@@ -3,7 +3,8 @@
 // start()/finish() pair that the interior update can overlap. Only halo cells move: each message
 // is the `depth`-deep strip (or corner) of u and v, packed by the block into its send area (host
 // memory, or device memory that a CUDA-aware MPI reads directly) and unpacked from its receive
-// area.
+// area. A volume's block trades with its 18 face and edge neighbours the same way (its corner
+// neighbours hold nothing either volume stencil reads), in one round too.
 #pragma once
 
 #include <mpi.h>
@@ -40,10 +41,13 @@ class HaloExchange {
   // there, in local coordinates.
   static Region send_region(const LocalLayout& layout, int drow, int dcol);
   static Region receive_region(const LocalLayout& layout, int drow, int dcol);
+  // A volume's, towards (dplane, drow, dcol).
+  static Region send_region(const LocalLayout& layout, int dplane, int drow, int dcol);
+  static Region receive_region(const LocalLayout& layout, int dplane, int drow, int dcol);
 
  private:
   struct Link {
-    int drow = 0, dcol = 0, neighbour = MPI_PROC_NULL;
+    int dplane = 0, drow = 0, dcol = 0, neighbour = MPI_PROC_NULL;
     std::size_t send_offset = 0, send_count = 0, receive_offset = 0, receive_count = 0;
   };
   MPI_Comm comm_;

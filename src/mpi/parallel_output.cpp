@@ -36,6 +36,10 @@ ParallelOutput::ParallelOutput(const Decomposition& decomposition) {
   access_.rows = decomposition.rows().size;
   access_.col_begin = decomposition.cols().begin;
   access_.cols = decomposition.cols().size;
+  if (decomposition.grid().volume()) {
+    access_.plane_begin = decomposition.planes().begin;
+    access_.planes = decomposition.planes().size;
+  }
   access_.writes_companions = decomposition.rank() == 0;
 }
 

@@ -45,10 +45,12 @@ std::exception_ptr capture_error(F&& f) {
 // The message of an error ("an error ended the run" when it has none).
 std::string error_message(std::exception_ptr error);
 
-// Where one process's block lies in a grid (the whole grid for a single process).
+// Where one process's block lies in a grid (the whole grid for a single process); a volume's
+// block also has planes [plane_begin, plane_begin + planes) (planes = 0: every plane).
 struct BlockPlace {
   std::int64_t row_begin = 0, rows = 0, col_begin = 0, cols = 0;
-  std::int64_t cells() const { return rows * cols; }
+  std::int64_t plane_begin = 0, planes = 0;
+  std::int64_t cells() const { return (planes > 0 ? planes : 1) * rows * cols; }
 };
 
 // Where a run's time went, in seconds (see LoopTimes for the loop's share).

@@ -119,7 +119,7 @@ class RunJobFile final : public JobFile<Real> {
   void read_checkpoint(std::int64_t, std::int64_t, const BlockPlace& block, std::vector<Real>& u,
                        std::vector<Real>& v) const override {
     io::read_checkpoint<Real>(request_.output, block.row_begin, block.rows, block.col_begin,
-                              block.cols, u, v);
+                              block.cols, u, v, block.plane_begin, block.planes);
   }
   std::unique_ptr<ImageSink<Real>> sink(std::int64_t, std::int64_t, std::size_t,
                                         bool check_before_handover) override {

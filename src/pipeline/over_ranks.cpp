@@ -121,6 +121,7 @@ struct InjectedFailure {
 int automatic_halo_depth(const Problem& problem, const EngineOptions& engine,
                          const mpi::Session& session, mpi::ProcessGrid process_grid,
                          const Backend& backend) {
+  if (problem.grid.volume()) return 1;  // a volume's blocks exchange every step
   const Grid block{problem.grid.rows / process_grid.rows, problem.grid.cols / process_grid.cols};
   int depth =
       backend.default_halo_depth(block, problem.precision, threads_per_rank(engine, session));
@@ -224,7 +225,7 @@ class GridOverRanks final : public OverRanks<Real> {
         throw InvalidInput(std::string(name) + ": expected auto, on or off, got '" + value + "'");
     }
     std::optional<mpi::ProcessGrid> forced;
-    if (!options_.decomposition.empty()) forced = mpi::parse_process_grid(options_.decomposition);
+    if (!options_.decomposition.empty()) forced = mpi::parse_decomposition(options_.decomposition);
     process_grid_ = mpi::choose_process_grid(this->session_.size(), job.problem.grid, forced,
                                              std::max(options_.halo_depth, 1));
   }
@@ -261,8 +262,12 @@ class GridOverRanks final : public OverRanks<Real> {
     engine_.emplace(*decomposition_, options_.halo_depth,
                     block_factory<Real>(job.problem, job.engine, session, placement_, &device_));
     const LocalLayout& layout = engine_->layout();
-    const BlockPlace block{decomposition_->rows().begin, layout.rows, decomposition_->cols().begin,
-                           layout.cols};
+    const BlockPlace block{decomposition_->rows().begin,
+                           layout.rows,
+                           decomposition_->cols().begin,
+                           layout.cols,
+                           layout.volume() ? decomposition_->planes().begin : 0,
+                           layout.planes};
     if (from_image > 0) {
       // This rank's block of the checkpoint: the file is read by each rank on its own, before it
       // is opened for writing together.
@@ -305,10 +310,10 @@ class GridOverRanks final : public OverRanks<Real> {
                    (placement_.messages_in_device_memory ? "device memory (GPU-aware MPI)"
                                                          : "pinned host memory"));
     std::fprintf(stderr,
-                 "decomposition %dx%d over %d ranks %s, halo depth %d: %llu halo bytes per "
+                 "decomposition %s over %d ranks %s, halo depth %d: %llu halo bytes per "
                  "exchange from rank 0 (%d messages), %lld exchanges, %.3f s waiting on halos; "
                  "images written %s\n",
-                 g.rows, g.cols, this->session_.size(), where.c_str(), options_.halo_depth,
+                 g.text().c_str(), this->session_.size(), where.c_str(), options_.halo_depth,
                  static_cast<unsigned long long>(halo.bytes_sent_per_exchange),
                  halo.messages_per_exchange, static_cast<long long>(halo.exchanges),
                  halo.seconds_waiting,
@@ -425,6 +430,11 @@ class DistributedGridEngine final : public Engine<Real> {
     const MPI_Comm world = session.world();
     mpi::ProcessGrid process_grid;
     mpi::agree_on_errors(world, capture_error([&] {
+                           if (problem.grid.volume()) {
+                             throw InvalidInput(
+                                 "a volume's engine is not split over MPI ranks here; `grayscott "
+                                 "run` under mpirun splits a volume");
+                           }
                            process_grid = mpi::choose_process_grid(session.size(), problem.grid,
                                                                    std::nullopt, 1);
                          }));

@@ -110,6 +110,44 @@ TEST(Decomposition, AutomaticSplitFitsThinGrids) {
   EXPECT_THROW(choose_process_grid(4, {4, 1}, ProcessGrid{2, 2}, 1), InvalidInput);
 }
 
+// A volume is split PLANESxROWSxCOLS: given so, or the split with the fewest cells on its cuts;
+// a plane's RxC, a split thinner than a cell and a deeper halo are refused in one line.
+TEST(Decomposition, SplitsVolumes) {
+  const ProcessGrid given = parse_decomposition("2x1x3");
+  EXPECT_EQ(given.planes, 2);
+  EXPECT_EQ(given.rows, 1);
+  EXPECT_EQ(given.cols, 3);
+  EXPECT_EQ(given.axes, 3);
+  EXPECT_EQ(given.text(), "2x1x3");
+  EXPECT_EQ(parse_decomposition("2x3").axes, 2);
+  for (const char* bad : {"", "2", "2x1x1x1", "0x1x1", "2x1x", "x1x1", "2x-1x1"}) {
+    EXPECT_THROW(parse_decomposition(bad), InvalidInput) << bad;
+  }
+  const auto split = [](int ranks, Grid grid) {
+    return choose_process_grid(ranks, grid, std::nullopt, 1).text();
+  };
+  // 13 rows, 11 columns, 5 planes: cutting the rows cuts 5 x 11 cells, the columns 5 x 13, the
+  // planes 13 x 11.
+  EXPECT_EQ(split(2, {13, 11, 5}), "1x2x1");
+  EXPECT_EQ(split(3, {13, 11, 7}), "1x3x1");
+  EXPECT_EQ(split(5, {4, 4, 40}), "5x1x1");
+  EXPECT_EQ(split(8, {16, 16, 16}), "2x2x2");
+  EXPECT_EQ(split(4, {1, 1, 4}), "4x1x1");  // blocks of one cell
+  try {
+    choose_process_grid(6, {13, 11, 5}, ProcessGrid{1, 1, 6, 3}, 1);
+    FAIL() << "6 planes of blocks split 5 planes";
+  } catch (const InvalidInput& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "a 5x13x11 volume is too small for 6x1x1 ranks: every block needs at least one "
+              "plane, row and column");
+  }
+  EXPECT_THROW(choose_process_grid(5, {2, 1, 2}, std::nullopt, 1), InvalidInput);
+  EXPECT_THROW(choose_process_grid(4, {8, 8, 8}, ProcessGrid{2, 2}, 1), InvalidInput);
+  EXPECT_THROW(choose_process_grid(2, {8, 8, 8}, ProcessGrid{1, 1, 3, 3}, 1), InvalidInput);
+  EXPECT_THROW(choose_process_grid(2, {8, 8, 8}, std::nullopt, 2), InvalidInput);
+  EXPECT_THROW(choose_process_grid(2, {8, 8}, ProcessGrid{1, 1, 2, 3}, 1), InvalidInput);
+}
+
 // The CUDA block's kernels (region steps, halo packing and unpacking) run on the host, with the
 // launch geometry and arguments of engine/cuda/cuda_subdomain.cu. Every buffer starts as NaN, so a
 // ghost cell read before it was received (or beyond a non-periodic edge) poisons the result.

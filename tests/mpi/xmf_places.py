@@ -18,7 +18,9 @@ def main(path):
                 member = int(re.search(r"\d+", grid.get("Name")).group()) if grid is not step else None
                 for attribute in grid.findall("Attribute"):
                     name = attribute.get("Name")
-                    at = (i, 0, 0) if member is None else (member, i, 0, 0)
+                    # The image's first chunk (a volume's: its first plane's).
+                    image = (i,) if member is None else (member, i)
+                    at = image + (0,) * (f[name].ndim - len(image))
                     chunk = f[name].id.get_chunk_info_by_coord(at)
                     seek = int(attribute.find("DataItem").get("Seek"))
                     if chunk.byte_offset != seek:

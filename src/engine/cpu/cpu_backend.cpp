@@ -11,6 +11,7 @@
 
 #include "engine/cpu/cpu_engine.hpp"
 #include "engine/cpu/cpu_subdomain.hpp"
+#include "engine/cpu/cpu_volume_block.hpp"
 #include "engine/cpu/volume_engine.hpp"
 #include "engine/host_buffer.hpp"
 #include "engine/registry.hpp"
@@ -103,11 +104,21 @@ double host_arithmetic_peak(int threads) {
   return 2.0 * static_cast<double>(iterations) * chains * threads / best;
 }
 
-// MPI blocks are planes' in this build (mpi/decomposition.cpp refuses a volume before any block is
-// made); a volume reaching a block is refused here too, in one line.
-void refuse_volume_blocks(const Problem& problem) {
-  if (problem.grid.volume())
-    throw InvalidInput("the CPU backend splits planes only (depth 1) over MPI ranks in this build");
+// A block of a grid split over MPI ranks: a plane's (CpuSubdomain) or a volume's (CpuVolumeBlock).
+template <class Real>
+std::unique_ptr<SubdomainStepper<Real>> make_cpu_block(const Problem& problem,
+                                                       const LocalLayout& layout, GlobalEdges edges,
+                                                       const SubdomainOptions& options) {
+  if (problem.grid.volume() != layout.volume()) {
+    throw InvalidInput(problem.grid.volume() ? "a volume's MPI block needs a layout with its planes"
+                                             : "a plane's MPI block was given a volume's layout");
+  }
+  if (problem.grid.volume()) {
+    return std::make_unique<CpuVolumeBlock<Real>>(problem, problem.params, layout, edges,
+                                                  options.threads);
+  }
+  return std::make_unique<CpuSubdomain<Real>>(problem, problem.params, layout, edges,
+                                              options.threads);
 }
 
 class CpuBackend final : public Backend {
@@ -173,16 +184,12 @@ class CpuBackend final : public Backend {
   std::unique_ptr<SubdomainStepper<float>> make_subdomain(
       std::type_identity<float>, const Problem& problem, const LocalLayout& layout,
       GlobalEdges edges, const SubdomainOptions& options) const override {
-    refuse_volume_blocks(problem);
-    return std::make_unique<CpuSubdomain<float>>(problem, problem.params, layout, edges,
-                                                 options.threads);
+    return make_cpu_block<float>(problem, layout, edges, options);
   }
   std::unique_ptr<SubdomainStepper<double>> make_subdomain(
       std::type_identity<double>, const Problem& problem, const LocalLayout& layout,
       GlobalEdges edges, const SubdomainOptions& options) const override {
-    refuse_volume_blocks(problem);
-    return std::make_unique<CpuSubdomain<double>>(problem, problem.params, layout, edges,
-                                                  options.threads);
+    return make_cpu_block<double>(problem, layout, edges, options);
   }
 };
 

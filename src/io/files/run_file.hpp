@@ -49,8 +49,10 @@ std::uint64_t run_output_bytes(const RunMetadata& meta);
 struct RunFileAccess {
   hid_t file_access = H5P_DEFAULT;  // file access property list (e.g. H5Pset_fapl_mpio)
   hid_t transfer = H5P_DEFAULT;     // data transfer property list (e.g. collective MPI-IO)
-  // This process's block of every image, in cells; empty (rows = 0): the whole image.
+  // This process's block of every image, in cells; empty (rows = 0): the whole image. A volume's
+  // block also has planes [plane_begin, plane_begin + planes); planes = 0: every plane.
   std::int64_t row_begin = 0, rows = 0, col_begin = 0, cols = 0;
+  std::int64_t plane_begin = 0, planes = 0;
   bool writes_companions = true;  // the XDMF file, the /step values, the move into place
   std::string partial_tag;        // temporary name's tag, the same on every rank; "": the pid
   bool shared() const { return file_access != H5P_DEFAULT; }
@@ -159,12 +161,12 @@ RunFileState read_run_state(const std::filesystem::path& path);
 // Readies a run file for MPI ranks to continue it (h5::place_unwritten_chunks on its datasets).
 void place_unwritten_run_chunks(const std::filesystem::path& path);
 // This process's block of the newest checkpoint, in the run's precision (Real = float or double),
-// rows*cols values each (a volume's: every plane of the block, depth*rows*cols); block rows = 0:
-// the whole grid.
+// rows*cols values each (a volume's: every plane of the block, depth*rows*cols, or its planes
+// [plane_begin, plane_begin + planes) where planes > 0); block rows = 0: the whole grid.
 template <class Real>
 void read_checkpoint(const std::filesystem::path& path, std::int64_t row_begin, std::int64_t rows,
                      std::int64_t col_begin, std::int64_t cols, std::vector<Real>& u,
-                     std::vector<Real>& v);
+                     std::vector<Real>& v, std::int64_t plane_begin = 0, std::int64_t planes = 0);
 
 // Writes the XDMF companion (NAME.xmf) that lets ParaView and VisIt open the run as a time
 // series, listing the first `images` images (those /step counts), from where the file holds them.

@@ -76,7 +76,7 @@ void place_unwritten_run_chunks(const fs::path& path) {
 template <class Real>
 void read_checkpoint(const fs::path& path, std::int64_t row_begin, std::int64_t rows,
                      std::int64_t col_begin, std::int64_t cols, std::vector<Real>& u,
-                     std::vector<Real>& v) {
+                     std::vector<Real>& v, std::int64_t plane_begin, std::int64_t planes) {
   h5::silence_library_errors();
   h5::Id file(open_for_reading(path), H5Fclose, "open " + path.string());
   h5::Id images_set(H5Dopen2(file, "checkpoint/images", H5P_DEFAULT), H5Dclose,
@@ -113,6 +113,10 @@ void read_checkpoint(const fs::path& path, std::int64_t row_begin, std::int64_t 
       count[row_axis] = static_cast<hsize_t>(rows);
       count[row_axis + 1] = static_cast<hsize_t>(cols);
     }
+    if (rank == 4 && planes > 0) {
+      start[1] = static_cast<hsize_t>(plane_begin);
+      count[1] = static_cast<hsize_t>(planes);
+    }
     h5::check(H5Sselect_hyperslab(space, H5S_SELECT_SET, start.data(), nullptr, count.data(),
                                   nullptr),
               "select the checkpoint");
@@ -128,8 +132,10 @@ void read_checkpoint(const fs::path& path, std::int64_t row_begin, std::int64_t 
 }
 
 template void read_checkpoint<float>(const fs::path&, std::int64_t, std::int64_t, std::int64_t,
-                                     std::int64_t, std::vector<float>&, std::vector<float>&);
+                                     std::int64_t, std::vector<float>&, std::vector<float>&,
+                                     std::int64_t, std::int64_t);
 template void read_checkpoint<double>(const fs::path&, std::int64_t, std::int64_t, std::int64_t,
-                                      std::int64_t, std::vector<double>&, std::vector<double>&);
+                                      std::int64_t, std::vector<double>&, std::vector<double>&,
+                                      std::int64_t, std::int64_t);
 
 }  // namespace grayscott::io

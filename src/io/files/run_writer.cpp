@@ -160,6 +160,7 @@ RunFileAccess with_block(RunFileAccess access, const Grid& grid) {
     access.row_begin = access.col_begin = 0;
     access.rows = grid.rows, access.cols = grid.cols;
   }
+  if (access.planes <= 0) access.plane_begin = 0, access.planes = grid.depth;
   return access;
 }
 }  // namespace
@@ -453,7 +454,10 @@ void write_block(hid_t dataset, hsize_t index, const RunFileAccess& access, cons
                  hid_t mem_type, const void* data, const std::string& what) {
   h5::Id file_space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
   std::vector<hsize_t> start{index}, count{1};
-  if (grid.volume()) start.push_back(0), count.push_back(static_cast<hsize_t>(grid.depth));
+  if (grid.volume()) {
+    start.push_back(static_cast<hsize_t>(access.plane_begin));
+    count.push_back(static_cast<hsize_t>(access.planes));
+  }
   start.push_back(static_cast<hsize_t>(access.row_begin));
   start.push_back(static_cast<hsize_t>(access.col_begin));
   count.push_back(static_cast<hsize_t>(access.rows));

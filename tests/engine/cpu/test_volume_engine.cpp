@@ -340,7 +340,8 @@ TEST(VolumeEngine, CopyStateReportsANonFiniteValue) {
 }
 
 // The backend hands out the volume engine for a volume, accepts volumes, and refuses to split one
-// over MPI ranks in one line; its automatic depth for a volume is the volume engine's.
+// over MPI ranks without its planes in one line; its automatic depth for a volume is the volume
+// engine's.
 TEST(VolumeEngine, TheCpuBackendStepsVolumes) {
   const Problem problem =
       volume_problem({3, 5, 7}, Stencil::seven_point(), Boundary::ZeroFlux, Precision::Single);
@@ -357,7 +358,7 @@ TEST(VolumeEngine, TheCpuBackendStepsVolumes) {
     ADD_FAILURE() << "a volume's MPI block was made";
   } catch (const InvalidInput& e) {
     EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("planes only"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("with its planes"), std::string::npos) << e.what();
   }
 }
 

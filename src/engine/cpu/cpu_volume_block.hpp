@@ -1,0 +1,57 @@
+// The CPU implementation of a block of a volume split over MPI ranks: the volume engine's cell
+// update (volume_kernel.hpp: gather_volume_neighbours, volume_laplacian, react) applied to the
+// block with its ghost frame one cell deep, so every cell rounds exactly as in a single-process
+// run. The ghost planes, rows and columns hold the neighbours' cells (or, on a periodic volume,
+// the wrapped-around ones); beyond a non-periodic face of the volume the boundary rule stands in.
+// Halo messages live in host memory.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "engine/cpu/volume_kernel.hpp"
+#include "engine/host_buffer.hpp"
+#include "engine/subdomain.hpp"
+
+namespace grayscott::cpu {
+
+template <class Real>
+class CpuVolumeBlock final : public SubdomainStepper<Real> {
+ public:
+  // `layout`: a volume's (planes > 0, depth 1). `edges`: which of the block's six faces are the
+  // volume's (non-periodic boundaries). `threads`: OpenMP threads (> 0).
+  CpuVolumeBlock(const Problem& problem, const Parameters& params, const LocalLayout& layout,
+                 GlobalEdges edges, int threads);
+
+  void load(std::span<const Real> u, std::span<const Real> v) override;
+  void read(const Region& region, Real* u, Real* v) override;
+  void plan_halos(const HaloPlan& plan) override;
+  Real* send_area() override { return send_area_.data(); }
+  Real* receive_area() override { return receive_area_.data(); }
+  void pack_halos() override;
+  void unpack_halos() override;
+  void step(const Region& region) override;
+  // The six slabs of `outer` around `inner`.
+  void step_frame(const Region& outer, const Region& inner) override;
+  void swap() override { current_ = 1 - current_; }
+
+ private:
+  template <StencilKind K, Boundary B>
+  void step_with(const Region& region);
+  // Copies `region` of field `field` to `out` (to: false) or from it (to: true), plane after
+  // plane, row-major.
+  void copy(const Region& region, Real* field, Real* values, bool into_field) const;
+
+  LocalLayout layout_;
+  GlobalEdges edges_;
+  Boundary boundary_;
+  StencilKind stencil_kind_;
+  Coefficients<Real> coefficients_;
+  int threads_;
+  HostBuffer<Real> u_[2], v_[2];  // ping-pong, each padded with the ghost frame
+  HaloPlan plan_;
+  std::vector<Real> send_area_, receive_area_;
+  int current_ = 0;
+};
+
+}  // namespace grayscott::cpu
