@@ -250,9 +250,9 @@ TEST(BenchRequestValidation, BadRequestsAreRejected) {
   r.workloads[0].depth = 3;
   r.problem.stencil = Stencil::seven_point();
   EXPECT_NO_THROW(r.validate());
-  r.io = OutputMode::Hdf5;
+  r.io = OutputMode::Hdf5;  // a volume's images are written as the run command writes them
   r.output = "out.h5";
-  expect_rejected(r, "--io none");
+  EXPECT_NO_THROW(r.validate());
   r = small_request();
   r.workloads[0].depth = 3;  // a plane's stencil on a volume
   expect_rejected(r, "stencil");
