@@ -41,7 +41,7 @@ def open_dataset(path: str, **kwargs):
             for name in ("u", "v"):
                 if name in ds and ds[name].sizes.get(time_dim, images) > images:
                     ds = ds.isel({time_dim: slice(0, images)})
-    # A volume's run file says its depth; a sweep's its members (sweeps hold planes only).
+    # A volume's file (a run's or a sweep's) says its depth; a sweep's its members.
     volume = int(ds.attrs.get("depth", 1)) > 1
     sweep = "members" in ds.attrs or (not volume and any(
         name in ds and ds[name].ndim == 4 for name in ("u", "v")))

@@ -78,3 +78,36 @@ def test_open_names_a_volumes_axes(tmp_path):
     assert ds["v"].shape == (2, 4, 6, 8)
     assert "member" not in ds.dims
     assert np.array_equal(ds["v"][-1].values, sim.v)
+
+
+def _datasets(group, prefix=""):
+    out = {}
+    for key, item in group.items():
+        if isinstance(item, h5py.Group):
+            out.update(_datasets(item, prefix + key + "/"))
+        else:
+            out[prefix + key] = item[...]
+    return out
+
+
+def test_sweep_of_volumes_writes_the_command_lines_file(tmp_path, grayscott_bin):
+    py_file, cli_file = tmp_path / "py.h5", tmp_path / "cli.h5"
+    gs.sweep(py_file, feed=[0.03, 0.04], kill=[0.055, 0.062], depth=5, rows=9, cols=13,
+             images=2, steps_per_image=3, init="noise", seeds=[7], fields="u,v", stats=True,
+             backend="cpu")
+    run_cli(grayscott_bin, "sweep", "--feed", "0.03,0.04", "--kill", "0.055,0.062", "--depth", 5,
+            "--rows", 9, "--cols", 13, "--images", 2, "--steps-per-image", 3, "--init", "noise",
+            "--seeds", 7, "--fields", "u,v", "--stats", "--backend", "cpu", "-o", cli_file,
+            "--quiet")
+    with h5py.File(py_file, "r") as a, h5py.File(cli_file, "r") as b:
+        assert a["v"].shape == (4, 2, 5, 9, 13)
+        assert int(a.attrs["depth"]) == 5
+        da, db = _datasets(a), _datasets(b)
+        assert sorted(da) == sorted(db)
+        for name in da:
+            assert da[name].tobytes() == db[name].tobytes(), name
+    ds = gs.open(py_file)
+    assert ds["v"].dims == ("member", "time", "z", "y", "x")
+    assert ds["v"].shape == (4, 2, 5, 9, 13)
+    assert ds["z"].values.tolist() == [0, 1, 2, 3, 4]
+    assert ds["v"].sel(feed=0.04, kill=0.055, seed=7).shape == (2, 5, 9, 13)

@@ -84,11 +84,6 @@ std::int64_t batch_members(std::int64_t members, std::uint64_t bytes_per_member,
 
 io::SweepMetadata sweep_metadata(const SweepRequest& request) {
   request.problem.validate();
-  if (request.problem.grid.volume()) {
-    throw InvalidInput("depth " + std::to_string(request.problem.grid.depth) +
-                       ": a sweep's file holds planes only in this build; run each volume with "
-                       "grayscott run");
-  }
   if (request.members.empty()) throw InvalidInput("the sweep has no members");
   if (request.images <= 0) throw InvalidInput("images must be a positive integer");
   if (request.steps_per_image <= 0)

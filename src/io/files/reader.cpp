@@ -132,33 +132,41 @@ std::vector<double> RunFileReader::read_image(const std::string& field, std::int
 }
 
 std::vector<double> RunFileReader::read_slice(const std::string& field, std::int64_t image,
-                                              int axis, std::int64_t index) const {
+                                              int axis, std::int64_t index,
+                                              std::int64_t member) const {
   const auto dims = shape(field);
-  if (dims.size() != 4 || depth() <= 1) {
+  if ((dims.size() != 4 && dims.size() != 5) || depth() <= 1) {
     throw InvalidInput("/" + field + " is not a stack of volumes [images, depth, rows, cols]");
   }
-  if (image < 0 || image >= dims[0]) {
+  // A sweep's volumes: [members, images, depth, rows, cols].
+  const bool sweep = dims.size() == 5;
+  const std::size_t first = sweep ? 1 : 0;  // the images' axis
+  if (image < 0 || image >= dims[first]) {
     throw InvalidInput("image " + std::to_string(image) + " is out of range (the file holds " +
-                       std::to_string(dims[0]) + ")");
+                       std::to_string(dims[first]) + ")");
+  }
+  if (sweep && (member < 0 || member >= dims[0])) {
+    throw InvalidInput("member " + std::to_string(member) + " is out of range");
   }
   if (axis < 0 || axis > 2) throw std::logic_error("read_slice: axis must be 0, 1 or 2");
-  const auto along = static_cast<std::size_t>(axis) + 1;
+  const auto along = static_cast<std::size_t>(axis) + first + 1;
   if (index < 0 || index >= dims[along]) {
     throw InvalidInput(std::string(1, "zyx"[axis]) + "=" + std::to_string(index) +
-                       " is out of range: the grid has " + std::to_string(dims[along]) +
-                       " along " + std::string(1, "zyx"[axis]) + " (0 to " +
-                       std::to_string(dims[along] - 1) + ")");
+                       " is out of range: the grid has " + std::to_string(dims[along]) + " along " +
+                       std::string(1, "zyx"[axis]) + " (0 to " + std::to_string(dims[along] - 1) +
+                       ")");
   }
   h5::Id dataset(H5Dopen2(h_->file, field.c_str(), H5P_DEFAULT), H5Dclose, "open /" + field);
   h5::Id file_space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
-  std::vector<hsize_t> start(4, 0), count(dims.begin(), dims.end());
-  start[0] = static_cast<hsize_t>(image), count[0] = 1;
+  std::vector<hsize_t> start(dims.size(), 0), count(dims.begin(), dims.end());
+  if (sweep) start[0] = static_cast<hsize_t>(member), count[0] = 1;
+  start[first] = static_cast<hsize_t>(image), count[first] = 1;
   start[along] = static_cast<hsize_t>(index), count[along] = 1;
   h5::check(
       H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
       "select a slice");
   std::vector<hsize_t> mem_dims;
-  for (std::size_t k = 1; k < 4; ++k) {
+  for (std::size_t k = first + 1; k < dims.size(); ++k) {
     if (k != along) mem_dims.push_back(count[k]);
   }
   h5::Id mem_space = h5::simple_space(mem_dims);

@@ -28,7 +28,7 @@ class RunFileReader {
 
   bool has_field(const std::string& field) const;
   // Shape of a field dataset: [images, rows, cols], or [members, images, rows, cols] for sweeps;
-  // a volume's run: [images, depth, rows, cols].
+  // a volume's run: [images, depth, rows, cols], a sweep's [members, images, depth, rows, cols].
   std::vector<std::int64_t> shape(const std::string& field) const;
   // The grid's planes: the attribute depth of a volume's file, 1 for a plane's (which has none).
   std::int64_t depth() const;
@@ -38,10 +38,11 @@ class RunFileReader {
   // depth*rows*cols (plane after plane). `member` is ignored for a run file's datasets.
   std::vector<double> read_image(const std::string& field, std::int64_t image,
                                  std::int64_t member = 0) const;
-  // One plane through image `image` of a run file's volume, as float64: across the axis `axis`
-  // (0: z, a plane of rows x cols; 1: y, of depth x cols; 2: x, of depth x rows) at `index`.
+  // One plane through image `image` of a run file's volume (or of member `member` of a sweep's),
+  // as float64: across the axis `axis` (0: z, a plane of rows x cols; 1: y, of depth x cols; 2:
+  // x, of depth x rows) at `index`.
   std::vector<double> read_slice(const std::string& field, std::int64_t image, int axis,
-                                 std::int64_t index) const;
+                                 std::int64_t index, std::int64_t member = 0) const;
   std::vector<std::int64_t> read_int64(const std::string& dataset) const;
   std::vector<double> read_doubles(const std::string& dataset) const;
   double attribute_double(const std::string& name) const;

@@ -24,6 +24,23 @@ namespace {
 
 std::size_t element_size(Precision p) { return p == Precision::Single ? 4 : 8; }
 
+// The axes of one member's image: (rows, cols), or a volume's (depth, rows, cols).
+std::vector<hsize_t> image_axes(const Grid& grid) {
+  std::vector<hsize_t> axes;
+  if (grid.volume()) axes.push_back(static_cast<hsize_t>(grid.depth));
+  axes.push_back(static_cast<hsize_t>(grid.rows));
+  axes.push_back(static_cast<hsize_t>(grid.cols));
+  return axes;
+}
+
+// A dataset of images: `leading` (members and images, or checkpoint slots and members) before
+// the image's axes.
+std::vector<hsize_t> with_image_axes(std::initializer_list<hsize_t> leading, const Grid& grid) {
+  std::vector<hsize_t> dims(leading);
+  for (hsize_t axis : image_axes(grid)) dims.push_back(axis);
+  return dims;
+}
+
 // The datasets whose chunks one process places as it writes them.
 constexpr const char* chunked_datasets[] = {"v", "u", "checkpoint/u", "checkpoint/v"};
 
@@ -59,7 +76,8 @@ void create_images_written(hid_t file, hid_t member_scale, std::span<const std::
 void write_sweep_xdmf(const fs::path& h5_path, const SweepMetadata& meta,
                       const std::vector<ImagePlaces>& places) {
   const Problem& p = meta.problem;
-  const XdmfGridInfo grid{p.grid.rows, p.grid.cols, meta.steps_per_image, p.params.dt, p.precision};
+  const XdmfGridInfo grid{p.grid.rows, p.grid.cols, meta.steps_per_image,
+                          p.params.dt, p.precision, p.grid.depth};
   const auto members = static_cast<std::size_t>(meta.members());
   XdmfCompanion companion(h5_path, "grayscott sweep", [&](std::int64_t i) {
     const auto first = places.begin() + static_cast<std::ptrdiff_t>(i * members);
@@ -71,12 +89,13 @@ void write_sweep_xdmf(const fs::path& h5_path, const SweepMetadata& meta,
 }
 
 std::vector<ImagePlaces> sweep_image_places(hid_t u, hid_t v, std::int64_t members,
-                                            std::int64_t images) {
+                                            std::int64_t images, bool volume) {
   std::vector<ImagePlaces> places;
   places.reserve(static_cast<std::size_t>(members * images));
   std::optional<h5::ImageLocator> u_places, v_places;
-  if (u >= 0) u_places.emplace(u);
-  if (v >= 0) v_places.emplace(v);
+  const int axes = volume ? 3 : 2;
+  if (u >= 0) u_places.emplace(u, axes);
+  if (v >= 0) v_places.emplace(v, axes);
   for (std::int64_t i = 0; i < images; ++i) {
     for (std::int64_t m = 0; m < members; ++m) {
       const hsize_t leading[2] = {static_cast<hsize_t>(m), static_cast<hsize_t>(i)};
@@ -93,12 +112,12 @@ std::uint64_t sweep_output_bytes(const SweepMetadata& meta) {
   const std::uint64_t fields = (meta.fields.u ? 1 : 0) + (meta.fields.v ? 1 : 0);
   // The images, and the checkpoint's two slots of the fields not written. In floating point:
   // the product of absurd requests must not wrap around to a small number.
-  const double bytes = (static_cast<double>(fields) * static_cast<double>(meta.images) +
-                        2.0 * static_cast<double>(2 - fields)) *
-                       static_cast<double>(meta.members()) *
-                       static_cast<double>(meta.problem.grid.rows) *
-                       static_cast<double>(meta.problem.grid.cols) *
-                       static_cast<double>(element_size(meta.problem.precision));
+  const double bytes =
+      (static_cast<double>(fields) * static_cast<double>(meta.images) +
+       2.0 * static_cast<double>(2 - fields)) *
+      static_cast<double>(meta.members()) * static_cast<double>(meta.problem.grid.depth) *
+      static_cast<double>(meta.problem.grid.rows) * static_cast<double>(meta.problem.grid.cols) *
+      static_cast<double>(element_size(meta.problem.precision));
   return bytes >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
 }
 
@@ -166,17 +185,21 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
     const auto members = static_cast<hsize_t>(meta.members());
     const auto images = static_cast<hsize_t>(meta.images);
     const auto rows = static_cast<hsize_t>(p.grid.rows), cols = static_cast<hsize_t>(p.grid.cols);
-    const hsize_t dims[4] = {members, images, rows, cols};
-    // One image per chunk (as in a run file), split by rows only past HDF5's 4 GiB chunk limit.
+    const std::vector<hsize_t> dims = with_image_axes({members, images}, p.grid);
+    // One image per chunk (a volume: one plane per chunk, as in a run file), split by rows only
+    // past HDF5's 4 GiB chunk limit.
     const hsize_t max_chunk_rows =
         std::max<hsize_t>(1, (hsize_t{1} << 31) / (cols * element_size(p.precision)));
-    const hsize_t chunk[4] = {1, 1, std::min(rows, max_chunk_rows), cols};
+    std::vector<hsize_t> chunk(dims.size(), 1);
+    chunk[chunk.size() - 2] = std::min(rows, max_chunk_rows);
+    chunk.back() = cols;
+    const int rank = static_cast<int>(dims.size());
     const bool single = p.precision == Precision::Single;
     const hid_t type = single ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
     auto make_field = [&](const char* name) {
       h5::Id space = h5::simple_space(dims);
       h5::Id props(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "create dataset properties");
-      h5::check(H5Pset_chunk(props, 4, chunk), "set chunking");
+      h5::check(H5Pset_chunk(props, rank, chunk.data()), "set chunking");
       // An image never written (a sweep stopped early) reads back as NaN, not as a plausible 0.
       const float nan_single = std::numeric_limits<float>::quiet_NaN();
       const double nan_double = std::numeric_limits<double>::quiet_NaN();
@@ -190,6 +213,11 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
       if (shared) {
         h5::check(H5Pset_alloc_time(props, H5D_ALLOC_TIME_EARLY), "set early allocation");
         h5::check(H5Pset_fill_time(props, H5D_FILL_TIME_NEVER), "set no fill at allocation");
+      } else if (p.grid.volume()) {
+        // A volume's image is several chunks (one per plane): placed as they are written, the
+        // file's metadata can fall between two planes of an image, which the companion needs in
+        // one piece. Every chunk placed at creation, in order, and filled with NaN.
+        h5::check(H5Pset_alloc_time(props, H5D_ALLOC_TIME_EARLY), "set early allocation");
       }
       return h5::Id(H5Dcreate2(h_->file, name, type, space, H5P_DEFAULT, props, H5P_DEFAULT),
                     H5Dclose, std::string("create dataset ") + name);
@@ -233,14 +261,14 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
       // Two slots of every member's state to continue from, and the images done at each.
       h5::Id group(H5Gcreate2(h_->file, "checkpoint", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                    H5Gclose, "create group checkpoint");
-      const hsize_t cdims[4] = {2, members, rows, cols};
+      const std::vector<hsize_t> cdims = with_image_axes({2, members}, p.grid);
       // Only the fields the images do not hold: a member's state after n images is its image n-1
       // of /u and /v where those are written.
       for (const char* name : {"u", "v"}) {
         if ((name[0] == 'u' && meta.fields.u) || (name[0] == 'v' && meta.fields.v)) continue;
         h5::Id space = h5::simple_space(cdims);
         h5::Id props(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "create dataset properties");
-        h5::check(H5Pset_chunk(props, 4, chunk), "set chunking");
+        h5::check(H5Pset_chunk(props, rank, chunk.data()), "set chunking");
         if (shared) {
           h5::check(H5Pset_alloc_time(props, H5D_ALLOC_TIME_EARLY), "set early allocation");
           h5::check(H5Pset_fill_time(props, H5D_FILL_TIME_NEVER), "set no fill at allocation");
@@ -288,18 +316,22 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
       written_.assign(members, 0);
       counted_ = written_;
       create_images_written(h_->file, member, counted_, writes);
-      const h5::GridScales grid =
-          h5::create_grid_scales(h_->file, p.grid.rows, p.grid.cols, writes);
-      const hid_t axes[4] = {member, time, grid.y, grid.x};
+      const h5::GridScales grid = h5::create_grid_scales(h_->file, p.grid.rows, p.grid.cols, writes,
+                                                         H5P_DEFAULT, p.grid.depth);
+      // A volume's images (member, time, z, y, x).
+      std::vector<hid_t> axes{member, time};
+      if (p.grid.volume()) axes.push_back(grid.z);
+      axes.push_back(grid.y);
+      axes.push_back(grid.x);
       for (const h5::Id* field : {&h_->v, &h_->u}) {
         if (field->get() < 0) continue;
         h5::attach_scales(*field, axes);
         h5::write_attribute(*field, "coordinates", std::string("feed kill seed step"));
       }
       for (const char* name : {"feed", "kill", "seed", "nonfinite_image"}) {
-        h5::attach_scales(open(name), std::span<const hid_t>(axes, 1));
+        h5::attach_scales(open(name), std::span<const hid_t>(axes.data(), 1));
       }
-      h5::attach_scales(open("step"), std::span<const hid_t>(axes + 1, 1));
+      h5::attach_scales(open("step"), std::span<const hid_t>(axes.data() + 1, 1));
       if (meta.analysis.statistics) {
         // Every member's statistics of every image, (member, time), NaN where none was written;
         // the histogram (member, time, v_bin); where each member settled (-1: it did not).
@@ -322,7 +354,7 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
                       per_member[1] = {members};
         for (const char* name : analysis::statistics_names) {
           h5::attach_scales(create(name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &nan, per_image),
-                            std::span<const hid_t>(axes, 2));
+                            std::span<const hid_t>(axes.data(), 2));
         }
         const h5::Id bin_axis =
             h5::create_index_scale(group, "v_bin", meta.analysis.statistics->bins, writes);
@@ -337,14 +369,14 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
         h5::write_attribute(histogram, "range", range);
         h5::attach_scales(
             create("settled_image", H5T_STD_I64LE, H5T_NATIVE_INT64, &none, per_member),
-            std::span<const hid_t>(axes, 1));
+            std::span<const hid_t>(axes.data(), 1));
         if (meta.analysis.classify) {
           const h5::Id classes = create("class", H5T_STD_I64LE, H5T_NATIVE_INT64, &none, per_image);
-          h5::attach_scales(classes, std::span<const hid_t>(axes, 2));
+          h5::attach_scales(classes, std::span<const hid_t>(axes.data(), 2));
           h5::write_class_attributes(classes, analysis::pattern_class_names);
           for (const char* name : analysis::classification_names) {
             h5::attach_scales(create(name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &nan, per_image),
-                              std::span<const hid_t>(axes, 2));
+                              std::span<const hid_t>(axes.data(), 2));
           }
         }
       }
@@ -441,16 +473,19 @@ SlotWrites SweepFileWriter::slot_writes(std::int64_t member_begin, std::int64_t 
   writes.write_state = [this, member_begin, member_count, u, v](int slot) {
     const Problem& p = meta_.problem;
     const hid_t mem_type = p.precision == Precision::Single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
-    const hsize_t start[4] = {static_cast<hsize_t>(slot), static_cast<hsize_t>(member_begin), 0, 0};
-    const hsize_t count[4] = {1, static_cast<hsize_t>(member_count),
-                              static_cast<hsize_t>(p.grid.rows), static_cast<hsize_t>(p.grid.cols)};
+    // Every member's whole image (a volume's every plane).
+    const std::vector<hsize_t> count =
+        with_image_axes({1, static_cast<hsize_t>(member_count)}, p.grid);
+    std::vector<hsize_t> start(count.size(), 0);
+    start[0] = static_cast<hsize_t>(slot), start[1] = static_cast<hsize_t>(member_begin);
     for (const auto& [dataset, data] :
          {std::pair<hid_t, const void*>{h_->checkpoint_u, u}, {h_->checkpoint_v, v}}) {
       if (dataset < 0) continue;  // a field the images hold
       h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
-      h5::check(H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr),
-                "select members");
-      h5::Id mem = h5::simple_space(std::span<const hsize_t>(count, 4));
+      h5::check(
+          H5Sselect_hyperslab(space, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
+          "select members");
+      h5::Id mem = h5::simple_space(count);
       h5::check(H5Dwrite(dataset, mem_type, mem, space, H5P_DEFAULT, data),
                 "write the checkpoint to " + path_.string());
     }
@@ -495,16 +530,17 @@ void SweepFileWriter::complete_final_checkpoints() {
     const auto member = static_cast<std::int64_t>(m);
     const std::int64_t in0 = slots_.images(0, member), in1 = slots_.images(1, member);
     if (std::max(in0, in1) != meta_.images || in0 == in1) continue;
-    const hsize_t start[4] = {in0 > in1 ? 0u : 1u, m, 0, 0};
-    const hsize_t count[4] = {1, 1, static_cast<hsize_t>(p.grid.rows),
-                              static_cast<hsize_t>(p.grid.cols)};
-    h5::Id mem = h5::simple_space(std::span<const hsize_t>(count, 4));
+    const std::vector<hsize_t> count = with_image_axes({1, 1}, p.grid);
+    std::vector<hsize_t> start(count.size(), 0);
+    start[0] = in0 > in1 ? 0u : 1u, start[1] = m;
+    h5::Id mem = h5::simple_space(count);
     for (const auto& [dataset, state] :
          {std::pair<hid_t, std::byte*>{h_->checkpoint_u, u.data()}, {h_->checkpoint_v, v.data()}}) {
       if (dataset < 0) continue;  // a field the images hold
       h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
-      h5::check(H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr),
-                "select a member");
+      h5::check(
+          H5Sselect_hyperslab(space, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
+          "select a member");
       h5::check(H5Dread(dataset, mem_type, mem, space, H5P_DEFAULT, state),
                 "read the checkpoint of " + path_.string());
     }
@@ -612,7 +648,10 @@ std::vector<std::int64_t> cut_sweep_to_complete_images(hid_t file) {
     if (exists(name)) fields.emplace_back(name, open(name));
   if (fields.empty()) throw InvalidInput("a sweep file without /v or /u");
   const std::vector<hsize_t> dims = dims_of(fields.front().second);
-  if (dims.size() != 4) throw InvalidInput("a sweep file whose images are not 4-D");
+  // [members, images, rows, cols], a volume's [members, images, depth, rows, cols].
+  if (dims.size() != 4 && dims.size() != 5) {
+    throw InvalidInput("a sweep file whose images are neither 4-D nor 5-D");
+  }
   const hsize_t members = dims[0], images = dims[1];
 
   // The images each member holds: its writer's count, and never fewer than its checkpoint's.
@@ -646,20 +685,24 @@ std::vector<std::int64_t> cut_sweep_to_complete_images(hid_t file) {
   for (const auto& [name, dataset] : fields) {
     const std::vector<unsigned char> fill = fill_value_of(dataset, name);
     const std::size_t value_bytes = fill.size();
-    const std::size_t image_values = static_cast<std::size_t>(dims[2] * dims[3]);
+    std::size_t image_values = 1;
+    for (std::size_t k = 2; k < dims.size(); ++k) image_values *= static_cast<std::size_t>(dims[k]);
     std::vector<unsigned char> image(image_values * value_bytes), empty(image.size());
     for (std::size_t i = 0; i < image_values; ++i)
       std::copy(fill.begin(), fill.end(),
                 empty.begin() + static_cast<std::ptrdiff_t>(i * value_bytes));
     h5::Id type(H5Dget_type(dataset), H5Tclose, "read the type of /" + name);
-    const hsize_t one[4] = {1, 1, dims[2], dims[3]};
+    std::vector<hsize_t> one = dims;
+    one[0] = 1, one[1] = 1;
     h5::Id mem = h5::simple_space(one);
     for (hsize_t m = 0; m < members; ++m) {
       for (auto k = static_cast<hsize_t>(counts[m]); k < images; ++k) {
-        const hsize_t start[4] = {m, k, 0, 0};
+        std::vector<hsize_t> start(dims.size(), 0);
+        start[0] = m, start[1] = k;
         h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
-        h5::check(H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, one, nullptr),
-                  "select an image");
+        h5::check(
+            H5Sselect_hyperslab(space, H5S_SELECT_SET, start.data(), nullptr, one.data(), nullptr),
+            "select an image");
         h5::check(H5Dread(dataset, type, mem, space, H5P_DEFAULT, image.data()),
                   "read image " + std::to_string(k) + " of /" + name);
         if (image == empty) continue;
@@ -738,7 +781,8 @@ void read_sweep_checkpoint(const fs::path& path, std::int64_t member_begin,
                                 : file.read_image("checkpoint/" + name, member, slot);
   };
   const auto dims = file.shape(file.has_field("v") ? "v" : "u");
-  const std::size_t cells = static_cast<std::size_t>(dims[2] * dims[3]);
+  std::size_t cells = 1;  // a member's image: rows*cols, a volume's depth*rows*cols
+  for (std::size_t k = 2; k < dims.size(); ++k) cells *= static_cast<std::size_t>(dims[k]);
   u.resize(cells * static_cast<std::size_t>(member_count));
   v.resize(cells * static_cast<std::size_t>(member_count));
   for (std::int64_t m = 0; m < member_count; ++m) {
@@ -816,14 +860,16 @@ void SweepFileWriter::write_image_block(std::int64_t member_begin, std::int64_t 
     throw std::out_of_range("sweep file: image block outside the file");
   }
   const hid_t mem_type = p.precision == Precision::Single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
-  const hsize_t start[4] = {static_cast<hsize_t>(member_begin), static_cast<hsize_t>(image), 0, 0};
-  const hsize_t count[4] = {static_cast<hsize_t>(member_count), 1,
-                            static_cast<hsize_t>(p.grid.rows), static_cast<hsize_t>(p.grid.cols)};
+  const std::vector<hsize_t> count =
+      with_image_axes({static_cast<hsize_t>(member_count), 1}, p.grid);
+  std::vector<hsize_t> start(count.size(), 0);
+  start[0] = static_cast<hsize_t>(member_begin), start[1] = static_cast<hsize_t>(image);
   auto write = [&](const h5::Id& dataset, const void* data, const char* name) {
     h5::Id file_space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
-    h5::check(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, count, nullptr),
+    h5::check(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start.data(), nullptr, count.data(),
+                                  nullptr),
               "select images");
-    h5::Id mem_space = h5::simple_space(std::span<const hsize_t>(count, 4));
+    h5::Id mem_space = h5::simple_space(count);
     h5::check(H5Dwrite(dataset, mem_type, mem_space, file_space, H5P_DEFAULT, data),
               "write image " + std::to_string(image) + " of " + name + " to " + path_.string());
   };
@@ -916,8 +962,8 @@ void SweepFileWriter::finish(const std::string& status,
   h5::rewrite_string_attribute(h_->file, "status", status);
   record_no_writer(h_->file);  // collective over MPI ranks, each writing the same values
   // Every process asks where the images lie (metadata reads are collective over MPI).
-  const std::vector<ImagePlaces> places =
-      sweep_image_places(h_->u.get(), h_->v.get(), meta_.members(), meta_.images);
+  const std::vector<ImagePlaces> places = sweep_image_places(
+      h_->u.get(), h_->v.get(), meta_.members(), meta_.images, meta_.problem.grid.volume());
   if (access_.writes_shared_data) write_sweep_xdmf(path_, meta_, places);
   h_->close_datasets();
   if (H5Fclose(h_->file.release()) < 0) h5::fail("close " + path_.string());

@@ -1,30 +1,30 @@
 // The sweep's HDF5 file: every member's images in one file (see docs/sweeps.md).
-//   /v, /u          [members, images, rows, cols], one image per chunk (NaN where never written)
+//   /v, /u          [members, images, rows, cols], one image per chunk (NaN where never written);
+//                   a volume's [members, images, depth, rows, cols], one plane per chunk
 //   /feed, /kill    [members] float64, each member's rates
 //   /seed           [members] int64, each member's noise seed (0 for the rectangle)
 //   /step           [images] int64, steps done at each image
 //   /nonfinite_image [members] int64, the first image holding a non-finite value, or -1
 //   /images_written [members] int64, each member's images complete in the file (its first ones)
-//   root attributes: the shared parameters (rows, cols, du, dv, dt, stencil, boundary, ...),
-//   init, members, kind = "sweep", status.
+//   root attributes: the shared parameters (rows, cols, a volume's depth, du, dv, dt, stencil,
+//   ...), init, members, kind = "sweep", status.
 // and NAME.xmf beside it (write_sweep_xdmf).
 #pragma once
 
 #include <hdf5.h>
 
-#include "analysis/statistics.hpp"
-#include "io/files/problem_attributes.hpp"
-#include "io/files/checkpoint_slots.hpp"
-#include "io/files/xdmf.hpp"
-
 #include <cstdint>
-#include <optional>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "analysis/statistics.hpp"
+#include "io/files/checkpoint_slots.hpp"
 #include "io/files/hdf5.hpp"
+#include "io/files/problem_attributes.hpp"
+#include "io/files/xdmf.hpp"
 #include "model/initial_state.hpp"
 #include "model/model.hpp"
 
@@ -46,14 +46,16 @@ struct SweepMetadata {
 };
 
 // The XDMF companion (NAME.xmf, written by finish()): a temporal collection of images, each a
-// spatial collection of one grid per member, member m at z = m, so that ParaView and VisIt open
-// the whole sweep. `places[i * members + m]` is where image i of member m lies in the file.
+// spatial collection of one grid per member, member m at z = m (a volume's member m from
+// z = m * (depth + 1), one empty plane apart), so that ParaView and VisIt open the whole sweep.
+// `places[i * members + m]` is where image i of member m lies in the file.
 void write_sweep_xdmf(const std::filesystem::path& h5_path, const SweepMetadata& meta,
                       const std::vector<ImagePlaces>& places);
 // Where every image of every member lies in an open sweep file (image-major), for its companion;
-// every process calls it where metadata reads are collective.
+// every process calls it where metadata reads are collective. `volume`: images of
+// (depth, rows, cols).
 std::vector<ImagePlaces> sweep_image_places(hid_t u, hid_t v, std::int64_t members,
-                                            std::int64_t images);
+                                            std::int64_t images, bool volume);
 
 // Bytes of image data the sweep writes, for the free-space check.
 std::uint64_t sweep_output_bytes(const SweepMetadata& meta);
@@ -81,8 +83,8 @@ class SweepFileWriter {
   SweepFileWriter& operator=(const SweepFileWriter&) = delete;
 
   // Writes image `image` of members [member_begin, member_begin + member_count): u and v hold
-  // member_count*rows*cols values of the sweep's precision, member after member (a field not
-  // written may be null).
+  // member_count*cells values (cells: rows*cols, a volume's depth*rows*cols) of the sweep's
+  // precision, member after member (a field not written may be null).
   void write_images(std::int64_t member_begin, std::int64_t member_count, std::int64_t image,
                     const void* u, const void* v);
   // Writes the statistics of image `image` of members [member_begin, member_begin +

@@ -122,8 +122,9 @@ std::string xdmf_sweep_step(const fs::path& h5_path, const XdmfGridInfo& grid, s
                     time_element(grid, image) + "\n";
   for (std::size_t m = 0; m < members.size(); ++m) {
     if (!members[m].u && !members[m].v) continue;  // never written (a sweep stopped early)
-    append_grid(out, file, grid, "member " + std::to_string(m), static_cast<std::int64_t>(m),
-                members[m]);
+    // Members stacked along z: a plane's one cell apart, a volume's with one empty plane between.
+    const std::int64_t z = static_cast<std::int64_t>(m) * (grid.depth > 1 ? grid.depth + 1 : 1);
+    append_grid(out, file, grid, "member " + std::to_string(m), z, members[m]);
     out += '\n';
   }
   out += "</Grid>\n";
@@ -195,10 +196,10 @@ bool copy_prefix(const fs::path& from, std::uint64_t bytes, std::uint64_t expect
 XdmfCompanion::XdmfCompanion(const fs::path& h5_path, std::string collection_name,
                              std::function<std::string(std::int64_t)> step_text)
     : xmf_(xdmf_path_for(h5_path)), step_text_(std::move(step_text)) {
-  header_ = "<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
-            "<Xdmf Version=\"3.0\">\n<Domain>\n<Grid Name=\"" +
-            xml_escaped(collection_name) +
-            "\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
+  header_ =
+      "<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
+      "<Xdmf Version=\"3.0\">\n<Domain>\n<Grid Name=\"" +
+      xml_escaped(collection_name) + "\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
   footer_ = "</Grid>\n</Domain>\n</Xdmf>\n";
 }
 

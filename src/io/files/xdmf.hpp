@@ -42,7 +42,8 @@ struct XdmfGridInfo {
 };
 
 // One time step's text: image `image` of a run (one grid), or of a sweep (`members` holds one
-// entry per member: a spatial collection of one grid per member, member m at z = m). A field
+// entry per member: a spatial collection of one grid per member, member m at z = m, a volume's
+// member m from z = m * (depth + 1)). A field
 // whose place is unknown is left out of that grid.
 std::string xdmf_run_step(const std::filesystem::path& h5_path, const XdmfGridInfo& grid,
                           std::int64_t image, const ImagePlaces& places);

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <optional>
 #include <system_error>
 #include <type_traits>
 
@@ -99,8 +100,10 @@ fs::path atlas_font() {
 bool is_sweep_file(const fs::path& file) {
   RunFileReader reader(file);
   for (const char* field : {"v", "u"}) {
-    // [members, images, rows, cols]; a run's volume is [images, depth, rows, cols].
-    if (reader.has_field(field)) return reader.shape(field).size() == 4 && reader.depth() == 1;
+    // [members, images, rows, cols], of volumes [members, images, depth, rows, cols]; a run's
+    // volume is [images, depth, rows, cols].
+    if (reader.has_field(field))
+      return reader.shape(field).size() == (reader.depth() > 1 ? 5u : 4u);
   }
   return false;
 }
@@ -115,10 +118,19 @@ struct AtlasPainter::State {
         annotate(options.annotate),
         text(atlas_font(), label_px) {
     const auto dims = field_shape(reader, file, field, "sweep");
-    if (dims.size() != 4) {
-      throw InvalidInput(file.string() + ": /" + field + " is not [members, images, rows, cols]");
+    // Of volumes, each tile is a member's slice (or projection), options.volume's view.
+    const bool volume = reader.depth() > 1;
+    if (dims.size() != (volume ? 5u : 4u)) {
+      throw InvalidInput(file.string() + ": /" + field + " is not [members, images, " +
+                         (volume ? "depth, " : "") + "rows, cols]");
     }
-    members = dims[0], images = dims[1], rows = dims[2], cols = dims[3];
+    members = dims[0], images = dims[1], rows = dims[dims.size() - 2], cols = dims.back();
+    std::uint64_t read_bytes = 0;
+    if (volume) {
+      view = plan_volume_picture(options.volume, dims[2], rows, cols);
+      rows = view->picture_rows, cols = view->picture_cols;
+      read_bytes = view->read_bytes;
+    }
     feed = reader.read_doubles("feed"), kill = reader.read_doubles("kill");
     seed = reader.read_int64("seed");
     if (static_cast<std::int64_t>(feed.size()) != members ||
@@ -144,8 +156,9 @@ struct AtlasPainter::State {
     make_room_for_text();
     // One member's image at a time, and the atlas picture itself.
     check_render_memory(
-        render_bytes(rows, cols) + 3 * static_cast<std::uint64_t>(layout.width) *
-                                       static_cast<std::uint64_t>(layout.height),
+        render_bytes(rows, cols) + read_bytes +
+            3 * static_cast<std::uint64_t>(layout.width) *
+                static_cast<std::uint64_t>(layout.height),
         "an atlas of " + std::to_string(rows) + "x" + std::to_string(cols) + " images");
     if (!text.usable()) {
       std::fprintf(stderr,
@@ -160,7 +173,8 @@ struct AtlasPainter::State {
   Colormap colormap;
   bool annotate;  // a colorbar below the axes, the model time in the title
   TextRenderer text;
-  std::int64_t members = 0, images = 0, rows = 0, cols = 0;
+  std::int64_t members = 0, images = 0, rows = 0, cols = 0;  // rows x cols: a tile's values
+  std::optional<VolumePicture> view;  // of a sweep of volumes: what each tile shows
   std::vector<double> feed, kill;
   std::vector<std::int64_t> seed, steps, seeds;
   std::map<double, std::int64_t> feed_index, kill_index;
@@ -203,6 +217,7 @@ struct AtlasPainter::State {
   std::string title(std::int64_t step, std::int64_t seed_value) const {
     std::string t = annotate && dt > 0 ? picture_title(field, step, dt)
                                        : field + " at step " + std::to_string(step);
+    if (view) t += view->title;
     if (seeds.size() > 1 || noise) t += ", seed " + std::to_string(seed_value);
     return t;
   }
@@ -283,7 +298,8 @@ Rgb8Image AtlasPainter::paint(std::int64_t image, std::int64_t seed_value) const
                       static_cast<std::size_t>(3 * layout.width * layout.height), background)};
   for (std::int64_t m = 0; m < st.members; ++m) {
     if (st.seed[static_cast<std::size_t>(m)] != seed_value) continue;
-    const auto values = st.reader.read_image(st.field, image, m);
+    const auto values = st.view ? volume_picture_values(st.reader, st.field, image, m, *st.view)
+                                : st.reader.read_image(st.field, image, m);
     const Rgb8Image tile = colorize(values, st.rows, st.cols, st.lo, st.hi, st.colormap);
     const std::int64_t x0 = layout.tile_x(st.kill_index.at(st.kill[static_cast<std::size_t>(m)]));
     const std::int64_t y0 = layout.tile_y(st.feed_index.at(st.feed[static_cast<std::size_t>(m)]));

@@ -50,8 +50,7 @@ VolumeView parse_slice(const std::string& text) {
   if (number == "mid") return view;
   std::int64_t index = 0;
   const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), index);
-  if (number.empty() || error != std::errc() || end != number.data() + number.size() ||
-      index < 0) {
+  if (number.empty() || error != std::errc() || end != number.data() + number.size() || index < 0) {
     throw InvalidInput("slice: expected z=N, y=N or x=N (N from 0, or mid), got '" + text + "'");
   }
   view.index = index;
@@ -93,8 +92,8 @@ void check_render_folder(const fs::path& dir) {
                        " cannot be created: " + ancestor.string() + " is a file");
   }
   if (!writable(ancestor)) {
-    throw PathDenied("render folder " + dir.string() +
-                       " cannot be created: " + ancestor.string() + " is not writable");
+    throw PathDenied("render folder " + dir.string() + " cannot be created: " + ancestor.string() +
+                     " is not writable");
   }
 }
 
@@ -360,6 +359,55 @@ Rgb8Image make_picture(std::span<const double> values, std::int64_t rows, std::i
   return canvas;
 }
 
+VolumePicture plan_volume_picture(const std::optional<VolumeView>& view, std::int64_t depth,
+                                  std::int64_t rows, std::int64_t cols) {
+  VolumePicture p;
+  p.view = view.value_or(VolumeView{});
+  p.depth = depth, p.rows = rows, p.cols = cols;
+  p.picture_rows = rows, p.picture_cols = cols;
+  if (p.view.kind == VolumeView::Kind::Slice) {
+    const std::int64_t extent[3] = {depth, rows, cols};
+    const std::int64_t along = extent[p.view.axis];
+    const std::int64_t index = p.view.index.value_or(along / 2);
+    if (index >= along) {
+      const char axis = "zyx"[p.view.axis];
+      throw InvalidInput("slice " + std::string(1, axis) + "=" + std::to_string(index) +
+                         " is out of range: the grid has " + std::to_string(along) +
+                         " planes along " + std::string(1, axis) + " (0 to " +
+                         std::to_string(along - 1) + ")");
+    }
+    p.view.index = index;
+    // A slice across y is depth x cols, across x depth x rows (plane 0 at the top).
+    if (p.view.axis == 1) p.picture_rows = depth;
+    if (p.view.axis == 2) p.picture_cols = rows, p.picture_rows = depth;
+    p.title = std::string(", ") + "zyx"[p.view.axis] + " = " + std::to_string(index);
+  } else {
+    p.read_bytes = 16 * static_cast<std::uint64_t>(depth) * static_cast<std::uint64_t>(rows) *
+                   static_cast<std::uint64_t>(cols);
+    p.title = ", largest along z";
+  }
+  return p;
+}
+
+std::vector<double> volume_picture_values(const RunFileReader& reader, const std::string& field,
+                                          std::int64_t image, std::int64_t member,
+                                          const VolumePicture& picture) {
+  if (picture.view.kind == VolumeView::Kind::Slice) {
+    return reader.read_slice(field, image, picture.view.axis, *picture.view.index, member);
+  }
+  // The largest value along z over each cell of a plane (NaN where any plane holds NaN).
+  const std::vector<double> volume = reader.read_image(field, image, member);
+  const auto plane = static_cast<std::size_t>(picture.rows * picture.cols);
+  std::vector<double> out(volume.begin(), volume.begin() + static_cast<std::ptrdiff_t>(plane));
+  for (std::size_t z = 1; z < static_cast<std::size_t>(picture.depth); ++z) {
+    const double* values = volume.data() + z * plane;
+    for (std::size_t k = 0; k < plane; ++k) {
+      if (std::isnan(values[k]) || values[k] > out[k]) out[k] = values[k];
+    }
+  }
+  return out;
+}
+
 namespace {
 
 // A run file's images as pictures: its shape checked, the images asked resolved, the scale
@@ -394,28 +442,10 @@ class RunPictures {
     std::uint64_t read_bytes = 0;  // more than the picture's values: a projection's volume
     if (volume) {
       depth_ = dims[1];
-      view_ = options.volume.value_or(VolumeView{});
-      if (view_.kind == VolumeView::Kind::Slice) {
-        const std::int64_t extent[3] = {depth_, rows_, cols_};
-        const std::int64_t along = extent[view_.axis];
-        const std::int64_t index = view_.index.value_or(along / 2);
-        if (index >= along) {
-          const char axis = "zyx"[view_.axis];
-          throw InvalidInput("slice " + std::string(1, axis) + "=" + std::to_string(index) +
-                             " is out of range: the grid has " + std::to_string(along) +
-                             " planes along " + std::string(1, axis) + " (0 to " +
-                             std::to_string(along - 1) + ")");
-        }
-        view_.index = index;
-        // A slice across y is depth x cols, across x depth x rows (plane 0 at the top).
-        if (view_.axis == 1) rows_ = depth_;
-        if (view_.axis == 2) cols_ = rows_, rows_ = depth_;
-        view_title_ = std::string(", ") + "zyx"[view_.axis] + " = " + std::to_string(index);
-      } else {
-        read_bytes = 16 * static_cast<std::uint64_t>(depth_) * static_cast<std::uint64_t>(rows_) *
-                     static_cast<std::uint64_t>(cols_);
-        view_title_ = ", largest along z";
-      }
+      volume_ = plan_volume_picture(options.volume, depth_, rows_, cols_);
+      rows_ = volume_.picture_rows, cols_ = volume_.picture_cols;
+      read_bytes = volume_.read_bytes;
+      view_title_ = volume_.title;
     }
     if (options_.image) {
       first_ = resolve_image(*options_.image, images_);
@@ -451,27 +481,14 @@ class RunPictures {
   // The picture's rows_ x cols_ values.
   std::vector<double> values(std::int64_t image) const {
     if (depth_ == 0) return reader_.read_image(options_.field, image);
-    if (view_.kind == VolumeView::Kind::Slice) {
-      return reader_.read_slice(options_.field, image, view_.axis, *view_.index);
-    }
-    // The largest value along z over each cell of a plane (NaN where any plane holds NaN).
-    const std::vector<double> volume = reader_.read_image(options_.field, image);
-    const auto plane = static_cast<std::size_t>(rows_ * cols_);
-    std::vector<double> out(volume.begin(), volume.begin() + static_cast<std::ptrdiff_t>(plane));
-    for (std::size_t z = 1; z < static_cast<std::size_t>(depth_); ++z) {
-      const double* values = volume.data() + z * plane;
-      for (std::size_t k = 0; k < plane; ++k) {
-        if (std::isnan(values[k]) || values[k] > out[k]) out[k] = values[k];
-      }
-    }
-    return out;
+    return volume_picture_values(reader_, options_.field, image, 0, volume_);
   }
   const RunFileReader& reader_;
   RenderOptions options_;
   ImageClock clock_;
   std::int64_t images_ = 0, rows_ = 0, cols_ = 0, first_ = 0, last_ = 0;
   std::int64_t depth_ = 0;  // a volume's planes; 0: the file holds a plane
-  VolumeView view_;
+  VolumePicture volume_;
   std::string view_title_;  // ", z = 8": the view of a volume, for the titles
   std::string widest_;      // the last image's title, the widest: every picture gets the same size
 };
@@ -482,7 +499,11 @@ std::vector<fs::path> render_run(const fs::path& file, const RenderOptions& opti
   RunFileReader reader(file);
   const auto dims = field_shape(reader, file, options.field, "run");
   if (is_sweep_shape(reader, dims)) {
-    if (options.volume) throw InvalidInput("--slice and --projection pick a view of a volume");
+    if (options.volume && reader.depth() <= 1) {
+      throw InvalidInput(file.string() +
+                         " holds planes (depth 1): --slice and --projection pick a view of a "
+                         "volume");
+    }
     return render_atlas(file, options);
   }
   const RunPictures run(reader, file, options, dims);
@@ -511,7 +532,11 @@ std::int64_t render_video(const fs::path& file, const RenderOptions& options) {
   std::optional<RunPictures> run;
   std::int64_t first = 0, last = 0, seed = 0;
   if (is_sweep_shape(reader, dims)) {
-    if (options.volume) throw InvalidInput("--slice and --projection pick a view of a volume");
+    if (options.volume && reader.depth() <= 1) {
+      throw InvalidInput(file.string() +
+                         " holds planes (depth 1): --slice and --projection pick a view of a "
+                         "volume");
+    }
     atlas.emplace(file, options);
     const auto& seeds = atlas->seeds();
     seed = options.seed.value_or(seeds.front());

@@ -30,6 +30,24 @@ VolumeView parse_slice(const std::string& text);
 // InvalidInput.
 VolumeView parse_projection(const std::string& text);
 
+// A volume's pictures, settled against its extent (a run's, or each member's of a sweep): the
+// view (a slice's index resolved, the middle by default), the picture's rows x cols, the words
+// its title adds (", z = 8") and the bytes read beyond the picture's values (a projection reads
+// the whole volume). Throws InvalidInput for a slice outside the grid.
+struct VolumePicture {
+  VolumeView view;
+  std::int64_t depth = 0, rows = 0, cols = 0;  // the volume's
+  std::int64_t picture_rows = 0, picture_cols = 0;
+  std::string title;
+  std::uint64_t read_bytes = 0;
+};
+VolumePicture plan_volume_picture(const std::optional<VolumeView>& view, std::int64_t depth,
+                                  std::int64_t rows, std::int64_t cols);
+// The picture's values of image `image` (of member `member` of a sweep) of `field`.
+std::vector<double> volume_picture_values(const RunFileReader& reader, const std::string& field,
+                                          std::int64_t image, std::int64_t member,
+                                          const VolumePicture& picture);
+
 struct RenderOptions {
   std::filesystem::path out_dir = "images";
   std::string field = "v";
