@@ -16,8 +16,10 @@ void add_config_option(CLI::App& app, std::string& path) {
                  "TOML file whose keys are long option names (top level, or in a [" +
                      app.get_name() + "] section); the command line overrides it")
       ->type_name("FILE.toml");
-  const std::string description = "Print the effective options as a TOML [" + app.get_name() +
-                                  "] section that --config reads back, and do nothing else";
+  const std::string description =
+      "Print the options given as a TOML [" + app.get_name() +
+      "] section that --config reads back (the others as comments with their defaults), and do "
+      "nothing else";
   app.add_flag("--print-config", description);
 }
 
