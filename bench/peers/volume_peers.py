@@ -39,19 +39,24 @@ def cube_state(shape):
     return u, v
 
 
+def seven_point(xp, x, boundary):
+    """The seven-point Laplacian of x in NumPy or JAX (`xp`): the six faces' differences from the
+    centre, summed, over 6; beyond a zero-flux face the cell itself (edge padding)."""
+    if boundary == "periodic":
+        faces = sum(xp.roll(x, s, axis=a) - x for a in range(3) for s in (1, -1))
+    else:
+        p = xp.pad(x, 1, mode="edge")
+        c = p[1:-1, 1:-1, 1:-1]
+        faces = ((p[:-2, 1:-1, 1:-1] - c) + (p[2:, 1:-1, 1:-1] - c) + (p[1:-1, :-2, 1:-1] - c)
+                 + (p[1:-1, 2:, 1:-1] - c) + (p[1:-1, 1:-1, :-2] - c) + (p[1:-1, 1:-1, 2:] - c))
+    return xp.float32(1.0 / 6) * faces
+
+
 def numpy_runner(shape, boundary):
     u, v = cube_state(shape)
-    sixth = np.float32(1.0 / 6)
 
     def laplacian(x):
-        if boundary == "periodic":
-            faces = sum(np.roll(x, s, axis=a) - x for a in range(3) for s in (1, -1))
-        else:
-            p = np.pad(x, 1, mode="edge")
-            c = p[1:-1, 1:-1, 1:-1]
-            faces = ((p[:-2, 1:-1, 1:-1] - c) + (p[2:, 1:-1, 1:-1] - c) + (p[1:-1, :-2, 1:-1] - c)
-                     + (p[1:-1, 2:, 1:-1] - c) + (p[1:-1, 1:-1, :-2] - c) + (p[1:-1, 1:-1, 2:] - c))
-        return sixth * faces
+        return seven_point(np, x, boundary)
 
     def advance(steps):
         nonlocal u, v
@@ -74,14 +79,7 @@ def jax_runner(shape, boundary):
     state = [jnp.asarray(u0), jnp.asarray(v0)]
 
     def laplacian(x):
-        if boundary == "periodic":
-            faces = sum(jnp.roll(x, s, axis=a) - x for a in range(3) for s in (1, -1))
-        else:
-            p = jnp.pad(x, 1, mode="edge")
-            c = p[1:-1, 1:-1, 1:-1]
-            faces = ((p[:-2, 1:-1, 1:-1] - c) + (p[2:, 1:-1, 1:-1] - c) + (p[1:-1, :-2, 1:-1] - c)
-                     + (p[1:-1, 2:, 1:-1] - c) + (p[1:-1, 1:-1, :-2] - c) + (p[1:-1, 1:-1, 2:] - c))
-        return jnp.float32(1.0 / 6) * faces
+        return seven_point(jnp, x, boundary)
 
     def step(_, uv):
         u, v = uv

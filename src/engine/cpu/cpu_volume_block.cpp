@@ -39,39 +39,15 @@ void update_block_row_with(const VolumeRowNeighbourhood<Real>& in, std::int64_t 
 template <StencilKind K, Boundary B, class Real>
 void update_block_row(const VolumeRowNeighbourhood<Real>& in, std::int64_t cols, bool ghost_left,
                       bool ghost_right, const Coefficients<Real>& c, Real* out_u, Real* out_v) {
-  const unsigned sides = (in.u[0][1] ? PlaneBelow : 0u) | (in.u[2][1] ? PlaneAbove : 0u) |
-                         (in.u[1][0] ? RowBefore : 0u) | (in.u[1][2] ? RowAfter : 0u);
+  const unsigned sides = sides_in_memory(in);
   if (sides == AllSides) {
     update_block_row_with<K, B, AllSides>(in, cols, ghost_left, ghost_right, c, out_u, out_v);
     return;
   }
   if constexpr (B != Boundary::Periodic) {
-    const auto rows_around = [&]<unsigned Planes>() {
-      switch (sides & (RowBefore | RowAfter)) {
-        case RowBefore | RowAfter:
-          return update_block_row_with<K, B, Planes | RowBefore | RowAfter>(
-              in, cols, ghost_left, ghost_right, c, out_u, out_v);
-        case RowBefore:
-          return update_block_row_with<K, B, Planes | RowBefore>(in, cols, ghost_left, ghost_right,
-                                                                 c, out_u, out_v);
-        case RowAfter:
-          return update_block_row_with<K, B, Planes | RowAfter>(in, cols, ghost_left, ghost_right,
-                                                                c, out_u, out_v);
-        default:
-          return update_block_row_with<K, B, Planes>(in, cols, ghost_left, ghost_right, c, out_u,
-                                                     out_v);
-      }
-    };
-    switch (sides & (PlaneBelow | PlaneAbove)) {
-      case PlaneBelow | PlaneAbove:
-        return rows_around.template operator()<PlaneBelow | PlaneAbove>();
-      case PlaneBelow:
-        return rows_around.template operator()<PlaneBelow>();
-      case PlaneAbove:
-        return rows_around.template operator()<PlaneAbove>();
-      default:
-        return rows_around.template operator()<0u>();
-    }
+    dispatch_sides(sides, [&]<unsigned Sides>() {
+      update_block_row_with<K, B, Sides>(in, cols, ghost_left, ghost_right, c, out_u, out_v);
+    });
   } else {
     throw std::logic_error("a periodic volume's block has every neighbour in memory");
   }

@@ -139,6 +139,42 @@ inline void update_volume_row_with(const VolumeRowNeighbourhood<Real>& in, std::
   if (cols > 1) update_volume_end_cell<K, B, Sides>(in.u, in.v, cols - 1, cols, c, out_u, out_v);
 }
 
+// Which of the four sides of a row's neighbourhood are in memory (a null row is not).
+template <class Real>
+unsigned sides_in_memory(const VolumeRowNeighbourhood<Real>& in) {
+  return (in.u[0][1] ? PlaneBelow : 0u) | (in.u[2][1] ? PlaneAbove : 0u) |
+         (in.u[1][0] ? RowBefore : 0u) | (in.u[1][2] ? RowAfter : 0u);
+}
+
+// Calls f.template operator()<Sides>() with `sides` as a compile-time constant: the row kernels
+// are specialised for the sides a row has, so that no test runs inside their loops. A volume has
+// depth 2 at least: every plane has a plane below it, above it, or both.
+template <class F>
+void dispatch_sides(unsigned sides, F&& f) {
+  const auto rows_around = [&]<unsigned Planes>() {
+    switch (sides & (RowBefore | RowAfter)) {
+      case RowBefore | RowAfter:
+        return f.template operator()<Planes | RowBefore | RowAfter>();
+      case RowBefore:
+        return f.template operator()<Planes | RowBefore>();
+      case RowAfter:
+        return f.template operator()<Planes | RowAfter>();
+      default:
+        return f.template operator()<Planes>();
+    }
+  };
+  switch (sides & (PlaneBelow | PlaneAbove)) {
+    case PlaneBelow | PlaneAbove:
+      return rows_around.template operator()<PlaneBelow | PlaneAbove>();
+    case PlaneBelow:
+      return rows_around.template operator()<PlaneBelow>();
+    case PlaneAbove:
+      return rows_around.template operator()<PlaneAbove>();
+    default:
+      return rows_around.template operator()<0u>();
+  }
+}
+
 }  // namespace volume_detail
 
 // Writes one row (`cols` cells) of the next step into out_u, out_v, which must not alias the
@@ -148,37 +184,15 @@ template <StencilKind K, Boundary B, class Real>
 inline void update_volume_row(const VolumeRowNeighbourhood<Real>& in, std::int64_t cols,
                               const Coefficients<Real>& c, Real* out_u, Real* out_v) {
   using namespace volume_detail;
-  const unsigned sides = (in.u[0][1] ? PlaneBelow : 0u) | (in.u[2][1] ? PlaneAbove : 0u) |
-                         (in.u[1][0] ? RowBefore : 0u) | (in.u[1][2] ? RowAfter : 0u);
+  const unsigned sides = sides_in_memory(in);
   if (sides == AllSides) {
     update_volume_row_with<K, B, AllSides>(in, cols, c, out_u, out_v);
     return;
   }
   if constexpr (B != Boundary::Periodic) {
-    // A volume has depth 2 at least: every plane has a plane below it, above it, or both.
-    const auto rows_around = [&]<unsigned Planes>() {
-      switch (sides & (RowBefore | RowAfter)) {
-        case RowBefore | RowAfter:
-          return update_volume_row_with<K, B, Planes | RowBefore | RowAfter>(in, cols, c, out_u,
-                                                                             out_v);
-        case RowBefore:
-          return update_volume_row_with<K, B, Planes | RowBefore>(in, cols, c, out_u, out_v);
-        case RowAfter:
-          return update_volume_row_with<K, B, Planes | RowAfter>(in, cols, c, out_u, out_v);
-        default:
-          return update_volume_row_with<K, B, Planes>(in, cols, c, out_u, out_v);
-      }
-    };
-    switch (sides & (PlaneBelow | PlaneAbove)) {
-      case PlaneBelow | PlaneAbove:
-        return rows_around.template operator()<PlaneBelow | PlaneAbove>();
-      case PlaneBelow:
-        return rows_around.template operator()<PlaneBelow>();
-      case PlaneAbove:
-        return rows_around.template operator()<PlaneAbove>();
-      default:
-        return rows_around.template operator()<0u>();
-    }
+    dispatch_sides(sides, [&]<unsigned Sides>() {
+      update_volume_row_with<K, B, Sides>(in, cols, c, out_u, out_v);
+    });
   }
 }
 

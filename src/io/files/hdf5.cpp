@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include "model/model.hpp"
+
 namespace grayscott::io::h5 {
 
 std::string library_description() {
@@ -191,6 +193,14 @@ void write_class_attributes(hid_t dataset, std::span<const std::string_view> nam
   write_attribute(dataset, "long_name", std::string("pattern class (-1: not classified)"));
 }
 
+std::vector<hsize_t> with_image_axes(std::initializer_list<hsize_t> leading, const Grid& grid) {
+  std::vector<hsize_t> dims(leading);
+  if (grid.volume()) dims.push_back(static_cast<hsize_t>(grid.depth));
+  dims.push_back(static_cast<hsize_t>(grid.rows));
+  dims.push_back(static_cast<hsize_t>(grid.cols));
+  return dims;
+}
+
 void make_time_scale(hid_t dataset) {
   make_scale(dataset, "time");
   write_attribute(dataset, "long_name", std::string("model time: step x dt"));
@@ -224,7 +234,7 @@ void place_unwritten_chunks(const std::string& path, std::span<const char* const
   Id fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "create file access properties");
   clear_writer_marks_on_open(fapl);
   Id file(H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl), H5Fclose,
-              "open " + path + " to ready it for MPI");
+          "open " + path + " to ready it for MPI");
   H5Fincrement_filesize(file, 0);  // a killed writer may leave the end of file behind
   for (const char* name : datasets) {
     if (H5Lexists(file, name, H5P_DEFAULT) <= 0) continue;  // negative: no such group either
@@ -234,10 +244,11 @@ void place_unwritten_chunks(const std::string& path, std::span<const char* const
     Id type(H5Dget_type(dataset), H5Tclose, std::string("read the type of /") + name);
     Id space(H5Dget_space(dataset), H5Sclose, std::string("read the shape of /") + name);
     const int rank = H5Sget_simple_extent_ndims(space);
-    std::array<hsize_t, 4> dims{}, chunk{};
-    if (rank < 1 || rank > 4 || H5Pget_chunk(props, rank, chunk.data()) != rank) {
-      throw std::runtime_error("unexpected chunking of /" + std::string(name) + " in " +
-                               path);
+    // The most axes a grayscott dataset has: a sweep of volumes' [member, time, z, y, x].
+    constexpr int max_rank = 5;
+    std::array<hsize_t, max_rank> dims{}, chunk{};
+    if (rank < 1 || rank > max_rank || H5Pget_chunk(props, rank, chunk.data()) != rank) {
+      throw std::runtime_error("unexpected chunking of /" + std::string(name) + " in " + path);
     }
     H5Sget_simple_extent_dims(space, dims.data(), nullptr);
     hsize_t chunk_values = 1;
@@ -245,29 +256,28 @@ void place_unwritten_chunks(const std::string& path, std::span<const char* const
     const std::size_t value_size = H5Tget_size(type);
     std::vector<unsigned char> fill(value_size), values(chunk_values * value_size);
     check(H5Pget_fill_value(props, type, fill.data()),
-              std::string("read the fill value of /") + name);
+          std::string("read the fill value of /") + name);
     for (hsize_t i = 0; i < chunk_values; ++i) {
       std::copy(fill.begin(), fill.end(),
                 values.begin() + static_cast<std::ptrdiff_t>(i * value_size));
     }
     // Every chunk in row-major order of the chunk grid.
-    std::array<hsize_t, 4> at{};
+    std::array<hsize_t, max_rank> at{};
     for (;;) {
       haddr_t address = HADDR_UNDEF;
       unsigned filters = 0;
       hsize_t bytes = 0;
       check(H5Dget_chunk_info_by_coord(dataset, at.data(), &filters, &address, &bytes),
-                std::string("look up a chunk of /") + name);
+            std::string("look up a chunk of /") + name);
       if (address == HADDR_UNDEF) {
-        std::array<hsize_t, 4> count{};
+        std::array<hsize_t, max_rank> count{};
         for (int d = 0; d < rank; ++d) count[d] = std::min(chunk[d], dims[d] - at[d]);
         Id part(H5Scopy(space), H5Sclose, "copy a dataspace");
-        check(
-            H5Sselect_hyperslab(part, H5S_SELECT_SET, at.data(), nullptr, count.data(), nullptr),
-            "select a chunk");
+        check(H5Sselect_hyperslab(part, H5S_SELECT_SET, at.data(), nullptr, count.data(), nullptr),
+              "select a chunk");
         Id memory = simple_space(std::span<const hsize_t>(count.data(), rank));
         check(H5Dwrite(dataset, type, memory, part, H5P_DEFAULT, values.data()),
-                  std::string("write the fill value into /") + name + " of " + path);
+              std::string("write the fill value into /") + name + " of " + path);
       }
       int d = rank - 1;
       for (; d >= 0; --d) {
@@ -280,7 +290,6 @@ void place_unwritten_chunks(const std::string& path, std::span<const char* const
   }
   check(H5Fflush(file, H5F_SCOPE_GLOBAL), "flush " + path);
 }
-
 
 ImageLocator::ImageLocator(hid_t dataset, int image_axes)
     : dataset_(dataset), image_axes_(image_axes) {
@@ -351,15 +360,16 @@ std::optional<std::uint64_t> ImageLocator::chunk_address(std::span<const hsize_t
       base_ = *first;
       arithmetic_ = true;
       const auto there = looked_up(last);
-      arithmetic_ = there && *there == *chunk_address(
-                                           std::span<const hsize_t>(last.data(), last.size() - 2),
-                                           last[last.size() - 2]);
+      arithmetic_ =
+          there && *there == *chunk_address(std::span<const hsize_t>(last.data(), last.size() - 2),
+                                            last[last.size() - 2]);
     }
   }
   if (!arithmetic_) return looked_up(at);
   // The chunk's number in row-major order over the grid of chunks of the largest extent.
   hsize_t number = 0;
-  for (std::size_t k = 0; k < at.size(); ++k) number = number * chunks_along_[k] + at[k] / chunk_[k];
+  for (std::size_t k = 0; k < at.size(); ++k)
+    number = number * chunks_along_[k] + at[k] / chunk_[k];
   return base_ + number * chunk_bytes_;
 }
 

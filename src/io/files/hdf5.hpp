@@ -4,6 +4,7 @@
 #include <hdf5.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -11,6 +12,10 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+
+namespace grayscott {
+struct Grid;
+}  // namespace grayscott
 
 namespace grayscott::io::h5 {
 
@@ -118,6 +123,9 @@ struct GridScales {
 };
 GridScales create_grid_scales(hid_t where, std::int64_t rows, std::int64_t cols, bool write_values,
                               hid_t transfer = H5P_DEFAULT, std::int64_t depth = 1);
+// The shape of a dataset of images: the `leading` axes (images; members and images; checkpoint
+// slots) and then one image's, (rows, cols) of a plane or (depth, rows, cols) of a volume.
+std::vector<hsize_t> with_image_axes(std::initializer_list<hsize_t> leading, const Grid& grid);
 // Makes `dataset` (one model time per image, step x dt) the dimension scale "time".
 void make_time_scale(hid_t dataset);
 // A dataset of class numbers described as CF flags: flag_values 0..n-1 and flag_meanings, the
@@ -152,7 +160,7 @@ class ImageLocator {
   std::optional<std::uint64_t> looked_up(std::span<const hsize_t> at) const;
   hid_t dataset_;
   int image_axes_ = 2;
-  bool usable_ = false;     // chunked by whole rows, one image per chunk on the leading axes
+  bool usable_ = false;      // chunked by whole rows, one image per chunk on the leading axes
   bool arithmetic_ = false;  // every chunk placed at creation, in one block
   bool checked_ = false;     // whether arithmetic_ was settled (needs one image in the extent)
   std::vector<hsize_t> chunk_, chunks_along_;  // chunk shape; chunks along each axis (largest)

@@ -53,22 +53,6 @@ h5::Id uncached_access() {
   return dapl;
 }
 
-// The axes of one image: (rows, cols) for a plane, (depth, rows, cols) for a volume.
-std::vector<hsize_t> image_axes(const Grid& grid) {
-  std::vector<hsize_t> axes;
-  if (grid.volume()) axes.push_back(static_cast<hsize_t>(grid.depth));
-  axes.push_back(static_cast<hsize_t>(grid.rows));
-  axes.push_back(static_cast<hsize_t>(grid.cols));
-  return axes;
-}
-
-// A dataset of images: `leading` (images, or checkpoint slots) before the image's axes.
-std::vector<hsize_t> with_image_axes(hsize_t leading, const Grid& grid) {
-  std::vector<hsize_t> dims{leading};
-  for (hsize_t axis : image_axes(grid)) dims.push_back(axis);
-  return dims;
-}
-
 hsize_t chunk_rows_for(std::int64_t rows, std::int64_t cols, Precision precision) {
   // One image per chunk (a volume: one plane per chunk), split by rows only where a plane exceeds
   // HDF5's 4 GiB chunk limit.
@@ -150,7 +134,7 @@ struct RunFileWriter::Handles {
     return *locators.back().second;
   }
   CheckpointSlots slots;  // one member: the run
-  DirectWrites direct;  // a single process's images, straight to the disk where it can
+  DirectWrites direct;    // a single process's images, straight to the disk where it can
 };
 
 namespace {
@@ -188,8 +172,8 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
     const h5::Id uncached = uncached_access();
     // A volume's images are [depth, rows, cols], chunked one plane (of chunk_rows rows) at a time.
     auto make_field = [&](hid_t where, const char* name, hsize_t first, hsize_t first_max) {
-      const std::vector<hsize_t> dims = with_image_axes(first, p.grid),
-                                 max_dims = with_image_axes(first_max, p.grid);
+      const std::vector<hsize_t> dims = h5::with_image_axes({first}, p.grid),
+                                 max_dims = h5::with_image_axes({first_max}, p.grid);
       std::vector<hsize_t> chunk(dims.size(), 1);
       chunk[chunk.size() - 2] = chunk_rows;
       chunk.back() = cols;
@@ -245,17 +229,16 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
     if (meta.analysis.statistics) {
       // One value per image each, along the images' time axis; the histogram's counts per image
       // along a second axis of its bins.
-      h5::Id group(H5Gcreate2(h_->file, "stats", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                   H5Gclose, "create group stats");
+      h5::Id group(H5Gcreate2(h_->file, "stats", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
+                   "create group stats");
       const hsize_t sdims[1] = {0}, smax[1] = {most_images},
                     schunk[1] = {std::min<hsize_t>(1024, most_images)};
       h5::Id space = h5::simple_space(sdims, smax);
       h5::Id props = growing_dataset_properties(1, schunk);
       const hid_t time_axis[1] = {h_->time};
       for (const char* name : analysis::statistics_names) {
-        h5::Id dataset(
-            H5Dcreate2(group, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, props, uncached),
-            H5Dclose, std::string("create dataset stats/") + name);
+        h5::Id dataset(H5Dcreate2(group, name, H5T_IEEE_F64LE, space, H5P_DEFAULT, props, uncached),
+                       H5Dclose, std::string("create dataset stats/") + name);
         h5::attach_scales(dataset, time_axis);
         h_->statistics.push_back(std::move(dataset));
       }
@@ -274,12 +257,13 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
                           std::string("bin of the histogram of v (its range: v_histogram's)"));
       const hid_t histogram_axes[2] = {h_->time, bin_axis};
       h5::attach_scales(h_->histogram, histogram_axes);
-      const std::vector<double> range{meta.analysis.statistics->low, meta.analysis.statistics->high};
+      const std::vector<double> range{meta.analysis.statistics->low,
+                                      meta.analysis.statistics->high};
       h5::write_attribute(h_->histogram, "range", range);
       if (meta.analysis.classify) {
-        h_->pattern_class = h5::Id(
-            H5Dcreate2(group, "class", H5T_STD_I64LE, space, H5P_DEFAULT, props, uncached),
-            H5Dclose, "create dataset stats/class");
+        h_->pattern_class =
+            h5::Id(H5Dcreate2(group, "class", H5T_STD_I64LE, space, H5P_DEFAULT, props, uncached),
+                   H5Dclose, "create dataset stats/class");
         h5::attach_scales(h_->pattern_class, time_axis);
         h5::write_class_attributes(h_->pattern_class, analysis::pattern_class_names);
         for (const char* name : analysis::classification_names) {
@@ -462,9 +446,9 @@ void write_block(hid_t dataset, hsize_t index, const RunFileAccess& access, cons
   start.push_back(static_cast<hsize_t>(access.col_begin));
   count.push_back(static_cast<hsize_t>(access.rows));
   count.push_back(static_cast<hsize_t>(access.cols));
-  h5::check(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start.data(), nullptr, count.data(),
-                                nullptr),
-            "select an image");
+  h5::check(
+      H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
+      "select an image");
   h5::Id mem_space = h5::simple_space(count);
   h5::check(H5Dwrite(dataset, mem_type, mem_space, file_space, access.transfer, data), what);
 }
@@ -542,7 +526,7 @@ void RunFileWriter::after_write_error(const std::exception& e) {
   // Shrinking changes metadata in place, which needs no new room.
   const auto keep = [&](std::int64_t images) {
     const auto n = static_cast<hsize_t>(images);
-    const std::vector<hsize_t> extent = with_image_axes(n, meta_.problem.grid);
+    const std::vector<hsize_t> extent = h5::with_image_axes({n}, meta_.problem.grid);
     const hsize_t steps[1] = {n};
     if (meta_.fields.v && first_extent(h_->v) > n) H5Dset_extent(h_->v, extent.data());
     if (meta_.fields.u && first_extent(h_->u) > n) H5Dset_extent(h_->u, extent.data());
@@ -581,8 +565,8 @@ void RunFileWriter::write_image(hid_t dataset, hsize_t index, const void* data,
                                 const std::string& what) {
   const Problem& p = meta_.problem;
   if (!access_.shared() && h_->direct.usable() &&
-      write_image_directly(h_->direct, h_->places_of(dataset), index,
-                           p.grid, element_size(p.precision), data, what)) {
+      write_image_directly(h_->direct, h_->places_of(dataset), index, p.grid,
+                           element_size(p.precision), data, what)) {
     return;
   }
   const hid_t mem_type = p.precision == Precision::Single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
@@ -595,7 +579,7 @@ void RunFileWriter::append_image(std::int64_t step, const void* u, const void* v
   auto append_image = [&](const h5::Id& dataset, const void* data, const char* name) {
     // A continued run writes over the images it recomputes: the dataset never shrinks.
     const hsize_t before = first_extent(dataset);
-    const std::vector<hsize_t> extent = with_image_axes(std::max(before, n + 1), p.grid);
+    const std::vector<hsize_t> extent = h5::with_image_axes({std::max(before, n + 1)}, p.grid);
     h5::check(H5Dset_extent(dataset, extent.data()), std::string("grow dataset ") + name);
     try {
       write_image(dataset, n, data,
@@ -603,7 +587,7 @@ void RunFileWriter::append_image(std::int64_t step, const void* u, const void* v
     } catch (...) {
       // Count no image that is not in the file. Over MPI the size stays: shrinking is collective,
       // and a failure need not reach every process alike; /step alone counts the images there.
-      const std::vector<hsize_t> back = with_image_axes(before, p.grid);
+      const std::vector<hsize_t> back = h5::with_image_axes({before}, p.grid);
       if (!access_.shared()) H5Dset_extent(dataset, back.data());
       throw;
     }

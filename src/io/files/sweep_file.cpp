@@ -24,23 +24,6 @@ namespace {
 
 std::size_t element_size(Precision p) { return p == Precision::Single ? 4 : 8; }
 
-// The axes of one member's image: (rows, cols), or a volume's (depth, rows, cols).
-std::vector<hsize_t> image_axes(const Grid& grid) {
-  std::vector<hsize_t> axes;
-  if (grid.volume()) axes.push_back(static_cast<hsize_t>(grid.depth));
-  axes.push_back(static_cast<hsize_t>(grid.rows));
-  axes.push_back(static_cast<hsize_t>(grid.cols));
-  return axes;
-}
-
-// A dataset of images: `leading` (members and images, or checkpoint slots and members) before
-// the image's axes.
-std::vector<hsize_t> with_image_axes(std::initializer_list<hsize_t> leading, const Grid& grid) {
-  std::vector<hsize_t> dims(leading);
-  for (hsize_t axis : image_axes(grid)) dims.push_back(axis);
-  return dims;
-}
-
 // The datasets whose chunks one process places as it writes them.
 constexpr const char* chunked_datasets[] = {"v", "u", "checkpoint/u", "checkpoint/v"};
 
@@ -185,7 +168,7 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
     const auto members = static_cast<hsize_t>(meta.members());
     const auto images = static_cast<hsize_t>(meta.images);
     const auto rows = static_cast<hsize_t>(p.grid.rows), cols = static_cast<hsize_t>(p.grid.cols);
-    const std::vector<hsize_t> dims = with_image_axes({members, images}, p.grid);
+    const std::vector<hsize_t> dims = h5::with_image_axes({members, images}, p.grid);
     // One image per chunk (a volume: one plane per chunk, as in a run file), split by rows only
     // past HDF5's 4 GiB chunk limit.
     const hsize_t max_chunk_rows =
@@ -261,7 +244,7 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
       // Two slots of every member's state to continue from, and the images done at each.
       h5::Id group(H5Gcreate2(h_->file, "checkpoint", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                    H5Gclose, "create group checkpoint");
-      const std::vector<hsize_t> cdims = with_image_axes({2, members}, p.grid);
+      const std::vector<hsize_t> cdims = h5::with_image_axes({2, members}, p.grid);
       // Only the fields the images do not hold: a member's state after n images is its image n-1
       // of /u and /v where those are written.
       for (const char* name : {"u", "v"}) {
@@ -475,7 +458,7 @@ SlotWrites SweepFileWriter::slot_writes(std::int64_t member_begin, std::int64_t 
     const hid_t mem_type = p.precision == Precision::Single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
     // Every member's whole image (a volume's every plane).
     const std::vector<hsize_t> count =
-        with_image_axes({1, static_cast<hsize_t>(member_count)}, p.grid);
+        h5::with_image_axes({1, static_cast<hsize_t>(member_count)}, p.grid);
     std::vector<hsize_t> start(count.size(), 0);
     start[0] = static_cast<hsize_t>(slot), start[1] = static_cast<hsize_t>(member_begin);
     for (const auto& [dataset, data] :
@@ -530,7 +513,7 @@ void SweepFileWriter::complete_final_checkpoints() {
     const auto member = static_cast<std::int64_t>(m);
     const std::int64_t in0 = slots_.images(0, member), in1 = slots_.images(1, member);
     if (std::max(in0, in1) != meta_.images || in0 == in1) continue;
-    const std::vector<hsize_t> count = with_image_axes({1, 1}, p.grid);
+    const std::vector<hsize_t> count = h5::with_image_axes({1, 1}, p.grid);
     std::vector<hsize_t> start(count.size(), 0);
     start[0] = in0 > in1 ? 0u : 1u, start[1] = m;
     h5::Id mem = h5::simple_space(count);
@@ -861,7 +844,7 @@ void SweepFileWriter::write_image_block(std::int64_t member_begin, std::int64_t 
   }
   const hid_t mem_type = p.precision == Precision::Single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
   const std::vector<hsize_t> count =
-      with_image_axes({static_cast<hsize_t>(member_count), 1}, p.grid);
+      h5::with_image_axes({static_cast<hsize_t>(member_count), 1}, p.grid);
   std::vector<hsize_t> start(count.size(), 0);
   start[0] = static_cast<hsize_t>(member_begin), start[1] = static_cast<hsize_t>(image);
   auto write = [&](const h5::Id& dataset, const void* data, const char* name) {
