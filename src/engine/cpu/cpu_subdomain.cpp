@@ -49,33 +49,13 @@ void CpuSubdomain<Real>::read(const Region& region, Real* u, Real* v) {
 }
 
 template <class Real>
-void CpuSubdomain<Real>::plan_halos(const HaloPlan& plan) {
-  plan_ = plan;
-  send_area_.assign(message_offset(plan_.send, plan_.send.size()), Real(0));
-  receive_area_.assign(message_offset(plan_.receive, plan_.receive.size()), Real(0));
-}
-
-template <class Real>
-void CpuSubdomain<Real>::pack_halos() {
-  for (std::size_t i = 0; i < plan_.send.size(); ++i) {
-    const Region& region = plan_.send[i];
-    Real* message = send_area_.data() + message_offset(plan_.send, i);
-    read(region, message, message + region.cells());
-  }
-}
-
-template <class Real>
-void CpuSubdomain<Real>::unpack_halos() {
-  for (std::size_t i = 0; i < plan_.receive.size(); ++i) {
-    const Region& region = plan_.receive[i];
-    const Real* buffer = receive_area_.data() + message_offset(plan_.receive, i);
-    const std::int64_t width = region.cols();
-    for (HostBuffer<Real>* field : {&u_[current_], &v_[current_]}) {
-      for (std::int64_t r = region.row_begin; r < region.row_end; ++r) {
-        std::copy_n(buffer, width, field->data() + layout_.offset(r, region.col_begin));
-        buffer += width;
-      }
-    }
+void CpuSubdomain<Real>::write(const Region& region, const Real* u, const Real* v) {
+  const std::int64_t width = region.cols();
+  for (std::int64_t r = region.row_begin; r < region.row_end; ++r) {
+    const auto from = static_cast<std::size_t>((r - region.row_begin) * width);
+    const auto to = layout_.offset(r, region.col_begin);
+    std::copy_n(u + from, width, u_[current_].data() + to);
+    std::copy_n(v + from, width, v_[current_].data() + to);
   }
 }
 

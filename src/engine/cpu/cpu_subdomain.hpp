@@ -6,6 +6,7 @@
 #include <span>
 #include <vector>
 
+#include "engine/cpu/host_subdomain.hpp"
 #include "engine/cpu/row_kernel.hpp"
 #include "engine/host_buffer.hpp"
 #include "engine/subdomain.hpp"
@@ -13,7 +14,7 @@
 namespace grayscott::cpu {
 
 template <class Real>
-class CpuSubdomain final : public SubdomainStepper<Real> {
+class CpuSubdomain final : public HostSubdomain<Real> {
  public:
   // `edges`: where the block meets a non-periodic edge of the grid. `threads`: OpenMP threads (>
   // 0).
@@ -22,15 +23,13 @@ class CpuSubdomain final : public SubdomainStepper<Real> {
 
   void load(std::span<const Real> u, std::span<const Real> v) override;
   void read(const Region& region, Real* u, Real* v) override;
-  void plan_halos(const HaloPlan& plan) override;
-  Real* send_area() override { return send_area_.data(); }
-  Real* receive_area() override { return receive_area_.data(); }
-  void pack_halos() override;
-  void unpack_halos() override;
   void step(const Region& region) override;
   void swap() override { current_ = 1 - current_; }
   // Temporal blocking, as in the serial engine: see cpu_subdomain.cpp.
   void step_chain(std::span<const Region> regions) override;
+
+ protected:
+  void write(const Region& region, const Real* u, const Real* v) override;
 
  private:
   template <StencilKind K, Boundary B>
@@ -53,9 +52,7 @@ class CpuSubdomain final : public SubdomainStepper<Real> {
   std::vector<Real> weights_;
   Coefficients<Real> coefficients_;
   int threads_;
-  HostBuffer<Real> u_[2], v_[2];  // ping-pong, each padded with the ghost frame
-  HaloPlan plan_;
-  std::vector<Real> send_area_, receive_area_;
+  HostBuffer<Real> u_[2], v_[2];     // ping-pong, each padded with the ghost frame
   std::vector<Real> chain_scratch_;  // step_chain's rolling rows, per thread
   int current_ = 0;
 };

@@ -100,8 +100,7 @@ void CpuVolumeBlock<Real>::load(std::span<const Real> u, std::span<const Real> v
     throw InvalidInput("load: expected " + std::to_string(owned.cells()) +
                        " values per field (the block's)");
   }
-  copy(owned, u_[current_].data(), const_cast<Real*>(u.data()), true);
-  copy(owned, v_[current_].data(), const_cast<Real*>(v.data()), true);
+  write(owned, u.data(), v.data());
 }
 
 template <class Real>
@@ -112,29 +111,9 @@ void CpuVolumeBlock<Real>::read(const Region& region, Real* u, Real* v) {
 }
 
 template <class Real>
-void CpuVolumeBlock<Real>::plan_halos(const HaloPlan& plan) {
-  plan_ = plan;
-  send_area_.assign(message_offset(plan_.send, plan_.send.size()), Real(0));
-  receive_area_.assign(message_offset(plan_.receive, plan_.receive.size()), Real(0));
-}
-
-template <class Real>
-void CpuVolumeBlock<Real>::pack_halos() {
-  for (std::size_t i = 0; i < plan_.send.size(); ++i) {
-    const Region& region = plan_.send[i];
-    Real* message = send_area_.data() + message_offset(plan_.send, i);
-    read(region, message, message + region.cells());
-  }
-}
-
-template <class Real>
-void CpuVolumeBlock<Real>::unpack_halos() {
-  for (std::size_t i = 0; i < plan_.receive.size(); ++i) {
-    const Region& region = plan_.receive[i];
-    Real* message = receive_area_.data() + message_offset(plan_.receive, i);
-    copy(region, u_[current_].data(), message, true);
-    copy(region, v_[current_].data(), message + region.cells(), true);
-  }
+void CpuVolumeBlock<Real>::write(const Region& region, const Real* u, const Real* v) {
+  copy(region, u_[current_].data(), const_cast<Real*>(u), true);
+  copy(region, v_[current_].data(), const_cast<Real*>(v), true);
 }
 
 template <class Real>

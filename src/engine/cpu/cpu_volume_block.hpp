@@ -9,6 +9,7 @@
 #include <span>
 #include <vector>
 
+#include "engine/cpu/host_subdomain.hpp"
 #include "engine/cpu/volume_kernel.hpp"
 #include "engine/host_buffer.hpp"
 #include "engine/subdomain.hpp"
@@ -16,7 +17,7 @@
 namespace grayscott::cpu {
 
 template <class Real>
-class CpuVolumeBlock final : public SubdomainStepper<Real> {
+class CpuVolumeBlock final : public HostSubdomain<Real> {
  public:
   // `layout`: a volume's (planes > 0, depth 1). `edges`: which of the block's six faces are the
   // volume's (non-periodic boundaries). `threads`: OpenMP threads (> 0).
@@ -25,15 +26,13 @@ class CpuVolumeBlock final : public SubdomainStepper<Real> {
 
   void load(std::span<const Real> u, std::span<const Real> v) override;
   void read(const Region& region, Real* u, Real* v) override;
-  void plan_halos(const HaloPlan& plan) override;
-  Real* send_area() override { return send_area_.data(); }
-  Real* receive_area() override { return receive_area_.data(); }
-  void pack_halos() override;
-  void unpack_halos() override;
   void step(const Region& region) override;
   // The six slabs of `outer` around `inner`.
   void step_frame(const Region& outer, const Region& inner) override;
   void swap() override { current_ = 1 - current_; }
+
+ protected:
+  void write(const Region& region, const Real* u, const Real* v) override;
 
  private:
   template <StencilKind K, Boundary B>
@@ -49,8 +48,6 @@ class CpuVolumeBlock final : public SubdomainStepper<Real> {
   Coefficients<Real> coefficients_;
   int threads_;
   HostBuffer<Real> u_[2], v_[2];  // ping-pong, each padded with the ghost frame
-  HaloPlan plan_;
-  std::vector<Real> send_area_, receive_area_;
   int current_ = 0;
 };
 
