@@ -18,6 +18,9 @@ import h5py
 import matplotlib.image
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pvbatch_runner import run_pvbatch  # noqa: E402
+
 grayscott = os.path.abspath(sys.argv[1])
 mpiexec = sys.argv[2:]
 for tool in ("pvbatch", "xvfb-run"):
@@ -93,18 +96,7 @@ def fail(what):
 
 
 def pvbatch(xmf, shot):
-    # xvfb-run -a picks the first display without a lock file, which two runs starting at once
-    # can both pick: start the search at a number of this process's own. A loaded machine may
-    # leave the server not yet ready for the first window: give it a moment, and try again.
-    for attempt in range(3):
-        display = 100 + (os.getpid() + 37 * attempt) % 800
-        done = subprocess.run(["xvfb-run", "-a", "-n", str(display), "sh", "-c",
-                               f"sleep 2; exec pvbatch view.py '{xmf}' {','.join(READERS)} {shot}"],
-                              capture_output=True, text=True, timeout=600)
-        lines = [l for l in done.stdout.splitlines() if l.startswith("RESULT ")]
-        if lines:
-            return json.loads(lines[-1][len("RESULT "):]), done.stderr
-    raise SystemExit(f"pvbatch printed nothing: {done.stderr[-3000:]}")
+    return run_pvbatch("view.py", xmf, ",".join(READERS), shot)
 
 
 def expected_points(image, z=0.0):

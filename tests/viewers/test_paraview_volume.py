@@ -20,6 +20,9 @@ import h5py
 import matplotlib.image
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pvbatch_runner import run_pvbatch  # noqa: E402
+
 writer = os.path.abspath(sys.argv[1])
 for tool in ("pvbatch", "xvfb-run"):
     if shutil.which(tool) is None:
@@ -92,17 +95,7 @@ def fail(what):
 
 
 def pvbatch(xmf, shot):
-    # As tests/viewers/test_paraview.py: a display of this process's own, a few tries.
-    for attempt in range(3):
-        display = 100 + (os.getpid() + 41 * attempt) % 800
-        done = subprocess.run(["xvfb-run", "-a", "-n", str(display), "sh", "-c",
-                               f"sleep 2; exec pvbatch view.py '{xmf}' {','.join(READERS)} "
-                               f"{shot} {LEVEL}"],
-                              capture_output=True, text=True, timeout=600)
-        lines = [l for l in done.stdout.splitlines() if l.startswith("RESULT ")]
-        if lines:
-            return json.loads(lines[-1][len("RESULT "):]), done.stderr
-    raise SystemExit(f"pvbatch printed nothing: {done.stderr[-3000:]}")
+    return run_pvbatch("view.py", xmf, ",".join(READERS), shot, LEVEL)
 
 
 with tempfile.TemporaryDirectory() as work:
