@@ -198,7 +198,8 @@ void row_kernel_bench(benchmark::State& state, bool subnormal_inputs = false) {
   std::vector<float> out_u(static_cast<std::size_t>(cols)), out_v(out_u.size());
   const cpu::RowNeighbourhood<float> in{{u.data(), u.data() + cols, u.data() + 2 * cols},
                                         {v.data(), v.data() + cols, v.data() + 2 * cols}};
-  const auto coefficients = Coefficients<float>::from(Parameters{}, Outside{});
+  const auto coefficients =
+      Coefficients<float>::from(Parameters{}, Outside{}, StencilKind::OonoPuri);
   const Stencil stencil = Stencil::oono_puri();
   const std::vector<float> w(stencil.weights.begin(), stencil.weights.end());
   constexpr int rows_per_iteration = 64;
@@ -247,7 +248,8 @@ void BM_MemberStep(benchmark::State& state) {
     u[i] = 1.0f - 0.01f * static_cast<float>(i % 7);
     v[i] = 0.01f * static_cast<float>(1 + i % 5);
   }
-  const auto coefficients = Coefficients<float>::from(Parameters{}, Outside{});
+  const auto coefficients =
+      Coefficients<float>::from(Parameters{}, Outside{}, StencilKind::OonoPuri);
   const Stencil stencil = Stencil::oono_puri();
   const std::vector<float> w(stencil.weights.begin(), stencil.weights.end());
   constexpr auto K = StencilKind::OonoPuri;
@@ -298,7 +300,8 @@ void BM_BatchPages(benchmark::State& state) {
       v[b][i] = 0.01f * static_cast<float>(1 + i % 5);
     }
   }
-  const auto coefficients = Coefficients<float>::from(Parameters{}, Outside{});
+  const auto coefficients =
+      Coefficients<float>::from(Parameters{}, Outside{}, StencilKind::OonoPuri);
   const Stencil stencil = Stencil::oono_puri();
   const std::vector<float> w(stencil.weights.begin(), stencil.weights.end());
   constexpr auto K = StencilKind::OonoPuri;

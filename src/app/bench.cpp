@@ -529,7 +529,7 @@ std::string format_table(const BenchReport& r) {
       << ", bytes read + written)\n";
   out << "arithmetic peak: " << fixed(r.peak_flops_per_s / 1e9, 1) << " Gflop/s in "
       << to_string(r.problem.precision) << " (" << r.peak_method
-      << ": a multiplication and an addition each)\n";
+      << ": a fused multiply-add each, two flops)\n";
   if (r.copy_bytes_per_s_after < 0.9 * r.copy_bytes_per_s) {
     out << "note: the memory copied more slowly after the runs than before: the machine was "
            "busier, so compare these figures with care\n";
@@ -565,10 +565,14 @@ std::string format_table(const BenchReport& r) {
         << fixed(r.measurements[0].cell_updates_per_s / r.measurements[1].cell_updates_per_s, 3)
         << "\n";
   }
+  const CellArithmetic arithmetic = cell_arithmetic(r.problem.stencil.kind);
   out << "(" << bytes_per_cell_update(r.problem.precision)
       << " bytes per cell update: u and v read and written once; " << r.flops_per_cell_update
-      << " flops per cell update of " << r.problem.stencil.name()
-      << ", the additions and multiplications that model/cell_update.hpp writes; "
+      << " flops per cell update of " << r.problem.stencil.name() << " in "
+      << arithmetic.instructions() << " arithmetic instructions, " << arithmetic.multiply_adds
+      << " of them fused multiply-adds, as model/cell_update.hpp writes them: at most "
+      << fixed(100.0 * arithmetic.flops() / (2.0 * arithmetic.instructions()), 0)
+      << " % of the peak; "
       << (r.io == OutputMode::None ? "stepping only, images not copied out"
                                    : "every image of v written to HDF5")
       << ")\n";

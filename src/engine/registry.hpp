@@ -27,7 +27,7 @@ struct CopyBandwidth {
 // How fast the processors that a backend steps with do arithmetic, the roofline `bench` reports
 // beside the copy's: floating-point operations per second of the engine's precision.
 struct ArithmeticPeak {
-  double flops_per_s = 0;  // a multiplication and an addition counted one each
+  double flops_per_s = 0;  // a fused multiply-add counted two operations
   std::string method;      // how it was measured, for the report
 };
 

@@ -3,6 +3,8 @@
 // arithmetic that the CPU tests pin.
 #pragma once
 
+#include <cmath>
+
 #include "model/model.hpp"
 
 // A backend that compiles these for a device defines GRAYSCOTT_DEVICE_CODE in its device sources
@@ -20,99 +22,101 @@
 
 namespace grayscott {
 
+// The weights of a built-in stencil, the one table of them every kernel uses (Stencil's tables
+// in model.cpp and the references hold the same numbers; tests/model checks they agree): one
+// weight for the nearest neighbours (a plane's four edges, a volume's six faces), one for the
+// diagonal ones (a plane's four corners, a nineteen-point volume's twelve edges; zero where the
+// stencil has none), and their sum over every neighbour (the centre's weight, its sign changed).
+// A custom stencil has none here: its table is read at run time (custom_laplacian()).
+struct FoldedWeights {
+  double nearest = 0, diagonal = 0, sum = 0;
+};
+constexpr FoldedWeights folded_weights(StencilKind kind) {
+  switch (kind) {
+    case StencilKind::OonoPuri:
+      return {0.5, 0.25, 4 * (0.5 + 0.25)};
+    case StencilKind::Pretty:
+      return {1.0, 1.0, 8.0};
+    case StencilKind::FivePoint:
+      return {1.0, 0.0, 4.0};
+    case StencilKind::SevenPoint:
+      return {1.0 / 6, 0.0, 6 * (1.0 / 6)};
+    case StencilKind::NineteenPoint:
+      return {1.0 / 18, 1.0 / 36, 6 * (1.0 / 18) + 12 * (1.0 / 36)};
+    case StencilKind::Custom:
+      break;
+  }
+  return {};
+}
+
 // The model's rates and the Fixed boundary's outside values, converted once to the run's
 // precision. The outside values travel with the rates so that every kernel that has a member's
 // coefficients has them too.
+//
+// A built-in stencil's update is folded: u + dt * (Du * lap_u - u v^2 + F (1 - u)) is
+//   u_centre * u + dt F + u_nearest * (sum of the nearest) + u_diagonal * (sum of the diagonal)
+//   - dt * u v^2,
+// and v's likewise with F + k and no constant term, the products of rates and weights computed here
+// in double precision and rounded once. It takes about half the operations of the written form
+// (flops_per_cell_update() counts them), each term rounds once, and every term of it
+// is positive at a stable dt except the reaction's, so no difference of nearly equal numbers is
+// rounded.
 template <class Real>
 struct Coefficients {
   Real feed, kill, du, dv, dt;
   Real outside_u, outside_v;
+  Real dt_feed;
+  Real u_centre, u_nearest, u_diagonal;
+  Real v_centre, v_nearest, v_diagonal;
 
-  static Coefficients from(const Parameters& p, const Outside& outside) {
-    return {static_cast<Real>(p.feed),   static_cast<Real>(p.kill), static_cast<Real>(p.du),
-            static_cast<Real>(p.dv),     static_cast<Real>(p.dt),   static_cast<Real>(outside.u),
-            static_cast<Real>(outside.v)};
+  static Coefficients from(const Parameters& p, const Outside& outside, StencilKind kind) {
+    Coefficients c{};
+    c.outside_u = static_cast<Real>(outside.u);
+    c.outside_v = static_cast<Real>(outside.v);
+    c.set_rates(p, kind);
+    return c;
   }
   // New rates, the same outside values (rates change between steps; the boundary does not).
-  Coefficients with_rates(const Parameters& p) const {
-    Coefficients c = from(p, Outside{});
-    c.outside_u = outside_u;
-    c.outside_v = outside_v;
+  Coefficients with_rates(const Parameters& p, StencilKind kind) const {
+    Coefficients c = *this;
+    c.set_rates(p, kind);
     return c;
+  }
+
+ private:
+  void set_rates(const Parameters& p, StencilKind kind) {
+    feed = static_cast<Real>(p.feed);
+    kill = static_cast<Real>(p.kill);
+    du = static_cast<Real>(p.du);
+    dv = static_cast<Real>(p.dv);
+    dt = static_cast<Real>(p.dt);
+    const FoldedWeights w = folded_weights(kind);
+    dt_feed = static_cast<Real>(p.dt * p.feed);
+    u_centre = static_cast<Real>(1 - p.dt * p.feed - p.dt * p.du * w.sum);
+    u_nearest = static_cast<Real>(p.dt * p.du * w.nearest);
+    u_diagonal = static_cast<Real>(p.dt * p.du * w.diagonal);
+    v_centre = static_cast<Real>(1 - p.dt * (p.feed + p.kill) - p.dt * p.dv * w.sum);
+    v_nearest = static_cast<Real>(p.dt * p.dv * w.nearest);
+    v_diagonal = static_cast<Real>(p.dt * p.dv * w.diagonal);
   }
 };
 
-// The built-in weight tables, known at compile time so that kernels fold them into constants.
-template <StencilKind K>
-GRAYSCOTT_HD constexpr double builtin_weight(int k) {
-  if constexpr (K == StencilKind::OonoPuri) {
-    return (k == 4) ? 0.0 : (k % 2 == 0) ? 0.25 : 0.5;
-  } else if constexpr (K == StencilKind::Pretty) {
-    return (k == 4) ? 0.0 : 1.0;
-  } else {  // FivePoint: the four edges
-    return (k % 2 == 1) ? 1.0 : 0.0;
-  }
-}
-
-// The Laplacian: the sum over the 8 neighbours of w_k * (n_k - centre). A neighbour that
-// "contributes nothing" is passed as the centre value: its difference is exactly +0, so passing it
-// and skipping it round identically. `w` is read only for StencilKind::Custom.
-//
-// Built-in stencils are specialised (the course's lesson: a 3x3 stencil beats a generic
-// convolution): neighbours of equal weight are summed first, then multiplied once, and zero
-// weights are skipped, so oono-puri costs 17 operations instead of 24 and five-point 7. The
-// differences n_k - centre are kept rather than sum(w n) - (sum w) centre: in smooth regions they
-// are exact, where the factored form would cancel. Every backend calls this one function, so every
-// path rounds alike.
-template <StencilKind K, class Real>
-GRAYSCOTT_HD Real laplacian(const Real (&n)[9], const Real* w) {
+// A custom stencil's Laplacian: the sum over the 8 neighbours of w_k * (n_k - centre). A neighbour
+// that contributes nothing is passed as the centre value: its difference is exactly +0, so passing
+// it and skipping it round identically.
+template <class Real>
+GRAYSCOTT_HD Real custom_laplacian(const Real (&n)[9], const Real* w) {
   const Real centre = n[4];
-  if constexpr (K == StencilKind::Custom) {
-    Real sum = Real(0);
-    GRAYSCOTT_UNROLL
-    for (int k = 0; k < 9; ++k) {
-      if (k != 4) sum += w[k] * (n[k] - centre);
-    }
-    return sum;
-  } else {
-    const Real edges = ((n[1] - centre) + (n[3] - centre)) + ((n[5] - centre) + (n[7] - centre));
-    constexpr double corner_weight = builtin_weight<K>(0), edge_weight = builtin_weight<K>(1);
-    if constexpr (corner_weight == 0.0) {
-      return edge_weight == 1.0 ? edges : static_cast<Real>(edge_weight) * edges;
-    } else {
-      const Real corners =
-          ((n[0] - centre) + (n[2] - centre)) + ((n[6] - centre) + (n[8] - centre));
-      if constexpr (corner_weight == edge_weight) {
-        return corner_weight == 1.0 ? corners + edges
-                                    : static_cast<Real>(edge_weight) * (corners + edges);
-      } else {
-        return static_cast<Real>(corner_weight) * corners + static_cast<Real>(edge_weight) * edges;
-      }
-    }
+  Real sum = Real(0);
+  GRAYSCOTT_UNROLL
+  for (int k = 0; k < 9; ++k) {
+    if (k != 4) sum += w[k] * (n[k] - centre);
   }
+  return sum;
 }
 
-// A volume's Laplacian, scaled as Stencil::seven_point() and nineteen_point() say: from the
-// centre, its six face neighbours (along depth, rows and columns, the lower one first) and, for
-// nineteen-point only, its twelve edge neighbours (n[6] to n[17], in any order: they share one
-// weight). The differences n_k - centre are kept as in the plane's laplacian(); a neighbour that
-// contributes nothing is passed as the centre.
-template <StencilKind K, class Real>
-GRAYSCOTT_HD Real volume_laplacian(Real centre, const Real (&n)[18]) {
-  static_assert(K == StencilKind::SevenPoint || K == StencilKind::NineteenPoint);
-  const Real faces = ((n[0] - centre) + (n[1] - centre)) + ((n[2] - centre) + (n[3] - centre)) +
-                     ((n[4] - centre) + (n[5] - centre));
-  if constexpr (K == StencilKind::SevenPoint) {
-    return static_cast<Real>(1.0 / 6) * faces;
-  } else {
-    Real edges = (n[6] - centre) + (n[7] - centre);
-    GRAYSCOTT_UNROLL
-    for (int k = 8; k < 18; k += 2) edges += (n[k] - centre) + (n[k + 1] - centre);
-    return static_cast<Real>(1.0 / 18) * faces + static_cast<Real>(1.0 / 36) * edges;
-  }
-}
-
-// One explicit-Euler step of the reaction-diffusion equations for one cell.
+// One explicit-Euler step of the reaction-diffusion equations for one cell, as the model writes it:
+// the custom stencil's update.
 template <class Real>
 GRAYSCOTT_HD void react(Real u, Real v, Real lap_u, Real lap_v, const Coefficients<Real>& c,
                         Real& u_next, Real& v_next) {
@@ -121,41 +125,120 @@ GRAYSCOTT_HD void react(Real u, Real v, Real lap_u, Real lap_v, const Coefficien
   v_next = v + c.dt * (c.dv * lap_v + uvv - (c.feed + c.kill) * v);
 }
 
-// The floating-point operations of one cell update as laplacian() and react() above are written for
-// stencil `kind`, the figure `bench` divides by the arithmetic peak. Each addition, subtraction and
-// multiplication counts one; a fused multiply-add would count two, but no build contracts a*b+c
-// (-ffp-contract=off, nvcc --fmad=false), so there are none. The Laplacian, per field: the four
-// edge differences n_k - centre and the three additions that sum them (7), the corners' likewise
-// (7 more where their weight is not zero), then the weights: one multiplication per distinct
-// weight other than 1, and an addition where corners and edges are weighted apart (oono-puri
-// 7 + 7 + 3 = 17, pretty 7 + 7 + 1 = 15, five-point 7); a custom table takes a difference, a
-// multiplication and an addition per neighbour (24). react(): u*v*v 2, u's update 7 (du*lap_u,
-// - uvv, 1 - u, feed*(..), +, dt*(..), u + ..), v's 6 (dv*lap_v, + uvv, (feed+kill)*v, -, dt*(..),
-// v + ..): 15; feed + kill is the same for every cell of a row, computed once per row by the
-// compiled loops, and not counted. So oono-puri 2 x 17 + 15 = 49, pretty 45, five-point 29,
-// custom 63. tests/model/test_model.cpp counts them again by running these functions on a number
-// type that counts its operations.
-constexpr int laplacian_flops(StencilKind kind) {
-  if (kind == StencilKind::Custom) return 8 * 3;
-  // A volume's, as volume_laplacian() is written: six face differences and five additions, one
-  // multiplication (12); nineteen-point adds twelve edge differences and eleven additions, a
-  // multiplication and the sum of the two (12 + 25 = 37).
-  if (kind == StencilKind::SevenPoint) return 12;
-  if (kind == StencilKind::NineteenPoint) return 37;
-  const auto weight = [kind](int k) {
-    return kind == StencilKind::OonoPuri ? builtin_weight<StencilKind::OonoPuri>(k)
-           : kind == StencilKind::Pretty ? builtin_weight<StencilKind::Pretty>(k)
-                                         : builtin_weight<StencilKind::FivePoint>(k);
+// a * b + c rounded once (IEEE 754's fusedMultiplyAdd), on the host and on a device alike: the
+// folded update below calls it by name, so every backend rounds the same, whatever a compiler
+// would contract on its own (none does: -ffp-contract=off, nvcc --fmad=false).
+template <class Real>
+GRAYSCOTT_HD Real multiply_add(Real a, Real b, Real c) {
+#if defined(__CUDA_ARCH__)
+  return fma(a, b, c);
+#else
+  return std::fma(a, b, c);
+#endif
+}
+
+// The folded update (see Coefficients) from the sums of a cell's nearest and diagonal neighbours
+// (the latter ignored where the stencil has none).
+template <bool HasDiagonal, class Real>
+GRAYSCOTT_HD void react_folded(Real u, Real v, Real nearest_u, Real diagonal_u, Real nearest_v,
+                               Real diagonal_v, const Coefficients<Real>& c, Real& u_next,
+                               Real& v_next) {
+  const Real uvv = u * v * v;
+  Real un = multiply_add(c.u_centre, u, c.dt_feed);
+  Real vn = c.v_centre * v;
+  if constexpr (HasDiagonal) {
+    un = multiply_add(c.u_diagonal, diagonal_u, un);
+    vn = multiply_add(c.v_diagonal, diagonal_v, vn);
+  }
+  un = multiply_add(c.u_nearest, nearest_u, un);
+  vn = multiply_add(c.v_nearest, nearest_v, vn);
+  u_next = multiply_add(-c.dt, uvv, un);
+  v_next = multiply_add(c.dt, uvv, vn);
+}
+
+// One explicit-Euler step of a cell of a plane from its 3x3 neighbourhood (row-major, the cell at
+// 4; a neighbour beyond a zero-flux edge passed as the cell itself): what every backend's plane
+// kernels compute. Built-in stencils take the folded form (specialised: the course's lesson, a
+// 3x3 stencil beats a generic convolution), neighbours of equal weight summed first, each
+// column's pair (above + below) before the columns; a custom stencil takes custom_laplacian() and
+// react().
+template <StencilKind K, class Real>
+GRAYSCOTT_HD void step_cell(const Real (&nu)[9], const Real (&nv)[9], const Real* w,
+                            const Coefficients<Real>& c, Real& u_next, Real& v_next) {
+  if constexpr (K == StencilKind::Custom) {
+    react(nu[4], nv[4], custom_laplacian(nu, w), custom_laplacian(nv, w), c, u_next, v_next);
+  } else {
+    const auto nearest = [](const Real(&n)[9]) { return (n[1] + n[7]) + (n[3] + n[5]); };
+    const auto diagonal = [](const Real(&n)[9]) { return (n[0] + n[6]) + (n[2] + n[8]); };
+    constexpr bool has_diagonal = folded_weights(K).diagonal != 0.0;
+    if constexpr (has_diagonal) {
+      react_folded<true>(nu[4], nv[4], nearest(nu), diagonal(nu), nearest(nv), diagonal(nv), c,
+                         u_next, v_next);
+    } else {
+      react_folded<false>(nu[4], nv[4], nearest(nu), Real(0), nearest(nv), Real(0), c, u_next,
+                          v_next);
+    }
+  }
+}
+
+// One explicit-Euler step of a cell of a volume whose values are cu, cv, from its neighbours: the
+// six faces (along depth, rows and columns, the lower one first), then for nineteen-point the
+// twelve edges (in any order: they share one weight; model/neighbourhood.hpp's volume_offset()),
+// folded as step_cell() folds a plane's.
+template <StencilKind K, class Real>
+GRAYSCOTT_HD void step_volume_cell(Real cu, Real cv, const Real (&nu)[18], const Real (&nv)[18],
+                                   const Coefficients<Real>& c, Real& u_next, Real& v_next) {
+  static_assert(K == StencilKind::SevenPoint || K == StencilKind::NineteenPoint);
+  const auto faces = [](const Real(&n)[18]) {
+    return ((n[0] + n[1]) + (n[2] + n[3])) + (n[4] + n[5]);
   };
-  const double corner = weight(0), edge = weight(1);
-  if (corner == 0.0) return 7 + (edge == 1.0 ? 0 : 1);
-  if (corner == edge) return 7 + 7 + 1 + (edge == 1.0 ? 0 : 1);
-  return 7 + 7 + 3;
+  if constexpr (K == StencilKind::SevenPoint) {
+    react_folded<false>(cu, cv, faces(nu), Real(0), faces(nv), Real(0), c, u_next, v_next);
+  } else {
+    const auto edges = [](const Real(&n)[18]) {
+      Real sum = n[6] + n[7];
+      GRAYSCOTT_UNROLL
+      for (int k = 8; k < 18; k += 2) sum += n[k] + n[k + 1];
+      return sum;
+    };
+    react_folded<true>(cu, cv, faces(nu), edges(nu), faces(nv), edges(nv), c, u_next, v_next);
+  }
 }
-inline constexpr int react_flops = 15;
-constexpr int flops_per_cell_update(StencilKind kind) {
-  return 2 * laplacian_flops(kind) + react_flops;
+
+// The arithmetic of one cell update as step_cell() and step_volume_cell() are written for stencil
+// `kind`, the figures `bench` sets against the arithmetic peak. Nothing is contracted behind the
+// code's back (-ffp-contract=off, nvcc --fmad=false): the fused multiply-adds are the
+// multiply_add() calls, and each counts two floating-point operations, every other addition,
+// subtraction and multiplication one.
+//   A built-in stencil, folded: per field, the sum of the nearest neighbours (a plane's four: 3
+// additions; a volume's six faces: 5) and of the diagonal ones where the stencil has them (a
+// plane's four corners: 3; a nineteen-point volume's twelve edges: 11); then u v^2 (2
+// multiplications), u's three or four multiply-adds (centre + dt F, the diagonal sum, the nearest
+// sum, - dt u v^2), v's product v_centre * v and two or three multiply-adds. Oono-puri and pretty:
+// 12 additions, 3 multiplications, 7 multiply-adds (29 operations in 22 instructions); five-point
+// 6, 3, 5 (19 in 14); seven-point 10, 3, 5 (23 in 18); nineteen-point 32, 3, 7 (49 in 42).
+//   A custom table keeps custom_laplacian() and react(): a difference, a multiplication and an
+//   addition
+// per neighbour (24 per field) and react()'s 15 (u*v*v 2, u's update 7, v's 6; feed + kill, the
+// same for every cell of a row, is computed once per row by the compiled loops and not counted):
+// 63 operations, no multiply-add.
+// tests/model/test_model.cpp counts them again by running the functions on a number type that
+// counts its operations.
+struct CellArithmetic {
+  int additions = 0, multiplications = 0, multiply_adds = 0;
+  constexpr int flops() const { return additions + multiplications + 2 * multiply_adds; }
+  constexpr int instructions() const { return additions + multiplications + multiply_adds; }
+};
+constexpr CellArithmetic cell_arithmetic(StencilKind kind) {
+  if (kind == StencilKind::Custom) return {2 * 16 + 7, 2 * 8 + 8, 0};  // 63: see above
+  const FoldedWeights w = folded_weights(kind);
+  const bool volume = kind == StencilKind::SevenPoint || kind == StencilKind::NineteenPoint;
+  const bool diagonal = w.diagonal != 0.0;
+  const int nearest_sum = volume ? 5 : 3;
+  const int diagonal_sum = diagonal ? (volume ? 11 : 3) : 0;
+  return {2 * (nearest_sum + diagonal_sum), 3, diagonal ? 7 : 5};
 }
+constexpr int flops_per_cell_update(StencilKind kind) { return cell_arithmetic(kind).flops(); }
 
 // Calls f.template operator()<K>() with the stencil kind as a compile-time constant (host code:
 // every backend picks its specialised kernels with it).

@@ -53,7 +53,7 @@ GRAYSCOTT_HD void gather_neighbourhood(Real cu, Real cv, const Inside& inside, c
   }
 }
 
-// A volume's neighbours, in volume_laplacian()'s order: k = 0..5 the faces (-z, +z, -row, +row,
+// A volume's neighbours, in step_volume_cell()'s order: k = 0..5 the faces (-z, +z, -row, +row,
 // -col, +col), k = 6..17 the edges, four for each pair of axes (depth-rows, depth-cols,
 // rows-cols), the signs (-,-), (-,+), (+,-), (+,+). Offsets along depth, rows and columns.
 struct VolumeOffset {

@@ -215,56 +215,141 @@ TEST(Names, BoundaryAndPrecision) {
 
 namespace {
 
-// A number that counts the operations done on it: laplacian() and react() run on it count the
-// floating-point operations of one cell update as they are written.
+// A number that counts the operations done on it: step_cell() and step_volume_cell() run on it
+// count the arithmetic of one cell update as it is written. A negation is not counted: the only
+// one, -dt, is the same for every cell and the compiled loops compute it once.
 struct Counted {
-  static inline int operations = 0;
+  static inline CellArithmetic counted{};
   double x = 0;
   Counted() = default;
   explicit Counted(double value) : x(value) {}
-  friend Counted operator+(Counted a, Counted b) { return ++operations, Counted(a.x + b.x); }
-  friend Counted operator-(Counted a, Counted b) { return ++operations, Counted(a.x - b.x); }
-  friend Counted operator*(Counted a, Counted b) { return ++operations, Counted(a.x * b.x); }
+  friend Counted operator+(Counted a, Counted b) { return ++counted.additions, Counted(a.x + b.x); }
+  friend Counted operator-(Counted a, Counted b) { return ++counted.additions, Counted(a.x - b.x); }
+  friend Counted operator*(Counted a, Counted b) {
+    return ++counted.multiplications, Counted(a.x * b.x);
+  }
+  friend Counted operator-(Counted a) { return Counted(-a.x); }
+  friend Counted multiply_add(Counted a, Counted b, Counted c) {
+    return ++counted.multiply_adds, Counted(a.x * b.x + c.x);
+  }
   Counted& operator+=(Counted b) { return *this = *this + b; }
 };
 
-// The operations of one Laplacian and of one react() for stencil `kind`.
-std::pair<int, int> counted_operations(StencilKind kind, const Stencil& stencil) {
-  Counted n[9], w[9];
+// The arithmetic of one update of a cell of a plane with stencil `stencil`, or of a volume.
+CellArithmetic counted_arithmetic(const Stencil& stencil) {
+  Counted n[9], w[9], m[18];
   for (std::size_t k = 0; k < 9; ++k) {
     n[k] = Counted(0.1 * static_cast<double>(k));
     w[k] = Counted(stencil.weights[k]);
   }
-  const Coefficients<Counted> c = {Counted(0.014), Counted(0.054), Counted(0.1), Counted(0.05),
-                                   Counted(1.0),   Counted(1.0),   Counted(0.0)};
-  Counted::operations = 0;
-  const Counted lap = dispatch_stencil(kind, [&]<StencilKind K>() { return laplacian<K>(n, w); });
-  const int laplacian_operations = Counted::operations;
-  Counted::operations = 0;
+  for (std::size_t k = 0; k < 18; ++k) m[k] = Counted(0.05 * static_cast<double>(k));
+  const auto c = Coefficients<Counted>::from(Parameters{}, Outside{}, stencil.kind);
+  Counted::counted = {};
   Counted u_next, v_next;
-  react(n[4], n[4], lap, lap, c, u_next, v_next);
-  // feed + kill is the same for every cell: the compiled loops compute it once per row.
-  return {laplacian_operations, Counted::operations - 1};
+  if (stencil.kind == StencilKind::SevenPoint) {
+    step_volume_cell<StencilKind::SevenPoint>(n[4], n[4], m, m, c, u_next, v_next);
+  } else if (stencil.kind == StencilKind::NineteenPoint) {
+    step_volume_cell<StencilKind::NineteenPoint>(n[4], n[4], m, m, c, u_next, v_next);
+  } else {
+    dispatch_stencil(stencil.kind,
+                     [&]<StencilKind K>() { step_cell<K>(n, n, w, c, u_next, v_next); });
+  }
+  CellArithmetic counted = Counted::counted;
+  // A custom stencil's react() adds feed + kill, the same for every cell of a row: the compiled
+  // loops compute it once per row.
+  if (stencil.kind == StencilKind::Custom) --counted.additions;
+  return counted;
 }
 
 }  // namespace
 
+// The weights every kernel folds into a plane's update are the stencil's table: its edges', its
+// corners' and their sum.
+TEST(CellUpdate, FoldedWeightsAreTheStencilTables) {
+  for (const Stencil& stencil : {Stencil::oono_puri(), Stencil::pretty(), Stencil::five_point()}) {
+    const FoldedWeights folded = folded_weights(stencil.kind);
+    double sum = 0;
+    for (int k = 0; k < 9; ++k) {
+      if (k == 4) continue;
+      const bool corner = k % 2 == 0;
+      EXPECT_EQ(stencil.weights[static_cast<std::size_t>(k)],
+                corner ? folded.diagonal : folded.nearest)
+          << stencil.name() << " k " << k;
+      sum += stencil.weights[static_cast<std::size_t>(k)];
+    }
+    EXPECT_EQ(folded.sum, sum) << stencil.name();
+  }
+}
+
 // bench's arithmetic roofline divides by this count: it must be the arithmetic the kernels do.
-TEST(CellUpdate, FlopsPerCellUpdateCountTheWrittenArithmetic) {
-  EXPECT_EQ(flops_per_cell_update(StencilKind::OonoPuri), 49);
-  EXPECT_EQ(flops_per_cell_update(StencilKind::Pretty), 45);
-  EXPECT_EQ(flops_per_cell_update(StencilKind::FivePoint), 29);
+TEST(CellUpdate, ArithmeticPerCellUpdateCountsTheWrittenArithmetic) {
+  EXPECT_EQ(flops_per_cell_update(StencilKind::OonoPuri), 29);
+  EXPECT_EQ(cell_arithmetic(StencilKind::OonoPuri).instructions(), 22);
+  EXPECT_EQ(flops_per_cell_update(StencilKind::Pretty), 29);
+  EXPECT_EQ(flops_per_cell_update(StencilKind::FivePoint), 19);
   EXPECT_EQ(flops_per_cell_update(StencilKind::Custom), 63);
-  const std::pair<StencilKind, Stencil> stencils[] = {
-      {StencilKind::OonoPuri, Stencil::oono_puri()},
-      {StencilKind::Pretty, Stencil::pretty()},
-      {StencilKind::FivePoint, Stencil::five_point()},
-      {StencilKind::Custom, Stencil::parse("1,2,3,4,5,6,7,8,9")}};
-  for (const auto& [kind, stencil] : stencils) {
-    const auto [laplacian_operations, react_operations] = counted_operations(kind, stencil);
-    EXPECT_EQ(laplacian_operations, laplacian_flops(kind)) << stencil.name();
-    EXPECT_EQ(react_operations, react_flops) << stencil.name();
-    EXPECT_EQ(2 * laplacian_operations + react_operations, flops_per_cell_update(kind))
-        << stencil.name();
+  EXPECT_EQ(flops_per_cell_update(StencilKind::SevenPoint), 23);
+  EXPECT_EQ(flops_per_cell_update(StencilKind::NineteenPoint), 49);
+  for (const Stencil& stencil :
+       {Stencil::oono_puri(), Stencil::pretty(), Stencil::five_point(),
+        Stencil::parse("1,2,3,4,5,6,7,8,9"), Stencil::seven_point(), Stencil::nineteen_point()}) {
+    const CellArithmetic counted = counted_arithmetic(stencil);
+    const CellArithmetic stated = cell_arithmetic(stencil.kind);
+    EXPECT_EQ(counted.additions, stated.additions) << stencil.name();
+    EXPECT_EQ(counted.multiplications, stated.multiplications) << stencil.name();
+    EXPECT_EQ(counted.multiply_adds, stated.multiply_adds) << stencil.name();
+  }
+}
+
+// The folded update is the written update, rounded differently: in double precision the two agree
+// to rounding for every stencil, at rates where each term matters.
+TEST(CellUpdate, FoldedUpdateIsTheModelsStep) {
+  const Parameters p{0.037, 0.06, 0.21, 0.105, 0.9};
+  double n[9], m[18];
+  for (int k = 0; k < 9; ++k) n[k] = 0.3 + 0.05 * k - 0.004 * k * k;
+  for (int k = 0; k < 18; ++k) m[k] = 0.25 + 0.02 * k - 0.001 * k * k;
+  const double cu = n[4], cv = 0.8 * n[4];
+  double nv[9];
+  for (int k = 0; k < 9; ++k) nv[k] = 0.8 * n[k];
+  nv[4] = cv;
+  const auto written = [&](double lap_u, double lap_v, double& u_next, double& v_next) {
+    const double uvv = cu * cv * cv;
+    u_next = cu + p.dt * (p.du * lap_u - uvv + p.feed * (1 - cu));
+    v_next = cv + p.dt * (p.dv * lap_v + uvv - (p.feed + p.kill) * cv);
+  };
+  for (const Stencil& stencil : {Stencil::oono_puri(), Stencil::pretty(), Stencil::five_point()}) {
+    double lap_u = 0, lap_v = 0;
+    for (int k = 0; k < 9; ++k) {
+      lap_u += stencil.weights[k] * (n[k] - cu);
+      lap_v += stencil.weights[k] * (nv[k] - cv);
+    }
+    double expected_u, expected_v, u_next, v_next;
+    written(lap_u, lap_v, expected_u, expected_v);
+    const auto c = Coefficients<double>::from(p, Outside{}, stencil.kind);
+    dispatch_stencil(stencil.kind, [&]<StencilKind K>() {
+      step_cell<K>(n, nv, stencil.weights.data(), c, u_next, v_next);
+    });
+    EXPECT_NEAR(u_next, expected_u, 1e-15) << stencil.name();
+    EXPECT_NEAR(v_next, expected_v, 1e-15) << stencil.name();
+  }
+  double mv[18];
+  for (int k = 0; k < 18; ++k) mv[k] = 0.8 * m[k];
+  for (const bool nineteen : {false, true}) {
+    double faces_u = 0, faces_v = 0, edges_u = 0, edges_v = 0;
+    for (int k = 0; k < 6; ++k) faces_u += m[k] - cu, faces_v += mv[k] - cv;
+    for (int k = 6; k < 18; ++k) edges_u += m[k] - cu, edges_v += mv[k] - cv;
+    const double lap_u = nineteen ? faces_u / 18 + edges_u / 36 : faces_u / 6;
+    const double lap_v = nineteen ? faces_v / 18 + edges_v / 36 : faces_v / 6;
+    double expected_u, expected_v, u_next, v_next;
+    written(lap_u, lap_v, expected_u, expected_v);
+    if (nineteen) {
+      const auto c = Coefficients<double>::from(p, Outside{}, StencilKind::NineteenPoint);
+      step_volume_cell<StencilKind::NineteenPoint>(cu, cv, m, mv, c, u_next, v_next);
+    } else {
+      const auto c = Coefficients<double>::from(p, Outside{}, StencilKind::SevenPoint);
+      step_volume_cell<StencilKind::SevenPoint>(cu, cv, m, mv, c, u_next, v_next);
+    }
+    EXPECT_NEAR(u_next, expected_u, 1e-15) << (nineteen ? "nineteen-point" : "seven-point");
+    EXPECT_NEAR(v_next, expected_v, 1e-15) << (nineteen ? "nineteen-point" : "seven-point");
   }
 }

@@ -159,7 +159,8 @@ class KernelsOnHostSubdomain final : public SubdomainStepper<Real> {
         edges_(edges),
         boundary_(problem.boundary),
         kind_(problem.stencil.kind),
-        coefficients_(Coefficients<Real>::from(problem.params, problem.outside)) {
+        coefficients_(
+            Coefficients<Real>::from(problem.params, problem.outside, problem.stencil.kind)) {
     for (int k = 0; k < 9; ++k) weights_.w[k] = static_cast<Real>(problem.stencil.weights[k]);
     for (int b = 0; b < 2; ++b) {
       u_[b].assign(layout.padded_cells(), Real(NAN));

@@ -49,7 +49,8 @@ CpuEngine<Real>::CpuEngine(const Problem& problem, std::span<const Parameters> m
   for (std::size_t m = 0; m < members_.size(); ++m) stepping_.push_back(m);
   for (std::size_t m = 0; m < members_.size(); ++m) {
     Member& member = members_[m];
-    member.coefficients = Coefficients<Real>::from(member_params[m], problem.outside);
+    member.coefficients =
+        Coefficients<Real>::from(member_params[m], problem.outside, problem.stencil.kind);
     for (int b = 0; b < 2; ++b) {
       member.u[b] = state_u_[b].data() + m * cells;
       member.v[b] = state_v_[b].data() + m * cells;
@@ -106,8 +107,8 @@ int CpuEngine<Real>::automatic_threads(const Grid& grid, std::size_t members) {
   // cells, and threads spinning at them take the cores the writer thread needs (100000 images of
   // 1x1 on two cores took a minute, and seconds on one thread).
   constexpr std::int64_t cells_per_thread = 4096;
-  const std::int64_t useful =
-      std::max<std::int64_t>(1, grid.cells() * static_cast<std::int64_t>(members) / cells_per_thread);
+  const std::int64_t useful = std::max<std::int64_t>(
+      1, grid.cells() * static_cast<std::int64_t>(members) / cells_per_thread);
   return static_cast<int>(std::min<std::int64_t>(omp_get_max_threads(), useful));
 }
 
@@ -329,7 +330,7 @@ template <class Real>
 void CpuEngine<Real>::set_rates(std::size_t member, const Parameters& rates) {
   rates.validate();
   Coefficients<Real>& coefficients = members_.at(member).coefficients;
-  coefficients = coefficients.with_rates(rates);
+  coefficients = coefficients.with_rates(rates, stencil_kind_);
 }
 
 template <class Real>

@@ -15,7 +15,7 @@ CpuSubdomain<Real>::CpuSubdomain(const Problem& problem, const Parameters& param
       boundary_(problem.boundary),
       stencil_kind_(problem.stencil.kind),
       weights_(problem.stencil.weights.begin(), problem.stencil.weights.end()),
-      coefficients_(Coefficients<Real>::from(params, problem.outside)),
+      coefficients_(Coefficients<Real>::from(params, problem.outside, problem.stencil.kind)),
       threads_(std::max(threads, 1)) {
   for (int b = 0; b < 2; ++b) {
     // Ghost cells that are never exchanged (beyond a non-periodic edge) are never read either;

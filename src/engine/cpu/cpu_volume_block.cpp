@@ -62,7 +62,7 @@ CpuVolumeBlock<Real>::CpuVolumeBlock(const Problem& problem, const Parameters& p
       edges_(edges),
       boundary_(problem.boundary),
       stencil_kind_(problem.stencil.kind),
-      coefficients_(Coefficients<Real>::from(params, problem.outside)),
+      coefficients_(Coefficients<Real>::from(params, problem.outside, problem.stencil.kind)),
       threads_(std::max(threads, 1)) {
   if (!layout_.volume() || layout_.depth != 1) {
     throw InvalidInput("a volume's block needs its planes and a halo depth of 1");

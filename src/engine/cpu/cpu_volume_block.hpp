@@ -1,5 +1,5 @@
 // The CPU implementation of a block of a volume split over MPI ranks: the volume engine's cell
-// update (volume_kernel.hpp: gather_volume_neighbours, volume_laplacian, react) applied to the
+// update (volume_kernel.hpp: gather_volume_neighbours, step_volume_cell) applied to the
 // block with its ghost frame one cell deep, so every cell rounds exactly as in a single-process
 // run. The ghost planes, rows and columns hold the neighbours' cells (or, on a periodic volume,
 // the wrapped-around ones); beyond a non-periodic face of the volume the boundary rule stands in.

@@ -61,7 +61,8 @@ VolumeEngine<Real>::VolumeEngine(const Problem& problem, std::span<const Paramet
   for (std::size_t m = 0; m < members_.size(); ++m) {
     stepping_.push_back(m);
     Member& member = members_[m];
-    member.coefficients = Coefficients<Real>::from(member_params[m], problem.outside);
+    member.coefficients =
+        Coefficients<Real>::from(member_params[m], problem.outside, problem.stencil.kind);
     for (int b = 0; b < 2; ++b) {
       member.u[b] = state_u_[b].data() + m * cells;
       member.v[b] = state_v_[b].data() + m * cells;
@@ -335,7 +336,7 @@ template <class Real>
 void VolumeEngine<Real>::set_rates(std::size_t member, const Parameters& rates) {
   rates.validate();
   Coefficients<Real>& coefficients = members_.at(member).coefficients;
-  coefficients = coefficients.with_rates(rates);
+  coefficients = coefficients.with_rates(rates, stencil_kind_);
 }
 
 template <class Real>

@@ -2,8 +2,8 @@
 // one step of a volume, from the nine input rows around it (the planes above, at and below, each
 // with its rows above, at and below). Every path of the volume engine (one step per sweep, fused
 // steps, batches) is a loop over this function, so every path rounds identically. Each cell's
-// neighbours are gathered by model/neighbourhood.hpp's gather_volume_neighbours and summed by
-// model/cell_update.hpp's volume_laplacian, the rules every backend's volume kernels use.
+// neighbours are gathered by model/neighbourhood.hpp's gather_volume_neighbours and stepped by
+// model/cell_update.hpp's step_volume_cell, the rules every backend's volume kernels use.
 #pragma once
 
 #include <algorithm>
@@ -59,32 +59,20 @@ GRAYSCOTT_HD void update_volume_cell(const Real* const (&u)[3][3], const Real* c
         nv_k = v[dz + 1][dr + 1][k];
       },
       c, nu, nv);
-  react(cu, cv, volume_laplacian<K>(cu, nu), volume_laplacian<K>(cv, nv), c, out_u[j], out_v[j]);
+  step_volume_cell<K>(cu, cv, nu, nv, c, out_u[j], out_v[j]);
 }
 
 // Columns [j0, j1), whose left and right neighbours are in the row: the vectorised inner loop, in
-// blocks of one cache line of cells as row_kernel.hpp's update_span (the last block shifted left to
-// end at j1, recomputing a few cells: the output does not alias the input).
+// whole vectors as row_kernel.hpp's update_span.
 template <StencilKind K, Boundary B, unsigned Sides, class Real>
 inline void update_volume_span(const Real* const (&u)[3][3], const Real* const (&v)[3][3],
                                std::int64_t j0, std::int64_t j1, const Coefficients<Real>& c,
                                Real* __restrict out_u, Real* __restrict out_v) {
   const auto inside = [](int) GRAYSCOTT_CPU_INLINE { return true; };
-  const auto cell = [&](std::int64_t j) GRAYSCOTT_CPU_INLINE {
+  detail::for_each_column<Real>(j0, j1, [&](std::int64_t j) GRAYSCOTT_CPU_INLINE {
     update_volume_cell<K, B, Sides>(
         u, v, j, inside, [j](int dc) GRAYSCOTT_CPU_INLINE { return j + dc; }, c, out_u, out_v);
-  };
-  constexpr std::int64_t block = 64 / sizeof(Real);
-  if (j1 - j0 < block) {
-#pragma omp simd
-    for (std::int64_t j = j0; j < j1; ++j) cell(j);
-    return;
-  }
-  for (std::int64_t start = j0; start < j1; start += block) {
-    const std::int64_t first = std::min(start, j1 - block);
-#pragma omp simd
-    for (std::int64_t k = 0; k < block; ++k) cell(first + k);
-  }
+  });
 }
 
 // The first (Left) or last (Right) cache line of a row, whose end at that side lies at the

@@ -5,13 +5,14 @@
 
 #include "engine/cuda/cuda_backend.hpp"
 #include "engine/cuda/cuda_support.cuh"
+#include "model/cell_update.hpp"
 
 namespace grayscott::cuda {
 
 namespace {
 
-// Eight independent chains of x = x * m + a per thread: with --fmad=false a multiplication and an
-// addition each; a full device of such threads keeps every arithmetic unit busy.
+// Eight independent chains of x = x * m + a per thread, each a fused multiply-add (multiply_add(),
+// as the kernels write them): a full device of such threads keeps every arithmetic unit busy.
 constexpr int peak_chains = 8;
 template <class Real>
 __global__ void multiply_add_chains(Real* out, int iterations, Real m, Real a) {
@@ -21,7 +22,7 @@ __global__ void multiply_add_chains(Real* out, int iterations, Real m, Real a) {
   for (int k = 0; k < peak_chains; ++k) x[k] = static_cast<Real>(index % 64 + k) * Real(1e-3);
   for (int i = 0; i < iterations; ++i) {
 #pragma unroll
-    for (int k = 0; k < peak_chains; ++k) x[k] = x[k] * m + a;
+    for (int k = 0; k < peak_chains; ++k) x[k] = multiply_add(x[k], m, a);
   }
   Real sum = 0;
 #pragma unroll

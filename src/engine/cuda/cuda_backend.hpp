@@ -47,8 +47,8 @@ inline constexpr std::int64_t max_depth = 2147483647 - 256;
 double copy_bandwidth(int ordinal);
 
 // Floating-point operations per second of device `ordinal` in float (or double): every thread of a
-// full device runs independent chains of x = x * m + a, a multiplication and an addition as the
-// backend compiles them (--fmad=false), the arithmetic roofline the benchmark reports against.
+// full device runs independent chains of x = x * m + a, each a fused multiply-add as the kernels
+// write them (two operations), the arithmetic roofline the benchmark reports against.
 double arithmetic_peak(int ordinal, bool double_precision);
 
 template <class Real>

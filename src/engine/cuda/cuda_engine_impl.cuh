@@ -49,7 +49,8 @@ CudaEngine<Real>::CudaEngine(const Problem& problem, std::span<const Parameters>
   }
   std::vector<Coefficients<Real>> coefficients(members_);
   for (std::size_t m = 0; m < members_; ++m) {
-    coefficients[m] = Coefficients<Real>::from(member_params[m], problem.outside);
+    coefficients[m] =
+        Coefficients<Real>::from(member_params[m], problem.outside, problem.stencil.kind);
   }
   coefficients_ = detail::DeviceBuffer<Coefficients<Real>>(members_);
   detail::check(cudaMemcpyAsync(coefficients_.data(), coefficients.data(),
@@ -191,10 +192,9 @@ void CudaEngine<Real>::set_rates(std::size_t member, const Parameters& rates) {
   // Ordered on the compute stream after the steps queued so far; the graphs read the coefficients
   // through the same pointer, so they need no recording again. The host value must outlive the
   // copy: the stream is synchronised before it goes.
-  const Coefficients<Real> coefficients = Coefficients<Real>::from(rates, outside_);
+  const Coefficients<Real> coefficients = Coefficients<Real>::from(rates, outside_, kind_);
   detail::check(cudaMemcpyAsync(coefficients_.data() + member, &coefficients,
-                                sizeof(Coefficients<Real>), cudaMemcpyHostToDevice,
-                                compute_.get()),
+                                sizeof(Coefficients<Real>), cudaMemcpyHostToDevice, compute_.get()),
                 "uploading coefficients");
   detail::check(cudaStreamSynchronize(compute_.get()), "uploading coefficients");
 }
@@ -204,12 +204,12 @@ void CudaEngine<Real>::home_state() {
   if (current_ == 0) return;
   use_device();
   const std::size_t bytes = members_ * cells_ * sizeof(Real);
-  detail::check(cudaMemcpyAsync(u_[0].data(), u_[1].data(), bytes, cudaMemcpyDeviceToDevice,
-                                compute_.get()),
-                "moving u to its first buffer");
-  detail::check(cudaMemcpyAsync(v_[0].data(), v_[1].data(), bytes, cudaMemcpyDeviceToDevice,
-                                compute_.get()),
-                "moving v to its first buffer");
+  detail::check(
+      cudaMemcpyAsync(u_[0].data(), u_[1].data(), bytes, cudaMemcpyDeviceToDevice, compute_.get()),
+      "moving u to its first buffer");
+  detail::check(
+      cudaMemcpyAsync(v_[0].data(), v_[1].data(), bytes, cudaMemcpyDeviceToDevice, compute_.get()),
+      "moving v to its first buffer");
   current_ = 0;
 }
 

@@ -47,7 +47,7 @@ class CudaBackend final : public Backend {
   }
   ArithmeticPeak arithmetic_peak(const EngineOptions& options, Precision precision) const override {
     return {cuda::arithmetic_peak(options.device, precision == Precision::Double),
-            "chains of x * m + a compiled as the engine, every thread of CUDA device " +
+            "chains of fused multiply-adds compiled as the engine, every thread of CUDA device " +
                 std::to_string(options.device)};
   }
   std::string_view mpi_device_memory() const override { return "cuda"; }

@@ -33,7 +33,8 @@ class CudaSubdomain final : public SubdomainStepper<Real> {
         edges_(edges),
         boundary_(problem.boundary),
         kind_(problem.stencil.kind),
-        coefficients_(Coefficients<Real>::from(problem.params, problem.outside)),
+        coefficients_(
+            Coefficients<Real>::from(problem.params, problem.outside, problem.stencil.kind)),
         device_messages_(messages_in_device_memory) {
     if (layout.padded_rows() > INT_MAX / 2 || layout.stride() > INT_MAX / 2) {
       throw InvalidInput("the CUDA backend takes blocks of at most 2^30 rows and columns");
@@ -62,7 +63,6 @@ class CudaSubdomain final : public SubdomainStepper<Real> {
     (void)cudaStreamSynchronize(halo_.get());
     (void)cudaStreamSynchronize(compute_.get());
   }
-
 
   void load(std::span<const Real> u, std::span<const Real> v) override {
     const auto cells = static_cast<std::size_t>(layout_.rows * layout_.cols);

@@ -1,7 +1,7 @@
 // The CUDA backend's kernels. Both compute a cell exactly as the CPU engine does: the same 3x3
 // neighbourhood (gather_neighbourhood and the boundary rules of model/neighbourhood.hpp), then
-// laplacian<K> and react from model/cell_update.hpp.
-// With contraction off (--fmad=false) they also round exactly as the CPU engine does.
+// step_cell<K> from model/cell_update.hpp. With its multiply-adds written and nothing contracted
+// (--fmad=false) they also round exactly as the CPU engine does.
 //
 // - step_kernel: one step, one thread per cell, neighbours read from global memory (L1/L2).
 // - fused_kernel: temporal blocking. A block loads a 64x32 region of u and v into shared memory
@@ -77,7 +77,7 @@ __global__ void __launch_bounds__(step_block_x* step_block_y) step_kernel(StepAr
       },
       coefficients, nu, nv);
   Real un, vn;
-  react(cu, cv, laplacian<K>(nu, a.weights.w), laplacian<K>(nv, a.weights.w), coefficients, un, vn);
+  step_cell<K>(nu, nv, a.weights.w, coefficients, un, vn);
   a.u_out[base + i] = un;
   a.v_out[base + i] = vn;
 }
@@ -111,16 +111,14 @@ __device__ __forceinline__ void fused_steps(Real (&su)[fused_region_h][fused_reg
         gather_neighbourhood<B>(
             cu, cv,
             [&](int dr, int dc) {
-              return !Checked || (gr + dr >= 0 && gr + dr < rows && gc + dc >= 0 &&
-                                  gc + dc < cols);
+              return !Checked || (gr + dr >= 0 && gr + dr < rows && gc + dc >= 0 && gc + dc < cols);
             },
             [&](int dr, int dc, Real& nu_k, Real& nv_k) {
               nu_k = su[ly + dr][lx + dc];
               nv_k = sv[ly + dr][lx + dc];
             },
             coefficients, nu, nv);
-        react(cu, cv, laplacian<K>(nu, w), laplacian<K>(nv, w), coefficients, next_u[i][j],
-              next_v[i][j]);
+        step_cell<K>(nu, nv, w, coefficients, next_u[i][j], next_v[i][j]);
       }
     }
     __syncthreads();  // every read of step s - 1 is done before any cell is overwritten

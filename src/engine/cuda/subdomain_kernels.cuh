@@ -4,8 +4,9 @@
 // A block is stored padded: its owned cells with a ghost frame `depth` cells wide, row-major with
 // `stride` = cols + 2 depth. A neighbour beyond the grid's non-periodic edge follows the serial
 // kernels' rules (ZeroFlux: the centre stands in; Fixed: the outside values); every other
-// neighbour, ghost or owned, is read from memory. laplacian<K> and react come from
-// model/cell_update.hpp, so a cell rounds exactly as in the CPU engine (--fmad=false).
+// neighbour, ghost or owned, is read from memory. step_cell<K> comes from model/cell_update.hpp, so
+// a cell rounds exactly as in the CPU engine (its multiply-adds written, nothing contracted:
+// --fmad=false).
 #pragma once
 
 #include <algorithm>
@@ -95,8 +96,7 @@ __device__ __forceinline__ void step_cell(const BlockArgs<Real>& a, int r, int c
       },
       a.coefficients, nu, nv);
   Real un, vn;
-  react(cu, cv, laplacian<K>(nu, a.weights.w), laplacian<K>(nv, a.weights.w), a.coefficients, un,
-        vn);
+  grayscott::step_cell<K>(nu, nv, a.weights.w, a.coefficients, un, vn);
   a.u_out[i] = un;
   a.v_out[i] = vn;
 }

@@ -1,8 +1,8 @@
 // The CUDA backend's kernels for a volume (depth planes of rows x cols cells, plane after plane,
 // each row-major). Both compute a cell exactly as every other backend does: the neighbours that
 // gather_volume_neighbours collects under the boundary rules of model/neighbourhood.hpp, then
-// volume_laplacian<K> and react from model/cell_update.hpp. With contraction off (--fmad=false)
-// they round alike, to the bit.
+// step_volume_cell<K> from model/cell_update.hpp. With its multiply-adds written and nothing
+// contracted (--fmad=false) they round alike, to the bit.
 //
 // - volume_step_kernel: one step, one thread per (row, column), looping over depth; neighbours read
 //   from global memory (L1/L2). Simple, and the check of the other.
@@ -85,7 +85,7 @@ __global__ void __launch_bounds__(step_block_x* step_block_y)
         },
         coefficients, nu, nv);
     Real un, vn;
-    react(cu, cv, volume_laplacian<K>(cu, nu), volume_laplacian<K>(cv, nv), coefficients, un, vn);
+    step_volume_cell<K>(cu, cv, nu, nv, coefficients, un, vn);
     a.u_out[base + i] = un;
     a.v_out[base + i] = vn;
   }
@@ -156,7 +156,7 @@ __device__ __forceinline__ void volume_cell(const VolumeSlots<Real>& su,
         nv_k = sv[slot][ly + dr][lx + dc];
       },
       coefficients, nu, nv);
-  react(cu, cv, volume_laplacian<K>(cu, nu), volume_laplacian<K>(cv, nv), coefficients, un, vn);
+  step_volume_cell<K>(cu, cv, nu, nv, coefficients, un, vn);
 }
 
 // One step of the planes [blockIdx.x / column blocks * slab, + slab) of one tile. Grid: x the

@@ -112,5 +112,4 @@ std::size_t count_non_finite(const std::vector<Real>& x) {
   return n;
 }
 
-
 }  // namespace grayscott::testing

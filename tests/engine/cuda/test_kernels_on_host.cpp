@@ -46,7 +46,7 @@ Batch<Real> run_kernels(const Problem& problem, const std::vector<Parameters>& m
   }
   std::vector<Coefficients<Real>> coefficients;
   for (const auto& p : members)
-    coefficients.push_back(Coefficients<Real>::from(p, problem.outside));
+    coefficients.push_back(Coefficients<Real>::from(p, problem.outside, problem.stencil.kind));
   kernels::StencilWeights<Real> weights{};
   for (int k = 0; k < 9; ++k) weights.w[k] = static_cast<Real>(problem.stencil.weights[k]);
   const int fuse = kernels::steps_per_launch(fuse_option);

@@ -75,7 +75,7 @@ Batch<Real> run_kernels(const Problem& problem, const std::vector<Parameters>& m
   }
   std::vector<Coefficients<Real>> coefficients;
   for (const auto& p : members) {
-    coefficients.push_back(Coefficients<Real>::from(p, problem.outside));
+    coefficients.push_back(Coefficients<Real>::from(p, problem.outside, problem.stencil.kind));
   }
   const int result = kernels::for_each_graph(steps, 1, 0, [&](std::int64_t n, int from) {
     EXPECT_LE(n, kernels::max_graph_steps);

@@ -1,6 +1,6 @@
 // What the CUDA backend's volume tests share: volume problems, and the plain host loop that the
 // volume kernels are held to bitwise, a step of every cell through the functions every backend
-// shares (gather_volume_neighbours, volume_laplacian, react), with none of the kernels' tiles,
+// shares (gather_volume_neighbours, step_volume_cell), with none of the kernels' tiles,
 // slabs or launches. For float32, callers flush subnormals (cpu::FlushSubnormals), as the kernels
 // do (nvcc --ftz=true).
 #pragma once
@@ -79,8 +79,7 @@ void host_volume_step(const Grid& grid, const Coefficients<Real>& coefficients,
               nv_k = v[n];
             },
             coefficients, nu, nv);
-        react(cu, cv, volume_laplacian<K>(cu, nu), volume_laplacian<K>(cv, nv), coefficients,
-              u_out[at(z, r, c)], v_out[at(z, r, c)]);
+        step_volume_cell<K>(cu, cv, nu, nv, coefficients, u_out[at(z, r, c)], v_out[at(z, r, c)]);
       }
     }
   }
@@ -90,7 +89,7 @@ void host_volume_step(const Grid& grid, const Coefficients<Real>& coefficients,
 template <class Real>
 void host_volume_steps(const Problem& problem, const Parameters& params, std::vector<Real>& u,
                        std::vector<Real>& v, std::int64_t steps) {
-  const auto coefficients = Coefficients<Real>::from(params, problem.outside);
+  const auto coefficients = Coefficients<Real>::from(params, problem.outside, problem.stencil.kind);
   std::vector<Real> u_next(u.size()), v_next(v.size());
   dispatch_volume(problem.stencil.kind, problem.boundary, [&]<StencilKind K, Boundary B>() {
     for (std::int64_t s = 0; s < steps; ++s) {
