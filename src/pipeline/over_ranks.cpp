@@ -435,11 +435,6 @@ class DistributedGridEngine final : public Engine<Real> {
     const MPI_Comm world = session.world();
     mpi::ProcessGrid process_grid;
     mpi::agree_on_errors(world, capture_error([&] {
-                           if (problem.grid.volume()) {
-                             throw InvalidInput(
-                                 "a volume's engine is not split over MPI ranks here; `grayscott "
-                                 "run` under mpirun splits a volume");
-                           }
                            process_grid = mpi::choose_process_grid(session.size(), problem.grid,
                                                                    std::nullopt, 1);
                          }));
