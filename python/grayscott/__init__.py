@@ -287,10 +287,10 @@ class Simulation(_core._Simulation):
     take effect at the next step. Bad input raises TypeError or ValueError naming the argument,
     MemoryError for a grid that does not fit.
 
-    ``comm=MPI.COMM_WORLD`` (mpi4py), under ``mpirun -n P python script.py``, splits the grid over
-    the P ranks as ``mpirun grayscott run`` does: ``u`` and ``v`` are then this rank's block
-    (``sim.block`` says where it lies in the grid), and ``run()`` writes one file, the same as one
-    process's.
+    ``comm=MPI.COMM_WORLD`` (mpi4py), under ``mpirun -n P python script.py``, splits the grid
+    (a plane or a volume) over the P ranks as ``mpirun grayscott run`` does: ``u`` and ``v`` are
+    then this rank's block, (rows, cols) or a volume's (planes, rows, cols) (``sim.block`` says
+    where it lies in the grid), and ``run()`` writes one file, the same as one process's.
     """
 
     __slots__ = ("_on_device",)
@@ -327,10 +327,15 @@ class Simulation(_core._Simulation):
 
     @property
     def block(self):
-        """Where this process's ``u`` and ``v`` lie in the grid: ``(rows, cols)`` slices, the whole
-        grid for one process. Under MPI, ``whole[sim.block] = sim.v`` on each rank's part."""
-        row, rows, col, cols = self._block
-        return slice(row, row + rows), slice(col, col + cols)
+        """Where this process's ``u`` and ``v`` lie in the grid: ``(rows, cols)`` slices, and a
+        volume's ``(planes, rows, cols)``; the whole grid for one process. Under MPI,
+        ``whole[sim.block] = sim.v`` on each rank's part."""
+        row, rows, col, cols, *planes = self._block
+        where = slice(row, row + rows), slice(col, col + cols)
+        if planes:
+            plane, count = planes
+            where = (slice(plane, plane + count),) + where
+        return where
 
     @property
     def u(self):

@@ -399,14 +399,18 @@ class Batch {
         members_(std::move(members)),
         initial_(std::move(initial)),
         options_(options),
-        block_{0, problem_.grid.rows, 0, problem_.grid.cols},
+        block_(whole_grid(problem_.grid)),
         engine_(make_engine_over(over_ranks)) {
     load_initial_states();
   }
 
-  // Where this process's block lies: (first row, rows, first column, columns).
-  std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t> block() const {
-    return {block_.row_begin, block_.rows, block_.col_begin, block_.cols};
+  // Where this process's block lies: (first row, rows, first column, columns), and a volume's
+  // planes after them: (first row, rows, first column, columns, first plane, planes).
+  nb::tuple block() const {
+    if (!problem_.grid.volume())
+      return nb::make_tuple(block_.row_begin, block_.rows, block_.col_begin, block_.cols);
+    return nb::make_tuple(block_.row_begin, block_.rows, block_.col_begin, block_.cols,
+                          block_.plane_begin, block_.planes);
   }
   bool over_ranks() const { return session_ != nullptr; }
 
@@ -441,17 +445,17 @@ class Batch {
     return make_any_engine(problem_, members_, options_);
   }
 
-  // A volume is never split over ranks (the decomposition refuses it): its block is every plane.
-  std::size_t block_cells() const {
-    return static_cast<std::size_t>(problem_.grid.depth * block_.rows * block_.cols);
+  // One process's block is the whole grid: every row and column, and a volume's every plane.
+  static pipeline::BlockPlace whole_grid(const Grid& grid) {
+    return {0, grid.rows, 0, grid.cols, 0, grid.volume() ? grid.depth : 0};
   }
-  // The shape of one member's field: (rows, cols) of this process's block, (depth, rows, cols) of
-  // a volume.
+  std::size_t block_cells() const { return static_cast<std::size_t>(block_.cells()); }
+  // The shape of one member's field: (rows, cols) of this process's block, (planes, rows, cols)
+  // of a volume's.
   template <class Extent>
   std::vector<Extent> field_shape() const {
     std::vector<Extent> shape{static_cast<Extent>(block_.rows), static_cast<Extent>(block_.cols)};
-    if (problem_.grid.volume())
-      shape.insert(shape.begin(), static_cast<Extent>(problem_.grid.depth));
+    if (problem_.grid.volume()) shape.insert(shape.begin(), static_cast<Extent>(block_.planes));
     return shape;
   }
 
@@ -463,7 +467,9 @@ class Batch {
           engine->home_state();
           for (std::size_t m = 0; m < members_.size(); ++m) {
             if (problem_.grid.volume()) {
-              fill_initial_state<Real>(problem_.grid, initial_[m], u, v);
+              fill_initial_volume_block<Real>(problem_.grid, initial_[m], block_.plane_begin,
+                                              block_.row_begin, block_.col_begin, block_.planes,
+                                              block_.rows, block_.cols, u, v);
             } else {
               fill_initial_block<Real>(problem_.grid, initial_[m], block_.row_begin,
                                        block_.col_begin, block_.rows, block_.cols, u, v);
@@ -826,7 +832,8 @@ class Simulation : public Batch {
               if (result.checkpoint_images > 0) {
                 std::vector<Real> u, v;
                 io::read_checkpoint<Real>(request.output, block_.row_begin, block_.rows,
-                                          block_.col_begin, block_.cols, u, v);
+                                          block_.col_begin, block_.cols, u, v, block_.plane_begin,
+                                          block_.planes);
                 engine->load(0, u, v);
               }
               return result;
@@ -1169,7 +1176,10 @@ NB_MODULE(_core, m) {
       .def("_copy_field", &Batch::copy_field)
       .def("_statistics", &Batch::statistics, "bins"_a, "low"_a, "high"_a)
       .def_prop_ro("step", &Batch::step, "Steps done since the initial state.")
-      .def_prop_ro("_block", &Batch::block)
+      .def_prop_ro("_block", &Batch::block,
+                   "Where this process's block lies in the grid (the whole grid for one process): "
+                   "(first row, rows, first column, columns); a volume's adds its planes, "
+                   "(first row, rows, first column, columns, first plane, planes).")
       .def_prop_ro("_over_ranks", &Batch::over_ranks)
       .def_prop_ro("time", &Batch::time, "Model time: the sum of dt over the steps done.")
       .def_prop_ro("backend", &Batch::backend, "The backend that runs: 'cpu' or 'cuda'.")

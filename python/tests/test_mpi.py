@@ -57,6 +57,12 @@ def mpirun():
     return program
 
 
+def mpi_environment():
+    """Open MPI allowed to run as root, and one thread per rank (the ranks share the cores)."""
+    return dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+                OMP_NUM_THREADS="1")
+
+
 @pytest.mark.parametrize("ranks, precision, boundary", [
     (1, "single", "zero-flux"), (2, "single", "periodic"), (3, "double", "fixed"),
     (4, "single", "zero-flux"),
@@ -65,12 +71,10 @@ def test_the_same_script_on_more_ranks_writes_the_same_file(tmp_path, ranks, pre
     launcher = mpirun()
     script = tmp_path / "script.py"
     script.write_text(SCRIPT)
-    environment = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-                       OMP_NUM_THREADS="1")
     done = subprocess.run([launcher, "-n", str(ranks), "--oversubscribe", sys.executable,
                            str(script), str(tmp_path / "ranks.h5"), str(tmp_path / "whole.npy"),
                            precision, boundary], capture_output=True, text=True, timeout=300,
-                          env=environment)
+                          env=mpi_environment())
     assert done.returncode == 0, done.stderr[-3000:]
 
     alone = gs.Simulation(rows=45, cols=62, feed=0.03, kill=0.06, init="noise", seed=5,
@@ -89,3 +93,6 @@ def test_a_communicator_that_is_not_the_world_is_refused():
     # Alone, COMM_WORLD has one rank: the simulation is the one-process one.
     sim = gs.Simulation(rows=8, cols=8, comm=mpi4py.COMM_WORLD)
     assert sim.block == (slice(0, 8), slice(0, 8))
+    volume = gs.Simulation(depth=3, rows=8, cols=5, comm=mpi4py.COMM_WORLD)
+    assert volume.block == (slice(0, 3), slice(0, 8), slice(0, 5))
+    assert volume.v[volume.block].shape == volume.v.shape == (3, 8, 5)

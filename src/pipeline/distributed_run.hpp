@@ -37,12 +37,13 @@ RunSummary execute_distributed_run(const RunRequest& request, const DistributedR
 
 // One grid over every rank of `session`, for a front end that steps it itself (the Python
 // module's Simulation under mpirun): an Engine of one member whose load, copy_state and state()
-// are this rank's block (`place` says where it lies), stepped by the distributed engine that
-// `grayscott run` uses (the same decomposition, halo depth and backend choice), so its states
-// are bitwise those of one process. state() is a host copy of the block: brought up to date by
-// home_state() after the steps, and loaded back before the next advance, so a write through it
-// is the state that advance starts from. Rates cannot change (set_rates throws InvalidInput).
-// Collective over every rank: making it, advance(), home_state().
+// are this rank's block (`place` says where it lies; a volume's block is planes of rows, plane
+// after plane), stepped by the distributed engine that `grayscott run` uses (the same
+// decomposition, halo depth and backend choice), so its states are bitwise those of one process.
+// state() is a host copy of the block: brought up to date by home_state() after the steps, and
+// loaded back before the next advance, so a write through it is the state that advance starts
+// from. Rates cannot change (set_rates throws InvalidInput). Collective over every rank: making
+// it, advance(), home_state().
 template <class Real>
 std::unique_ptr<Engine<Real>> make_distributed_engine(const Problem& problem,
                                                       const EngineOptions& options,

@@ -155,6 +155,17 @@ mpi::SubdomainFactory<Real> block_factory(const Problem& problem, const EngineOp
   };
 }
 
+// Where this rank's block lies in the grid: its rows and columns, and a volume's planes (a
+// plane's block has planes = 0).
+BlockPlace place_of(const mpi::Decomposition& decomposition, const LocalLayout& layout) {
+  return {decomposition.rows().begin,
+          layout.rows,
+          decomposition.cols().begin,
+          layout.cols,
+          layout.volume() ? decomposition.planes().begin : 0,
+          layout.planes};
+}
+
 // This rank's block as the image loop's source: stepping is synchronous (halo exchanges), and an
 // image is read straight from the block.
 template <class Real>
@@ -261,13 +272,7 @@ class GridOverRanks final : public OverRanks<Real> {
     decomposition_.emplace(session.world(), job.problem.grid, job.problem.boundary, process_grid_);
     engine_.emplace(*decomposition_, options_.halo_depth,
                     block_factory<Real>(job.problem, job.engine, session, placement_, &device_));
-    const LocalLayout& layout = engine_->layout();
-    const BlockPlace block{decomposition_->rows().begin,
-                           layout.rows,
-                           decomposition_->cols().begin,
-                           layout.cols,
-                           layout.volume() ? decomposition_->planes().begin : 0,
-                           layout.planes};
+    const BlockPlace block = place_of(*decomposition_, engine_->layout());
     if (from_image > 0) {
       // This rank's block of the checkpoint: the file is read by each rank on its own, before it
       // is opened for writing together.
@@ -430,11 +435,6 @@ class DistributedGridEngine final : public Engine<Real> {
     const MPI_Comm world = session.world();
     mpi::ProcessGrid process_grid;
     mpi::agree_on_errors(world, capture_error([&] {
-                           if (problem.grid.volume()) {
-                             throw InvalidInput(
-                                 "a volume's engine is not split over MPI ranks here; `grayscott "
-                                 "run` under mpirun splits a volume");
-                           }
                            process_grid = mpi::choose_process_grid(session.size(), problem.grid,
                                                                    std::nullopt, 1);
                          }));
@@ -450,9 +450,8 @@ class DistributedGridEngine final : public Engine<Real> {
           engine_.emplace(*decomposition_, halo_depth,
                           block_factory<Real>(problem, options, session, placement, &device));
         }));
-    place_ = {decomposition_->rows().begin, engine_->layout().rows, decomposition_->cols().begin,
-              engine_->layout().cols};
-    const auto cells = static_cast<std::size_t>(place_.rows * place_.cols);
+    place_ = place_of(*decomposition_, engine_->layout());
+    const auto cells = static_cast<std::size_t>(place_.cells());
     u_.assign(cells, Real(0));
     v_.assign(cells, Real(0));
   }

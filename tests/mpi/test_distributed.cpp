@@ -2,7 +2,8 @@
 // exchange (every ghost cell holds its neighbour's value, corners included), and the distributed
 // engine against the single-process CPU engine, bitwise, for every boundary, stencil, halo depth
 // and process grid of the run's rank count. Each with the CPU blocks, with the CUDA blocks'
-// kernels run on the host (gpu/kernel_emulation.hpp), and with CUDA blocks where a device is.
+// kernels run on the host (gpu/kernel_emulation.hpp), and with CUDA blocks where a device is. And
+// the engine a front end steps over the ranks (pipeline::make_distributed_engine) on a volume.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -12,6 +13,7 @@
 #include <memory>
 #include <numeric>
 #include <sstream>
+#include <type_traits>
 #include <vector>
 
 #include "engine/cuda/kernel_emulation.hpp"
@@ -20,9 +22,12 @@
 #include "engine/cuda/cuda_backend.hpp"
 #include "engine/engine.hpp"
 #include "engine_test_support.hpp"
+#include "model/initial_state.hpp"
 #include "mpi/decomposition.hpp"
 #include "mpi/distributed_engine.hpp"
 #include "mpi/halo_exchange.hpp"
+#include "mpi/session.hpp"
+#include "pipeline/distributed_run.hpp"
 
 using namespace grayscott;
 using namespace grayscott::mpi;
@@ -540,6 +545,79 @@ std::string engine_case_name(const ::testing::TestParamInfo<EngineCase>& info) {
 
 INSTANTIATE_TEST_SUITE_P(Cases, DistributedEngineTest, ::testing::ValuesIn(engine_cases()),
                          engine_case_name);
+
+// ---------------------------------------------------------------------------------------------
+// The engine a front end steps itself over the ranks (pipeline::make_distributed_engine, the
+// Python module's under mpirun): a volume's blocks, as it places them, tile the volume, and each
+// holds the serial engine's state of its block after steps, through load and state() alike.
+
+template <class Real>
+void expect_volume_blocks_of_the_serial_state(Boundary boundary) {
+  Problem problem;
+  problem.grid = Grid{5, 6, 9};  // planes cut on 2 to 4 ranks (2x1x1, 3x1x1, 2x1x2), unevenly
+  problem.boundary = boundary;
+  problem.stencil = Stencil::seven_point();
+  problem.precision = std::is_same_v<Real, float> ? Precision::Single : Precision::Double;
+  problem.params = {0.03, 0.06, 0.2, 0.1, 1.0};
+  problem.validate();
+  const InitialState initial{InitialKind::Noise, 5};
+  const std::int64_t steps = 6;
+  EngineOptions options;
+  options.backend = "cpu";
+  options.threads = 1;
+
+  const auto cells = static_cast<std::size_t>(problem.grid.cells());
+  std::vector<Real> su(cells), sv(cells);
+  fill_initial_state<Real>(problem.grid, initial, su, sv);
+  const Parameters params[1] = {problem.params};
+  auto serial = make_engine<Real>(problem, params, options);
+  serial->load(0, su, sv);
+  serial->advance(steps);
+  serial->capture({true, true});
+  serial->read_captured(0, su.data(), sv.data());
+
+  const Session session;
+  pipeline::BlockPlace place;
+  auto engine = pipeline::make_distributed_engine<Real>(problem, options, session, place);
+  std::vector<Real> u(static_cast<std::size_t>(place.cells())), v(u.size());
+  fill_initial_volume_block<Real>(problem.grid, initial, place.plane_begin, place.row_begin,
+                                  place.col_begin, place.planes, place.rows, place.cols, u, v);
+  engine->load(0, u, v);
+  engine->advance(2);  // split across calls: the state carries over
+  engine->advance(steps - 2);
+  engine->home_state();
+  const auto state = engine->state();
+  std::int64_t differing = state.member_stride == u.size() ? 0 : 1;
+  for (std::int64_t z = 0; z < place.planes && differing == 0; ++z) {
+    for (std::int64_t r = 0; r < place.rows; ++r) {
+      for (std::int64_t c = 0; c < place.cols; ++c) {
+        const auto local = static_cast<std::size_t>((z * place.rows + r) * place.cols + c);
+        const auto global = static_cast<std::size_t>(
+            ((place.plane_begin + z) * problem.grid.rows + place.row_begin + r) *
+                problem.grid.cols +
+            place.col_begin + c);
+        differing += std::memcmp(&state.u[local], &su[global], sizeof(Real)) != 0;
+        differing += std::memcmp(&state.v[local], &sv[global], sizeof(Real)) != 0;
+      }
+    }
+  }
+  std::int64_t covered = place.cells();
+  MPI_Allreduce(MPI_IN_PLACE, &covered, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  EXPECT_EQ(covered, problem.grid.cells());
+  expect_on_all_ranks(
+      place.planes > 0 && differing == 0,
+      "rank " + std::to_string(session.rank()) + " (planes " + std::to_string(place.plane_begin) +
+          "+" + std::to_string(place.planes) + ", rows " + std::to_string(place.row_begin) + "+" +
+          std::to_string(place.rows) + ", cols " + std::to_string(place.col_begin) + "+" +
+          std::to_string(place.cols) + ") has " + std::to_string(differing) + " differing values");
+}
+
+TEST(DistributedGridEngine, AVolumesBlocksHoldTheSerialState) {
+  for (Boundary b : {Boundary::ZeroFlux, Boundary::Periodic, Boundary::Fixed}) {
+    expect_volume_blocks_of_the_serial_state<float>(b);
+    expect_volume_blocks_of_the_serial_state<double>(b);
+  }
+}
 
 }  // namespace
 
