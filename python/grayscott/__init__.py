@@ -405,14 +405,16 @@ class Simulation(_core._Simulation):
     @classmethod
     def resume(cls, path, backend: str = _SIMULATION["backend"], threads: int = _SIMULATION["threads"],
                progress=None, quiet: bool = False, checkpoint_every=_RUN["checkpoint_every"],
-               on_image=None, live: bool = False) -> "Simulation":
+               on_image=None, live: bool = False, comm=None) -> "Simulation":
         """Continue the unfinished run in ``path`` from its newest checkpoint to its end, as
         ``grayscott run --resume`` does, and return the simulation holding its final state.
-        The parameters come from the file."""
+        The parameters come from the file. ``comm=MPI.COMM_WORLD`` under ``mpirun`` continues it
+        split over the ranks, on any number of them (as ``mpirun grayscott run --resume``); each
+        rank's simulation then holds its block."""
         path = _os.fspath(path)
         parameters = _core._resumable_run(path)
-        sim = cls(**parameters, backend=backend, threads=threads)
-        if progress is None:
+        sim = cls(**parameters, backend=backend, threads=threads, comm=comm)
+        if progress is None and not sim._over_ranks:
             progress = _default_progress(quiet, path)
         hook, views = _callbacks(0, on_image, live)
         sim._run({"output": path, "quiet": quiet, "checkpoint_every": checkpoint_every}, progress,

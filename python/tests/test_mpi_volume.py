@@ -166,3 +166,47 @@ def test_over_ranks_what_a_volume_cannot_do_is_refused_in_one_line(tmp_path):
     script.write_text(REFUSALS)
     done = on_ranks(3, sys.executable, script)
     assert done.stdout.count("refusals: ok") == 3, done.stdout
+
+
+RESUME = textwrap.dedent("""
+    import sys
+    import numpy as np
+    from mpi4py import MPI
+    import grayscott as gs
+
+    comm = MPI.COMM_WORLD
+    path, depth = sys.argv[1], int(sys.argv[2])
+    resumed = gs.Simulation.resume(path, quiet=True, comm=comm, backend="cpu", threads=1)
+    settings = dict(rows=14, cols=18, feed=0.03, kill=0.06, init="noise", seed=5, backend="cpu",
+                    threads=1, depth=depth)
+    alone = gs.Simulation(**settings)
+    alone.advance(30)
+    assert resumed.step == 30, resumed.step
+    assert np.array_equal(resumed.v, alone.v[resumed.block]), resumed.block
+    print("resumed: ok", comm.rank, flush=True)
+""")
+
+
+# A run stopped in one process continues over ranks from Python, as `mpirun grayscott run
+# --resume` continues it: each rank then holds its block of the final state, and the file is the
+# uninterrupted run's.
+@pytest.mark.parametrize("ranks, depth", [(2, 1), (3, 6)])
+def test_resume_continues_a_run_over_ranks(tmp_path, ranks, depth):
+    settings = dict(rows=14, cols=18, feed=0.03, kill=0.06, init="noise", seed=5, backend="cpu",
+                    threads=1, depth=depth)
+    stopped = tmp_path / "stopped.h5"
+
+    def stop_at_image_2(index, step, time, image):
+        if index == 2:
+            raise ValueError("stopped here")
+
+    with pytest.raises(ValueError, match="stopped here"):
+        gs.Simulation(**settings).run(images=6, steps_per_image=5, output=stopped, quiet=True,
+                                      on_image=stop_at_image_2)
+    script = tmp_path / "resume.py"
+    script.write_text(RESUME)
+    done = on_ranks(ranks, sys.executable, script, stopped, depth)
+    assert done.stdout.count("resumed: ok") == ranks, done.stdout
+    whole = tmp_path / "whole.h5"
+    gs.Simulation(**settings).run(images=6, steps_per_image=5, output=whole, quiet=True)
+    assert_same_run_file(stopped, whole)
