@@ -66,6 +66,9 @@ class Backend {
   // otherwise the reason, in one line (a launch limit, not the memory, which is only known when
   // the engine allocates it).
   virtual std::string refuses(const Problem& problem, std::size_t members) const = 0;
+  // Empty when blocks of `problem`'s grid split over processes can be made (make_block);
+  // otherwise the reason, in one line. `auto` over MPI ranks passes over a backend that refuses.
+  virtual std::string refuses_blocks(const Problem& problem) const = 0;
   // The most members one engine takes for `problem`: a sweep runs in batches of at most this.
   virtual std::size_t members_per_engine(const Problem& problem) const = 0;
   // Steps fused per pass that `fuse_steps = 0` stands for, for `members` of `grid`; 0 when the

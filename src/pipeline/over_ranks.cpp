@@ -243,7 +243,7 @@ class GridOverRanks final : public OverRanks<Real> {
 
   const Backend& choose_backend(Job& job) override {
     const mpi::Session& session = this->session_;
-    placement_.rank = agree_on_backend(job.engine, session);
+    placement_.rank = agree_on_backend(job.engine, session, &job.problem);
     if (options_.halo_depth == 0) {
       options_.halo_depth = automatic_halo_depth(job.problem, job.engine, session, process_grid_,
                                                  *placement_.rank.backend);
@@ -439,7 +439,7 @@ class DistributedGridEngine final : public Engine<Real> {
                                                                    std::nullopt, 1);
                          }));
     BlockPlacement placement;
-    placement.rank = agree_on_backend(options, session);
+    placement.rank = agree_on_backend(options, session, &problem);
     backend_ = placement.rank.backend;
     const int halo_depth =
         automatic_halo_depth(problem, options, session, process_grid, *placement.rank.backend);

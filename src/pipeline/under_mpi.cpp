@@ -36,11 +36,17 @@ RankPlacement place_on(const Backend& backend, const mpi::Session& session, std:
 
 }  // namespace
 
-RankPlacement agree_on_backend(const EngineOptions& engine, const mpi::Session& session) {
+RankPlacement agree_on_backend(const EngineOptions& engine, const mpi::Session& session,
+                               const Problem* blocks_of) {
+  const auto refuses_blocks = [blocks_of](const Backend& backend) {
+    return blocks_of != nullptr ? backend.refuses_blocks(*blocks_of) : std::string();
+  };
   RankPlacement placement;
   if (engine.backend != "auto") {
     mpi::agree_on_errors(session.world(), capture_error([&] {
                            const Backend& named = find_backend(engine.backend);
+                           if (const std::string refusal = refuses_blocks(named); !refusal.empty())
+                             throw InvalidInput(refusal);
                            std::string why;
                            placement = place_on(named, session, &why);
                            if (placement.backend == nullptr) {
@@ -50,6 +56,7 @@ RankPlacement agree_on_backend(const EngineOptions& engine, const mpi::Session& 
     return placement;
   }
   for (const Backend* backend : preferred_backends()) {
+    if (!refuses_blocks(*backend).empty()) continue;  // the same answer on every rank
     placement = place_on(*backend, session, nullptr);
     if (!mpi::any_rank(session.world(), placement.backend == nullptr)) return placement;
   }

@@ -33,8 +33,11 @@ struct RankPlacement {
 
 // Collective: a named backend must be available on every rank (else every rank throws the same
 // one-line error); `auto` takes the most preferred backend available on every rank. Each rank
-// asks only about the device it would use.
-RankPlacement agree_on_backend(const EngineOptions& engine, const mpi::Session& session);
+// asks only about the device it would use. With `blocks_of`, the ranks will step blocks of that
+// problem's grid: a backend that cannot (Backend::refuses_blocks) is refused by name and passed
+// over by `auto`.
+RankPlacement agree_on_backend(const EngineOptions& engine, const mpi::Session& session,
+                               const Problem* blocks_of = nullptr);
 
 // The image loop's agreement among the ranks of `comm`: one allreduce per question; rank 0's
 // clock decides when to checkpoint and flush.

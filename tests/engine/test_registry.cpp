@@ -36,6 +36,7 @@ class FakeBackend final : public Backend {
                ? name_ + " takes at most " + std::to_string(max_members_) + " members"
                : std::string();
   }
+  std::string refuses_blocks(const Problem&) const override { return {}; }
   std::size_t members_per_engine(const Problem&) const override { return max_members_; }
   int default_fuse_steps(const Grid&, Precision, int, std::size_t) const override { return 0; }
   int default_halo_depth(const Grid&, Precision, int) const override { return 1; }
@@ -93,6 +94,22 @@ TEST(Registry, ListsEachBackendOnceInRegistrationOrder) {
   // auto tries the device first, the CPU last.
   EXPECT_EQ(preferred_backends().front()->name(), "cuda");
   EXPECT_EQ(preferred_backends().back()->name(), "cpu");
+}
+
+// Blocks of a grid split over MPI ranks: the CPU makes a plane's and a volume's, CUDA a plane's
+// only (so `auto` over ranks passes over it for a volume), answered without a device.
+TEST(Registry, OnlyTheCpuSplitsAVolumeOverRanks) {
+  Problem plane;
+  plane.grid = Grid{16, 24};
+  Problem volume;
+  volume.grid = Grid{16, 24, 8};
+  volume.stencil = Stencil::seven_point();
+  EXPECT_EQ(find_backend("cpu").refuses_blocks(plane), "");
+  EXPECT_EQ(find_backend("cpu").refuses_blocks(volume), "");
+  EXPECT_EQ(find_backend("cuda").refuses_blocks(plane), "");
+  const std::string refusal = find_backend("cuda").refuses_blocks(volume);
+  EXPECT_NE(refusal.find("splits planes only over MPI ranks"), std::string::npos) << refusal;
+  EXPECT_EQ(refusal.find('\n'), std::string::npos);
 }
 
 TEST(Registry, AnUnknownNameIsRefusedWithTheChoices) {

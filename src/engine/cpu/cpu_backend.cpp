@@ -134,6 +134,7 @@ class CpuBackend final : public Backend {
   }
   std::uint64_t free_memory(int) const override { return 0; }
   std::string refuses(const Problem&, std::size_t) const override { return {}; }
+  std::string refuses_blocks(const Problem&) const override { return {}; }
   std::size_t members_per_engine(const Problem&) const override {
     return std::numeric_limits<std::size_t>::max();
   }

@@ -33,6 +33,9 @@ std::uint64_t free_memory(int ordinal);
 // The launch limits of one engine: empty when `members` members of `grid` fit, otherwise why not
 // (cuda_limits.cpp, plain host code: the same answer with or without a GPU).
 std::string refuses(const Grid& grid, std::size_t members);
+// Empty when a block of `grid` split over MPI ranks can be stepped on a device, otherwise why not
+// (cuda_limits.cpp): only a plane's blocks exist.
+std::string refuses_blocks(const Grid& grid);
 // The most members one engine launches at once.
 inline constexpr std::size_t max_members = 65535;
 // The most columns: the kernels' int column index, plus a fused region's margin, stays below

@@ -34,4 +34,10 @@ std::string refuses(const Grid& grid, std::size_t members) {
   return {};
 }
 
+std::string refuses_blocks(const Grid& grid) {
+  if (grid.volume())
+    return "the CUDA backend splits planes only over MPI ranks; run a volume with --backend cpu";
+  return {};
+}
+
 }  // namespace grayscott::cuda

@@ -36,6 +36,9 @@ class CudaBackend final : public Backend {
   std::string refuses(const Problem& problem, std::size_t members) const override {
     return cuda::refuses(problem.grid, members);
   }
+  std::string refuses_blocks(const Problem& problem) const override {
+    return cuda::refuses_blocks(problem.grid);
+  }
   std::size_t members_per_engine(const Problem&) const override { return max_members; }
   // One launch fuses a fixed number of steps whatever the grid (launch_plan.hpp).
   int default_fuse_steps(const Grid&, Precision, int, std::size_t) const override { return 0; }

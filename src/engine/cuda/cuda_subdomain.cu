@@ -232,9 +232,8 @@ std::unique_ptr<SubdomainStepper<Real>> make_subdomain(const Problem& problem,
                                                        int ordinal,
                                                        bool messages_in_device_memory) {
   problem.validate();
-  if (problem.grid.volume())
-    throw InvalidInput(
-        "the CUDA backend splits planes only over MPI ranks; run a volume with --backend cpu");
+  if (const std::string refusal = refuses_blocks(problem.grid); !refusal.empty())
+    throw InvalidInput(refusal);
   return std::make_unique<CudaSubdomain<Real>>(problem, layout, edges, ordinal,
                                                messages_in_device_memory);
 }
