@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "engine/cpu/shifted_span.hpp"
 #include "model/cell_update.hpp"
 #include "model/neighbourhood.hpp"
 
@@ -122,9 +123,21 @@ inline void update_span(const RowNeighbourhood<Real>& in, std::int64_t j0, std::
   const Real* __restrict v0 = in.v[0];
   const Real* __restrict v1 = in.v[1];
   const Real* __restrict v2 = in.v[2];
-  for_each_column<Real>(j0, j1, [&](std::int64_t j) GRAYSCOTT_CPU_INLINE {
+  const auto cell = [&](std::int64_t j) GRAYSCOTT_CPU_INLINE {
     update_inner_cell<K, B, HasUp, HasDown>(u0, u1, u2, v0, v1, v2, j, c, w, out_u, out_v);
-  });
+  };
+#if GRAYSCOTT_SHIFTED_SPAN
+  constexpr std::int64_t line = 64 / sizeof(Real);
+  if constexpr (HasUp && HasDown && has_shifted_span<K, Real>) {
+    if (j1 - j0 >= line) {
+      const std::int64_t done = shifted_span<K>(u0, u1, u2, v0, v1, v2, j0, j1, c, out_u, out_v);
+      // The rest, less than a line: the last line of the span again, cell by cell.
+      if (done < j1) for_each_column<Real>(j1 - line, j1, cell);
+      return;
+    }
+  }
+#endif
+  for_each_column<Real>(j0, j1, cell);
 }
 
 // Which end of a row a cache line of cells lies at.

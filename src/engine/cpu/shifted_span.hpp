@@ -1,0 +1,173 @@
+// The inner columns of a row for a built-in stencil on AVX-512, with each neighbour loaded once:
+// the same cells, rounded exactly as step_cell() rounds them, from fewer loads.
+//
+// Why: the per-cell loop (row_kernel.hpp's update_span) loads the left and right neighbours of
+// every vector of cells at one element off the vector, so each 64-byte load of them spans two
+// cache lines: 12 of its 19 loads per vector are such split loads, and on an AVX-512 Xeon the
+// loop is bound by them, not by arithmetic (docs/benchmarks.md). Here each row of each field is
+// loaded once per vector, at the vector's own columns, and the left and right neighbours are the
+// vector and its neighbour vector shifted by one lane in registers (valignd/valignq). The column
+// pairs (above + below) are summed once per column and shifted likewise, as step_cell() sums them
+// first. The sums and the update are step_cell()'s, in its order, lane by lane: the results are
+// bitwise those of the per-cell loop (tests/engine: every path against every other).
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+#include "model/cell_update.hpp"
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#define GRAYSCOTT_SHIFTED_SPAN 1
+#else
+#define GRAYSCOTT_SHIFTED_SPAN 0
+#endif
+
+namespace grayscott::cpu::detail {
+
+#if GRAYSCOTT_SHIFTED_SPAN
+
+template <class Real>
+struct Vector512;
+
+template <>
+struct Vector512<float> {
+  using V = __m512;
+  static constexpr int lanes = 16;
+  static V load(const float* p) { return _mm512_loadu_ps(p); }
+  static V load_first_lane(const float* p) { return _mm512_maskz_loadu_ps(1, p); }
+  static void store(float* p, V v) { _mm512_storeu_ps(p, v); }
+  static V add(V a, V b) { return _mm512_add_ps(a, b); }
+  static V mul(V a, V b) { return _mm512_mul_ps(a, b); }
+  static V multiply_add(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
+  static V broadcast(float x) { return _mm512_set1_ps(x); }
+  // Lanes j - 1 .. j + 14 from the vectors at j - 16 (before) and j (at).
+  static V left(V at, V before) {
+    return _mm512_castsi512_ps(
+        _mm512_alignr_epi32(_mm512_castps_si512(at), _mm512_castps_si512(before), lanes - 1));
+  }
+  // Lanes j + 1 .. j + 16 from the vectors at j (at) and j + 16 (after).
+  static V right(V after, V at) {
+    return _mm512_castsi512_ps(
+        _mm512_alignr_epi32(_mm512_castps_si512(after), _mm512_castps_si512(at), 1));
+  }
+};
+
+template <>
+struct Vector512<double> {
+  using V = __m512d;
+  static constexpr int lanes = 8;
+  static V load(const double* p) { return _mm512_loadu_pd(p); }
+  static V load_first_lane(const double* p) { return _mm512_maskz_loadu_pd(1, p); }
+  static void store(double* p, V v) { _mm512_storeu_pd(p, v); }
+  static V add(V a, V b) { return _mm512_add_pd(a, b); }
+  static V mul(V a, V b) { return _mm512_mul_pd(a, b); }
+  static V multiply_add(V a, V b, V c) { return _mm512_fmadd_pd(a, b, c); }
+  static V broadcast(double x) { return _mm512_set1_pd(x); }
+  static V left(V at, V before) {
+    return _mm512_castsi512_pd(
+        _mm512_alignr_epi64(_mm512_castpd_si512(at), _mm512_castpd_si512(before), lanes - 1));
+  }
+  static V right(V after, V at) {
+    return _mm512_castsi512_pd(
+        _mm512_alignr_epi64(_mm512_castpd_si512(after), _mm512_castpd_si512(at), 1));
+  }
+};
+
+// Whether shifted_span() takes stencil K in precision Real: built-in stencils (a custom table
+// keeps the per-cell loop), both precisions.
+template <StencilKind K, class Real>
+inline constexpr bool has_shifted_span = K != StencilKind::Custom && (std::is_same_v<Real, float> ||
+                                                                      std::is_same_v<Real, double>);
+
+// One field's row of neighbours as the loop walks it: the column sums (above + below) and the
+// row itself, at the current vector and shifted one lane left of it.
+template <class Real>
+struct ShiftedRows {
+  using Ops = Vector512<Real>;
+  using V = typename Ops::V;
+  const Real* above;
+  const Real* at_row;
+  const Real* below;
+  V sums, row, sums_left, row_left;
+
+  ShiftedRows(const Real* a, const Real* m, const Real* b, std::int64_t j0)
+      : above(a), at_row(m), below(b) {
+    sums = Ops::add(Ops::load(a + j0), Ops::load(b + j0));
+    row = Ops::load(m + j0);
+    // The first vector's left neighbours: one element off the vector, loaded as they are.
+    sums_left = Ops::add(Ops::load(a + j0 - 1), Ops::load(b + j0 - 1));
+    row_left = Ops::load(m + j0 - 1);
+  }
+};
+
+// The whole vectors of cells from j0 within [j0, j1), whose neighbours j0 - 1 to j1 are in memory
+// (rows above and below included), each cell as update_inner_cell<K, B, true, true> computes it.
+// Returns the first column not done (less than a vector before j1).
+template <StencilKind K, class Real>
+inline std::int64_t shifted_span(const Real* u0, const Real* u1, const Real* u2, const Real* v0,
+                                 const Real* v1, const Real* v2, std::int64_t j0, std::int64_t j1,
+                                 const Coefficients<Real>& c, Real* __restrict out_u,
+                                 Real* __restrict out_v) {
+  using Ops = Vector512<Real>;
+  using V = typename Ops::V;
+  constexpr std::int64_t lanes = Ops::lanes;
+  constexpr bool has_diagonal = folded_weights(K).diagonal != 0.0;
+  const V u_centre = Ops::broadcast(c.u_centre), u_nearest = Ops::broadcast(c.u_nearest),
+          u_diagonal = Ops::broadcast(c.u_diagonal), dt_feed = Ops::broadcast(c.dt_feed),
+          v_centre = Ops::broadcast(c.v_centre), v_nearest = Ops::broadcast(c.v_nearest),
+          v_diagonal = Ops::broadcast(c.v_diagonal), dt = Ops::broadcast(c.dt),
+          minus_dt = Ops::broadcast(-c.dt);
+  ShiftedRows<Real> u(u0, u1, u2, j0), v(v0, v1, v2, j0);
+  // The next vector's column sums and row, for the neighbours right of this one; beyond the last
+  // full vector only its first lane is read (the column j1, in memory).
+  const auto advance = [&](ShiftedRows<Real>& f, std::int64_t next, bool whole, V& sums_right,
+                           V& row_right) {
+    const V sums_next = whole ? Ops::add(Ops::load(f.above + next), Ops::load(f.below + next))
+                              : Ops::add(Ops::load_first_lane(f.above + next),
+                                         Ops::load_first_lane(f.below + next));
+    const V row_next = whole ? Ops::load(f.at_row + next) : Ops::load_first_lane(f.at_row + next);
+    sums_right = Ops::right(sums_next, f.sums);
+    row_right = Ops::right(row_next, f.row);
+    return std::pair{sums_next, row_next};
+  };
+  std::int64_t j = j0;
+  for (; j + lanes <= j1; j += lanes) {
+    const std::int64_t next = j + lanes;
+    const bool whole = next + lanes - 1 <= j1;  // every column of the next vector in memory
+    V u_sums_right, u_row_right, v_sums_right, v_row_right;
+    const auto [u_sums_next, u_row_next] = advance(u, next, whole, u_sums_right, u_row_right);
+    const auto [v_sums_next, v_row_next] = advance(v, next, whole, v_sums_right, v_row_right);
+    // step_cell(): nearest = (above + below) + (left + right), diagonal = the column sums left +
+    // right; then react_folded().
+    const V nearest_u = Ops::add(u.sums, Ops::add(u.row_left, u_row_right));
+    const V nearest_v = Ops::add(v.sums, Ops::add(v.row_left, v_row_right));
+    const V uvv = Ops::mul(Ops::mul(u.row, v.row), v.row);
+    V un = Ops::multiply_add(u_centre, u.row, dt_feed);
+    V vn = Ops::mul(v_centre, v.row);
+    if constexpr (has_diagonal) {
+      un = Ops::multiply_add(u_diagonal, Ops::add(u.sums_left, u_sums_right), un);
+      vn = Ops::multiply_add(v_diagonal, Ops::add(v.sums_left, v_sums_right), vn);
+    }
+    un = Ops::multiply_add(u_nearest, nearest_u, un);
+    vn = Ops::multiply_add(v_nearest, nearest_v, vn);
+    Ops::store(out_u + j, Ops::multiply_add(minus_dt, uvv, un));
+    Ops::store(out_v + j, Ops::multiply_add(dt, uvv, vn));
+    // Shift the window one vector right: this vector becomes the next one's left.
+    u.sums_left = Ops::left(u_sums_next, u.sums);
+    u.row_left = Ops::left(u_row_next, u.row);
+    v.sums_left = Ops::left(v_sums_next, v.sums);
+    v.row_left = Ops::left(v_row_next, v.row);
+    u.sums = u_sums_next;
+    u.row = u_row_next;
+    v.sums = v_sums_next;
+    v.row = v_row_next;
+  }
+  return j;
+}
+
+#endif  // GRAYSCOTT_SHIFTED_SPAN
+
+}  // namespace grayscott::cpu::detail
