@@ -10,22 +10,8 @@ namespace grayscott::cpu {
 template <class Real>
 CpuSubdomain<Real>::CpuSubdomain(const Problem& problem, const Parameters& params,
                                  const LocalLayout& layout, GlobalEdges edges, int threads)
-    : layout_(layout),
-      edges_(edges),
-      boundary_(problem.boundary),
-      stencil_kind_(problem.stencil.kind),
-      weights_(problem.stencil.weights.begin(), problem.stencil.weights.end()),
-      coefficients_(Coefficients<Real>::from(params, problem.outside, problem.stencil.kind)),
-      threads_(std::max(threads, 1)) {
-  for (int b = 0; b < 2; ++b) {
-    // Ghost cells that are never exchanged (beyond a non-periodic edge) are never read either;
-    // zeroing them keeps every byte defined.
-    u_[b] = HostBuffer<Real>(layout_.padded_cells());
-    v_[b] = HostBuffer<Real>(layout_.padded_cells());
-    std::fill_n(u_[b].data(), layout_.padded_cells(), Real(0));
-    std::fill_n(v_[b].data(), layout_.padded_cells(), Real(0));
-  }
-}
+    : Base(problem, params, layout, edges, threads),
+      weights_(problem.stencil.weights.begin(), problem.stencil.weights.end()) {}
 
 template <class Real>
 void CpuSubdomain<Real>::load(std::span<const Real> u, std::span<const Real> v) {

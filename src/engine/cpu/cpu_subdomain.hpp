@@ -24,7 +24,6 @@ class CpuSubdomain final : public HostSubdomain<Real> {
   void load(std::span<const Real> u, std::span<const Real> v) override;
   void read(const Region& region, Real* u, Real* v) override;
   void step(const Region& region) override;
-  void swap() override { current_ = 1 - current_; }
   // Temporal blocking, as in the serial engine: see cpu_subdomain.cpp.
   void step_chain(std::span<const Region> regions) override;
 
@@ -45,16 +44,11 @@ class CpuSubdomain final : public HostSubdomain<Real> {
   // Which ends of the region's rows are ghost cells and which the grid's edge.
   RowEnds ends_of(const Region& region) const;
 
-  LocalLayout layout_;
-  GlobalEdges edges_;
-  Boundary boundary_;
-  StencilKind stencil_kind_;
+  using Base = HostSubdomain<Real>;
+  using Base::boundary_, Base::coefficients_, Base::current_, Base::edges_, Base::layout_,
+      Base::stencil_kind_, Base::threads_, Base::u_, Base::v_;
   std::vector<Real> weights_;
-  Coefficients<Real> coefficients_;
-  int threads_;
-  HostBuffer<Real> u_[2], v_[2];     // ping-pong, each padded with the ghost frame
   std::vector<Real> chain_scratch_;  // step_chain's rolling rows, per thread
-  int current_ = 0;
 };
 
 }  // namespace grayscott::cpu

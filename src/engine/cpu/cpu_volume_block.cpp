@@ -58,22 +58,9 @@ void update_block_row(const VolumeRowNeighbourhood<Real>& in, std::int64_t cols,
 template <class Real>
 CpuVolumeBlock<Real>::CpuVolumeBlock(const Problem& problem, const Parameters& params,
                                      const LocalLayout& layout, GlobalEdges edges, int threads)
-    : layout_(layout),
-      edges_(edges),
-      boundary_(problem.boundary),
-      stencil_kind_(problem.stencil.kind),
-      coefficients_(Coefficients<Real>::from(params, problem.outside, problem.stencil.kind)),
-      threads_(std::max(threads, 1)) {
+    : Base(problem, params, layout, edges, threads) {
   if (!layout_.volume() || layout_.depth != 1) {
     throw InvalidInput("a volume's block needs its planes and a halo depth of 1");
-  }
-  for (int b = 0; b < 2; ++b) {
-    // Ghost cells that are never exchanged (beyond a non-periodic face, or the corners) are never
-    // read either; zeroing them keeps every byte defined.
-    u_[b] = HostBuffer<Real>(layout_.padded_cells());
-    v_[b] = HostBuffer<Real>(layout_.padded_cells());
-    std::fill_n(u_[b].data(), layout_.padded_cells(), Real(0));
-    std::fill_n(v_[b].data(), layout_.padded_cells(), Real(0));
   }
 }
 

@@ -29,7 +29,6 @@ class CpuVolumeBlock final : public HostSubdomain<Real> {
   void step(const Region& region) override;
   // The six slabs of `outer` around `inner`.
   void step_frame(const Region& outer, const Region& inner) override;
-  void swap() override { current_ = 1 - current_; }
 
  protected:
   void write(const Region& region, const Real* u, const Real* v) override;
@@ -41,14 +40,9 @@ class CpuVolumeBlock final : public HostSubdomain<Real> {
   // plane, row-major.
   void copy(const Region& region, Real* field, Real* values, bool into_field) const;
 
-  LocalLayout layout_;
-  GlobalEdges edges_;
-  Boundary boundary_;
-  StencilKind stencil_kind_;
-  Coefficients<Real> coefficients_;
-  int threads_;
-  HostBuffer<Real> u_[2], v_[2];  // ping-pong, each padded with the ghost frame
-  int current_ = 0;
+  using Base = HostSubdomain<Real>;
+  using Base::boundary_, Base::coefficients_, Base::current_, Base::edges_, Base::layout_,
+      Base::stencil_kind_, Base::threads_, Base::u_, Base::v_;
 };
 
 }  // namespace grayscott::cpu

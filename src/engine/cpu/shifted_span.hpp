@@ -14,7 +14,6 @@
 
 #include <cstdint>
 #include <type_traits>
-#include <utility>
 
 #include "model/cell_update.hpp"
 
@@ -82,24 +81,36 @@ template <StencilKind K, class Real>
 inline constexpr bool has_shifted_span = K != StencilKind::Custom && (std::is_same_v<Real, float> ||
                                                                       std::is_same_v<Real, double>);
 
-// One field's row of neighbours as the loop walks it: the column sums (above + below) and the
-// row itself, at the current vector and shifted one lane left of it.
+// One field's rows of neighbours as the loop walks them, a vector at a time: at the current
+// vector, its column sums (above + below) and the row itself, and both one lane left of it.
 template <class Real>
 struct ShiftedRows {
   using Ops = Vector512<Real>;
   using V = typename Ops::V;
+  struct Vectors {
+    V sums, row;
+  };
   const Real* above;
   const Real* at_row;
   const Real* below;
-  V sums, row, sums_left, row_left;
+  Vectors at, left;
 
   ShiftedRows(const Real* a, const Real* m, const Real* b, std::int64_t j0)
       : above(a), at_row(m), below(b) {
-    sums = Ops::add(Ops::load(a + j0), Ops::load(b + j0));
-    row = Ops::load(m + j0);
+    at = load(j0, true);
     // The first vector's left neighbours: one element off the vector, loaded as they are.
-    sums_left = Ops::add(Ops::load(a + j0 - 1), Ops::load(b + j0 - 1));
-    row_left = Ops::load(m + j0 - 1);
+    left = {Ops::add(Ops::load(a + j0 - 1), Ops::load(b + j0 - 1)), Ops::load(m + j0 - 1)};
+  }
+  // The vector at column j; with `whole` false only its first lane is read (the others are 0).
+  Vectors load(std::int64_t j, bool whole) const {
+    if (whole) return {Ops::add(Ops::load(above + j), Ops::load(below + j)), Ops::load(at_row + j)};
+    return {Ops::add(Ops::load_first_lane(above + j), Ops::load_first_lane(below + j)),
+            Ops::load_first_lane(at_row + j)};
+  }
+  // Moves one vector right, to `next`: this vector becomes its left neighbours.
+  void slide(const Vectors& next) {
+    left = {Ops::left(next.sums, at.sums), Ops::left(next.row, at.row)};
+    at = next;
   }
 };
 
@@ -121,49 +132,31 @@ inline std::int64_t shifted_span(const Real* u0, const Real* u1, const Real* u2,
           v_diagonal = Ops::broadcast(c.v_diagonal), dt = Ops::broadcast(c.dt),
           minus_dt = Ops::broadcast(-c.dt);
   ShiftedRows<Real> u(u0, u1, u2, j0), v(v0, v1, v2, j0);
-  // The next vector's column sums and row, for the neighbours right of this one; beyond the last
-  // full vector only its first lane is read (the column j1, in memory).
-  const auto advance = [&](ShiftedRows<Real>& f, std::int64_t next, bool whole, V& sums_right,
-                           V& row_right) {
-    const V sums_next = whole ? Ops::add(Ops::load(f.above + next), Ops::load(f.below + next))
-                              : Ops::add(Ops::load_first_lane(f.above + next),
-                                         Ops::load_first_lane(f.below + next));
-    const V row_next = whole ? Ops::load(f.at_row + next) : Ops::load_first_lane(f.at_row + next);
-    sums_right = Ops::right(sums_next, f.sums);
-    row_right = Ops::right(row_next, f.row);
-    return std::pair{sums_next, row_next};
-  };
   std::int64_t j = j0;
   for (; j + lanes <= j1; j += lanes) {
-    const std::int64_t next = j + lanes;
-    const bool whole = next + lanes - 1 <= j1;  // every column of the next vector in memory
-    V u_sums_right, u_row_right, v_sums_right, v_row_right;
-    const auto [u_sums_next, u_row_next] = advance(u, next, whole, u_sums_right, u_row_right);
-    const auto [v_sums_next, v_row_next] = advance(v, next, whole, v_sums_right, v_row_right);
+    // The next vector, for the neighbours right of this one: beyond the last full vector only
+    // its first lane, the column j1, which is in memory.
+    const bool whole = j + 2 * lanes - 1 <= j1;
+    const auto u_next = u.load(j + lanes, whole), v_next = v.load(j + lanes, whole);
     // step_cell(): nearest = (above + below) + (left + right), diagonal = the column sums left +
     // right; then react_folded().
-    const V nearest_u = Ops::add(u.sums, Ops::add(u.row_left, u_row_right));
-    const V nearest_v = Ops::add(v.sums, Ops::add(v.row_left, v_row_right));
-    const V uvv = Ops::mul(Ops::mul(u.row, v.row), v.row);
-    V un = Ops::multiply_add(u_centre, u.row, dt_feed);
-    V vn = Ops::mul(v_centre, v.row);
+    const V nearest_u = Ops::add(u.at.sums, Ops::add(u.left.row, Ops::right(u_next.row, u.at.row)));
+    const V nearest_v = Ops::add(v.at.sums, Ops::add(v.left.row, Ops::right(v_next.row, v.at.row)));
+    const V uvv = Ops::mul(Ops::mul(u.at.row, v.at.row), v.at.row);
+    V un = Ops::multiply_add(u_centre, u.at.row, dt_feed);
+    V vn = Ops::mul(v_centre, v.at.row);
     if constexpr (has_diagonal) {
-      un = Ops::multiply_add(u_diagonal, Ops::add(u.sums_left, u_sums_right), un);
-      vn = Ops::multiply_add(v_diagonal, Ops::add(v.sums_left, v_sums_right), vn);
+      un = Ops::multiply_add(u_diagonal, Ops::add(u.left.sums, Ops::right(u_next.sums, u.at.sums)),
+                             un);
+      vn = Ops::multiply_add(v_diagonal, Ops::add(v.left.sums, Ops::right(v_next.sums, v.at.sums)),
+                             vn);
     }
     un = Ops::multiply_add(u_nearest, nearest_u, un);
     vn = Ops::multiply_add(v_nearest, nearest_v, vn);
     Ops::store(out_u + j, Ops::multiply_add(minus_dt, uvv, un));
     Ops::store(out_v + j, Ops::multiply_add(dt, uvv, vn));
-    // Shift the window one vector right: this vector becomes the next one's left.
-    u.sums_left = Ops::left(u_sums_next, u.sums);
-    u.row_left = Ops::left(u_row_next, u.row);
-    v.sums_left = Ops::left(v_sums_next, v.sums);
-    v.row_left = Ops::left(v_row_next, v.row);
-    u.sums = u_sums_next;
-    u.row = u_row_next;
-    v.sums = v_sums_next;
-    v.row = v_row_next;
+    u.slide(u_next);
+    v.slide(v_next);
   }
   return j;
 }
