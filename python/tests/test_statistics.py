@@ -143,3 +143,21 @@ def test_classify_on_a_grid_too_small_is_refused(tmp_path):
     sim = gs.Simulation(rows=8, cols=64, backend="cpu")
     with pytest.raises(ValueError, match="too small to tell spots from stripes"):
         sim.run(images=2, output=tmp_path / "x.h5", quiet=True, classify=True)
+
+
+@pytest.mark.parametrize("precision, dtype", [("single", np.float32), ("double", np.float64)])
+def test_the_histogram_bins_values_on_its_edges_as_numpy_does(precision, dtype):
+    # Edges that are not exact in binary, the values on them and an ulp either side: each counted
+    # in the bin numpy.histogram puts it in (its edges in the array's type).
+    bins, low, high = 7, 0.1, 0.8
+    sim = gs.Simulation(rows=3, cols=8 * 7, backend="cpu", precision=precision)
+    edges = np.histogram_bin_edges(np.zeros(1, dtype=dtype), bins=bins, range=(low, high))
+    assert edges.dtype == dtype
+    on = np.repeat(edges[1:-1], 3).astype(dtype)
+    ulp = np.tile([-1, 0, 1], bins - 1)
+    values = np.where(ulp < 0, np.nextafter(on, dtype(-1)), np.where(ulp > 0, np.nextafter(on, dtype(2)), on))
+    v = np.full((3, 56), (low + high) / 2, dtype=dtype)
+    v.flat[:values.size] = values
+    sim.v[...] = v
+    counts, _ = np.histogram(v, bins=bins, range=(low, high))
+    assert list(sim.stats(bins=bins, range=(low, high))["histogram"]) == list(counts)

@@ -119,6 +119,10 @@ void BenchRequest::validate() const {
   if (repeat <= 0) throw InvalidInput("repeat must be a positive integer");
   if (warmup_images && *warmup_images < 0)
     throw InvalidInput("warmup must be a non-negative integer");
+  if (statistics && io != OutputMode::Hdf5) {
+    throw InvalidInput(
+        "--stats measures the statistics in the run command's image loop; it needs --io hdf5");
+  }
   if (io == OutputMode::Hdf5 && output.empty()) {
     throw InvalidInput("--io hdf5 needs --output FILE (the file each repeat writes)");
   }
@@ -372,6 +376,7 @@ double time_run_with_output(const BenchRequest& request, const Workload& w, std:
   run.output = request.output;
   run.overwrite = true;
   run.quiet = true;
+  if (request.statistics) run.analysis.statistics = analysis::HistogramSpec{};
   if (replaces_own_file) {
     // The previous repeat's file: freeing its pages is no part of writing this one (a run to a
     // new file never pays it), and took a tenth of the quick workload's time.
@@ -391,9 +396,11 @@ double time_run_with_output(const BenchRequest& request, const Workload& w, std:
                {"file_open", t.file_open},
                {"stepping", l.stepping},
                {"reading_images", l.reading},
+               {"measuring_statistics", l.measuring},
                {"waiting_for_writer", l.waiting},
                {"last_write", l.last_write},
-               {"loop_other", t.loop - l.stepping - l.reading - l.waiting - l.last_write},
+               {"loop_other",
+                t.loop - l.stepping - l.reading - l.measuring - l.waiting - l.last_write},
                {"file_close", t.file_close},
                {"writer_writing", l.writing},
                {"writer_saving", l.saving}};
@@ -438,6 +445,18 @@ Measurement measure(const BenchRequest& request, const Workload& w, const BenchR
         nearest = i;
     }
     m.phases = phases[nearest];
+    if (request.statistics) {
+      const auto phase = [&m](std::string_view name) {
+        for (const auto& [phase_name, seconds] : m.phases)
+          if (phase_name == name) return seconds;
+        return 0.0;
+      };
+      m.statistics_seconds_per_image =
+          phase("measuring_statistics") / static_cast<double>(w.images);
+      const double stepping = phase("stepping");
+      m.statistics_fraction_of_stepping =
+          stepping > 0 ? phase("measuring_statistics") / stepping : 0;
+    }
   }
   m.cell_updates_per_s = w.cell_updates() / m.median_seconds;
   m.bytes_per_s = m.cell_updates_per_s * bytes_per_cell_update(request.problem.precision);
@@ -458,6 +477,7 @@ BenchReport run_benchmark(const BenchRequest& request) {
   report.problem = request.problem;
   report.engine = request.engine;
   report.io = request.io;
+  report.statistics = request.statistics;
   report.repeat = request.repeat;
 
   // First the proof: no figure for a kernel that computes something else.
@@ -559,6 +579,11 @@ std::string format_table(const BenchReport& r) {
     }
     out << "\nwhere the time went (the repeat nearest the median), s:\n  " << stepping_thread
         << "\n  beside it, the writer thread: " << writer_thread << "\n";
+    if (r.statistics) {
+      out << "statistics of every image: " << fixed(1e3 * m.statistics_seconds_per_image, 2)
+          << " ms an image, " << fixed(100 * m.statistics_fraction_of_stepping, 1)
+          << " % of the stepping\n";
+    }
   }
   if (r.measurements.size() == 2) {
     out << "\nrate ratio (first / second): "
@@ -646,6 +671,10 @@ void add_run_fields(JsonObject& o, const Measurement& m, Precision precision,
       .integer("flops_per_cell_update", flops_per_cell_update)
       .number("flops_per_s", m.flops_per_s)
       .number("fraction_of_peak", m.fraction_of_peak);
+  if (m.statistics_seconds_per_image > 0) {
+    o.number("statistics_seconds_per_image", m.statistics_seconds_per_image)
+        .number("statistics_fraction_of_stepping", m.statistics_fraction_of_stepping);
+  }
   if (!m.phases.empty()) {
     JsonObject phases;
     for (const auto& [name, seconds] : m.phases) phases.number(name, seconds);
@@ -663,6 +692,7 @@ std::string format_json(const BenchReport& r) {
       .string("stencil", r.problem.stencil.name())
       .string("boundary", to_string(r.problem.boundary))
       .string("io", to_string(r.io))
+      .field("statistics", r.statistics ? "true" : "false")
       .integer("threads", r.threads)
       .integer("fuse", r.engine.fuse_steps)
       .integer("repeat", r.repeat)

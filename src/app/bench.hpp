@@ -65,6 +65,9 @@ struct BenchRequest {
   EngineOptions engine;
   OutputMode io = OutputMode::None;
   std::filesystem::path output;  // the HDF5 file written by --io hdf5 (overwritten)
+  // --stats: the run also measures the statistics of every image (the run command's --stats,
+  // its default histogram), timed apart from the stepping; needs --io hdf5.
+  bool statistics = false;
   int repeat = 3;
   // Images of the warm-up run before the timed repeats; nullopt: a tenth of the images, at least 1.
   std::optional<std::int64_t> warmup_images;
@@ -128,6 +131,9 @@ struct Measurement {
   // --io hdf5: where the median repeat's time went (seconds by phase, in the run's order; the
   // writer thread's phases last, beside the stepping thread's).
   std::vector<std::pair<std::string, double>> phases;
+  // --stats: the statistics' time against the stepping's, in the repeat nearest the median.
+  double statistics_seconds_per_image = 0;
+  double statistics_fraction_of_stepping = 0;
 };
 
 struct BenchReport {
@@ -138,6 +144,7 @@ struct BenchReport {
   EngineOptions engine;
   int threads = 0;  // CPU threads used (the copy ran with the same)
   OutputMode io = OutputMode::None;
+  bool statistics = false;
   int repeat = 0;
   double copy_bytes_per_s = 0;        // before the timed runs: the roofline "of copy" is against
   double copy_bytes_per_s_after = 0;  // after them: a machine whose memory slowed meanwhile shows

@@ -17,7 +17,7 @@ struct BenchCliState {
   std::string preset = "quick", io = "none", output, config;
   std::int64_t images = 0, steps = 0, batch = 1, warmup = 0;
   int repeat = 0;
-  bool json = false;
+  bool json = false, stats = false;
 };
 
 template <class T>
@@ -35,7 +35,8 @@ void add_bench_command(CLI::App& root) {
       "  grayscott bench --preset quick\n"
       "  grayscott bench --preset batch-vs-large --json > bench.json\n"
       "  grayscott bench --preset 3d                    a volume, seven-point\n"
-      "  grayscott bench --preset quick --io hdf5      stepping and writing every image\n\n" +
+      "  grayscott bench --preset quick --io hdf5 -o q.h5           stepping and writing every image\n"
+      "  grayscott bench --preset quick --io hdf5 -o q.h5 --stats   and what the statistics cost\n\n" +
       docs_pointer());
   bench
       ->add_option("--preset", state->preset,
@@ -58,6 +59,9 @@ void add_bench_command(CLI::App& root) {
                    "none (stepping only) or hdf5 (the run command's output of every image of v)")
       ->capture_default_str();
   bench->add_option("-o,--output", state->output, "The HDF5 file --io hdf5 writes (overwritten)");
+  bench->add_flag("--stats", state->stats,
+                  "With --io hdf5: also measure the statistics of every image (as run --stats) "
+                  "and report their time against the stepping's");
   bench->add_option("--repeat", state->repeat,
                     "Timed repeats, the median is reported (the preset's by default)");
   bench->add_option(
@@ -91,6 +95,7 @@ void add_bench_command(CLI::App& root) {
     request.engine = state->engine.engine_options();
     request.io = bench::parse_output_mode(state->io);
     request.output = state->output;
+    request.statistics = state->stats;
     request.repeat = if_given(*bench, "--repeat", state->repeat).value_or(preset.repeat);
     request.warmup_images = if_given(*bench, "--warmup", state->warmup);
 

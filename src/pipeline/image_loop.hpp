@@ -186,6 +186,7 @@ struct LoopPlan {
 struct LoopTimes {
   double stepping = 0;    // in advance(): the steps, or a device engine's launches
   double reading = 0;     // capture, copying the image out of the engine, and its check
+  double measuring = 0;   // the statistics of every image (and classes, settling), if asked
   double waiting = 0;     // for a free image buffer (the writer behind)
   double last_write = 0;  // at the end, for the writer to finish the last image and checkpoint
   double writing = 0;     // writer thread: the images into the file
@@ -424,6 +425,7 @@ LoopOutcome run_image_loop(ImageSource<Real>& source, ImageSink<Real>& sink, con
         slot = queue.acquire();
       });
       const Clock::time_point reading_from = Clock::now();
+      double measured_for = 0;
       unsigned after = 0;
       std::string reason, held_reason;
       std::exception_ptr error;
@@ -443,7 +445,9 @@ LoopOutcome run_image_loop(ImageSource<Real>& source, ImageSink<Real>& sink, con
           slot->statistics.clear();
           slot->settled_members.clear();
           if (measure) {
+            const Clock::time_point measuring_from = Clock::now();
             slot->settled_members = measure->measure(*slot, source, agreement);
+            measured_for = seconds_since(measuring_from);
             for (std::size_t m : slot->settled_members) {
               if (plan.on_member_settled) plan.on_member_settled(m, i);
             }
@@ -460,7 +464,8 @@ LoopOutcome run_image_loop(ImageSource<Real>& source, ImageSink<Real>& sink, con
           error = std::current_exception();
         }
       }
-      times.reading += seconds_since(reading_from);
+      times.reading += seconds_since(reading_from) - measured_for;
+      times.measuring += measured_for;
       if (!slot) after |= WriterGone;
       if (!reason.empty()) after |= Stop;
       if (error) after |= Failed;

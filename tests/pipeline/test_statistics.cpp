@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "analysis/measure.hpp"
@@ -40,6 +41,23 @@ Plain plain(const std::vector<double>& x) {
   p.std = std::sqrt(p.std / static_cast<double>(x.size()));
   return p;
 }
+
+// The bins numpy.histogram gives values of type Real: x's is the one of the last edge at or below
+// it, found by a search of the edges (numpy.linspace's, low + i (high - low) / bins, in the array's
+// type); below the range the first, above it the last.
+template <class Real>
+struct PlainBins {
+  std::vector<double> inner_edges;  // edges 1 to bins - 1
+  PlainBins(int bins, double low, double high) {
+    const double step = (high - low) / bins;
+    for (int i = 1; i < bins; ++i)
+      inner_edges.push_back(static_cast<Real>(static_cast<double>(i) * step + low));
+  }
+  std::size_t of(double x) const {
+    return static_cast<std::size_t>(
+        std::upper_bound(inner_edges.begin(), inner_edges.end(), x) - inner_edges.begin());
+  }
+};
 
 template <class Real>
 std::vector<double> widened(const std::vector<Real>& x) {
@@ -84,11 +102,11 @@ TEST(Statistics, MatchAPlainComputationForAnyThreadCount) {
   expect_field(plain(widened(u)), s.u_min, s.u_max, s.u_mean, s.u_std);
   expect_field(plain(widened(v)), s.v_min, s.v_max, s.v_mean, s.v_std);
   std::vector<std::uint64_t> counts(30, 0);
+  const PlainBins<float> plain_bins(30, 0.0, 1.0);
   double largest = 0, squares = 0;
   for (std::size_t i = 0; i < cells; ++i) {
     const double x = v[i];
-    const int bin = x < 0 ? 0 : x >= 1 ? 29 : static_cast<int>(x * 30);
-    ++counts[static_cast<std::size_t>(std::min(bin, 29))];
+    ++counts[plain_bins.of(x)];
     const double d = static_cast<double>(v[i]) - static_cast<double>(before[i]);
     largest = std::max(largest, std::abs(d));
     squares += d * d;
@@ -96,6 +114,67 @@ TEST(Statistics, MatchAPlainComputationForAnyThreadCount) {
   EXPECT_EQ(s.histogram, counts);
   EXPECT_EQ(s.change_max, largest);
   EXPECT_NEAR(s.change_rms_per_step, std::sqrt(squares / static_cast<double>(cells)) / 4, 1e-15);
+}
+
+// The values on and around edges between two bins, for ranges whose edges are not exact in binary
+// and bin counts from 1 to many: each in numpy.histogram's bin, in single precision (whose bins are
+// first found in single precision, and whose edges are float32) and in double. Each edge's values are counted on their own, so
+// that a value the fast path misplaces is not rescued by another's falling back.
+template <class Real>
+void expect_numpy_bins(int bins, double low, double high) {
+  const PlainBins<Real> plain(bins, low, high);
+  const analysis::HistogramSpec spec{bins, low, high};
+  const auto expect_counted = [&](const std::vector<Real>& values) {
+    std::vector<std::uint64_t> want(static_cast<std::size_t>(bins), 0);
+    for (Real x : values) ++want[plain.of(static_cast<double>(x))];
+    const analysis::ImageSums sums =
+        analysis::member_sums<Real>(spec, nullptr, values.data(), nullptr, values.size());
+    EXPECT_EQ(sums.histogram, want) << bins << " bins over [" << low << ", " << high << "], "
+                                    << values.size() << " values from " << values.front();
+  };
+  const double step = (high - low) / bins;
+  const int stride = std::max(1, bins / 300);  // at most 300 edges each
+  std::vector<int> edges;
+  for (int i = 0; i < bins; i += stride) edges.push_back(i);
+  edges.push_back(bins);
+  for (int i : edges) {
+    const auto edge = static_cast<Real>(i == bins ? high : static_cast<double>(i) * step + low);
+    std::vector<Real> values;
+    Real below = edge, above = edge;
+    for (int ulps = 0; ulps < 3; ++ulps) {
+      values.push_back(below);
+      values.push_back(above);
+      below = std::nextafter(below, -INFINITY);
+      above = std::nextafter(above, INFINITY);
+    }
+    expect_counted(values);
+  }
+  // Outside the range, and many ordinary values (blocks that take the fast path).
+  std::vector<Real> values{static_cast<Real>(low - 1), static_cast<Real>(high + 1),
+                           static_cast<Real>(INFINITY), static_cast<Real>(-INFINITY)};
+  std::mt19937 random(11);
+  std::uniform_real_distribution<double> spread(low, high);
+  for (int i = 0; i < 20'000; ++i) values.push_back(static_cast<Real>(spread(random)));
+  expect_counted(values);
+}
+
+TEST(Statistics, BinsAreNumpysAtEveryEdge) {
+  for (const auto& [bins, low, high] : std::vector<std::tuple<int, double, double>>{
+           {1, 0.0, 1.0}, {7, 0.1, 0.8}, {30, 0.0, 1.0}, {50, -0.3, 0.7}, {1000, 0.0, 0.37},
+           {100'000, 0.0, 1.0}}) {
+    expect_numpy_bins<float>(bins, low, high);
+    expect_numpy_bins<double>(bins, low, high);
+  }
+}
+
+TEST(Statistics, NotANumberCountsInTheFirstBin) {
+  std::vector<float> v(5000, 0.75f);
+  v[17] = NAN;
+  v[4000] = NAN;
+  const analysis::ImageSums sums =
+      analysis::member_sums<float>({10, 0.0, 1.0}, nullptr, v.data(), nullptr, v.size());
+  EXPECT_EQ(sums.histogram[0], 2u);
+  EXPECT_EQ(sums.histogram[7], 4998u);
 }
 
 TEST(Statistics, MergedPartsMatchTheWhole) {
