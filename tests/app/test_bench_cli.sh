@@ -114,11 +114,12 @@ import json, sys
 r = json.load(sys.stdin)
 p = r["phases_seconds"]
 names = ["engine", "initial_state", "file_open", "stepping", "reading_images",
-         "waiting_for_writer", "last_write", "loop_other", "file_close", "writer_writing",
+         "measuring_statistics", "waiting_for_writer", "last_write", "loop_other", "file_close", "writer_writing",
          "writer_saving"]
 assert list(p) == names, list(p)
 assert all(p[n] >= 0 for n in names if n != "loop_other") and p["loop_other"] > -1e-3, p
 assert p["stepping"] > 0 and p["writer_writing"] > 0, p
+assert p["measuring_statistics"] == 0 and "statistics_seconds_per_image" not in r, r
 inside = sum(p[n] for n in names if not n.startswith("writer_"))
 assert inside <= r["seconds"] * 1.01, (inside, r["seconds"])
 ' || fail "io hdf5: bad phases: $out"
@@ -126,6 +127,25 @@ table=$("$grayscott" bench --rows 40 --cols 60 --images 4 --steps-per-image 3 --
         --output "$work/bench.h5") || fail "io hdf5 table exited $?"
 echo "$table" | grep -q "where the time went" || fail "io hdf5: no breakdown in the table: $table"
 echo "$table" | grep -q "beside it, the writer thread: writing" || fail "io hdf5: no writer line: $table"
+# --stats: the statistics timed apart from the stepping, the file holding them.
+out=$("$grayscott" bench --rows 60 --cols 80 --images 5 --steps-per-image 4 --repeat 1 --io hdf5 \
+      --output "$work/stats.h5" --stats --json) || fail "--stats exited $?"
+echo "$out" | "$python" -c '
+import json, sys
+r = json.load(sys.stdin)
+p = r["phases_seconds"]
+assert r["statistics"] is True and p["measuring_statistics"] > 0, r
+assert abs(r["statistics_seconds_per_image"] * 5 - p["measuring_statistics"]) < 1e-9, r
+assert abs(r["statistics_fraction_of_stepping"] * p["stepping"] - p["measuring_statistics"]) < 1e-9, r
+' || fail "--stats: bad figures: $out"
+"$python" -c "
+import h5py, sys
+with h5py.File(sys.argv[1]) as f:
+    assert f['stats/v_histogram'].shape == (5, 50), f['stats/v_histogram'].shape
+" "$work/stats.h5" || fail "--stats: the file has no statistics"
+"$grayscott" bench --rows 60 --cols 80 --images 5 --steps-per-image 4 --repeat 1 --io hdf5 \
+  --output "$work/stats.h5" --stats | grep -q "statistics of every image: .* ms an image, .* % of the stepping" ||
+  fail "--stats: no statistics line in the table"
 
 # The comparison preset, made small: both runs and their ratio.
 out=$("$grayscott" bench --preset batch-vs-large --images 1 --steps-per-image 1 --repeat 1 --warmup 0 --json) ||
@@ -154,6 +174,8 @@ expect_error() {
 expect_error "preset" --preset fastest
 expect_error "repeat" --rows 8 --cols 8 --repeat 0
 expect_error "--output" --rows 8 --cols 8 --io hdf5
+expect_error "--stats measures the statistics in the run command's image loop; it needs --io hdf5" \
+  --rows 8 --cols 8 --stats
 expect_error "io" --rows 8 --cols 8 --io csv
 expect_error "batch" --rows 8 --cols 8 --batch 0
 expect_error "batch" --rows 8 --cols 8 --batch 2 --io hdf5 --output "$work/x.h5"
