@@ -14,6 +14,9 @@
 // one step of the streaming kernel (volume_kernels.cuh: tiles marching along depth) or, with
 // fuse_steps = 1, of the one-thread-per-cell kernel; no launch fuses a volume's steps, and the
 // other fuse_steps values run the streaming kernel. Both give bitwise identical results too.
+//
+// freeze(m) stops stepping member m (a sweep's member that settled): both buffers get its state
+// and its blocks of every launch return at once.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +24,7 @@
 #include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "engine/cuda/cuda_support.cuh"
 #include "engine/cuda/kernels.cuh"
@@ -44,6 +48,7 @@ class CudaEngine final : public Engine<Real> {
   void load(std::size_t member, std::span<const Real> u, std::span<const Real> v) override;
   void advance(std::int64_t steps) override;
   void set_rates(std::size_t member, const Parameters& rates) override;
+  bool freeze(std::size_t member) override;
   void home_state() override;
   void finish_foreign_work() override;
   void prepare(std::int64_t steps) override;
@@ -80,6 +85,10 @@ class CudaEngine final : public Engine<Real> {
   detail::Event staged_, copied_;
   detail::DeviceBuffer<Real> u_[2], v_[2];  // ping-pong, members * cells each
   detail::DeviceBuffer<Coefficients<Real>> coefficients_;
+  // Per member, nonzero once frozen: its kernels' blocks return at once. The graphs read it
+  // through the same pointer, so freezing records none again.
+  detail::DeviceBuffer<int> frozen_;
+  std::vector<int> frozen_host_;
   detail::DeviceBuffer<Real> staged_u_, staged_v_;  // the captured image, on the device
   detail::PinnedBuffer<Real> host_u_, host_v_;      // the captured image, on the host
   std::map<std::pair<std::int64_t, int>, detail::GraphExec> graphs_;

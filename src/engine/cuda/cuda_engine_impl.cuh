@@ -57,6 +57,10 @@ CudaEngine<Real>::CudaEngine(const Problem& problem, std::span<const Parameters>
                                 members_ * sizeof(Coefficients<Real>), cudaMemcpyHostToDevice,
                                 compute_.get()),
                 "uploading coefficients");
+  frozen_ = detail::DeviceBuffer<int>(members_);
+  frozen_host_.assign(members_, 0);
+  detail::check(cudaMemsetAsync(frozen_.data(), 0, frozen_.bytes(), compute_.get()),
+                "clearing the frozen members");
   detail::check(cudaStreamSynchronize(compute_.get()), "initialising the device state");
 }
 
@@ -105,7 +109,8 @@ void CudaEngine<Real>::launch(const detail::Launch& plan) {
                               coefficients_.data(),
                               weights_,
                               static_cast<int>(grid_.rows),
-                              static_cast<int>(grid_.cols)};
+                              static_cast<int>(grid_.cols),
+                              frozen_.data()};
   cudaStream_t stream = compute_.get();
   const dim3 grid(plan.grid.x, plan.grid.y, plan.grid.z), block(plan.block.x, plan.block.y);
   dispatch_stencil_and_boundary(kind_, boundary_, [&]<StencilKind K, Boundary B>() {
@@ -128,7 +133,8 @@ void CudaEngine<Real>::launch_volume(const detail::Launch& plan) {
                                       coefficients_.data(),
                                       static_cast<int>(grid_.depth),
                                       static_cast<int>(grid_.rows),
-                                      static_cast<int>(grid_.cols)};
+                                      static_cast<int>(grid_.cols),
+                                      frozen_.data()};
   cudaStream_t stream = compute_.get();
   const dim3 grid(plan.grid.x, plan.grid.y, plan.grid.z), block(plan.block.x, plan.block.y);
   detail::dispatch_volume_stencil_and_boundary(kind_, boundary_, [&]<StencilKind K, Boundary B>() {
@@ -197,6 +203,30 @@ void CudaEngine<Real>::set_rates(std::size_t member, const Parameters& rates) {
                                 sizeof(Coefficients<Real>), cudaMemcpyHostToDevice, compute_.get()),
                 "uploading coefficients");
   detail::check(cudaStreamSynchronize(compute_.get()), "uploading coefficients");
+}
+
+template <class Real>
+bool CudaEngine<Real>::freeze(std::size_t member) {
+  if (member >= members_) return false;
+  if (frozen_host_[member] != 0) return true;
+  use_device();
+  // Ordered on the compute stream after the steps queued so far: the other buffer gets the
+  // member's current state, then its flag is set; the stream is synchronised before the host
+  // value the flag is copied from can change.
+  const std::size_t offset = member * cells_, bytes = cells_ * sizeof(Real);
+  cudaStream_t stream = compute_.get();
+  detail::check(cudaMemcpyAsync(u_[1 - current_].data() + offset, u_[current_].data() + offset,
+                                bytes, cudaMemcpyDeviceToDevice, stream),
+                "keeping a frozen member's u");
+  detail::check(cudaMemcpyAsync(v_[1 - current_].data() + offset, v_[current_].data() + offset,
+                                bytes, cudaMemcpyDeviceToDevice, stream),
+                "keeping a frozen member's v");
+  frozen_host_[member] = 1;
+  detail::check(cudaMemcpyAsync(frozen_.data() + member, &frozen_host_[member], sizeof(int),
+                                cudaMemcpyHostToDevice, stream),
+                "freezing a member");
+  detail::check(cudaStreamSynchronize(stream), "freezing a member");
+  return true;
 }
 
 template <class Real>

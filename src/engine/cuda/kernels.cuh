@@ -10,7 +10,8 @@
 //   `steps` launches of step_kernel, so the results are bitwise identical.
 //
 // Both are specialised at compile time for the stencil (the built-in weights fold into constants)
-// and the boundary; blockIdx.z is the batch member, each with its own coefficients.
+// and the boundary; blockIdx.z is the batch member, each with its own coefficients; a frozen
+// member's blocks return at once.
 #pragma once
 
 #include <cstddef>
@@ -36,7 +37,14 @@ struct StepArgs {
   const Coefficients<Real>* __restrict__ coefficients;  // one per member
   StencilWeights<Real> weights;
   int rows, cols;
+  // One per member, or null: a member whose entry is nonzero is not stepped (Engine::freeze; both
+  // ping-pong buffers hold its state, so skipping its launches leaves it as it is).
+  const int* __restrict__ frozen = nullptr;
 };
+
+__device__ __forceinline__ bool member_frozen(const int* frozen) {
+  return frozen != nullptr && frozen[blockIdx.z] != 0;
+}
 
 __device__ __forceinline__ int wrap_index(int i, int n) {
   // i may lie up to fused_max_steps outside [0, n) on either side, and n may be tiny.
@@ -46,6 +54,7 @@ __device__ __forceinline__ int wrap_index(int i, int n) {
 
 template <StencilKind K, Boundary B, class Real>
 __global__ void __launch_bounds__(step_block_x* step_block_y) step_kernel(StepArgs<Real> a) {
+  if (member_frozen(a.frozen)) return;
   // int indices: cuda::max_cols (cuda_backend.hpp) keeps c + 1, and a fused region's columns
   // beyond the last, below INT_MAX; the rows are far fewer (the launch grid's y limit).
   const int c = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
@@ -143,6 +152,7 @@ __global__ void __launch_bounds__(fused_block_x* fused_block_y)
     fused_kernel(StepArgs<Real> a, int steps) {
   __shared__ Real su[fused_region_h][fused_region_w];
   __shared__ Real sv[fused_region_h][fused_region_w];
+  if (member_frozen(a.frozen)) return;  // the whole block: no barrier is left waiting
   const int out_w = fused_region_w - 2 * steps, out_h = fused_region_h - 2 * steps;
   const int row0 = static_cast<int>(blockIdx.y) * out_h - steps;  // grid row of region row 0
   const int col0 = static_cast<int>(blockIdx.x) * out_w - steps;

@@ -35,6 +35,7 @@ struct VolumeArgs {
   Real* __restrict__ v_out;
   const Coefficients<Real>* __restrict__ coefficients;  // one per member
   int depth, rows, cols;
+  const int* __restrict__ frozen = nullptr;  // as StepArgs::frozen
 };
 
 // Calls f.template operator()<K, B>() with a volume's stencil (seven-point or nineteen-point) and
@@ -52,6 +53,7 @@ decltype(auto) dispatch_volume_stencil_and_boundary(StencilKind kind, Boundary b
 template <StencilKind K, Boundary B, class Real>
 __global__ void __launch_bounds__(step_block_x* step_block_y)
     volume_step_kernel(VolumeArgs<Real> a) {
+  if (member_frozen(a.frozen)) return;
   // int indices as the plane's step_kernel; cuda::max_depth keeps z + 1 below INT_MAX.
   const int c = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   const int r = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
@@ -166,6 +168,7 @@ __global__ void __launch_bounds__(volume_block_x* volume_block_y)
     volume_stream_kernel(VolumeArgs<Real> a, int slab) {
   __shared__ VolumeSlots<Real> su;
   __shared__ VolumeSlots<Real> sv;
+  if (member_frozen(a.frozen)) return;  // the whole block: no barrier is left waiting
   const int depth = a.depth, rows = a.rows, cols = a.cols;
   const int col_blocks = (cols + volume_block_x - 1) / volume_block_x;
   const int column_block = static_cast<int>(blockIdx.x) % col_blocks;

@@ -152,6 +152,45 @@ TEST(CudaEngine, BatchMembersEqualSingleRuns) {
   }
 }
 
+// freeze() (a sweep's member that settled): the member keeps the state it had, through steps on
+// either buffer and fused or not, while the others step on bitwise as the CPU engine's batch with
+// the same member frozen at the same step.
+TEST(CudaEngine, AFrozenMemberStaysAsTheCpuEnginesDoes) {
+  GRAYSCOTT_REQUIRE_GPU();
+  for (int fuse : {1, 0}) {
+    SCOPED_TRACE("fuse " + std::to_string(fuse));
+    const Problem problem =
+        stable_problem(45, 77, Stencil::oono_puri(), Boundary::ZeroFlux, Precision::Single);
+    const std::vector<Parameters> members = {{0.02, 0.05, 0.2, 0.1, 0.5},
+                                             {0.03, 0.06, 0.2, 0.1, 0.5},
+                                             {0.04, 0.065, 0.15, 0.08, 0.4}};
+    EngineOptions options;
+    options.backend = "cuda";
+    options.fuse_steps = fuse;
+    auto gpu = make_engine<float>(problem, members, options);
+    auto cpu = make_engine<float>(problem, members, {"cpu", 1, 1, 0});
+    for (std::size_t m = 0; m < members.size(); ++m) {
+      const reference::State start = varied_state(45, 77, static_cast<std::uint32_t>(m + 3));
+      gpu->load(m, to_real<float>(start.u), to_real<float>(start.v));
+      cpu->load(m, to_real<float>(start.u), to_real<float>(start.v));
+    }
+    for (auto* engine : {gpu.get(), cpu.get()}) {
+      engine->advance(13);  // an odd count: the state sits in the second buffer
+      EXPECT_TRUE(engine->freeze(1));
+      EXPECT_TRUE(engine->freeze(1));  // again: nothing changes
+      engine->advance(20);
+      engine->capture({true, true});
+    }
+    for (std::size_t m = 0; m < members.size(); ++m) {
+      std::vector<float> gu(45 * 77, NAN), gv(45 * 77, NAN), cu(45 * 77), cv(45 * 77);
+      gpu->read_captured(m, gu.data(), gv.data());
+      cpu->read_captured(m, cu.data(), cv.data());
+      EXPECT_EQ(first_bitwise_difference(gu, cu), -1) << "member " << m;
+      EXPECT_EQ(first_bitwise_difference(gv, cv), -1) << "member " << m;
+    }
+  }
+}
+
 // capture() freezes the image while the steps queued after it run on; fields not captured are
 // left alone in the caller's buffers.
 TEST(CudaEngine, CapturedImageSurvivesFurtherSteps) {

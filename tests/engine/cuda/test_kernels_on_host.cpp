@@ -26,11 +26,13 @@ kernel_emulation::Index3 index3(const kernels::Dims& d) { return {d.x, d.y, d.z}
 
 // `steps` steps through the CUDA engine's own launch plan (engine/cuda/launch_plan.hpp: graphs of
 // at most max_graph_steps steps, launches of `fuse_option` steps, ping-pong parity, launch grids),
-// each launch running the kernels' source on the host, from NaN-poisoned outputs.
+// each launch running the kernels' source on the host, from NaN-poisoned outputs. The members
+// whose entry of `frozen` is nonzero are frozen as CudaEngine::freeze does: their state in both
+// buffers, their flag passed to every launch.
 template <StencilKind K, Boundary B, class Real>
 Batch<Real> run_kernels(const Problem& problem, const std::vector<Parameters>& members,
                         const std::vector<reference::State>& starts, std::int64_t steps,
-                        int fuse_option) {
+                        int fuse_option, const std::vector<int>& frozen = {}) {
   // The kernels are built with nvcc --ftz=true: float32 subnormals flushed to zero, as here.
   const cpu::FlushSubnormals<Real> flush;
   const int rows = static_cast<int>(problem.grid.rows), cols = static_cast<int>(problem.grid.cols);
@@ -41,8 +43,10 @@ Batch<Real> run_kernels(const Problem& problem, const std::vector<Parameters>& m
     v[b].assign(count * cells, NAN);
   }
   for (std::size_t m = 0; m < count; ++m) {
-    std::copy(starts[m].u.begin(), starts[m].u.end(), u[0].begin() + m * cells);
-    std::copy(starts[m].v.begin(), starts[m].v.end(), v[0].begin() + m * cells);
+    for (int b = 0; b < (frozen.empty() || frozen[m] == 0 ? 1 : 2); ++b) {
+      std::copy(starts[m].u.begin(), starts[m].u.end(), u[b].begin() + m * cells);
+      std::copy(starts[m].v.begin(), starts[m].v.end(), v[b].begin() + m * cells);
+    }
   }
   std::vector<Coefficients<Real>> coefficients;
   for (const auto& p : members)
@@ -62,7 +66,8 @@ Batch<Real> run_kernels(const Problem& problem, const std::vector<Parameters>& m
                                              coefficients.data(),
                                              weights,
                                              rows,
-                                             cols};
+                                             cols,
+                                             frozen.empty() ? nullptr : frozen.data()};
           if (plan.fused()) {
             kernel_emulation::launch(index3(plan.grid), index3(plan.block),
                                      [&] { kernels::fused_kernel<K, B, Real>(args, plan.steps); });
@@ -77,14 +82,19 @@ Batch<Real> run_kernels(const Problem& problem, const std::vector<Parameters>& m
   return {u[result], v[result]};
 }
 
-// The CPU engine, one step per pass, on one thread.
+// The CPU engine, one step per pass, on one thread; the members whose entry of `frozen` is nonzero
+// frozen before the steps.
 template <class Real>
 Batch<Real> run_cpu(const Problem& problem, const std::vector<Parameters>& members,
-                    const std::vector<reference::State>& starts, std::int64_t steps) {
+                    const std::vector<reference::State>& starts, std::int64_t steps,
+                    const std::vector<int>& frozen = {}) {
   cpu::CpuEngine<Real> engine(problem, members, {"cpu", 1, 1, 0});
   for (std::size_t m = 0; m < members.size(); ++m) {
     engine.load(m, std::vector<Real>(starts[m].u.begin(), starts[m].u.end()),
                 std::vector<Real>(starts[m].v.begin(), starts[m].v.end()));
+  }
+  for (std::size_t m = 0; m < frozen.size(); ++m) {
+    if (frozen[m] != 0) EXPECT_TRUE(engine.freeze(m));
   }
   engine.advance(steps);
   engine.capture({true, true});
@@ -256,6 +266,31 @@ TEST(CudaKernelsOnHost, AdvancesBeyondOneGraph) {
   for (Boundary boundary : {Boundary::ZeroFlux, Boundary::Periodic}) {
     expect_kernels_match_cpu<float>(problem_of(9, 50, Stencil::oono_puri(), boundary), steps,
                                     {4, 5});
+  }
+}
+
+// A frozen member (a sweep's that settled) is left as it is by every launch, one-step and fused,
+// and the members around it step as on the CPU engine with the same member frozen, bitwise.
+TEST(CudaKernelsOnHost, FrozenMembersAreLeftAsTheyAre) {
+  const Problem problem = problem_of(37, 53, Stencil::oono_puri(), Boundary::ZeroFlux);
+  std::vector<Parameters> members = two_members(problem);
+  members.push_back({0.05, 0.062, 0.18, 0.09, 0.45});
+  auto starts = two_starts(37, 53);
+  starts.push_back(grayscott::testing::varied_state(37, 53, 7));
+  const std::vector<int> frozen{0, 1, 0};
+  const Batch<float> expected = run_cpu<float>(problem, members, starts, 9, frozen);
+  const std::size_t cells = problem.grid.cells();
+  for (int fuse : {1, 4}) {
+    SCOPED_TRACE("fuse " + std::to_string(fuse));
+    const Batch<float> got = run_kernels<StencilKind::OonoPuri, Boundary::ZeroFlux, float>(
+        problem, members, starts, 9, fuse, frozen);
+    EXPECT_EQ(first_bitwise_difference(got.u, expected.u), -1);
+    EXPECT_EQ(first_bitwise_difference(got.v, expected.v), -1);
+    // The frozen member is its start; the others moved.
+    EXPECT_TRUE(std::equal(starts[1].v.begin(), starts[1].v.end(), got.v.begin() + cells,
+                           [](double a, float b) { return static_cast<float>(a) == b; }));
+    EXPECT_FALSE(std::equal(starts[0].v.begin(), starts[0].v.end(), got.v.begin(),
+                            [](double a, float b) { return static_cast<float>(a) == b; }));
   }
 }
 

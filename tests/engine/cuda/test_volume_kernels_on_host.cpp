@@ -56,11 +56,13 @@ std::vector<reference::Volume> starts_of(const Grid& grid, std::size_t members) 
 
 // `steps` steps through the engine's launch plan (graphs of at most max_graph_steps steps, one
 // step per launch, ping-pong parity, launch grids), each launch running the kernels' source on the
-// host into output buffers poisoned with NaN just before it.
+// host into output buffers poisoned with NaN just before it. The members whose entry of `frozen`
+// is nonzero are frozen as CudaEngine::freeze does (their state in both buffers, never poisoned,
+// their flag passed to every launch).
 template <StencilKind K, Boundary B, class Real>
 Batch<Real> run_kernels(const Problem& problem, const std::vector<Parameters>& members,
                         const std::vector<reference::Volume>& starts, std::int64_t steps,
-                        const Variant& variant) {
+                        const Variant& variant, const std::vector<int>& frozen = {}) {
   const cpu::FlushSubnormals<Real> flush;  // nvcc --ftz=true
   const Grid& g = problem.grid;
   const std::size_t cells = static_cast<std::size_t>(g.cells()), count = members.size();
@@ -69,9 +71,12 @@ Batch<Real> run_kernels(const Problem& problem, const std::vector<Parameters>& m
     u[b].assign(count * cells, NAN);
     v[b].assign(count * cells, NAN);
   }
+  const auto is_frozen = [&](std::size_t m) { return !frozen.empty() && frozen[m] != 0; };
   for (std::size_t m = 0; m < count; ++m) {
-    std::copy(starts[m].u.begin(), starts[m].u.end(), u[0].begin() + m * cells);
-    std::copy(starts[m].v.begin(), starts[m].v.end(), v[0].begin() + m * cells);
+    for (int b = 0; b < (is_frozen(m) ? 2 : 1); ++b) {
+      std::copy(starts[m].u.begin(), starts[m].u.end(), u[b].begin() + m * cells);
+      std::copy(starts[m].v.begin(), starts[m].v.end(), v[b].begin() + m * cells);
+    }
   }
   std::vector<Coefficients<Real>> coefficients;
   for (const auto& p : members) {
@@ -86,8 +91,13 @@ Batch<Real> run_kernels(const Problem& problem, const std::vector<Parameters>& m
           EXPECT_EQ(plan.steps, 1);
           EXPECT_EQ(plan.streaming(), variant.streaming);
           const int p = plan.parity;
-          std::fill(u[1 - p].begin(), u[1 - p].end(), static_cast<Real>(NAN));
-          std::fill(v[1 - p].begin(), v[1 - p].end(), static_cast<Real>(NAN));
+          for (std::size_t m = 0; m < count; ++m) {
+            if (is_frozen(m)) continue;
+            const auto first = static_cast<std::ptrdiff_t>(m * cells);
+            const auto last = first + static_cast<std::ptrdiff_t>(cells);
+            std::fill(u[1 - p].begin() + first, u[1 - p].begin() + last, static_cast<Real>(NAN));
+            std::fill(v[1 - p].begin() + first, v[1 - p].begin() + last, static_cast<Real>(NAN));
+          }
           const kernels::VolumeArgs<Real> args{u[p].data(),
                                                v[p].data(),
                                                u[1 - p].data(),
@@ -95,7 +105,8 @@ Batch<Real> run_kernels(const Problem& problem, const std::vector<Parameters>& m
                                                coefficients.data(),
                                                static_cast<int>(g.depth),
                                                static_cast<int>(g.rows),
-                                               static_cast<int>(g.cols)};
+                                               static_cast<int>(g.cols),
+                                               frozen.empty() ? nullptr : frozen.data()};
           if (plan.streaming()) {
             kernel_emulation::launch(index3(plan.grid), index3(plan.block), [&] {
               kernels::volume_stream_kernel<K, B, Real>(args, plan.slab);
@@ -112,16 +123,18 @@ Batch<Real> run_kernels(const Problem& problem, const std::vector<Parameters>& m
   return {u[result], v[result]};
 }
 
-// The plain host loop, member by member with each one's rates.
+// The plain host loop, member by member with each one's rates; a frozen member not stepped.
 template <class Real>
 Batch<Real> run_host_loop(const Problem& problem, const std::vector<Parameters>& members,
-                          const std::vector<reference::Volume>& starts, std::int64_t steps) {
+                          const std::vector<reference::Volume>& starts, std::int64_t steps,
+                          const std::vector<int>& frozen = {}) {
   const cpu::FlushSubnormals<Real> flush;
   Batch<Real> out;
   for (std::size_t m = 0; m < members.size(); ++m) {
     auto u = grayscott::testing::to_precision<Real>(starts[m].u);
     auto v = grayscott::testing::to_precision<Real>(starts[m].v);
-    grayscott::testing::host_volume_steps<Real>(problem, members[m], u, v, steps);
+    if (frozen.empty() || frozen[m] == 0)
+      grayscott::testing::host_volume_steps<Real>(problem, members[m], u, v, steps);
     out.u.insert(out.u.end(), u.begin(), u.end());
     out.v.insert(out.v.end(), v.begin(), v.end());
   }
@@ -132,11 +145,11 @@ Batch<Real> run_host_loop(const Problem& problem, const std::vector<Parameters>&
 template <class Real>
 Batch<Real> run_plan(const Problem& problem, const std::vector<Parameters>& members,
                      const std::vector<reference::Volume>& starts, std::int64_t steps,
-                     const Variant& variant) {
+                     const Variant& variant, const std::vector<int>& frozen = {}) {
   Batch<Real> got;
   kernels::dispatch_volume_stencil_and_boundary(
       problem.stencil.kind, problem.boundary, [&]<StencilKind K, Boundary B>() {
-        got = run_kernels<K, B, Real>(problem, members, starts, steps, variant);
+        got = run_kernels<K, B, Real>(problem, members, starts, steps, variant, frozen);
       });
   return got;
 }
@@ -201,6 +214,22 @@ INSTANTIATE_TEST_SUITE_P(
     volume_kernel_case_name);
 
 // The fixed boundary's outside values reach every face, edge and plane beyond the volume.
+// A frozen member (a sweep's that settled) is left as it is by every variant, its output never
+// written (no poison reaches it, none is left in it); the member beside it steps bitwise as alone.
+TEST(CudaVolumeKernelsOnHost, FrozenMembersAreLeftAsTheyAre) {
+  const Problem problem = volume_problem({5, 9, 21}, Stencil::seven_point(), Boundary::Periodic);
+  const auto members = two_members(problem);
+  const auto starts = starts_of(problem.grid, members.size());
+  const std::vector<int> frozen{1, 0};
+  const Batch<float> expected = run_host_loop<float>(problem, members, starts, 3, frozen);
+  for (const Variant& variant : every_variant) {
+    SCOPED_TRACE(variant.text());
+    const Batch<float> got = run_plan<float>(problem, members, starts, 3, variant, frozen);
+    EXPECT_EQ(first_bitwise_difference(got.u, expected.u), -1);
+    EXPECT_EQ(first_bitwise_difference(got.v, expected.v), -1);
+  }
+}
+
 TEST(CudaVolumeKernelsOnHost, FixedBoundaryOutsideValues) {
   for (const Outside outside : {Outside{0.0, 0.0}, Outside{0.25, 0.5}}) {
     for (const Stencil& stencil : volume_stencils()) {
