@@ -44,11 +44,12 @@ endforeach()
 install(TARGETS grayscott RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
 install(TARGETS ${_grayscott_exported} EXPORT grayscottTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT development)
-install(FILES src/model/model.hpp src/model/initial_state.hpp
+install(FILES src/model/model.hpp src/model/initial_state.hpp src/model/host_device.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/grayscott/model COMPONENT development)
 install(FILES src/engine/engine.hpp src/engine/host_buffer.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/grayscott/engine COMPONENT development)
-install(FILES src/analysis/statistics.hpp src/analysis/measure.hpp src/analysis/classify.hpp
+install(FILES src/analysis/statistics.hpp src/analysis/histogram_bin.hpp src/analysis/measure.hpp
+              src/analysis/classify.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/grayscott/analysis COMPONENT development)
 install(FILES src/pipeline/run.hpp src/pipeline/job.hpp src/pipeline/image_loop.hpp
               src/pipeline/image_queue.hpp

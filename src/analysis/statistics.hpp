@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/histogram_bin.hpp"
 #include "model/model.hpp"
 
 namespace grayscott::analysis {
@@ -45,27 +46,10 @@ struct HistogramSpec {
     return {static_cast<int>(bins), low, high};
   }
   void validate() const { checked(bins, low, high); }
-  // The bins as numpy.histogram finds them for values of type Real: edge i is low + i (high - low)
-  // / bins as numpy.linspace rounds it (a product, then a sum), then rounded to Real (a float32
-  // array's edges are float32), the last exactly high; bin i holds edge(i) <= x < edge(i + 1).
-  // Found by a product (a division per value costs more than the rest of the statistics), then
-  // put right against the edges, which the product can miss by an ulp. No branches, so that a
-  // loop over values vectorises.
+  // The bin of x, as numpy.histogram finds it (analysis/histogram_bin.hpp).
   template <class Real>
-  int bin_of(Real value) const {
-    const double x = static_cast<double>(value);
-    const double step = (high - low) / bins, scale = bins / (high - low);
-    const int last = bins - 1;
-    const auto edge = [&](int i) {
-      return static_cast<double>(static_cast<Real>(static_cast<double>(i) * step + low));
-    };
-    const double position = (x - low) * scale;
-    // NaN (a member of a sweep that diverged) falls in the first bin: the comparison is false.
-    const double above = position > 0.0 ? position : 0.0;
-    int bin = static_cast<int>(above < last ? above : static_cast<double>(last));
-    bin -= static_cast<int>((x < edge(bin)) & (bin > 0));
-    bin += static_cast<int>((x >= edge(bin + 1)) & (bin < last));
-    return bin;
+  int bin_of(Real x) const {
+    return histogram_bin<Real>(x, bins, low, high);
   }
 };
 

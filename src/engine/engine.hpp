@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/statistics.hpp"
 #include "model/model.hpp"
 
 namespace grayscott {
@@ -73,6 +74,19 @@ class Engine {
     read_captured(member, u, v);
     return false;
   }
+
+  // From now on every capture() also measures the statistics of the image it freezes
+  // (analysis/statistics.hpp) where the state lives: a device's reduction kernel, so that the
+  // image's u need not travel. The change is measured against the image captured before; the
+  // first against the state now when `change_from_now`, else it has none. Returns false where the
+  // backend does not (the caller measures a copy of the image on the host).
+  virtual bool measure_captures(const analysis::HistogramSpec& spec, bool change_from_now) {
+    (void)spec;
+    (void)change_from_now;
+    return false;
+  }
+  // Each member's sums of the image captured last (waiting for them as read_captured waits).
+  virtual std::vector<analysis::ImageSums> captured_statistics() { return {}; }
 
   // Where the current state lives, for front ends that read or change it in place (the Python
   // module's arrays): every member's u and v, rows*cols values each, row-major, member m at

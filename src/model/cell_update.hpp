@@ -6,20 +6,8 @@
 #include <cmath>
 #include <type_traits>
 
+#include "model/host_device.hpp"
 #include "model/model.hpp"
-
-// A backend that compiles these for a device defines GRAYSCOTT_DEVICE_CODE in its device sources
-// (the CUDA backend does, in its CMakeLists.txt); every other compilation sees plain inline host
-// functions.
-#if defined(GRAYSCOTT_DEVICE_CODE)
-#define GRAYSCOTT_HD __host__ __device__ __forceinline__
-#define GRAYSCOTT_UNROLL _Pragma("unroll")
-#else
-#define GRAYSCOTT_HD inline __attribute__((always_inline))
-// As far as the longest loop it marks (a volume's eighteen neighbours): a shorter count leaves GCC
-// a loop inside the vector loops, which then stay scalar.
-#define GRAYSCOTT_UNROLL _Pragma("GCC unroll 18")
-#endif
 
 namespace grayscott {
 
@@ -32,7 +20,8 @@ namespace grayscott {
 struct FoldedWeights {
   double nearest = 0, diagonal = 0, sum = 0;
 };
-constexpr FoldedWeights folded_weights(StencilKind kind) {
+// Host and device: a kernel's compile-time branches read it.
+GRAYSCOTT_HD constexpr FoldedWeights folded_weights(StencilKind kind) {
   switch (kind) {
     case StencilKind::OonoPuri:
       return {0.5, 0.25, 4 * (0.5 + 0.25)};

@@ -28,6 +28,10 @@ class EngineSource final : public ImageSource<Real> {
     return {state.u + member * state.member_stride, state.v + member * state.member_stride};
   }
   void advance(std::int64_t steps) override { engine_.advance(steps); }
+  bool measure_captures(const analysis::HistogramSpec& spec, bool change_from_now) override {
+    return on_device_ && engine_.measure_captures(spec, change_from_now);
+  }
+  std::vector<analysis::ImageSums> measured() override { return engine_.captured_statistics(); }
   void capture(FieldSet fields) override {
     if (on_device_) engine_.capture(fields);
   }

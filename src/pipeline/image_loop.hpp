@@ -75,6 +75,16 @@ class ImageSource {
   virtual void capture(FieldSet fields) = 0;
   // Copies the captured fields into the slot's buffers (sized by the loop).
   virtual void gather(ImageSlot<Real>& slot, FieldSet fields) = 0;
+  // Where the source measures the statistics of every image it captures from now on itself (a
+  // device engine's reduction kernel, Engine::measure_captures): true, and measured() gives each
+  // image's sums after gather(). The first image's change is measured from the state now when
+  // `change_from_now`. False where it does not: the loop measures the images' fields.
+  virtual bool measure_captures(const analysis::HistogramSpec& spec, bool change_from_now) {
+    (void)spec;
+    (void)change_from_now;
+    return false;
+  }
+  virtual std::vector<analysis::ImageSums> measured() { return {}; }
 };
 
 // Where the images go. write/save_checkpoint/make_durable run on the writer thread, in image
@@ -221,16 +231,18 @@ enum Flag : unsigned {
 };
 
 // The statistics of every image, and which members have settled. The previous image's v is kept
-// here (the engine's buffers hold only the current state): the change is measured against it.
+// here (the engine's buffers hold only the current state): the change is measured against it;
+// unless the source measures its images itself (`at_source`), keeping its own.
 template <class Real>
 class ImageMeasure {
  public:
-  explicit ImageMeasure(const LoopPlan& plan)
+  ImageMeasure(const LoopPlan& plan, bool at_source)
       : plan_(plan),
+        at_source_(at_source),
         cells_(plan.slot_values / std::max<std::size_t>(plan.members, 1)),
         calm_images_(plan.members, 0),
         settled_(plan.members, false) {
-    if (plan.start_v != nullptr) {
+    if (plan.start_v != nullptr && !at_source) {
       const Real* start = static_cast<const Real*>(plan.start_v);
       previous_v_.assign(start, start + plan.slot_values);
     }
@@ -242,19 +254,27 @@ class ImageMeasure {
   std::vector<std::size_t> measure(ImageSlot<Real>& slot, ImageSource<Real>& source,
                                    Agreement& agreement) {
     const analysis::HistogramSpec& spec = *plan_.statistics;
-    const bool has_previous = previous_v_.size() == plan_.slot_values;
-    if (!has_previous) previous_v_.resize(plan_.slot_values);
-    std::vector<analysis::ImageSums> sums(plan_.members);
+    std::vector<analysis::ImageSums> sums;
     std::vector<const Real*> member_v(plan_.members);
-    for (std::size_t m = 0; m < plan_.members; ++m) {
-      const std::size_t offset = m * cells_;
-      HeldState<Real> fields = source.held_state(m);
-      if (fields.u == nullptr) fields = {slot.u.data() + offset, slot.v.data() + offset};
-      member_v[m] = fields.v;
-      if (!has_previous) std::copy_n(fields.v, cells_, previous_v_.data() + offset);
-      // The previous image's v takes this one's while it is read: one pass for both.
-      sums[m] = analysis::member_sums<Real>(
-          spec, fields.u, fields.v, has_previous ? previous_v_.data() + offset : nullptr, cells_);
+    if (at_source_) {
+      sums = source.measured();
+      for (std::size_t m = 0; m < plan_.members; ++m)
+        member_v[m] = slot.v.empty() ? nullptr : slot.v.data() + m * cells_;
+    } else {
+      const bool has_previous = previous_v_.size() == plan_.slot_values;
+      if (!has_previous) previous_v_.resize(plan_.slot_values);
+      sums.resize(plan_.members);
+      for (std::size_t m = 0; m < plan_.members; ++m) {
+        const std::size_t offset = m * cells_;
+        HeldState<Real> fields = source.held_state(m);
+        if (fields.u == nullptr) fields = {slot.u.data() + offset, slot.v.data() + offset};
+        member_v[m] = fields.v;
+        if (!has_previous) std::copy_n(fields.v, cells_, previous_v_.data() + offset);
+        // The previous image's v takes this one's while it is read: one pass for both.
+        sums[m] = analysis::member_sums<Real>(
+            spec, fields.u, fields.v, has_previous ? previous_v_.data() + offset : nullptr,
+            cells_);
+      }
     }
     agreement.combine(sums);
     // The first image of a continued run without its start's v measures no change: steps since
@@ -315,6 +335,7 @@ class ImageMeasure {
 
  private:
   const LoopPlan& plan_;
+  bool at_source_;
   std::size_t cells_;
   std::vector<Real> previous_v_;
   std::vector<std::int64_t> calm_images_;
@@ -336,12 +357,19 @@ LoopOutcome run_image_loop(ImageSource<Real>& source, ImageSink<Real>& sink, con
   // hold (u beside v) first waits for the writer and frees the idle buffers, so that it too stays
   // within two images' worth.
   ImageQueue<Real> queue(2, 0, false, false);
-  // The fields every image carries: the ones written, and both when statistics are measured.
-  // A host engine's state is read in place (held_state); other sources copy both fields.
+  // The fields every image carries: the ones written, and both when the loop measures the
+  // statistics from them. A host engine's state is read in place (held_state); a device engine
+  // measures its images where they are; other sources copy both fields. Classes are found from
+  // v on the host.
   const bool held = source.held_state(0).u != nullptr;
-  const FieldSet image_fields = plan.statistics && !held ? FieldSet{true, true} : plan.fields;
+  const bool measured_at_source =
+      plan.statistics && !held &&
+      source.measure_captures(*plan.statistics, plan.start_v != nullptr);
+  FieldSet image_fields = plan.fields;
+  if (plan.statistics && !held && !measured_at_source) image_fields = {true, true};
+  if (measured_at_source && plan.classify) image_fields.v = true;
   std::optional<ImageMeasure<Real>> measure;
-  if (plan.statistics) measure.emplace(plan);
+  if (plan.statistics) measure.emplace(plan, measured_at_source);
   LoopOutcome outcome;
   outcome.images_done = plan.first_image;
   std::atomic<bool> writer_gone = false;

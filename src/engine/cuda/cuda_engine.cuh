@@ -15,12 +15,17 @@
 // fuse_steps = 1, of the one-thread-per-cell kernel; no launch fuses a volume's steps, and the
 // other fuse_steps values run the streaming kernel. Both give bitwise identical results too.
 //
+// measure_captures(): every capture also runs the statistics kernel (statistics_kernels.cuh) on
+// the compute stream, right after the image's steps and before the next image's, and its sums
+// travel with the image on the copy stream.
+//
 // freeze(m) stops stepping member m (a sweep's member that settled): both buffers get its state
 // and its blocks of every launch return at once.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -29,6 +34,7 @@
 #include "engine/cuda/cuda_support.cuh"
 #include "engine/cuda/kernels.cuh"
 #include "engine/cuda/launch_plan.hpp"
+#include "engine/cuda/statistics_kernels.cuh"
 #include "engine/cuda/volume_kernels.cuh"
 #include "engine/engine.hpp"
 
@@ -54,6 +60,8 @@ class CudaEngine final : public Engine<Real> {
   void prepare(std::int64_t steps) override;
   void capture(FieldSet fields) override;
   void read_captured(std::size_t member, Real* u, Real* v) override;
+  bool measure_captures(const analysis::HistogramSpec& spec, bool change_from_now) override;
+  std::vector<analysis::ImageSums> captured_statistics() override;
   typename Engine<Real>::StateView state() override;
 
   // Steps per launch actually used (1 = the one-step kernel, or any volume's).
@@ -68,6 +76,8 @@ class CudaEngine final : public Engine<Real> {
   cudaGraphExec_t graph_for(std::int64_t n, int from);
   void launch(const detail::Launch& plan);
   void launch_volume(const detail::Launch& plan);
+  // Enqueues the statistics of the current state on the compute stream (measure_captures).
+  void launch_statistics();
   void use_device() const;
 
   int device_;
@@ -92,6 +102,17 @@ class CudaEngine final : public Engine<Real> {
   detail::DeviceBuffer<Real> staged_u_, staged_v_;  // the captured image, on the device
   detail::PinnedBuffer<Real> host_u_, host_v_;      // the captured image, on the host
   std::map<std::pair<std::int64_t, int>, detail::GraphExec> graphs_;
+  // measure_captures: the histogram asked for, the previous image's v, each block's sums and the
+  // histograms on the device, and their copies on the host.
+  std::optional<analysis::HistogramSpec> measuring_;
+  bool has_before_ = false;          // before_v_ holds an image's v: the change is measured
+  bool captured_has_change_ = false;  // the last capture's statistics measured a change
+  int statistics_blocks_ = 0;
+  detail::DeviceBuffer<Real> before_v_;
+  detail::DeviceBuffer<double> partials_;
+  detail::DeviceBuffer<unsigned long long> histograms_;
+  detail::PinnedBuffer<double> host_partials_;
+  detail::PinnedBuffer<unsigned long long> host_histograms_;
   int current_ = 0;
   FieldSet captured_{false, false};
 };

@@ -286,8 +286,17 @@ void CudaEngine<Real>::capture(FieldSet fields) {
                                   cudaMemcpyDeviceToDevice, compute),
                   "staging v");
   }
+  if (measuring_) launch_statistics();
   detail::check(cudaEventRecord(staged_.get(), compute), "ordering the capture");
   detail::check(cudaStreamWaitEvent(copy, staged_.get(), 0), "ordering the capture");
+  if (measuring_) {
+    detail::check(cudaMemcpyAsync(host_partials_.data(), partials_.data(),
+                                  partials_.bytes(), cudaMemcpyDeviceToHost, copy),
+                  "copying the statistics to the host");
+    detail::check(cudaMemcpyAsync(host_histograms_.data(), histograms_.data(),
+                                  histograms_.bytes(), cudaMemcpyDeviceToHost, copy),
+                  "copying the histograms to the host");
+  }
   if (fields.u) {
     detail::check(
         cudaMemcpyAsync(host_u_.data(), staged_u_.data(), bytes, cudaMemcpyDeviceToHost, copy),
@@ -312,6 +321,79 @@ void CudaEngine<Real>::read_captured(std::size_t member, Real* u, Real* v) {
   const std::size_t offset = member * cells_, bytes = cells_ * sizeof(Real);
   if (u && captured_.u) std::memcpy(u, host_u_.data() + offset, bytes);
   if (v && captured_.v) std::memcpy(v, host_v_.data() + offset, bytes);
+}
+
+template <class Real>
+bool CudaEngine<Real>::measure_captures(const analysis::HistogramSpec& spec, bool change_from_now) {
+  spec.validate();
+  use_device();
+  measuring_ = spec;
+  statistics_blocks_ = detail::statistics_blocks(cells_);
+  const std::size_t partial_values =
+      members_ * static_cast<std::size_t>(statistics_blocks_) * detail::statistics_values;
+  const std::size_t counts = members_ * static_cast<std::size_t>(spec.bins);
+  partials_ = detail::DeviceBuffer<double>(partial_values);
+  host_partials_ = detail::PinnedBuffer<double>(partial_values);
+  histograms_ = detail::DeviceBuffer<unsigned long long>(counts);
+  host_histograms_ = detail::PinnedBuffer<unsigned long long>(counts);
+  if (before_v_.size() == 0) before_v_ = detail::DeviceBuffer<Real>(members_ * cells_);
+  has_before_ = change_from_now;
+  if (change_from_now) {
+    // After the steps queued so far: the state they leave is the one the first image changed from.
+    detail::check(cudaMemcpyAsync(before_v_.data(), v_[current_].data(), before_v_.bytes(),
+                                  cudaMemcpyDeviceToDevice, compute_.get()),
+                  "keeping v for the statistics' change");
+  }
+  return true;
+}
+
+template <class Real>
+void CudaEngine<Real>::launch_statistics() {
+  const analysis::HistogramSpec& spec = *measuring_;
+  cudaStream_t stream = compute_.get();
+  detail::check(cudaMemsetAsync(histograms_.data(), 0, histograms_.bytes(), stream),
+                "clearing the histograms");
+  const detail::StatisticsArgs<Real> args{u_[current_].data(),
+                                          v_[current_].data(),
+                                          has_before_ ? before_v_.data() : nullptr,
+                                          partials_.data(),
+                                          histograms_.data(),
+                                          cells_,
+                                          spec.bins,
+                                          spec.low,
+                                          spec.high,
+                                          analysis::u_shift,
+                                          analysis::v_shift};
+  const dim3 grid(static_cast<unsigned>(statistics_blocks_), static_cast<unsigned>(members_));
+  detail::statistics_kernel<Real><<<grid, detail::statistics_block, 0, stream>>>(args);
+  detail::check(cudaGetLastError(), "launching the statistics kernel");
+  captured_has_change_ = has_before_;
+  if (!has_before_) {
+    // This image is the next one's "before": the kernel measured no change, so it kept no v.
+    detail::check(cudaMemcpyAsync(before_v_.data(), v_[current_].data(), before_v_.bytes(),
+                                  cudaMemcpyDeviceToDevice, stream),
+                  "keeping v for the statistics' change");
+    has_before_ = true;
+  }
+}
+
+template <class Real>
+std::vector<analysis::ImageSums> CudaEngine<Real>::captured_statistics() {
+  if (!measuring_) return {};
+  use_device();
+  detail::check(cudaEventSynchronize(copied_.get()), "waiting for the captured statistics");
+  const int bins = measuring_->bins;
+  const std::size_t per_member =
+      static_cast<std::size_t>(statistics_blocks_) * detail::statistics_values;
+  std::vector<analysis::ImageSums> sums;
+  sums.reserve(members_);
+  for (std::size_t m = 0; m < members_; ++m) {
+    sums.push_back(detail::combine_partials(host_partials_.data() + m * per_member,
+                                            statistics_blocks_,
+                                            host_histograms_.data() + m * bins, bins, cells_,
+                                            captured_has_change_));
+  }
+  return sums;
 }
 
 template <class Real>

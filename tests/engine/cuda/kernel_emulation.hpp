@@ -7,6 +7,7 @@
 //   so grids of many blocks run in well under a second.
 // - launch_sequential(): for kernels with no __syncthreads (one thread per cell, halo packing),
 //   every thread of every block runs in turn on the calling thread, which is cheaper still.
+// Atomic additions are plain ones (one thread runs at a time).
 // This checks what is GPU-only in the kernels (indexing, tiles, halos, regions, boundaries,
 // members) against the CPU code, bitwise, on any machine. It says nothing about the GPU itself
 // (memory model, the compiler's device code): the tests labelled gpu do that on a device.
@@ -85,6 +86,14 @@ inline void run_block(unsigned threads, unsigned width) {
 }
 }  // namespace fibers
 
+// One thread runs at a time: an atomic addition is a plain one.
+template <class T>
+T atomicAdd(T* address, T value) {
+  const T old = *address;
+  *address = old + value;
+  return old;
+}
+
 inline void __syncthreads() {
   if (!fibers::in_launch) fibers::fail("__syncthreads() under launch_sequential()");
   if (swapcontext(&fibers::block[fibers::current].context, &fibers::scheduler) != 0) {
@@ -136,6 +145,7 @@ inline void launch_sequential(Index3 grid, Index3 block, const std::function<voi
 }  // namespace kernel_emulation
 
 using kernel_emulation::__syncthreads;
+using kernel_emulation::atomicAdd;
 using kernel_emulation::blockDim;
 using kernel_emulation::blockIdx;
 using kernel_emulation::gridDim;
@@ -148,6 +158,7 @@ using kernel_emulation::threadIdx;
 #define __launch_bounds__(threads)
 #define __shared__ static
 #include "engine/cuda/kernels.cuh"
+#include "engine/cuda/statistics_kernels.cuh"
 #include "engine/cuda/subdomain_kernels.cuh"
 #include "engine/cuda/volume_kernels.cuh"
 #undef __shared__

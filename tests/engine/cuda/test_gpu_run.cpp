@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "gpu_test_support.hpp"
 #include "io/files/reader.hpp"
@@ -74,4 +77,44 @@ TEST(GpuRunDriver, BadDeviceOrdinalStopsBeforeAnyOutput) {
   request.engine.device = static_cast<int>(cuda::devices().size()) + 3;
   EXPECT_THROW(pipeline::execute_run(request), InvalidInput);
   EXPECT_FALSE(std::filesystem::exists(request.output));
+}
+
+// The statistics of every image, measured on the device (the reduction kernel, the previous v kept
+// there), against the CPU engine's run of the same request measured on the host: the images are
+// bitwise alike, so extremes, counts and the largest change are exactly alike, the sums to
+// rounding.
+TEST(GpuRunDriver, StatisticsMeasuredOnTheDeviceMatchTheHosts) {
+  GRAYSCOTT_REQUIRE_GPU();
+  std::vector<analysis::ImageStatistics> seen[2];
+  for (int backend = 0; backend < 2; ++backend) {
+    pipeline::RunRequest request = cuda_run(72, 120, 6, 16, "stats.h5");
+    request.engine.backend = backend == 0 ? "cuda" : "cpu";
+    request.initial = {InitialKind::Noise, 3};
+    request.analysis.statistics = analysis::HistogramSpec{16, 0.0, 0.5};
+    request.on_image = [&](const pipeline::LoopImage& image) {
+      EXPECT_EQ(image.statistics.size(), 1u);
+      if (!image.statistics.empty()) seen[backend].push_back(image.statistics[0]);
+      return std::string();
+    };
+    const auto summary = pipeline::execute_run(request);
+    EXPECT_TRUE(summary.completed) << summary.status;
+    std::filesystem::remove(request.output);
+    std::filesystem::remove(io::xdmf_path_for(request.output));
+  }
+  ASSERT_EQ(seen[0].size(), 6u);
+  ASSERT_EQ(seen[1].size(), 6u);
+  const auto near = [](double a, double b) { return std::abs(a - b) <= 1e-12 * (1 + std::abs(b)); };
+  for (std::size_t i = 0; i < 6; ++i) {
+    SCOPED_TRACE("image " + std::to_string(i));
+    const analysis::ImageStatistics &gpu = seen[0][i], &cpu = seen[1][i];
+    EXPECT_EQ(gpu.histogram, cpu.histogram);
+    EXPECT_EQ(gpu.u_min, cpu.u_min);
+    EXPECT_EQ(gpu.u_max, cpu.u_max);
+    EXPECT_EQ(gpu.v_min, cpu.v_min);
+    EXPECT_EQ(gpu.v_max, cpu.v_max);
+    EXPECT_EQ(gpu.change_max, cpu.change_max);  // the first image's too: from the start
+    EXPECT_PRED2(near, gpu.u_mean, cpu.u_mean);
+    EXPECT_PRED2(near, gpu.v_std, cpu.v_std);
+    EXPECT_PRED2(near, gpu.change_rms_per_step, cpu.change_rms_per_step);
+  }
 }

@@ -94,7 +94,9 @@ Batch<Real> run_cpu(const Problem& problem, const std::vector<Parameters>& membe
                 std::vector<Real>(starts[m].v.begin(), starts[m].v.end()));
   }
   for (std::size_t m = 0; m < frozen.size(); ++m) {
-    if (frozen[m] != 0) EXPECT_TRUE(engine.freeze(m));
+    if (frozen[m] != 0) {
+      EXPECT_TRUE(engine.freeze(m));
+    }
   }
   engine.advance(steps);
   engine.capture({true, true});
