@@ -166,6 +166,70 @@ inline std::int64_t shifted_span(const Real* u0, const Real* u1, const Real* u2,
   return j;
 }
 
+// A row of a volume for the seven-point stencil, as shifted_span() takes a plane's: each of the
+// five rows a cell reads (its own, the rows before and after it, the planes below and above it)
+// loaded once per vector at the vector's own columns, the left and right neighbours its own row
+// shifted by a lane. The faces are summed as step_volume_cell() sums them, lane by lane:
+// ((below + above) + (before + after)) + (left + right), then react_folded(). `u` and `v` are
+// volume_kernel.hpp's rows [dz + 1][dr + 1], all five in memory; columns j0 - 1 to j1 too.
+// Returns the first column not done (less than a vector before j1).
+template <class Real>
+inline std::int64_t shifted_volume_span(const Real* const (&u)[3][3], const Real* const (&v)[3][3],
+                                        std::int64_t j0, std::int64_t j1,
+                                        const Coefficients<Real>& c, Real* __restrict out_u,
+                                        Real* __restrict out_v) {
+  using Ops = Vector512<Real>;
+  using V = typename Ops::V;
+  constexpr std::int64_t lanes = Ops::lanes;
+  const V u_centre = Ops::broadcast(c.u_centre), u_nearest = Ops::broadcast(c.u_nearest),
+          dt_feed = Ops::broadcast(c.dt_feed), v_centre = Ops::broadcast(c.v_centre),
+          v_nearest = Ops::broadcast(c.v_nearest), dt = Ops::broadcast(c.dt),
+          minus_dt = Ops::broadcast(-c.dt);
+  // One field's rows, and its own row at the current vector and one lane left of it.
+  struct Field {
+    const Real* below;
+    const Real* above;
+    const Real* before;
+    const Real* after;
+    const Real* row;
+    V at, left;
+    Field(const Real* const (&rows)[3][3], std::int64_t j)
+        : below(rows[0][1]), above(rows[2][1]), before(rows[1][0]), after(rows[1][2]),
+          row(rows[1][1]), at(Ops::load(row + j)), left(Ops::load(row + j - 1)) {}
+    V next(std::int64_t j, bool whole) const {
+      return whole ? Ops::load(row + j) : Ops::load_first_lane(row + j);
+    }
+    // The six faces of the cells at j, the next vector `next` giving the right neighbours.
+    V faces(std::int64_t j, V next) const {
+      const V pairs = Ops::add(Ops::add(Ops::load(below + j), Ops::load(above + j)),
+                               Ops::add(Ops::load(before + j), Ops::load(after + j)));
+      return Ops::add(pairs, Ops::add(left, Ops::right(next, at)));
+    }
+    void slide(V next) {
+      left = Ops::left(next, at);
+      at = next;
+    }
+  };
+  Field fu(u, j0), fv(v, j0);
+  std::int64_t j = j0;
+  for (; j + lanes <= j1; j += lanes) {
+    // Beyond the last full vector only the next vector's first lane, column j1, is in memory.
+    const bool whole = j + 2 * lanes - 1 <= j1;
+    const V u_next = fu.next(j + lanes, whole), v_next = fv.next(j + lanes, whole);
+    const V nearest_u = fu.faces(j, u_next), nearest_v = fv.faces(j, v_next);
+    const V uvv = Ops::mul(Ops::mul(fu.at, fv.at), fv.at);
+    V un = Ops::multiply_add(u_centre, fu.at, dt_feed);
+    V vn = Ops::mul(v_centre, fv.at);
+    un = Ops::multiply_add(u_nearest, nearest_u, un);
+    vn = Ops::multiply_add(v_nearest, nearest_v, vn);
+    Ops::store(out_u + j, Ops::multiply_add(minus_dt, uvv, un));
+    Ops::store(out_v + j, Ops::multiply_add(dt, uvv, vn));
+    fu.slide(u_next);
+    fv.slide(v_next);
+  }
+  return j;
+}
+
 #endif  // GRAYSCOTT_SHIFTED_SPAN
 
 }  // namespace grayscott::cpu::detail

@@ -69,10 +69,25 @@ inline void update_volume_span(const Real* const (&u)[3][3], const Real* const (
                                std::int64_t j0, std::int64_t j1, const Coefficients<Real>& c,
                                Real* __restrict out_u, Real* __restrict out_v) {
   const auto inside = [](int) GRAYSCOTT_CPU_INLINE { return true; };
-  detail::for_each_column<Real>(j0, j1, [&](std::int64_t j) GRAYSCOTT_CPU_INLINE {
+  const auto cell = [&](std::int64_t j) GRAYSCOTT_CPU_INLINE {
     update_volume_cell<K, B, Sides>(
         u, v, j, inside, [j](int dc) GRAYSCOTT_CPU_INLINE { return j + dc; }, c, out_u, out_v);
-  });
+  };
+#if GRAYSCOTT_SHIFTED_SPAN
+  // Seven-point rows with every neighbour row in memory: each row loaded once per vector
+  // (shifted_span.hpp), bitwise the cell-by-cell loop.
+  constexpr std::int64_t line = 64 / sizeof(Real);
+  if constexpr (K == StencilKind::SevenPoint && Sides == AllSides &&
+                detail::has_shifted_span<K, Real>) {
+    if (j1 - j0 >= line) {
+      const std::int64_t done = detail::shifted_volume_span<Real>(u, v, j0, j1, c, out_u, out_v);
+      // The rest, less than a line: the last line of the span again, cell by cell.
+      if (done < j1) detail::for_each_column<Real>(j1 - line, j1, cell);
+      return;
+    }
+  }
+#endif
+  detail::for_each_column<Real>(j0, j1, cell);
 }
 
 // The first (Left) or last (Right) cache line of a row, whose end at that side lies at the

@@ -11,6 +11,7 @@
 #include "engine/cuda/kernel_emulation.hpp"
 // (the kernels first: the emulation's macros must not reach other headers)
 #include "engine/cpu/subnormals.hpp"
+#include "engine/cpu/volume_engine.hpp"
 #include "engine/cuda/cuda_backend.hpp"
 #include "engine_test_support.hpp"
 #include "volume_test_support.hpp"
@@ -214,6 +215,48 @@ INSTANTIATE_TEST_SUITE_P(
     volume_kernel_case_name);
 
 // The fixed boundary's outside values reach every face, edge and plane beyond the volume.
+// The CPU volume engine against the same plain loop, bitwise: rows wide enough for its vector
+// loops (the AVX-512 row loop that loads each row once, seven-point, and the cell-by-cell one)
+// and their rests, one step per pass and fused, every boundary, both stencils and precisions.
+template <class Real>
+void expect_cpu_volume_engine_matches_host_loop(const Problem& problem, std::int64_t steps) {
+  const auto members = two_members(problem);
+  const auto starts = starts_of(problem.grid, members.size());
+  const Batch<Real> expected = run_host_loop<Real>(problem, members, starts, steps);
+  for (int fuse : {1, 0}) {
+    SCOPED_TRACE(problem.stencil.name() + " " + std::string(to_string(problem.boundary)) + " " +
+                 problem.grid.text() + " " + (sizeof(Real) == 4 ? "float" : "double") + ", fuse " +
+                 std::to_string(fuse));
+    cpu::VolumeEngine<Real> engine(problem, members, {"cpu", 2, fuse, 0});
+    const std::size_t cells = static_cast<std::size_t>(problem.grid.cells());
+    for (std::size_t m = 0; m < members.size(); ++m) {
+      engine.load(m, grayscott::testing::to_precision<Real>(starts[m].u),
+                  grayscott::testing::to_precision<Real>(starts[m].v));
+    }
+    engine.advance(steps);
+    engine.capture({true, true});
+    Batch<Real> got{std::vector<Real>(members.size() * cells),
+                    std::vector<Real>(members.size() * cells)};
+    for (std::size_t m = 0; m < members.size(); ++m)
+      engine.read_captured(m, got.u.data() + m * cells, got.v.data() + m * cells);
+    EXPECT_EQ(first_bitwise_difference(got.u, expected.u), -1);
+    EXPECT_EQ(first_bitwise_difference(got.v, expected.v), -1);
+  }
+}
+
+TEST(CpuVolumeEngineOnHost, MatchesThePlainLoopBitwise) {
+  for (const VolumeShape& shape : {VolumeShape{3, 5, 70}, VolumeShape{4, 6, 37},
+                                   VolumeShape{2, 3, 129}, VolumeShape{3, 4, 33}}) {
+    for (const Stencil& stencil : {Stencil::seven_point(), Stencil::nineteen_point()}) {
+      for (Boundary boundary : {Boundary::ZeroFlux, Boundary::Periodic, Boundary::Fixed}) {
+        const Problem problem = volume_problem(shape, stencil, boundary);
+        expect_cpu_volume_engine_matches_host_loop<float>(problem, 5);
+        expect_cpu_volume_engine_matches_host_loop<double>(problem, 5);
+      }
+    }
+  }
+}
+
 // A frozen member (a sweep's that settled) is left as it is by every variant, its output never
 // written (no poison reaches it, none is left in it); the member beside it steps bitwise as alone.
 TEST(CudaVolumeKernelsOnHost, FrozenMembersAreLeftAsTheyAre) {
