@@ -86,6 +86,37 @@ template <StencilKind K, class Real>
 inline constexpr bool has_shifted_span = K != StencilKind::Custom && (std::is_same_v<Real, float> ||
                                                                       std::is_same_v<Real, double>);
 
+// react_folded() on vectors, in its order: the coefficients broadcast once per row.
+template <class Real>
+struct VectorReaction {
+  using Ops = Vector512<Real>;
+  using V = typename Ops::V;
+  V u_centre, u_nearest, u_diagonal, dt_feed, v_centre, v_nearest, v_diagonal, dt, minus_dt;
+  explicit VectorReaction(const Coefficients<Real>& c)
+      : u_centre(Ops::broadcast(c.u_centre)), u_nearest(Ops::broadcast(c.u_nearest)),
+        u_diagonal(Ops::broadcast(c.u_diagonal)), dt_feed(Ops::broadcast(c.dt_feed)),
+        v_centre(Ops::broadcast(c.v_centre)), v_nearest(Ops::broadcast(c.v_nearest)),
+        v_diagonal(Ops::broadcast(c.v_diagonal)), dt(Ops::broadcast(c.dt)),
+        minus_dt(Ops::broadcast(-c.dt)) {}
+  // The next u and v of the cells whose values are u, v, from their neighbours' sums (the
+  // diagonal ones read only where the stencil has them), stored at out_u, out_v.
+  template <bool HasDiagonal>
+  void store(V u, V v, V nearest_u, V nearest_v, V diagonal_u, V diagonal_v, Real* out_u,
+             Real* out_v) const {
+    const V uvv = Ops::mul(Ops::mul(u, v), v);
+    V un = Ops::multiply_add(u_centre, u, dt_feed);
+    V vn = Ops::mul(v_centre, v);
+    if constexpr (HasDiagonal) {
+      un = Ops::multiply_add(u_diagonal, diagonal_u, un);
+      vn = Ops::multiply_add(v_diagonal, diagonal_v, vn);
+    }
+    un = Ops::multiply_add(u_nearest, nearest_u, un);
+    vn = Ops::multiply_add(v_nearest, nearest_v, vn);
+    Ops::store(out_u, Ops::multiply_add(minus_dt, uvv, un));
+    Ops::store(out_v, Ops::multiply_add(dt, uvv, vn));
+  }
+};
+
 // One field's rows of neighbours as the loop walks them, a vector at a time: at the current
 // vector, its column sums (above + below) and the row itself, and both one lane left of it.
 template <class Real>
@@ -131,11 +162,7 @@ inline std::int64_t shifted_span(const Real* u0, const Real* u1, const Real* u2,
   using V = typename Ops::V;
   constexpr std::int64_t lanes = Ops::lanes;
   constexpr bool has_diagonal = folded_weights(K).diagonal != 0.0;
-  const V u_centre = Ops::broadcast(c.u_centre), u_nearest = Ops::broadcast(c.u_nearest),
-          u_diagonal = Ops::broadcast(c.u_diagonal), dt_feed = Ops::broadcast(c.dt_feed),
-          v_centre = Ops::broadcast(c.v_centre), v_nearest = Ops::broadcast(c.v_nearest),
-          v_diagonal = Ops::broadcast(c.v_diagonal), dt = Ops::broadcast(c.dt),
-          minus_dt = Ops::broadcast(-c.dt);
+  const VectorReaction<Real> reaction(c);
   ShiftedRows<Real> u(u0, u1, u2, j0), v(v0, v1, v2, j0);
   std::int64_t j = j0;
   for (; j + lanes <= j1; j += lanes) {
@@ -147,19 +174,13 @@ inline std::int64_t shifted_span(const Real* u0, const Real* u1, const Real* u2,
     // right; then react_folded().
     const V nearest_u = Ops::add(u.at.sums, Ops::add(u.left.row, Ops::right(u_next.row, u.at.row)));
     const V nearest_v = Ops::add(v.at.sums, Ops::add(v.left.row, Ops::right(v_next.row, v.at.row)));
-    const V uvv = Ops::mul(Ops::mul(u.at.row, v.at.row), v.at.row);
-    V un = Ops::multiply_add(u_centre, u.at.row, dt_feed);
-    V vn = Ops::mul(v_centre, v.at.row);
+    V diagonal_u{}, diagonal_v{};
     if constexpr (has_diagonal) {
-      un = Ops::multiply_add(u_diagonal, Ops::add(u.left.sums, Ops::right(u_next.sums, u.at.sums)),
-                             un);
-      vn = Ops::multiply_add(v_diagonal, Ops::add(v.left.sums, Ops::right(v_next.sums, v.at.sums)),
-                             vn);
+      diagonal_u = Ops::add(u.left.sums, Ops::right(u_next.sums, u.at.sums));
+      diagonal_v = Ops::add(v.left.sums, Ops::right(v_next.sums, v.at.sums));
     }
-    un = Ops::multiply_add(u_nearest, nearest_u, un);
-    vn = Ops::multiply_add(v_nearest, nearest_v, vn);
-    Ops::store(out_u + j, Ops::multiply_add(minus_dt, uvv, un));
-    Ops::store(out_v + j, Ops::multiply_add(dt, uvv, vn));
+    reaction.template store<has_diagonal>(u.at.row, v.at.row, nearest_u, nearest_v, diagonal_u,
+                                          diagonal_v, out_u + j, out_v + j);
     u.slide(u_next);
     v.slide(v_next);
   }
@@ -181,10 +202,7 @@ inline std::int64_t shifted_volume_span(const Real* const (&u)[3][3], const Real
   using Ops = Vector512<Real>;
   using V = typename Ops::V;
   constexpr std::int64_t lanes = Ops::lanes;
-  const V u_centre = Ops::broadcast(c.u_centre), u_nearest = Ops::broadcast(c.u_nearest),
-          dt_feed = Ops::broadcast(c.dt_feed), v_centre = Ops::broadcast(c.v_centre),
-          v_nearest = Ops::broadcast(c.v_nearest), dt = Ops::broadcast(c.dt),
-          minus_dt = Ops::broadcast(-c.dt);
+  const VectorReaction<Real> reaction(c);
   // One field's rows, and its own row at the current vector and one lane left of it.
   struct Field {
     const Real* below;
@@ -217,13 +235,8 @@ inline std::int64_t shifted_volume_span(const Real* const (&u)[3][3], const Real
     const bool whole = j + 2 * lanes - 1 <= j1;
     const V u_next = fu.next(j + lanes, whole), v_next = fv.next(j + lanes, whole);
     const V nearest_u = fu.faces(j, u_next), nearest_v = fv.faces(j, v_next);
-    const V uvv = Ops::mul(Ops::mul(fu.at, fv.at), fv.at);
-    V un = Ops::multiply_add(u_centre, fu.at, dt_feed);
-    V vn = Ops::mul(v_centre, fv.at);
-    un = Ops::multiply_add(u_nearest, nearest_u, un);
-    vn = Ops::multiply_add(v_nearest, nearest_v, vn);
-    Ops::store(out_u + j, Ops::multiply_add(minus_dt, uvv, un));
-    Ops::store(out_v + j, Ops::multiply_add(dt, uvv, vn));
+    reaction.template store<false>(fu.at, fv.at, nearest_u, nearest_v, V{}, V{}, out_u + j,
+                                   out_v + j);
     fu.slide(u_next);
     fv.slide(v_next);
   }
