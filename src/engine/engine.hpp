@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -76,12 +77,14 @@ class Engine {
   }
 
   // From now on every capture() also measures the statistics of the image it freezes
-  // (analysis/statistics.hpp) where the state lives: a device's reduction kernel, so that the
-  // image's u need not travel. The change is measured against the image captured before; the
-  // first against the state now when `change_from_now`, else it has none. Returns false where the
-  // backend does not (the caller measures a copy of the image on the host).
-  virtual bool measure_captures(const analysis::HistogramSpec& spec, bool change_from_now) {
-    (void)spec;
+  // (analysis/statistics.hpp) with this histogram, where the state lives: a device's reduction
+  // kernel, so that the image's u need not travel. The change is measured against the image
+  // captured before; the first against the state now when `change_from_now`, else it has none.
+  // Returns false where the backend does not (the caller measures a copy of the image on the
+  // host). No histogram: captures measure nothing any more.
+  virtual bool measure_captures(const std::optional<analysis::HistogramSpec>& histogram,
+                                bool change_from_now) {
+    (void)histogram;
     (void)change_from_now;
     return false;
   }

@@ -21,6 +21,12 @@ class EngineSource final : public ImageSource<Real> {
  public:
   EngineSource(Engine<Real>& engine, std::size_t cells)
       : engine_(engine), cells_(cells), on_device_(engine.state().on_device) {}
+  // The engine outlives its loop (a Python Simulation runs again): its captures stop measuring.
+  ~EngineSource() override {
+    if (measuring_) engine_.measure_captures(std::nullopt, false);
+  }
+  EngineSource(const EngineSource&) = delete;
+  EngineSource& operator=(const EngineSource&) = delete;
   bool asynchronous() const override { return on_device_; }
   HeldState<Real> held_state(std::size_t member) override {
     if (on_device_) return {};
@@ -29,7 +35,8 @@ class EngineSource final : public ImageSource<Real> {
   }
   void advance(std::int64_t steps) override { engine_.advance(steps); }
   bool measure_captures(const analysis::HistogramSpec& spec, bool change_from_now) override {
-    return on_device_ && engine_.measure_captures(spec, change_from_now);
+    measuring_ = on_device_ && engine_.measure_captures(spec, change_from_now);
+    return measuring_;
   }
   std::vector<analysis::ImageSums> measured() override { return engine_.captured_statistics(); }
   void capture(FieldSet fields) override {
@@ -57,6 +64,7 @@ class EngineSource final : public ImageSource<Real> {
   Engine<Real>& engine_;
   std::size_t cells_;
   bool on_device_;
+  bool measuring_ = false;
 };
 
 // What a run or sweep measures, as its file records it and back.

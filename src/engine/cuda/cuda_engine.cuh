@@ -60,7 +60,8 @@ class CudaEngine final : public Engine<Real> {
   void prepare(std::int64_t steps) override;
   void capture(FieldSet fields) override;
   void read_captured(std::size_t member, Real* u, Real* v) override;
-  bool measure_captures(const analysis::HistogramSpec& spec, bool change_from_now) override;
+  bool measure_captures(const std::optional<analysis::HistogramSpec>& histogram,
+                        bool change_from_now) override;
   std::vector<analysis::ImageSums> captured_statistics() override;
   typename Engine<Real>::StateView state() override;
 

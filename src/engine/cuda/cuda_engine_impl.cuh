@@ -324,7 +324,13 @@ void CudaEngine<Real>::read_captured(std::size_t member, Real* u, Real* v) {
 }
 
 template <class Real>
-bool CudaEngine<Real>::measure_captures(const analysis::HistogramSpec& spec, bool change_from_now) {
+bool CudaEngine<Real>::measure_captures(const std::optional<analysis::HistogramSpec>& histogram,
+                                        bool change_from_now) {
+  if (!histogram) {
+    measuring_.reset();
+    return false;
+  }
+  const analysis::HistogramSpec& spec = *histogram;
   spec.validate();
   use_device();
   measuring_ = spec;
