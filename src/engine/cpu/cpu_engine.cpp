@@ -18,57 +18,41 @@ namespace grayscott::cpu {
 template <class Real>
 CpuEngine<Real>::CpuEngine(const Problem& problem, std::span<const Parameters> member_params,
                            const EngineOptions& options)
-    : grid_(problem.grid),
-      boundary_(problem.boundary),
-      stencil_kind_(problem.stencil.kind),
-      weights_(problem.stencil.weights.begin(), problem.stencil.weights.end()),
-      members_(member_params.size()),
-      threads_(options.threads > 0 ? options.threads
-                                   : automatic_threads(problem.grid, member_params.size())),
-      fuse_steps_(options.fuse_steps > 0
-                      ? options.fuse_steps
-                      : automatic_fuse_steps(problem.grid, member_params.size(), threads_)) {
+    : CpuEngine(problem, member_params, checked(options),
+                options.threads > 0 ? options.threads
+                                    : automatic_threads(problem.grid, member_params.size())) {}
+
+template <class Real>
+const EngineOptions& CpuEngine<Real>::checked(const EngineOptions& options) {
   if (options.threads < 0) throw InvalidInput("threads must be a positive integer");
-  members_in_cache_ =
-      options.fuse_steps == 0 && steps_members_in_cache(grid_, members_.size(), threads_);
   if (options.fuse_steps < 0 || options.fuse_steps > max_fuse_steps) {
     throw InvalidInput("fuse steps must be between 0 (automatic) and " +
                        std::to_string(max_fuse_steps) + ", got " +
                        std::to_string(options.fuse_steps));
   }
-  const auto cells = static_cast<std::size_t>(grid_.cells());
-  // A grid streamed through memory gets huge pages (fewer TLB misses); a batch stepped member by
-  // member from the cache gets ordinary pages, which keep its four fields out of each other's
-  // cache sets (see HostBuffer::small_pages).
-  const auto allocate =
-      members_in_cache_ ? &HostBuffer<Real>::small_pages : &HostBuffer<Real>::huge_pages;
-  for (int b = 0; b < 2; ++b) {
-    state_u_[b] = allocate(members_.size() * cells);
-    state_v_[b] = allocate(members_.size() * cells);
-  }
-  for (std::size_t m = 0; m < members_.size(); ++m) stepping_.push_back(m);
-  for (std::size_t m = 0; m < members_.size(); ++m) {
-    Member& member = members_[m];
-    member.coefficients =
-        Coefficients<Real>::from(member_params[m], problem.outside, problem.stencil.kind);
-    for (int b = 0; b < 2; ++b) {
-      member.u[b] = state_u_[b].data() + m * cells;
-      member.v[b] = state_v_[b].data() + m * cells;
-    }
-  }
+  return options;
+}
+
+template <class Real>
+CpuEngine<Real>::CpuEngine(const Problem& problem, std::span<const Parameters> member_params,
+                           const EngineOptions& options, int threads)
+    : Base(problem, member_params, threads,
+           options.fuse_steps > 0
+               ? options.fuse_steps
+               : automatic_fuse_steps(problem.grid, member_params.size(), threads),
+           // A grid streamed through memory gets huge pages (fewer TLB misses); a batch stepped
+           // member by member from the cache gets ordinary pages, which keep its four fields out
+           // of each other's cache sets (see HostBuffer::small_pages).
+           options.fuse_steps == 0 &&
+                   steps_members_in_cache(problem.grid, member_params.size(), threads)
+               ? &HostBuffer<Real>::small_pages
+               : &HostBuffer<Real>::huge_pages),
+      weights_(problem.stencil.weights.begin(), problem.stencil.weights.end()),
+      members_in_cache_(options.fuse_steps == 0 &&
+                        steps_members_in_cache(problem.grid, member_params.size(), threads)) {
   // First touch by the threads and rows that will step them: the same static schedule as advance().
-  const std::int64_t rows = grid_.rows, cols = grid_.cols;
-  const auto nmembers = static_cast<std::int64_t>(members_.size());
-#pragma omp parallel for collapse(2) schedule(static) num_threads(threads_)
-  for (std::int64_t m = 0; m < nmembers; ++m) {
-    for (std::int64_t r = 0; r < rows; ++r) {
-      Member& member = members_[static_cast<std::size_t>(m)];
-      const std::size_t offset = static_cast<std::size_t>(r * cols);
-      for (Real* p : {member.u[0], member.u[1], member.v[0], member.v[1]}) {
-        std::fill_n(p + offset, cols, Real(0));
-      }
-    }
-  }
+  this->zero_state();
+  const std::int64_t cols = grid_.cols;
 
   // The fused path's rolling rows (3 rows of u and v per intermediate level), each thread's own,
   // touched first by that thread.
@@ -148,16 +132,6 @@ std::vector<typename CpuEngine<Real>::Band> CpuEngine<Real>::bands_of(int thread
     i += row_end - row;
   }
   return bands;
-}
-
-template <class Real>
-void CpuEngine<Real>::load(std::size_t member, std::span<const Real> u, std::span<const Real> v) {
-  Member& m = members_.at(member);
-  const auto cells = static_cast<std::size_t>(grid_.cells());
-  if (u.size() != cells || v.size() != cells)
-    throw InvalidInput("load: expected " + std::to_string(cells) + " values per field");
-  std::copy(u.begin(), u.end(), m.u[current_]);
-  std::copy(v.begin(), v.end(), m.v[current_]);
 }
 
 template <class Real>
@@ -327,116 +301,20 @@ void CpuEngine<Real>::advance(std::int64_t steps) {
 }
 
 template <class Real>
-void CpuEngine<Real>::set_rates(std::size_t member, const Parameters& rates) {
-  rates.validate();
-  Coefficients<Real>& coefficients = members_.at(member).coefficients;
-  coefficients = coefficients.with_rates(rates, stencil_kind_);
-}
-
-template <class Real>
-bool CpuEngine<Real>::freeze(std::size_t member) {
-  const auto found = std::find(stepping_.begin(), stepping_.end(), member);
-  if (found == stepping_.end()) return member < members_.size();
-  // Both buffers hold its state: the steps' swaps of the buffers leave it as it is.
-  Member& m = members_[member];
-  const auto cells = static_cast<std::size_t>(grid_.cells());
-  std::copy_n(m.u[current_], cells, m.u[1 - current_]);
-  std::copy_n(m.v[current_], cells, m.v[1 - current_]);
-  stepping_.erase(found);
+void CpuEngine<Real>::split_work() {
   for (int t = 0; t < static_cast<int>(thread_bands_.size()); ++t)
     thread_bands_[static_cast<std::size_t>(t)] = bands_of(t, threads_);
-  return true;
-}
-
-template <class Real>
-void CpuEngine<Real>::home_state() {
-  if (current_ == 0) return;
-  // Each thread copies the rows it stepped (the first touch's static split).
-  const std::int64_t rows = grid_.rows, cols = grid_.cols;
-  const auto nmembers = static_cast<std::int64_t>(members_.size());
-#pragma omp parallel for collapse(2) schedule(static) num_threads(threads_)
-  for (std::int64_t m = 0; m < nmembers; ++m) {
-    for (std::int64_t r = 0; r < rows; ++r) {
-      const Member& member = members_[static_cast<std::size_t>(m)];
-      const auto offset = static_cast<std::size_t>(r * cols);
-      std::copy_n(member.u[1] + offset, cols, member.u[0] + offset);
-      std::copy_n(member.v[1] + offset, cols, member.v[0] + offset);
-    }
-  }
-  current_ = 0;
 }
 
 template <class Real>
 void CpuEngine<Real>::capture(FieldSet fields) {
-  captured_ = fields;
-  const std::int64_t rows = grid_.rows, cols = grid_.cols;
-  const auto nmembers = static_cast<std::int64_t>(members_.size());
-  // Made at the first capture: a front end that reads the state in place (the run pipeline, see
-  // state()) never needs them, and a large grid's two extra fields are memory and first-touch time.
-  const auto cells = static_cast<std::size_t>(grid_.cells());
-  for (Member& member : members_) {
-    if (fields.u && member.captured_u.size() != cells)
-      member.captured_u = HostBuffer<Real>::huge_pages(cells);
-    if (fields.v && member.captured_v.size() != cells)
-      member.captured_v = HostBuffer<Real>::huge_pages(cells);
-  }
-#pragma omp parallel for collapse(2) schedule(static) num_threads(threads_)
-  for (std::int64_t m = 0; m < nmembers; ++m) {
-    for (std::int64_t r = 0; r < rows; ++r) {
-      Member& member = members_[static_cast<std::size_t>(m)];
-      const std::size_t offset = static_cast<std::size_t>(r * cols);
-      if (fields.u)
-        std::copy_n(member.u[current_] + offset, cols, member.captured_u.data() + offset);
-      if (fields.v)
-        std::copy_n(member.v[current_] + offset, cols, member.captured_v.data() + offset);
-    }
-  }
+  Base::capture(fields);
   if (test_only_fault_on_capture && fields.u) {
     for (Member& member : members_) {
       test_only_fault_on_capture(
           fuse_steps_, {member.captured_u.data(), static_cast<std::size_t>(grid_.cells())});
     }
   }
-}
-
-template <class Real>
-void CpuEngine<Real>::read_captured(std::size_t member, Real* u, Real* v) {
-  const Member& m = members_.at(member);
-  const auto cells = static_cast<std::size_t>(grid_.cells());
-  if (u && captured_.u) std::copy_n(m.captured_u.data(), cells, u);
-  if (v && captured_.v) std::copy_n(m.captured_v.data(), cells, v);
-}
-
-// Each thread copies the rows it stepped last (the static split of the rows that the first touch
-// and the fused path's bands use), which its cache may still hold, and the copy takes both cores'
-// memory bandwidth rather than one's; the finite check rides along.
-template <class Real>
-bool CpuEngine<Real>::copy_state(std::size_t member, Real* u, Real* v) {
-  const Member& m = members_.at(member);
-  const std::int64_t rows = grid_.rows, cols = grid_.cols;
-  const Real* from_u = m.u[current_];
-  const Real* from_v = m.v[current_];
-  const bool streaming =
-      static_cast<std::size_t>(grid_.cells()) * sizeof(Real) >= streaming_copy_min_bytes;
-  const auto copy = streaming ? streaming_copy_finite<Real> : copy_finite<Real>;
-  bool finite = true;
-#pragma omp parallel num_threads(threads_) reduction(&& : finite)
-  {
-#pragma omp for schedule(static) nowait
-    for (std::int64_t r = 0; r < rows; ++r) {
-      const auto offset = static_cast<std::size_t>(r * cols);
-      if (u) finite = copy(from_u + offset, cols, u + offset) && finite;
-      if (v) finite = copy(from_v + offset, cols, v + offset) && finite;
-    }
-    if (streaming) streaming_fence();
-  }
-  return finite;
-}
-
-template <class Real>
-typename Engine<Real>::StateView CpuEngine<Real>::state() {
-  return {state_u_[current_].data(), state_v_[current_].data(),
-          static_cast<std::size_t>(grid_.cells()), false, 0};
 }
 
 template class CpuEngine<float>;

@@ -8,36 +8,26 @@
 #include <span>
 #include <vector>
 
+#include "engine/cpu/host_batch.hpp"
 #include "engine/cpu/row_kernel.hpp"
-#include "engine/engine.hpp"
-#include "engine/host_buffer.hpp"
 
 namespace grayscott::cpu {
 
 template <class Real>
-class CpuEngine final : public Engine<Real> {
+class CpuEngine final : public HostBatch<Real, CpuEngine<Real>> {
+  using Base = HostBatch<Real, CpuEngine<Real>>;
+  friend Base;
+
  public:
   CpuEngine(const Problem& problem, std::span<const Parameters> member_params,
             const EngineOptions& options);
 
-  std::string backend() const override { return "cpu"; }
-  std::size_t members() const override { return members_.size(); }
-  void load(std::size_t member, std::span<const Real> u, std::span<const Real> v) override;
   void advance(std::int64_t steps) override;
-  void set_rates(std::size_t member, const Parameters& rates) override;
-  bool freeze(std::size_t member) override;
-  void home_state() override;
   void capture(FieldSet fields) override;
-  void read_captured(std::size_t member, Real* u, Real* v) override;
-  bool copy_state(std::size_t member, Real* u, Real* v) override;
-  typename Engine<Real>::StateView state() override;
 
   // The deepest fusion accepted: beyond it the rolling rows outgrow any core's cache.
   static constexpr int max_fuse_steps = 64;
 
-  int threads() const { return threads_; }
-  // Steps fused per pass over the grid: the option given, or the automatic choice for 0.
-  int fuse_steps() const { return fuse_steps_; }
   // The automatic choice of fuse_steps for this grid, batch and thread count (see cpu_engine.cpp).
   static int automatic_fuse_steps(const Grid& grid, std::size_t members, int threads);
   // Threads when none are asked for: all of OpenMP's, but no more than the grid can use.
@@ -52,12 +42,28 @@ class CpuEngine final : public Engine<Real> {
   static inline void (*test_only_fault_on_capture)(int fuse_steps, std::span<Real> u) = nullptr;
 
  private:
-  struct Member {
-    Coefficients<Real> coefficients;
-    Real* u[2];  // ping-pong: [current] holds the state; this member's part of state_u_
-    Real* v[2];
-    HostBuffer<Real> captured_u, captured_v;
-  };
+  using typename Base::Member;
+  using Base::boundary_;
+  using Base::current_;
+  using Base::fuse_steps_;
+  using Base::grid_;
+  using Base::members_;
+  using Base::stencil_kind_;
+  using Base::stepping_;
+  using Base::threads_;
+
+  CpuEngine(const Problem& problem, std::span<const Parameters> member_params,
+            const EngineOptions& options, int threads);
+  // The options, or InvalidInput for threads or a fuse depth out of range (before any memory is
+  // taken).
+  static const EngineOptions& checked(const EngineOptions& options);
+
+  // HostBatch's order of a member's lines: its rows, in order.
+  std::int64_t member_lines() const { return grid_.rows; }
+  std::size_t line_offset(std::int64_t row) const {
+    return static_cast<std::size_t>(row * grid_.cols);
+  }
+  void split_work();
 
   // A thread's share of the rows of one member: the output rows [row_begin, row_end).
   struct Band {
@@ -82,23 +88,10 @@ class CpuEngine final : public Engine<Real> {
   // OpenMP schedule over them, so each thread steps the rows it touched first.
   std::vector<Band> bands_of(int thread, int team) const;
 
-  Grid grid_;
-  Boundary boundary_;
-  StencilKind stencil_kind_;
   std::vector<Real> weights_;
-  std::vector<Member> members_;
-  // The members stepped, in order: all but those frozen (freeze()).
-  std::vector<std::size_t> stepping_;
-  // Every member's fields in one array per buffer, member after member: one stride from a member
-  // to the next, so a batch's state is one (members, rows, cols) array (see state()).
-  HostBuffer<Real> state_u_[2], state_v_[2];
-  int threads_;
-  int fuse_steps_;
   std::size_t scratch_row_stride_ = 0;           // one rolling row, padded to a cache line
   std::vector<HostBuffer<Real>> scratch_;        // per thread: the fused path's rolling rows
   std::vector<std::vector<Band>> thread_bands_;  // per thread: its bands, for the fused path
-  int current_ = 0;
-  FieldSet captured_{false, false};
   // A batch of members small enough for a core's cache: each thread takes whole members through
   // all the steps of an advance, one member at a time (see advance_members_in_cache).
   bool members_in_cache_ = false;

@@ -26,16 +26,14 @@ std::int64_t l2_cache_bytes() {
 template <class Real>
 VolumeEngine<Real>::VolumeEngine(const Problem& problem, std::span<const Parameters> member_params,
                                  const EngineOptions& options)
-    : grid_(problem.grid),
-      boundary_(problem.boundary),
-      stencil_kind_(problem.stencil.kind),
-      members_(member_params.size()),
-      threads_(options.threads > 0
-                   ? options.threads
-                   : CpuEngine<Real>::automatic_threads(problem.grid, member_params.size())),
-      fuse_steps_(options.fuse_steps > 0
-                      ? options.fuse_steps
-                      : automatic_fuse_steps(problem.grid, member_params.size(), threads_)) {
+    : VolumeEngine(problem, member_params, checked(problem, options),
+                   options.threads > 0
+                       ? options.threads
+                       : CpuEngine<Real>::automatic_threads(problem.grid, member_params.size())) {}
+
+template <class Real>
+const EngineOptions& VolumeEngine<Real>::checked(const Problem& problem,
+                                                 const EngineOptions& options) {
   if (options.threads < 0) throw InvalidInput("threads must be a positive integer");
   if (options.fuse_steps < 0 || options.fuse_steps > max_fuse_steps) {
     throw InvalidInput("fuse steps of a volume must be between 0 (automatic) and " +
@@ -48,38 +46,24 @@ VolumeEngine<Real>::VolumeEngine(const Problem& problem, std::span<const Paramet
         "nineteen-point), not " +
         problem.stencil.name());
   }
+  return options;
+}
+
+template <class Real>
+VolumeEngine<Real>::VolumeEngine(const Problem& problem, std::span<const Parameters> member_params,
+                                 const EngineOptions& options, int threads)
+    : Base(problem, member_params, threads,
+           options.fuse_steps > 0
+               ? options.fuse_steps
+               : automatic_fuse_steps(problem.grid, member_params.size(), threads),
+           &HostBuffer<Real>::huge_pages) {
   // Tiles of rows whose three planes of u and v take at most a quarter of a core's L2 cache, at
   // least 4 rows (a tile's rows above and below are re-read at its edges).
   const std::int64_t row_bytes = grid_.cols * static_cast<std::int64_t>(sizeof(Real));
   tile_rows_ = std::clamp<std::int64_t>(l2_cache_bytes() / 4 / (6 * row_bytes), 4,
                                         std::max<std::int64_t>(grid_.rows, 1));
-  const auto cells = static_cast<std::size_t>(grid_.cells());
-  for (int b = 0; b < 2; ++b) {
-    state_u_[b] = HostBuffer<Real>::huge_pages(members_.size() * cells);
-    state_v_[b] = HostBuffer<Real>::huge_pages(members_.size() * cells);
-  }
-  for (std::size_t m = 0; m < members_.size(); ++m) {
-    stepping_.push_back(m);
-    Member& member = members_[m];
-    member.coefficients =
-        Coefficients<Real>::from(member_params[m], problem.outside, problem.stencil.kind);
-    for (int b = 0; b < 2; ++b) {
-      member.u[b] = state_u_[b].data() + m * cells;
-      member.v[b] = state_v_[b].data() + m * cells;
-    }
-  }
   // First touch by the threads that will step each line: the one-step path's static schedule.
-  const std::int64_t cols = grid_.cols;
-  const auto lines = static_cast<std::int64_t>(members_.size()) * grid_.depth * grid_.rows;
-  const std::int64_t member_lines = grid_.depth * grid_.rows;
-#pragma omp parallel for schedule(static) num_threads(threads_)
-  for (std::int64_t i = 0; i < lines; ++i) {
-    Member& member = members_[static_cast<std::size_t>(i / member_lines)];
-    const Line at = line(i % member_lines);
-    const auto offset = static_cast<std::size_t>((at.plane * grid_.rows + at.row) * cols);
-    for (Real* p : {member.u[0], member.u[1], member.v[0], member.v[1]})
-      std::fill_n(p + offset, cols, Real(0));
-  }
+  this->zero_state();
 
   // The fused path's rolling planes (3 planes of u and v per intermediate level), each thread's
   // own, touched first by that thread.
@@ -147,17 +131,6 @@ std::vector<typename VolumeEngine<Real>::Tile> VolumeEngine<Real>::tiles_of(int 
                    std::min(grid_.rows, row_begin + fused_tile_rows_)});
   }
   return out;
-}
-
-template <class Real>
-void VolumeEngine<Real>::load(std::size_t member, std::span<const Real> u,
-                              std::span<const Real> v) {
-  Member& m = members_.at(member);
-  const auto cells = static_cast<std::size_t>(grid_.cells());
-  if (u.size() != cells || v.size() != cells)
-    throw InvalidInput("load: expected " + std::to_string(cells) + " values per field");
-  std::copy(u.begin(), u.end(), m.u[current_]);
-  std::copy(v.begin(), v.end(), m.v[current_]);
 }
 
 template <class Real>
@@ -333,105 +306,9 @@ void VolumeEngine<Real>::advance(std::int64_t steps) {
 }
 
 template <class Real>
-void VolumeEngine<Real>::set_rates(std::size_t member, const Parameters& rates) {
-  rates.validate();
-  Coefficients<Real>& coefficients = members_.at(member).coefficients;
-  coefficients = coefficients.with_rates(rates, stencil_kind_);
-}
-
-template <class Real>
-bool VolumeEngine<Real>::freeze(std::size_t member) {
-  const auto found = std::find(stepping_.begin(), stepping_.end(), member);
-  if (found == stepping_.end()) return member < members_.size();
-  // Both buffers hold its state: the steps' swaps of the buffers leave it as it is.
-  Member& m = members_[member];
-  const auto cells = static_cast<std::size_t>(grid_.cells());
-  std::copy_n(m.u[current_], cells, m.u[1 - current_]);
-  std::copy_n(m.v[current_], cells, m.v[1 - current_]);
-  stepping_.erase(found);
+void VolumeEngine<Real>::split_work() {
   for (int t = 0; t < static_cast<int>(thread_tiles_.size()); ++t)
     thread_tiles_[static_cast<std::size_t>(t)] = tiles_of(t, threads_);
-  return true;
-}
-
-template <class Real>
-void VolumeEngine<Real>::home_state() {
-  if (current_ == 0) return;
-  // Each thread copies the lines it stepped (the first touch's static split).
-  const std::int64_t cols = grid_.cols, member_lines = grid_.depth * grid_.rows;
-  const auto lines = static_cast<std::int64_t>(members_.size()) * member_lines;
-#pragma omp parallel for schedule(static) num_threads(threads_)
-  for (std::int64_t i = 0; i < lines; ++i) {
-    const Member& member = members_[static_cast<std::size_t>(i / member_lines)];
-    const Line at = line(i % member_lines);
-    const auto offset = static_cast<std::size_t>((at.plane * grid_.rows + at.row) * cols);
-    std::copy_n(member.u[1] + offset, cols, member.u[0] + offset);
-    std::copy_n(member.v[1] + offset, cols, member.v[0] + offset);
-  }
-  current_ = 0;
-}
-
-template <class Real>
-void VolumeEngine<Real>::capture(FieldSet fields) {
-  captured_ = fields;
-  const std::int64_t cols = grid_.cols, member_lines = grid_.depth * grid_.rows;
-  const auto lines = static_cast<std::int64_t>(members_.size()) * member_lines;
-  // Made at the first capture: a front end that reads the state in place never needs them.
-  const auto cells = static_cast<std::size_t>(grid_.cells());
-  for (Member& member : members_) {
-    if (fields.u && member.captured_u.size() != cells)
-      member.captured_u = HostBuffer<Real>::huge_pages(cells);
-    if (fields.v && member.captured_v.size() != cells)
-      member.captured_v = HostBuffer<Real>::huge_pages(cells);
-  }
-#pragma omp parallel for schedule(static) num_threads(threads_)
-  for (std::int64_t i = 0; i < lines; ++i) {
-    Member& member = members_[static_cast<std::size_t>(i / member_lines)];
-    const Line at = line(i % member_lines);
-    const auto offset = static_cast<std::size_t>((at.plane * grid_.rows + at.row) * cols);
-    if (fields.u) std::copy_n(member.u[current_] + offset, cols, member.captured_u.data() + offset);
-    if (fields.v) std::copy_n(member.v[current_] + offset, cols, member.captured_v.data() + offset);
-  }
-}
-
-template <class Real>
-void VolumeEngine<Real>::read_captured(std::size_t member, Real* u, Real* v) {
-  const Member& m = members_.at(member);
-  const auto cells = static_cast<std::size_t>(grid_.cells());
-  if (u && captured_.u) std::copy_n(m.captured_u.data(), cells, u);
-  if (v && captured_.v) std::copy_n(m.captured_v.data(), cells, v);
-}
-
-// As CpuEngine::copy_state: each thread copies lines it stepped, streaming a large image past the
-// cache, with the finite check in the same pass.
-template <class Real>
-bool VolumeEngine<Real>::copy_state(std::size_t member, Real* u, Real* v) {
-  const Member& m = members_.at(member);
-  const std::int64_t cols = grid_.cols, lines = grid_.depth * grid_.rows;
-  const Real* from_u = m.u[current_];
-  const Real* from_v = m.v[current_];
-  const bool streaming =
-      static_cast<std::size_t>(grid_.cells()) * sizeof(Real) >= streaming_copy_min_bytes;
-  const auto copy = streaming ? streaming_copy_finite<Real> : copy_finite<Real>;
-  bool finite = true;
-#pragma omp parallel num_threads(threads_) reduction(&& : finite)
-  {
-#pragma omp for schedule(static) nowait
-    for (std::int64_t i = 0; i < lines; ++i) {
-      const Line at = line(i);
-      const auto offset = static_cast<std::size_t>((at.plane * grid_.rows + at.row) * cols);
-      if (u) finite = copy(from_u + offset, cols, u + offset) && finite;
-      if (v) finite = copy(from_v + offset, cols, v + offset) && finite;
-    }
-    if (streaming) streaming_fence();
-  }
-  return finite;
-}
-
-template <class Real>
-typename Engine<Real>::StateView VolumeEngine<Real>::state() {
-  return {state_u_[current_].data(), state_v_[current_].data(),
-          static_cast<std::size_t>(grid_.cells()), false, 0};
 }
 
 template class VolumeEngine<float>;

@@ -13,47 +13,53 @@
 #include <span>
 #include <vector>
 
+#include "engine/cpu/host_batch.hpp"
 #include "engine/cpu/volume_kernel.hpp"
-#include "engine/engine.hpp"
-#include "engine/host_buffer.hpp"
 
 namespace grayscott::cpu {
 
 template <class Real>
-class VolumeEngine final : public Engine<Real> {
+class VolumeEngine final : public HostBatch<Real, VolumeEngine<Real>> {
+  using Base = HostBatch<Real, VolumeEngine<Real>>;
+  friend Base;
+
  public:
   VolumeEngine(const Problem& problem, std::span<const Parameters> member_params,
                const EngineOptions& options);
 
-  std::string backend() const override { return "cpu"; }
-  std::size_t members() const override { return members_.size(); }
-  void load(std::size_t member, std::span<const Real> u, std::span<const Real> v) override;
   void advance(std::int64_t steps) override;
-  void set_rates(std::size_t member, const Parameters& rates) override;
-  bool freeze(std::size_t member) override;
-  void home_state() override;
-  void capture(FieldSet fields) override;
-  void read_captured(std::size_t member, Real* u, Real* v) override;
-  bool copy_state(std::size_t member, Real* u, Real* v) override;
-  typename Engine<Real>::StateView state() override;
 
   // The deepest fusion accepted: each level keeps six planes of a tile in the thread's cache, and
   // the tiles' recomputed margins grow with the depth.
   static constexpr int max_fuse_steps = 16;
 
-  int threads() const { return threads_; }
-  // Steps fused per pass over the volume: the option given, or the automatic choice for 0.
-  int fuse_steps() const { return fuse_steps_; }
   // The automatic choice of fuse_steps for this volume, batch and thread count (volume_engine.cpp).
   static int automatic_fuse_steps(const Grid& grid, std::size_t members, int threads);
 
  private:
-  struct Member {
-    Coefficients<Real> coefficients;
-    Real* u[2];  // ping-pong: [current] holds the state; this member's part of state_u_
-    Real* v[2];
-    HostBuffer<Real> captured_u, captured_v;
-  };
+  using typename Base::Member;
+  using Base::boundary_;
+  using Base::current_;
+  using Base::fuse_steps_;
+  using Base::grid_;
+  using Base::members_;
+  using Base::stencil_kind_;
+  using Base::stepping_;
+  using Base::threads_;
+
+  VolumeEngine(const Problem& problem, std::span<const Parameters> member_params,
+               const EngineOptions& options, int threads);
+  // The options, or InvalidInput for threads or a fuse depth out of range or a plane's stencil
+  // (before any memory is taken).
+  static const EngineOptions& checked(const Problem& problem, const EngineOptions& options);
+
+  // HostBatch's order of a member's lines: line(i) below.
+  std::int64_t member_lines() const { return grid_.depth * grid_.rows; }
+  std::size_t line_offset(std::int64_t i) const {
+    const Line at = line(i);
+    return static_cast<std::size_t>((at.plane * grid_.rows + at.row) * grid_.cols);
+  }
+  void split_work();
 
   // The fused path's unit of work: rows [row_begin, row_end) of every plane of one member.
   struct Tile {
@@ -94,22 +100,11 @@ class VolumeEngine final : public Engine<Real> {
   // of the members stepped.
   std::vector<Tile> tiles_of(int thread, int team) const;
 
-  Grid grid_;
-  Boundary boundary_;
-  StencilKind stencil_kind_;
-  std::vector<Member> members_;
-  std::vector<std::size_t> stepping_;  // the members stepped, in order: all but those frozen
-  // Every member's fields in one array per buffer, member after member (see state()).
-  HostBuffer<Real> state_u_[2], state_v_[2];
-  int threads_;
-  int fuse_steps_;
   std::int64_t tile_rows_ = 1;
   std::int64_t fused_tile_rows_ = 1;             // the rows of a fused pass's tile
   std::size_t scratch_plane_stride_ = 0;         // one rolling plane of a tile and its margins
   std::vector<HostBuffer<Real>> scratch_;        // per thread: the fused path's rolling planes
   std::vector<std::vector<Tile>> thread_tiles_;  // per thread: its tiles, for the fused path
-  int current_ = 0;
-  FieldSet captured_{false, false};
 };
 
 }  // namespace grayscott::cpu
