@@ -16,6 +16,7 @@
 #include <functional>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -258,6 +259,11 @@ class ImageMeasure {
     std::vector<const Real*> member_v(plan_.members);
     if (at_source_) {
       sums = source.measured();
+      if (sums.size() != plan_.members) {
+        throw std::runtime_error("statistics: the engine measured " +
+                                 std::to_string(sums.size()) + " members of an image of " +
+                                 std::to_string(plan_.members));
+      }
       for (std::size_t m = 0; m < plan_.members; ++m)
         member_v[m] = slot.v.empty() ? nullptr : slot.v.data() + m * cells_;
     } else {
