@@ -292,8 +292,9 @@ std::span<const Setting<ProblemSettings>> problem_settings() {
   static const std::string pattern_help = [] {
     std::string help = "F and k by name (explicit --feed, --kill win):";
     for (const Pattern& p : patterns()) {
-      help += std::string(" ") + std::string(p.name) + " " + shortest_text(p.feed) + "/" +
-              shortest_text(p.kill) + " (" + std::string(p.source) + ");";
+      // Appended piece by piece: GCC 12 reports a false overlap in a chain of + on strings.
+      help.append(" ").append(p.name).append(" ").append(shortest_text(p.feed)).append("/");
+      help.append(shortest_text(p.kill)).append(" (").append(p.source).append(");");
     }
     help.back() = '.';
     return help;
