@@ -34,14 +34,14 @@ void add_field(FieldSums& sums, const Real* x, std::size_t n, double shift) {
   sums.sum_squares += ss;
 }
 
-// Counts values into a histogram's bins. Four interleaved tallies per bin: most cells of a grid
-// lie in one bin (v near 0 where nothing grew), and counting a run of them into one tally makes
+// Counts values into a histogram's bins, into interleaved tallies per bin: most cells of a grid
+// lie in few bins (v near 0 where nothing grew), and counting a run of them into one tally makes
 // each increment wait for the one before it.
 class BinCounter {
  public:
   explicit BinCounter(const HistogramSpec& spec)
       : spec_(spec),
-        copies_(spec.bins <= 4096 ? 4 : 1),
+        copies_(spec.bins <= 4096 ? interleaved : 1),
         tallies_(static_cast<std::size_t>(copies_) * static_cast<std::size_t>(spec.bins), 0) {
     const double scale = spec.bins / (spec.high - spec.low);
     low_ = static_cast<float>(spec.low);
@@ -63,12 +63,10 @@ class BinCounter {
     std::uint64_t* tally = tallies_.data();
     const std::size_t stride = static_cast<std::size_t>(spec_.bins);
     std::size_t i = 0;
-    if (copies_ == 4) {
-      for (; i + 4 <= n; i += 4) {
-        ++tally[bins[i]];
-        ++tally[stride + bins[i + 1]];
-        ++tally[2 * stride + bins[i + 2]];
-        ++tally[3 * stride + bins[i + 3]];
+    if (copies_ == interleaved) {
+      for (; i + interleaved <= n; i += interleaved) {
+#pragma GCC unroll 8
+        for (std::size_t k = 0; k < interleaved; ++k) ++tally[k * stride + bins[i + k]];
       }
     }
     for (; i < n; ++i) ++tally[bins[i]];
@@ -81,6 +79,9 @@ class BinCounter {
       for (std::size_t b = 0; b < bins; ++b) histogram[b] += tallies_[copy * bins + b];
   }
 
+  // Tallies per bin where the bins are few enough, each value counted into the next: eight took
+  // 1.8-1.9 ms an image of the course's grid on two cores, four 2.2, sixteen no less than eight.
+  static constexpr int interleaved = 8;
   // The values a pass takes at a time: they stay in the first-level cache between the passes of
   // the reductions and the counts over them.
   static constexpr std::size_t block = 2048;
