@@ -251,6 +251,19 @@ def _callbacks(images, on_image, live):
     return both, False
 
 
+def _decomposition(decomposition, comm) -> str:
+    """The ranks along each axis asked for with `comm` ("RxC", a volume's "PxRxC"), or ""."""
+    if decomposition is None:
+        return ""
+    if not isinstance(decomposition, str):
+        raise TypeError("decomposition: expected text such as '2x1' or a volume's '2x1x1', got "
+                        f"{type(decomposition).__name__}")
+    if comm is None:
+        raise ValueError("decomposition: splits a grid over MPI ranks; give comm=MPI.COMM_WORLD "
+                         "too (under mpirun)")
+    return decomposition
+
+
 def _over_ranks(comm) -> bool:
     """Whether `comm` (an mpi4py communicator, or None) asks to split the grid over ranks."""
     if comm is None:
@@ -291,6 +304,8 @@ class Simulation(_core._Simulation):
     (a plane or a volume) over the P ranks as ``mpirun grayscott run`` does: ``u`` and ``v`` are
     then this rank's block, (rows, cols) or a volume's (planes, rows, cols) (``sim.block`` says
     where it lies in the grid), and ``run()`` writes one file, the same as one process's.
+    ``decomposition`` ("RxC", a volume's "PxRxC", as ``--decomposition``) chooses how many ranks
+    split each axis instead of the automatic choice.
     """
 
     __slots__ = ("_on_device",)
@@ -321,8 +336,10 @@ class Simulation(_core._Simulation):
         device: int = _SIMULATION["device"],
         *,
         comm=None,
+        decomposition: str | None = None,
     ):
-        super().__init__(_named_arguments(locals(), "comm"), _over_ranks(comm))
+        super().__init__(_named_arguments(locals(), "comm", "decomposition"), _over_ranks(comm),
+                         _decomposition(decomposition, comm))
         self._on_device = self.on_device
 
     @property
@@ -405,15 +422,17 @@ class Simulation(_core._Simulation):
     @classmethod
     def resume(cls, path, backend: str = _SIMULATION["backend"], threads: int = _SIMULATION["threads"],
                progress=None, quiet: bool = False, checkpoint_every=_RUN["checkpoint_every"],
-               on_image=None, live: bool = False, comm=None) -> "Simulation":
+               on_image=None, live: bool = False, comm=None,
+               decomposition: str | None = None) -> "Simulation":
         """Continue the unfinished run in ``path`` from its newest checkpoint to its end, as
         ``grayscott run --resume`` does, and return the simulation holding its final state.
         The parameters come from the file. ``comm=MPI.COMM_WORLD`` under ``mpirun`` continues it
-        split over the ranks, on any number of them (as ``mpirun grayscott run --resume``); each
-        rank's simulation then holds its block."""
+        split over the ranks, on any number of them (as ``mpirun grayscott run --resume``),
+        ``decomposition`` as in Simulation; each rank's simulation then holds its block."""
         path = _os.fspath(path)
         parameters = _core._resumable_run(path)
-        sim = cls(**parameters, backend=backend, threads=threads, comm=comm)
+        sim = cls(**parameters, backend=backend, threads=threads, comm=comm,
+                  decomposition=decomposition)
         if progress is None and not sim._over_ranks:
             progress = _default_progress(quiet, path)
         hook, views = _callbacks(0, on_image, live)

@@ -45,6 +45,7 @@
 #include "requests/settings.hpp"
 #include "requests/value_sets.hpp"
 #if GRAYSCOTT_WITH_MPI
+#include "mpi/decomposition.hpp"
 #include "mpi/session.hpp"
 #include "pipeline/distributed_run.hpp"
 #endif
@@ -393,12 +394,14 @@ class Batch {
  public:
   // `over_ranks`: one grid split over the ranks of MPI_COMM_WORLD (the Python module under
   // mpirun, with mpi4py), each process holding its block; alone, as without it.
+  // `decomposition`: the ranks along each axis over ranks ("RxC", "PxRxC"; empty: automatic).
   Batch(Problem problem, std::vector<Parameters> members, std::vector<InitialState> initial,
-        EngineOptions options, bool over_ranks = false)
+        EngineOptions options, bool over_ranks = false, std::string decomposition = {})
       : problem_(std::move(problem)),
         members_(std::move(members)),
         initial_(std::move(initial)),
         options_(options),
+        decomposition_(std::move(decomposition)),
         block_(whole_grid(problem_.grid)),
         engine_(make_engine_over(over_ranks)) {
     load_initial_states();
@@ -431,8 +434,16 @@ class Batch {
         if (members_.size() != 1) throw InvalidInput("a sweep runs in one process");
         session_ = session;
         if (problem_.precision == Precision::Single)
-          return pipeline::make_distributed_engine<float>(problem_, options_, *session, block_);
-        return pipeline::make_distributed_engine<double>(problem_, options_, *session, block_);
+          return pipeline::make_distributed_engine<float>(problem_, options_, *session, block_,
+                                                          decomposition_);
+        return pipeline::make_distributed_engine<double>(problem_, options_, *session, block_,
+                                                         decomposition_);
+      }
+      // One rank: the whole grid in this process, which only a split into one block describes.
+      if (!decomposition_.empty() && mpi::parse_decomposition(decomposition_).ranks() != 1) {
+        throw InvalidInput("decomposition " + decomposition_ + " asks for " +
+                           std::to_string(mpi::parse_decomposition(decomposition_).ranks()) +
+                           " ranks; this process runs alone");
       }
     }
 #else
@@ -630,6 +641,7 @@ class Batch {
   std::vector<Parameters> members_;
   std::vector<InitialState> initial_;
   EngineOptions options_;
+  std::string decomposition_;  // over ranks: the ranks along each axis (empty: automatic)
 #if GRAYSCOTT_WITH_MPI
   std::shared_ptr<mpi::Session> session_;  // set when the grid is split over ranks
 #else
@@ -684,8 +696,9 @@ nb::object image_view(const void* values, const Grid& grid) {
 class Simulation : public Batch {
  public:
   Simulation(const Problem& problem, InitialState initial, EngineOptions options, bool over_ranks,
+             std::string decomposition,
              std::optional<std::int64_t> preset_steps_per_image = std::nullopt)
-      : Batch(problem, {problem.params}, {initial}, options, over_ranks),
+      : Batch(problem, {problem.params}, {initial}, options, over_ranks, std::move(decomposition)),
         preset_steps_per_image_(preset_steps_per_image) {}
 
   // The rates that may change between steps; the grid, stencil, boundary and precision stay.
@@ -828,7 +841,7 @@ class Simulation : public Batch {
               // Every rank runs `grayscott run`'s distributed pipeline; then this rank's block of
               // the run's final state, saved in the file, becomes this simulation's state.
               const pipeline::RunSummary result =
-                  pipeline::execute_distributed_run(request, {}, *session_);
+                  pipeline::execute_distributed_run(request, {decomposition_}, *session_);
               if (result.checkpoint_images > 0) {
                 std::vector<Real> u, v;
                 io::read_checkpoint<Real>(request.output, block_.row_begin, block_.rows,
@@ -1201,16 +1214,17 @@ NB_MODULE(_core, m) {
       nb::class_<Simulation, Batch>(m, "_Simulation")
           .def(
               "__init__",
-              [](Simulation* self, nb::dict settings, bool over_ranks) {
+              [](Simulation* self, nb::dict settings, bool over_ranks, std::string decomposition) {
                 Keywords keywords(settings, "Simulation");
                 const Made made = simulation_settings(keywords);
                 keywords.refuse_unknown();
                 // A preset's steps between images apply to run() (unless it names its own).
                 new (self) Simulation(made.problem.problem(), made.problem.initial_state(),
                                       made.engine.engine_options(), over_ranks,
+                                      std::move(decomposition),
                                       made.problem.preset_steps_per_image());
               },
-              "settings"_a, "over_ranks"_a = false)
+              "settings"_a, "over_ranks"_a = false, "decomposition"_a = "")
           .def("_run", &Simulation::run, "settings"_a, "progress"_a.none(), "on_image"_a.none(),
                "resume"_a, "image_views"_a)
           .def_prop_ro("init", [](const Simulation& s) {

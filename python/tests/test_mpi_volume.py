@@ -210,3 +210,58 @@ def test_resume_continues_a_run_over_ranks(tmp_path, ranks, depth):
     whole = tmp_path / "whole.h5"
     gs.Simulation(**settings).run(images=6, steps_per_image=5, output=whole, quiet=True)
     assert_same_run_file(stopped, whole)
+
+
+DECOMPOSITION = textwrap.dedent("""
+    import sys
+    import numpy as np
+    from mpi4py import MPI
+    import grayscott as gs
+
+    comm = MPI.COMM_WORLD
+    output, depth, split = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+    settings = dict(depth=depth, rows=12, cols=10, feed=0.03, kill=0.06, init="noise", seed=5,
+                    backend="cpu", threads=1)
+    sim = gs.Simulation(**settings, comm=comm, decomposition=split)
+    alone = gs.Simulation(**settings)
+    sim.advance(7)
+    alone.advance(7)
+    assert np.array_equal(sim.v, alone.v[sim.block]), sim.block
+    starts = comm.gather([axis.start for axis in sim.block], root=0)
+    if comm.rank == 0:
+        counts = "x".join(str(len(set(axis))) for axis in zip(*starts))
+        assert counts == split, (counts, split)
+    sim.reset()
+    summary = sim.run(images=2, steps_per_image=3, fields="u,v", output=output, quiet=True)
+    assert summary["status"] == "complete", summary
+    try:
+        gs.Simulation(**settings, comm=comm, decomposition="3x1x1" if depth > 1 else "3x1")
+    except ValueError as e:
+        assert "3" in str(e) and "\\n" not in str(e), str(e)
+    else:
+        raise AssertionError("a split for 3 ranks was accepted on 2")
+    print("decomposition: ok", comm.rank, flush=True)
+""")
+
+
+# decomposition= splits the grid as asked (the command line's --decomposition): the blocks lie
+# along the axes named, each rank's block is the one-process simulation's, the file is the
+# one-process file; a split for another number of ranks is refused on every rank in one line.
+@pytest.mark.parametrize("depth, split", [(1, "1x2"), (1, "2x1"), (6, "1x1x2"), (6, "2x1x1")])
+def test_decomposition_splits_the_grid_as_asked(tmp_path, grayscott_bin, depth, split):
+    script = tmp_path / "decomposition.py"
+    script.write_text(DECOMPOSITION)
+    done = on_ranks(2, sys.executable, script, tmp_path / "ranks.h5", depth, split)
+    assert done.stdout.count("decomposition: ok") == 2, done.stdout
+    run = ["run", "--depth", depth, "--rows", 12, "--cols", 10, "--feed", 0.03, "--kill", 0.06,
+           "--init", "noise", "--seed", 5, "--backend", "cpu", "--threads", 1, "--quiet",
+           "--images", 2, "--steps-per-image", 3, "--fields", "u,v"]
+    run_cli(grayscott_bin, *run, "-o", tmp_path / "alone.h5")
+    assert_same_run_file(tmp_path / "ranks.h5", tmp_path / "alone.h5")
+
+
+def test_decomposition_needs_a_communicator():
+    with pytest.raises(ValueError, match="decomposition: splits a grid over MPI ranks"):
+        gs.Simulation(rows=8, cols=8, decomposition="2x1")
+    with pytest.raises(TypeError, match="decomposition: expected text"):
+        gs.Simulation(rows=8, cols=8, decomposition=2)

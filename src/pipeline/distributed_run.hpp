@@ -44,10 +44,13 @@ RunSummary execute_distributed_run(const RunRequest& request, const DistributedR
 // loaded back before the next advance, so a write through it is the state that advance starts
 // from. Rates cannot change (set_rates throws InvalidInput). Collective over every rank: making
 // it, advance(), home_state().
+// `decomposition`: the ranks along each axis ("RxC", a volume's "PxRxC"; empty: the choice of
+// `grayscott run` without --decomposition).
 template <class Real>
 std::unique_ptr<Engine<Real>> make_distributed_engine(const Problem& problem,
                                                       const EngineOptions& options,
                                                       const mpi::Session& session,
-                                                      BlockPlace& place);
+                                                      BlockPlace& place,
+                                                      const std::string& decomposition = {});
 
 }  // namespace grayscott::pipeline

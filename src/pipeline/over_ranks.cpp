@@ -431,12 +431,15 @@ template <class Real>
 class DistributedGridEngine final : public Engine<Real> {
  public:
   DistributedGridEngine(const Problem& problem, const EngineOptions& options,
-                        const mpi::Session& session) {
+                        const mpi::Session& session, const std::string& decomposition) {
     const MPI_Comm world = session.world();
     mpi::ProcessGrid process_grid;
     mpi::agree_on_errors(world, capture_error([&] {
+                           std::optional<mpi::ProcessGrid> forced;
+                           if (!decomposition.empty())
+                             forced = mpi::parse_decomposition(decomposition);
                            process_grid = mpi::choose_process_grid(session.size(), problem.grid,
-                                                                   std::nullopt, 1);
+                                                                   forced, 1);
                          }));
     BlockPlacement placement;
     placement.rank = agree_on_backend(options, session, &problem);
@@ -500,18 +503,22 @@ template <class Real>
 std::unique_ptr<Engine<Real>> make_distributed_engine(const Problem& problem,
                                                       const EngineOptions& options,
                                                       const mpi::Session& session,
-                                                      BlockPlace& place) {
+                                                      BlockPlace& place,
+                                                      const std::string& decomposition) {
   problem.validate();
-  auto engine = std::make_unique<DistributedGridEngine<Real>>(problem, options, session);
+  auto engine =
+      std::make_unique<DistributedGridEngine<Real>>(problem, options, session, decomposition);
   place = engine->place();
   return engine;
 }
 
 template std::unique_ptr<Engine<float>> make_distributed_engine(const Problem&,
                                                                 const EngineOptions&,
-                                                                const mpi::Session&, BlockPlace&);
+                                                                const mpi::Session&, BlockPlace&,
+                                                                const std::string&);
 template std::unique_ptr<Engine<double>> make_distributed_engine(const Problem&,
                                                                  const EngineOptions&,
-                                                                 const mpi::Session&, BlockPlace&);
+                                                                 const mpi::Session&, BlockPlace&,
+                                                                 const std::string&);
 
 }  // namespace grayscott::pipeline
