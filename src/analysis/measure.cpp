@@ -145,14 +145,6 @@ void accumulate(ImageSums& sums, BinCounter& counter, const Real* u, const Real*
         sums.change_max = largest;
         sums.change_sum_squares += squares;
       }
-      // The next block's lines on their way from memory while this one is counted (the counting
-      // reads nothing else): a prefetch beyond the end is dropped, never a fault.
-      for (std::size_t line = 0; line < block; line += 64 / sizeof(Real)) {
-        const std::size_t ahead = begin + block + line;
-        if (u != nullptr) __builtin_prefetch(u + ahead);
-        __builtin_prefetch(v + ahead);
-        if (v_before != nullptr) __builtin_prefetch(v_before + ahead, 1);
-      }
       counter.count(x, n);
     }
   }
