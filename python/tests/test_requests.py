@@ -101,7 +101,9 @@ def test_both_front_ends_refuse_the_same_values_with_the_same_message(
 def test_the_signatures_carry_the_command_lines_defaults():
     defaults = _core._defaults("simulation")
     parameters = dict(inspect.signature(gs.Simulation).parameters)
-    parameters.pop("comm")  # not a setting: where the grid lives (MPI)
+    # Not settings: where the grid lives (MPI), as the command line's --decomposition is not.
+    parameters.pop("comm")
+    parameters.pop("decomposition")
     assert set(parameters) == set(defaults)
     for name, parameter in parameters.items():
         assert parameter.default == defaults[name], name
