@@ -279,16 +279,16 @@ void Problem::validate() const {
   check_stability(-stencil.symbol_range().lowest, params);
 }
 
-void Problem::check_stability(double radius, const Parameters& params) const {
-  const double limit = dt_limit(radius, params);
-  if (params.dt > limit) {
+void Problem::check_stability(double radius, const Parameters& rates) const {
+  const double limit = dt_limit(radius, rates);
+  if (rates.dt > limit) {
     throw InvalidInput(
-        "dt " + format_number(params.dt) + " exceeds the explicit-Euler stability limit " +
+        "dt " + format_number(rates.dt) + " exceeds the explicit-Euler stability limit " +
         bound_text(limit) + " of stencil " + stencil.name() + " with du " +
-        format_number(params.du) + ", dv " + format_number(params.dv) + ", feed " +
-        format_number(params.feed) + " and kill " + format_number(params.kill) +
+        format_number(rates.du) + ", dv " + format_number(rates.dv) + ", feed " +
+        format_number(rates.feed) + " and kill " + format_number(rates.kill) +
         " (at u = 1, v = 0 rounding errors would grow at every step; dt " +
-        bound_text(dt_stable_everywhere(radius, params)) + " is stable at every state)");
+        bound_text(dt_stable_everywhere(radius, rates)) + " is stable at every state)");
   }
 }
 

@@ -139,9 +139,9 @@ struct Problem {
   static double dt_stable_everywhere(double spectral_radius, const Parameters& params);
   // Throws InvalidInput naming the first problem found.
   void validate() const;
-  // Throws InvalidInput when params.dt exceeds dt_limit(spectral_radius, params): a sweep's check
+  // Throws InvalidInput when rates.dt exceeds dt_limit(spectral_radius, rates): a sweep's check
   // of each member's rates against the stencil's radius, computed once.
-  void check_stability(double spectral_radius, const Parameters& params) const;
+  void check_stability(double spectral_radius, const Parameters& rates) const;
 };
 
 // Which fields an image carries (what a run writes, what an engine hands back).

@@ -186,7 +186,8 @@ void write_class_attributes(hid_t dataset, std::span<const std::string_view> nam
   std::string meanings;
   for (std::size_t i = 0; i < names.size(); ++i) {
     values.push_back(static_cast<std::int64_t>(i));
-    meanings += (i > 0 ? " " : "") + std::string(names[i]);
+    if (i > 0) meanings += ' ';
+    meanings += names[i];
   }
   write_attribute(dataset, "flag_values", std::span<const std::int64_t>(values));
   write_attribute(dataset, "flag_meanings", meanings);
