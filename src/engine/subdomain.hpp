@@ -106,12 +106,22 @@ class SubdomainStepper {
   // asynchronously (a GPU stream); regions of one step do not overlap.
   virtual void step(const Region& region) = 0;
   // step() over the cells of `outer` that are not in `inner` (inner lies within outer): the rim
-  // left around an interior computed earlier. A GPU does it in one launch.
+  // left around an interior computed earlier. A GPU does a plane's in one launch.
+  // By default, step() over its slabs: a volume's planes of `outer` before and after `inner`,
+  // then in inner's planes (a plane's one plane) the rows above and below it and the columns
+  // beside it.
   virtual void step_frame(const Region& outer, const Region& inner) {
-    step({outer.row_begin, inner.row_begin, outer.col_begin, outer.col_end});
-    step({inner.row_end, outer.row_end, outer.col_begin, outer.col_end});
-    step({inner.row_begin, inner.row_end, outer.col_begin, inner.col_begin});
-    step({inner.row_begin, inner.row_end, inner.col_end, outer.col_end});
+    const auto planes = [](Region r, std::int64_t begin, std::int64_t end) {
+      r.plane_begin = begin, r.plane_end = end;
+      return r;
+    };
+    const std::int64_t z0 = inner.plane_begin, z1 = inner.plane_end;
+    step(planes(outer, outer.plane_begin, z0));
+    step(planes(outer, z1, outer.plane_end));
+    step({outer.row_begin, inner.row_begin, outer.col_begin, outer.col_end, z0, z1});
+    step({inner.row_end, outer.row_end, outer.col_begin, outer.col_end, z0, z1});
+    step({inner.row_begin, inner.row_end, outer.col_begin, inner.col_begin, z0, z1});
+    step({inner.row_begin, inner.row_end, inner.col_end, outer.col_end, z0, z1});
   }
   // Makes the next state current (after every region of one step was computed).
   virtual void swap() = 0;

@@ -96,20 +96,25 @@ TEST(Registry, ListsEachBackendOnceInRegistrationOrder) {
   EXPECT_EQ(preferred_backends().back()->name(), "cpu");
 }
 
-// Blocks of a grid split over MPI ranks: the CPU makes a plane's and a volume's, CUDA a plane's
-// only (so `auto` over ranks passes over it for a volume), answered without a device.
-TEST(Registry, OnlyTheCpuSplitsAVolumeOverRanks) {
+// Blocks of a grid split over MPI ranks: both backends make a plane's and a volume's; CUDA
+// refuses only what its int indices cannot reach, answered without a device.
+TEST(Registry, BothBackendsSplitPlanesAndVolumesOverRanks) {
   Problem plane;
   plane.grid = Grid{16, 24};
   Problem volume;
   volume.grid = Grid{16, 24, 8};
   volume.stencil = Stencil::seven_point();
-  EXPECT_EQ(find_backend("cpu").refuses_blocks(plane), "");
-  EXPECT_EQ(find_backend("cpu").refuses_blocks(volume), "");
-  EXPECT_EQ(find_backend("cuda").refuses_blocks(plane), "");
-  const std::string refusal = find_backend("cuda").refuses_blocks(volume);
-  EXPECT_NE(refusal.find("splits planes only over MPI ranks"), std::string::npos) << refusal;
+  for (const char* name : {"cpu", "cuda"}) {
+    EXPECT_EQ(find_backend(name).refuses_blocks(plane), "") << name;
+    EXPECT_EQ(find_backend(name).refuses_blocks(volume), "") << name;
+  }
+  Problem too_deep = volume;
+  too_deep.grid.depth = std::int64_t{1} << 31;
+  const std::string refusal = find_backend("cuda").refuses_blocks(too_deep);
+  EXPECT_NE(refusal.find("the CUDA backend takes at most"), std::string::npos) << refusal;
+  EXPECT_NE(refusal.find("planes"), std::string::npos) << refusal;
   EXPECT_EQ(refusal.find('\n'), std::string::npos);
+  EXPECT_EQ(find_backend("cpu").refuses_blocks(too_deep), "");
 }
 
 TEST(Registry, AnUnknownNameIsRefusedWithTheChoices) {

@@ -18,9 +18,9 @@
 
 #include "engine/cuda/kernel_emulation.hpp"
 // (the kernels first: the emulation's macros must not reach other headers)
-#include "engine/cpu/cpu_subdomain.hpp"
 #include "engine/cuda/cuda_backend.hpp"
 #include "engine/engine.hpp"
+#include "engine/registry.hpp"
 #include "engine_test_support.hpp"
 #include "model/initial_state.hpp"
 #include "mpi/decomposition.hpp"
@@ -154,8 +154,9 @@ TEST(Decomposition, SplitsVolumes) {
 }
 
 // The CUDA block's kernels (region steps, halo packing and unpacking) run on the host, with the
-// launch geometry and arguments of engine/cuda/cuda_subdomain.cu. Every buffer starts as NaN, so a
-// ghost cell read before it was received (or beyond a non-periodic edge) poisons the result.
+// launch geometry and arguments of engine/cuda/cuda_subdomain.cu, for a plane's block and a
+// volume's. Every buffer starts as NaN, so a ghost cell read before it was received (or beyond a
+// non-periodic edge, or a volume's corner that no stencil reads) poisons the result.
 template <class Real>
 class KernelsOnHostSubdomain final : public SubdomainStepper<Real> {
  public:
@@ -173,17 +174,25 @@ class KernelsOnHostSubdomain final : public SubdomainStepper<Real> {
     }
   }
   void load(std::span<const Real> u, std::span<const Real> v) override {
-    for (std::int64_t r = 0; r < layout_.rows; ++r) {
-      std::copy_n(u.data() + r * layout_.cols, layout_.cols, &u_[current_][layout_.offset(r, 0)]);
-      std::copy_n(v.data() + r * layout_.cols, layout_.cols, &v_[current_][layout_.offset(r, 0)]);
+    const std::int64_t planes = layout_.volume() ? layout_.planes : 1;
+    for (std::int64_t z = 0; z < planes; ++z) {
+      for (std::int64_t r = 0; r < layout_.rows; ++r) {
+        const auto from = (z * layout_.rows + r) * layout_.cols;
+        const auto to = at(z, r, 0);
+        std::copy_n(u.data() + from, layout_.cols, &u_[current_][to]);
+        std::copy_n(v.data() + from, layout_.cols, &v_[current_][to]);
+      }
     }
   }
   void read(const Region& region, Real* u, Real* v) override {
-    for (std::int64_t r = region.row_begin; r < region.row_end; ++r) {
-      const auto to = (r - region.row_begin) * region.cols();
-      const auto from = layout_.offset(r, region.col_begin);
-      if (u) std::copy_n(&u_[current_][from], region.cols(), u + to);
-      if (v) std::copy_n(&v_[current_][from], region.cols(), v + to);
+    for (std::int64_t z = region.plane_begin; z < region.plane_end; ++z) {
+      for (std::int64_t r = region.row_begin; r < region.row_end; ++r) {
+        const auto to =
+            ((z - region.plane_begin) * region.rows() + r - region.row_begin) * region.cols();
+        const auto from = at(z, r, region.col_begin);
+        if (u) std::copy_n(&u_[current_][from], region.cols(), u + to);
+        if (v) std::copy_n(&v_[current_][from], region.cols(), v + to);
+      }
     }
   }
   void plan_halos(const HaloPlan& plan) override {
@@ -199,6 +208,19 @@ class KernelsOnHostSubdomain final : public SubdomainStepper<Real> {
   void step(const Region& region) override {
     namespace k = cuda::detail;
     if (region.empty()) return;
+    if (layout_.volume()) {
+      const auto args = k::volume_block_args<Real>(u_[current_].data(), v_[current_].data(),
+                                                   u_[1 - current_].data(), v_[1 - current_].data(),
+                                                   coefficients_, layout_, edges_, region);
+      k::dispatch_volume_stencil_and_boundary(kind_, boundary_, [&]<StencilKind K, Boundary B>() {
+        kernel_emulation::launch_sequential(
+            {k::blocks(region.cols(), k::region_block_x),
+             k::blocks(region.rows(), k::region_block_y), k::volume_region_grid_z(region.planes())},
+            {k::region_block_x, k::region_block_y, 1},
+            [&] { k::volume_region_step_kernel<K, B, Real>(args); });
+      });
+      return;
+    }
     const auto args = k::block_args<Real>(u_[current_].data(), v_[current_].data(),
                                           u_[1 - current_].data(), v_[1 - current_].data(),
                                           coefficients_, weights_, layout_, edges_, region);
@@ -211,6 +233,10 @@ class KernelsOnHostSubdomain final : public SubdomainStepper<Real> {
   }
   void step_frame(const Region& outer, const Region& inner) override {
     namespace k = cuda::detail;
+    if (layout_.volume()) {
+      SubdomainStepper<Real>::step_frame(outer, inner);  // as cuda_subdomain.cu
+      return;
+    }
     const k::Frame frame{k::cell_range(outer), k::cell_range(inner)};
     if (frame.cells() == 0) return;
     const auto args = k::block_args<Real>(u_[current_].data(), v_[current_].data(),
@@ -232,9 +258,14 @@ class KernelsOnHostSubdomain final : public SubdomainStepper<Real> {
         {cuda::detail::message_blocks(table), static_cast<unsigned>(table.count), 1},
         {cuda::detail::message_block, 1, 1}, [&] {
           cuda::detail::message_kernel<Pack, Real>(u_[current_].data(), v_[current_].data(),
-                                                   layout_.stride(),
-                                                   static_cast<int>(layout_.depth), table, packed);
+                                                   cuda::detail::padded_layout(layout_), table,
+                                                   packed);
         });
+  }
+
+  // Where local cell (z, r, c) lies in the padded buffers (a plane's block: z is 0).
+  std::int64_t at(std::int64_t z, std::int64_t r, std::int64_t c) const {
+    return layout_.volume() ? layout_.offset(z, r, c) : layout_.offset(r, c);
   }
 
   LocalLayout layout_;
@@ -270,8 +301,8 @@ SubdomainFactory<Real> block_factory(BlockKind kind, const Problem& problem) {
   return [kind, problem](const LocalLayout& layout,
                          GlobalEdges edges) -> std::unique_ptr<SubdomainStepper<Real>> {
     switch (kind) {
-      case BlockKind::Cpu:
-        return std::make_unique<cpu::CpuSubdomain<Real>>(problem, problem.params, layout, edges, 2);
+      case BlockKind::Cpu:  // a plane's CpuSubdomain or a volume's CpuVolumeBlock
+        return find_backend("cpu").make_block<Real>(problem, layout, edges, SubdomainOptions{2});
       case BlockKind::KernelsOnHost:
         return std::make_unique<KernelsOnHostSubdomain<Real>>(problem, layout, edges);
       case BlockKind::Cuda:
@@ -545,6 +576,174 @@ std::string engine_case_name(const ::testing::TestParamInfo<EngineCase>& info) {
 
 INSTANTIATE_TEST_SUITE_P(Cases, DistributedEngineTest, ::testing::ValuesIn(engine_cases()),
                          engine_case_name);
+
+// ---------------------------------------------------------------------------------------------
+// A volume's blocks, of every kind, against the single-process volume engine, bitwise: every
+// PLANESxROWSxCOLS split of the run's rank count, on a volume whose blocks are uneven for 2 to 4
+// ranks along any axis.
+
+// Every split of `ranks` into planes x rows x cols.
+std::vector<ProcessGrid> volume_process_grids(int ranks) {
+  std::vector<ProcessGrid> grids;
+  for (int p = 1; p <= ranks; ++p) {
+    for (int r = 1; p * r <= ranks; ++r) {
+      if (ranks % (p * r) == 0) grids.push_back({r, ranks / (p * r), p, 3});
+    }
+  }
+  return grids;
+}
+
+struct VolumeCase {
+  Boundary boundary;
+  Stencil stencil;
+  Precision precision;
+  BlockKind block;
+};
+
+class DistributedVolumeTest : public ::testing::TestWithParam<VolumeCase> {};
+
+template <class Real>
+void expect_volume_bitwise_equal_to_serial(const VolumeCase& vc) {
+  Problem problem;
+  problem.grid = Grid{7, 9, 11};  // rows, cols, planes: 7 = 2*3+1 = 3*2+1 = 4+3, ...
+  problem.boundary = vc.boundary;
+  problem.stencil = vc.stencil;
+  problem.precision = vc.precision;
+  problem.params = {0.03, 0.06, 0.2, 0.1, 0.5};
+  problem.validate();
+  const auto cells = static_cast<std::size_t>(problem.grid.cells());
+  std::vector<Real> u0(cells), v0(cells);
+  fill_initial_state<Real>(problem.grid, InitialState{InitialKind::Noise, 11}, u0, v0);
+  const std::int64_t steps = 5;
+
+  EngineOptions options;
+  options.backend = "cpu";
+  options.threads = 1;
+  const Parameters params[1] = {problem.params};
+  auto serial = make_engine<Real>(problem, params, options);
+  serial->load(0, u0, v0);
+  serial->advance(steps);
+  serial->capture({true, true});
+  std::vector<Real> su(cells), sv(cells);
+  serial->read_captured(0, su.data(), sv.data());
+
+  const Grid& g = problem.grid;
+  for (const ProcessGrid pg : volume_process_grids(world_size())) {
+    Decomposition d(MPI_COMM_WORLD, g, problem.boundary, pg);
+    DistributedEngine<Real> engine(d, 1, block_factory<Real>(vc.block, problem));
+    const LocalLayout& l = engine.layout();
+    const auto global = [&](std::int64_t z, std::int64_t r, std::int64_t c) {
+      return static_cast<std::size_t>(
+          ((d.planes().begin + z) * g.rows + d.rows().begin + r) * g.cols + d.cols().begin + c);
+    };
+    std::vector<Real> bu(static_cast<std::size_t>(l.planes * l.rows * l.cols)), bv(bu.size());
+    for (std::int64_t z = 0; z < l.planes; ++z) {
+      for (std::int64_t r = 0; r < l.rows; ++r) {
+        for (std::int64_t c = 0; c < l.cols; ++c) {
+          const auto i = static_cast<std::size_t>((z * l.rows + r) * l.cols + c);
+          bu[i] = u0[global(z, r, c)], bv[i] = v0[global(z, r, c)];
+        }
+      }
+    }
+    engine.load(bu, bv);
+    engine.advance(2);  // split across calls: the state carries over
+    engine.advance(steps - 2);
+    engine.read_owned(bu.data(), bv.data());
+    std::int64_t differing = 0;
+    for (std::int64_t z = 0; z < l.planes; ++z) {
+      for (std::int64_t r = 0; r < l.rows; ++r) {
+        for (std::int64_t c = 0; c < l.cols; ++c) {
+          const auto i = static_cast<std::size_t>((z * l.rows + r) * l.cols + c);
+          differing += std::memcmp(&bu[i], &su[global(z, r, c)], sizeof(Real)) != 0;
+          differing += std::memcmp(&bv[i], &sv[global(z, r, c)], sizeof(Real)) != 0;
+        }
+      }
+    }
+    expect_on_all_ranks(differing == 0, "process grid " + pg.text() + ": rank " +
+                                            std::to_string(d.rank()) + " has " +
+                                            std::to_string(differing) + " differing values");
+    EXPECT_EQ(engine.statistics().exchanges, steps);
+  }
+}
+
+TEST_P(DistributedVolumeTest, BitwiseEqualToTheSerialEngine) {
+  const VolumeCase vc = GetParam();
+  if (skip_without_device(vc.block)) GTEST_SKIP() << "no usable CUDA device";
+  if (vc.precision == Precision::Single)
+    expect_volume_bitwise_equal_to_serial<float>(vc);
+  else
+    expect_volume_bitwise_equal_to_serial<double>(vc);
+}
+
+std::vector<VolumeCase> volume_cases() {
+  std::vector<VolumeCase> cases;
+  for (BlockKind kind : {BlockKind::Cpu, BlockKind::KernelsOnHost, BlockKind::Cuda}) {
+    for (Boundary b : {Boundary::ZeroFlux, Boundary::Periodic, Boundary::Fixed}) {
+      cases.push_back({b, Stencil::seven_point(), Precision::Single, kind});
+      cases.push_back({b, Stencil::nineteen_point(), Precision::Double, kind});
+    }
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, DistributedVolumeTest, ::testing::ValuesIn(volume_cases()),
+                         [](const ::testing::TestParamInfo<VolumeCase>& param_info) {
+                           std::string name = std::string(to_string(param_info.param.block)) + "_" +
+                                              std::string(to_string(param_info.param.boundary)) +
+                                              "_" + param_info.param.stencil.name() + "_" +
+                                              std::string(to_string(param_info.param.precision));
+                           for (char& ch : name) {
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           }
+                           return name;
+                         });
+
+// A volume's block packs its messages as a plane's: u's cells, then v's, plane after plane, each
+// row-major; the CPU's and the CUDA kernels' blocks alike, and unpacking is the inverse.
+TEST(SubdomainMessages, EveryVolumeBlockPacksTheSameBytes) {
+  Problem problem;
+  problem.grid = Grid{5, 6, 4};
+  problem.stencil = Stencil::seven_point();
+  const LocalLayout layout{5, 6, 1, 4};
+  const GlobalEdges edges{};
+  // A face, an edge and a plane's strip to send; ghosts of the same shapes to receive.
+  const HaloPlan plan{{{0, 5, 0, 6, 3, 4}, {4, 5, 0, 6, 0, 1}, {1, 4, 5, 6, 1, 3}},
+                      {{0, 5, 0, 6, 4, 5}, {5, 6, 0, 6, -1, 0}, {1, 4, 6, 7, 1, 3}}};
+  std::vector<double> u(120), v(120);
+  std::iota(u.begin(), u.end(), 1.0);
+  std::iota(v.begin(), v.end(), -500.0);
+  std::vector<std::vector<double>> packed, ghosts;
+  for (BlockKind kind : {BlockKind::Cpu, BlockKind::KernelsOnHost, BlockKind::Cuda}) {
+    if (kind == BlockKind::Cuda && !cuda::available(nullptr)) continue;
+    const auto block = block_factory<double>(kind, problem)(layout, edges);
+    block->load(u, v);
+    block->plan_halos(plan);
+    block->pack_halos();
+    const std::size_t values = message_offset(plan.send, plan.send.size());
+    packed.emplace_back(values);
+    if (block->messages_in_device_memory()) continue;
+    std::copy_n(block->send_area(), values, packed.back().data());
+    std::copy_n(block->send_area(), values, block->receive_area());
+    block->unpack_halos();
+    ghosts.emplace_back();
+    for (const Region& r : plan.receive) {
+      std::vector<double> gu(r.cells()), gv(r.cells());
+      block->read(r, gu.data(), gv.data());
+      ghosts.back().insert(ghosts.back().end(), gu.begin(), gu.end());
+      ghosts.back().insert(ghosts.back().end(), gv.begin(), gv.end());
+    }
+  }
+  ASSERT_GE(packed.size(), 2u);
+  // Message 0: plane 3's 5 x 6 cells of u (from cell (3, 0, 0) = 91), then of v.
+  EXPECT_EQ(packed[0][0], u[90]);
+  EXPECT_EQ(packed[0][29], u[119]);
+  EXPECT_EQ(packed[0][30], v[90]);
+  // Message 2 starts after 60 + 12 values: rows 1..3 of column 5 in planes 1 and 2.
+  EXPECT_EQ(packed[0][72], u[30 + 6 + 5]);
+  EXPECT_EQ(packed[0][75], u[60 + 6 + 5]);
+  for (std::size_t k = 1; k < packed.size(); ++k) EXPECT_EQ(packed[k], packed[0]) << k;
+  for (const auto& g : ghosts) EXPECT_EQ(g, packed[0]);
+}
 
 // ---------------------------------------------------------------------------------------------
 // The engine a front end steps itself over the ranks (pipeline::make_distributed_engine, the

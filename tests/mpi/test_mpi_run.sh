@@ -148,6 +148,19 @@ if [[ $gpu -eq 1 ]]; then
         fail "GPU over $ranks ranks, depth $depth, gpu-aware-mpi $aware ($boundary)"
     done
   done
+  # A volume's CUDA blocks, split along each axis and unevenly (9 planes, 7 rows, 11 columns).
+  volume=(--depth 9 --rows 7 --cols 11 --images 3 --steps-per-image 4 --fields u,v --init noise
+          --quiet --force)
+  for stencil in seven-point nineteen-point; do
+    "$grayscott" run "${volume[@]}" --stencil "$stencil" --backend cpu -o "$work/serial.h5"
+    for split in 2x1x1 1x2x1 1x1x2 2x1x2; do
+      ranks=$((${split//x/*}))
+      "${mpi[@]}" -n "$ranks" "$grayscott" run "${volume[@]}" --stencil "$stencil" \
+          --backend cuda --decomposition "$split" -o "$work/gpu.h5" &&
+        "$python" "$here/compare_runs.py" "$work/serial.h5" "$work/gpu.h5" backend ||
+        fail "a volume's GPU blocks, $split ($stencil)"
+    done
+  done
 else
   echo "skip: GPU over several ranks (no usable CUDA device here); checking the refusal instead"
 fi

@@ -154,21 +154,6 @@ void CpuVolumeBlock<Real>::step(const Region& region) {
   });
 }
 
-template <class Real>
-void CpuVolumeBlock<Real>::step_frame(const Region& outer, const Region& inner) {
-  const auto with_planes = [](Region r, std::int64_t begin, std::int64_t end) {
-    r.plane_begin = begin, r.plane_end = end;
-    return r;
-  };
-  step(with_planes(outer, outer.plane_begin, inner.plane_begin));
-  step(with_planes(outer, inner.plane_end, outer.plane_end));
-  const std::int64_t z0 = inner.plane_begin, z1 = inner.plane_end;
-  step({outer.row_begin, inner.row_begin, outer.col_begin, outer.col_end, z0, z1});
-  step({inner.row_end, outer.row_end, outer.col_begin, outer.col_end, z0, z1});
-  step({inner.row_begin, inner.row_end, outer.col_begin, inner.col_begin, z0, z1});
-  step({inner.row_begin, inner.row_end, inner.col_end, outer.col_end, z0, z1});
-}
-
 template class CpuVolumeBlock<float>;
 template class CpuVolumeBlock<double>;
 

@@ -27,8 +27,6 @@ class CpuVolumeBlock final : public HostSubdomain<Real> {
   void load(std::span<const Real> u, std::span<const Real> v) override;
   void read(const Region& region, Real* u, Real* v) override;
   void step(const Region& region) override;
-  // The six slabs of `outer` around `inner`.
-  void step_frame(const Region& outer, const Region& inner) override;
 
  protected:
   void write(const Region& region, const Real* u, const Real* v) override;

@@ -35,8 +35,15 @@ std::string refuses(const Grid& grid, std::size_t members) {
 }
 
 std::string refuses_blocks(const Grid& grid) {
-  if (grid.volume())
-    return "the CUDA backend splits planes only over MPI ranks; run a volume with --backend cpu";
+  // A block's cells are indexed by int plane, row and column from its first ghost: a block of a
+  // grid within these limits stays within them (its rows are checked against the launch grid's
+  // limit when it is made, as they depend on the split).
+  if (grid.cols > max_cols) {
+    return "the CUDA backend takes at most " + std::to_string(max_cols) + " columns";
+  }
+  if (grid.depth > max_depth) {
+    return "the CUDA backend takes at most " + std::to_string(max_depth) + " planes";
+  }
   return {};
 }
 

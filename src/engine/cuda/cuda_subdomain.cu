@@ -1,5 +1,7 @@
 // One block of a distributed grid on one device (engine/subdomain.hpp): the block lives in device
-// memory from load() on, and only halo messages and the images read for output leave it.
+// memory from load() on, and only halo messages and the images read for output leave it. A
+// plane's block or a volume's (planes of rows, a ghost plane before and after, its halo one cell
+// deep and exchanged every step).
 //
 // Streams: steps run on the compute stream. Halo packing and unpacking run on a halo stream: the
 // pack waits (an event) for the step before it, then gathers every message into one device area
@@ -16,6 +18,7 @@
 #include "engine/cuda/cuda_backend.hpp"
 #include "engine/cuda/cuda_support.cuh"
 #include "engine/cuda/subdomain_kernels.cuh"
+#include "engine/cuda/volume_kernels.cuh"  // dispatch_volume_stencil_and_boundary
 
 namespace grayscott::cuda {
 
@@ -36,8 +39,17 @@ class CudaSubdomain final : public SubdomainStepper<Real> {
         coefficients_(
             Coefficients<Real>::from(problem.params, problem.outside, problem.stencil.kind)),
         device_messages_(messages_in_device_memory) {
-    if (layout.padded_rows() > INT_MAX / 2 || layout.stride() > INT_MAX / 2) {
-      throw InvalidInput("the CUDA backend takes blocks of at most 2^30 rows and columns");
+    if (problem.grid.volume() != layout.volume()) {
+      throw InvalidInput(problem.grid.volume()
+                             ? "a volume's MPI block needs a layout with its planes"
+                             : "a plane's MPI block was given a volume's layout");
+    }
+    if (layout.volume() && layout.depth != 1) {
+      throw InvalidInput("a volume's block needs its planes and a halo depth of 1");
+    }
+    if (layout.padded_rows() > INT_MAX / 2 || layout.stride() > INT_MAX / 2 ||
+        layout.padded_planes() > INT_MAX / 2) {
+      throw InvalidInput("the CUDA backend takes blocks of at most 2^30 planes, rows and columns");
     }
     // The launch grid's y limit, checked here rather than at the first step.
     if (detail::blocks(layout.padded_rows(), detail::region_block_y) > 65535) {
@@ -65,12 +77,13 @@ class CudaSubdomain final : public SubdomainStepper<Real> {
   }
 
   void load(std::span<const Real> u, std::span<const Real> v) override {
-    const auto cells = static_cast<std::size_t>(layout_.rows * layout_.cols);
+    const Region owned{0, layout_.rows, 0, layout_.cols, 0, layout_.volume() ? layout_.planes : 1};
+    const auto cells = static_cast<std::size_t>(owned.cells());
     if (u.size() != cells || v.size() != cells) {
       throw InvalidInput("load: expected " + std::to_string(cells) + " values per field");
     }
     use_device();
-    copy_region({0, layout_.rows, 0, layout_.cols}, u.data(), v.data(), cudaMemcpyHostToDevice);
+    copy_region(owned, u.data(), v.data(), cudaMemcpyHostToDevice);
   }
 
   void read(const Region& region, Real* u, Real* v) override {
@@ -131,6 +144,10 @@ class CudaSubdomain final : public SubdomainStepper<Real> {
   void step(const Region& region) override {
     if (region.empty()) return;
     use_device();
+    if (layout_.volume()) {
+      step_volume(region);
+      return;
+    }
     const detail::BlockArgs<Real> args = detail::block_args<Real>(
         u_[current_].data(), v_[current_].data(), u_[1 - current_].data(), v_[1 - current_].data(),
         coefficients_, weights_, layout_, edges_, region);
@@ -144,6 +161,10 @@ class CudaSubdomain final : public SubdomainStepper<Real> {
   }
 
   void step_frame(const Region& outer, const Region& inner) override {
+    if (layout_.volume()) {
+      SubdomainStepper<Real>::step_frame(outer, inner);  // its six slabs, a launch each
+      return;
+    }
     const detail::Frame frame{detail::cell_range(outer), detail::cell_range(inner)};
     if (frame.cells() == 0) return;
     use_device();
@@ -169,37 +190,58 @@ class CudaSubdomain final : public SubdomainStepper<Real> {
  private:
   void use_device() const { check(cudaSetDevice(device_), "selecting the device"); }
 
+  void step_volume(const Region& region) {
+    const detail::VolumeBlockArgs<Real> args = detail::volume_block_args<Real>(
+        u_[current_].data(), v_[current_].data(), u_[1 - current_].data(), v_[1 - current_].data(),
+        coefficients_, layout_, edges_, region);
+    const dim3 grid(detail::blocks(region.cols(), detail::region_block_x),
+                    detail::blocks(region.rows(), detail::region_block_y),
+                    detail::volume_region_grid_z(region.planes()));
+    const dim3 block(detail::region_block_x, detail::region_block_y);
+    detail::dispatch_volume_stencil_and_boundary(
+        kind_, boundary_, [&]<StencilKind K, Boundary B>() {
+          detail::volume_region_step_kernel<K, B, Real><<<grid, block, 0, compute_.get()>>>(args);
+        });
+    check(cudaGetLastError(), "launching a step of the volume's block");
+  }
+
   template <bool Pack>
   void launch_messages(const detail::MessageTable& table, Real* packed) {
     const dim3 grid(detail::message_blocks(table), static_cast<unsigned>(table.count));
     detail::message_kernel<Pack, Real><<<grid, detail::message_block, 0, halo_.get()>>>(
-        u_[current_].data(), v_[current_].data(), layout_.stride(), static_cast<int>(layout_.depth),
-        table, packed);
+        u_[current_].data(), v_[current_].data(), detail::padded_layout(layout_), table, packed);
     check(cudaGetLastError(), Pack ? "launching the halo pack" : "launching the halo unpack");
   }
 
   // Copies `region` of the current state between the device and rows of region.cols() values on
-  // the host (a null host pointer skips that field), after the work queued before it.
+  // the host, plane after plane (a null host pointer skips that field), after the work queued
+  // before it.
   void copy_region(const Region& region, const Real* u, const Real* v, cudaMemcpyKind kind) {
     if (region.empty()) return;
     auto stream = compute_.get();
     const std::size_t pitch = static_cast<std::size_t>(layout_.stride()) * sizeof(Real);
     const std::size_t width = static_cast<std::size_t>(region.cols()) * sizeof(Real);
-    const auto offset =
-        static_cast<std::size_t>(layout_.offset(region.row_begin, region.col_begin));
     const std::size_t host_pitch = width;
     const auto rows = static_cast<std::size_t>(region.rows());
-    for (int f = 0; f < 2; ++f) {
-      const Real* host = f == 0 ? u : v;
-      if (!host) continue;
-      Real* device = (f == 0 ? u_[current_] : v_[current_]).data() + offset;
-      if (kind == cudaMemcpyHostToDevice) {
-        check(cudaMemcpy2DAsync(device, pitch, host, host_pitch, width, rows, kind, stream),
-              "uploading the block");
-      } else {
-        check(cudaMemcpy2DAsync(const_cast<Real*>(host), host_pitch, device, pitch, width, rows,
-                                kind, stream),
-              "downloading the block");
+    const auto host_plane = static_cast<std::size_t>(region.rows() * region.cols());
+    for (std::int64_t z = region.plane_begin; z < region.plane_end; ++z) {
+      const auto offset = static_cast<std::size_t>(
+          layout_.volume() ? layout_.offset(z, region.row_begin, region.col_begin)
+                           : layout_.offset(region.row_begin, region.col_begin));
+      const std::size_t host_offset = static_cast<std::size_t>(z - region.plane_begin) * host_plane;
+      for (int f = 0; f < 2; ++f) {
+        const Real* host = f == 0 ? u : v;
+        if (!host) continue;
+        host += host_offset;
+        Real* device = (f == 0 ? u_[current_] : v_[current_]).data() + offset;
+        if (kind == cudaMemcpyHostToDevice) {
+          check(cudaMemcpy2DAsync(device, pitch, host, host_pitch, width, rows, kind, stream),
+                "uploading the block");
+        } else {
+          check(cudaMemcpy2DAsync(const_cast<Real*>(host), host_pitch, device, pitch, width, rows,
+                                  kind, stream),
+                "downloading the block");
+        }
       }
     }
     check(cudaStreamSynchronize(stream),

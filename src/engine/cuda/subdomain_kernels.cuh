@@ -2,17 +2,19 @@
 // region of the block, and the gathering and scattering of halo messages.
 //
 // A block is stored padded: its owned cells with a ghost frame `depth` cells wide, row-major with
-// `stride` = cols + 2 depth. A neighbour beyond the grid's non-periodic edge follows the serial
-// kernels' rules (ZeroFlux: the centre stands in; Fixed: the outside values); every other
-// neighbour, ghost or owned, is read from memory. step_cell<K> comes from model/cell_update.hpp, so
-// a cell rounds exactly as in the CPU engine (its multiply-adds written, nothing contracted:
-// --fmad=false).
+// `stride` = cols + 2 depth; a volume's block is its planes, each so padded, with `depth` ghost
+// planes before and after (`plane_stride` values apart). A neighbour beyond the grid's
+// non-periodic edge follows the serial kernels' rules (ZeroFlux: the centre stands in; Fixed: the
+// outside values); every other neighbour, ghost or owned, is read from memory. step_cell<K> and
+// step_volume_cell<K> come from model/cell_update.hpp, so a cell rounds exactly as in the CPU
+// engine (its multiply-adds written, nothing contracted: --fmad=false).
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <span>
 #include <stdexcept>
+#include <string>
 
 #include "engine/cuda/kernels.cuh"
 #include "engine/subdomain.hpp"
@@ -22,10 +24,30 @@
 namespace grayscott::cuda::detail {
 
 // A rectangle of local cells, half-open (local coordinates: owned cells from 0, ghosts negative or
-// past the end).
+// past the end); in a volume's block, that rectangle in planes [plane_begin, plane_end), and in a
+// plane's the one plane [0, 1).
 struct CellRange {
   int row_begin = 0, row_end = 0, col_begin = 0, col_end = 0;
+  int plane_begin = 0, plane_end = 1;
 };
+
+// Where a block's cells lie in its padded buffer: (z, r, c) at
+// (z + plane_depth) plane_stride + (r + depth) stride + (c + depth). A plane's block has
+// plane_stride 0, so its one plane is 0 whatever z says.
+struct PaddedLayout {
+  long long stride = 0, plane_stride = 0;
+  int depth = 0, plane_depth = 0;
+  __host__ __device__ long long index(int z, int r, int c) const {
+    return static_cast<long long>(z + plane_depth) * plane_stride +
+           static_cast<long long>(r + depth) * stride + (c + depth);
+  }
+};
+
+inline PaddedLayout padded_layout(const LocalLayout& layout) {
+  return {static_cast<long long>(layout.stride()),
+          layout.volume() ? static_cast<long long>(layout.plane_stride()) : 0LL,
+          static_cast<int>(layout.depth), layout.volume() ? static_cast<int>(layout.depth) : 0};
+}
 
 template <class Real>
 struct BlockArgs {
@@ -44,8 +66,9 @@ struct BlockArgs {
 inline constexpr int region_block_x = 32, region_block_y = 8;
 
 inline CellRange cell_range(const Region& r) {
-  return {static_cast<int>(r.row_begin), static_cast<int>(r.row_end), static_cast<int>(r.col_begin),
-          static_cast<int>(r.col_end)};
+  return {static_cast<int>(r.row_begin),   static_cast<int>(r.row_end),
+          static_cast<int>(r.col_begin),   static_cast<int>(r.col_end),
+          static_cast<int>(r.plane_begin), static_cast<int>(r.plane_end)};
 }
 
 // The arguments of a step of `region` from (u_in, v_in) to (u_out, v_out), padded as `layout`.
@@ -164,9 +187,10 @@ __global__ void __launch_bounds__(frame_block) frame_step_kernel(BlockArgs<Real>
   step_cell<K, B>(a, r, c);
 }
 
-// The halo messages of one exchange (at most one per neighbour): message m holds range[m]'s cells
-// of u, then of v, row-major, from offset[m] of the packed area.
-inline constexpr int max_messages = 8;
+// The halo messages of one exchange (at most one per neighbour: a plane's block has 8, a volume's
+// 18, its faces and edges): message m holds range[m]'s cells of u, then of v, row-major (a volume's
+// plane after plane), from offset[m] of the packed area.
+inline constexpr int max_messages = 18;
 struct MessageTable {
   int count = 0;
   CellRange range[max_messages];
@@ -177,7 +201,10 @@ inline constexpr int message_block = 256;
 
 // The table of a halo plan's send or receive regions, packed as message_offset() says.
 inline MessageTable message_table(std::span<const Region> regions) {
-  if (regions.size() > max_messages) throw std::logic_error("a block has at most 8 halo messages");
+  if (regions.size() > max_messages) {
+    throw std::logic_error("a block has at most " + std::to_string(max_messages) +
+                           " halo messages");
+  }
   MessageTable table;
   table.count = static_cast<int>(regions.size());
   for (std::size_t m = 0; m < regions.size(); ++m) {
@@ -187,25 +214,33 @@ inline MessageTable message_table(std::span<const Region> regions) {
   return table;
 }
 
+__host__ __device__ inline long long range_cells(const CellRange& r) {
+  return static_cast<long long>(r.plane_end - r.plane_begin) * (r.row_end - r.row_begin) *
+         (r.col_end - r.col_begin);
+}
+
 // Gathers every message of the table from the block into `packed` (Pack) or scatters `packed`
 // into the block (unpack). Grid (x, table.count): blockIdx.y is the message, x blocks stride over
 // its 2 * cells values.
 template <bool Pack, class Real>
 __global__ void __launch_bounds__(message_block)
-    message_kernel(Real* __restrict__ u, Real* __restrict__ v, long long stride, int depth,
+    message_kernel(Real* __restrict__ u, Real* __restrict__ v, PaddedLayout padded,
                    MessageTable table, Real* __restrict__ packed) {
   const CellRange range = table.range[blockIdx.y];
   const int width = range.col_end - range.col_begin;
-  const long long cells = static_cast<long long>(width) * (range.row_end - range.row_begin);
+  const long long plane_cells = static_cast<long long>(width) * (range.row_end - range.row_begin);
+  const long long cells = range_cells(range);
   Real* __restrict__ message = packed + table.offset[blockIdx.y];
   for (long long j = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; j < 2 * cells;
        j += static_cast<long long>(gridDim.x) * blockDim.x) {
     const bool is_v = j >= cells;
     const long long cell = is_v ? j - cells : j;
-    const int r = range.row_begin + static_cast<int>(cell / width);
-    const int c = range.col_begin + static_cast<int>(cell % width);
+    const long long in_plane = cell % plane_cells;
+    const int z = range.plane_begin + static_cast<int>(cell / plane_cells);
+    const int r = range.row_begin + static_cast<int>(in_plane / width);
+    const int c = range.col_begin + static_cast<int>(in_plane % width);
     Real* __restrict__ field = is_v ? v : u;
-    const long long i = padded_index(stride, depth, r, c);
+    const long long i = padded.index(z, r, c);
     if constexpr (Pack)
       message[j] = field[i];
     else
@@ -217,12 +252,97 @@ __global__ void __launch_bounds__(message_block)
 // thread then loops).
 inline unsigned message_blocks(const MessageTable& table) {
   long long largest = 1;
-  for (int m = 0; m < table.count; ++m) {
-    const CellRange& r = table.range[m];
-    largest =
-        std::max<long long>(largest, 2LL * (r.row_end - r.row_begin) * (r.col_end - r.col_begin));
-  }
+  for (int m = 0; m < table.count; ++m)
+    largest = std::max(largest, 2 * range_cells(table.range[m]));
   return std::min(blocks(largest, message_block), 1024u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// A volume's block. Its halo is one cell deep and exchanged every step: the regions stepped are
+// the owned planes, rows and columns or parts of them, never ghosts.
+
+template <class Real>
+struct VolumeBlockArgs {
+  const Real* __restrict__ u_in;  // the padded block: element 0 is local cell (-1, -1, -1)
+  const Real* __restrict__ v_in;
+  Real* __restrict__ u_out;
+  Real* __restrict__ v_out;
+  Coefficients<Real> coefficients;
+  PaddedLayout padded;
+  int planes, rows, cols;  // owned
+  // The block meets a non-periodic face of the volume there.
+  bool edge_front, edge_back, edge_top, edge_bottom, edge_left, edge_right;
+  CellRange region;  // the cells this launch computes
+};
+
+template <class Real>
+VolumeBlockArgs<Real> volume_block_args(const Real* u_in, const Real* v_in, Real* u_out,
+                                        Real* v_out, const Coefficients<Real>& coefficients,
+                                        const LocalLayout& layout, GlobalEdges edges,
+                                        const Region& region) {
+  return {u_in,
+          v_in,
+          u_out,
+          v_out,
+          coefficients,
+          padded_layout(layout),
+          static_cast<int>(layout.planes),
+          static_cast<int>(layout.rows),
+          static_cast<int>(layout.cols),
+          edges.front,
+          edges.back,
+          edges.top,
+          edges.bottom,
+          edges.left,
+          edges.right,
+          cell_range(region)};
+}
+
+// One step of cell (z, r, c) of a volume's block, as the CPU's CpuVolumeBlock computes it.
+template <StencilKind K, Boundary B, class Real>
+__device__ __forceinline__ void step_volume_block_cell(const VolumeBlockArgs<Real>& a, int z, int r,
+                                                       int c) {
+  const long long i = a.padded.index(z, r, c);
+  const Real cu = a.u_in[i], cv = a.v_in[i];
+  Real nu[18], nv[18];
+  gather_volume_neighbours<K, B>(
+      cu, cv,
+      [&](int dz, int dr, int dc) {
+        return !((dz < 0 && z == 0 && a.edge_front) ||
+                 (dz > 0 && z == a.planes - 1 && a.edge_back) || (dr < 0 && r == 0 && a.edge_top) ||
+                 (dr > 0 && r == a.rows - 1 && a.edge_bottom) ||
+                 (dc < 0 && c == 0 && a.edge_left) || (dc > 0 && c == a.cols - 1 && a.edge_right));
+      },
+      [&](int dz, int dr, int dc, Real& nu_k, Real& nv_k) {
+        const long long n = i + dz * a.padded.plane_stride + dr * a.padded.stride + dc;
+        nu_k = a.u_in[n];
+        nv_k = a.v_in[n];
+      },
+      a.coefficients, nu, nv);
+  Real un, vn;
+  step_volume_cell<K>(cu, cv, nu, nv, a.coefficients, un, vn);
+  a.u_out[i] = un;
+  a.v_out[i] = vn;
+}
+
+// The launch grid's z extent for a region of `planes` planes: one plane per z block up to the
+// launch limit, beyond which each z block loops.
+inline unsigned volume_region_grid_z(long long planes) {
+  return static_cast<unsigned>(std::clamp(planes, 1LL, 65535LL));
+}
+
+// One step of the cells in a.region, one thread per (row, column) for every gridDim.z-th plane;
+// grid (blocks(width), blocks(height), volume_region_grid_z(planes)).
+template <StencilKind K, Boundary B, class Real>
+__global__ void __launch_bounds__(region_block_x* region_block_y)
+    volume_region_step_kernel(VolumeBlockArgs<Real> a) {
+  const int c = a.region.col_begin + static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int r = a.region.row_begin + static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  if (r >= a.region.row_end || c >= a.region.col_end) return;
+  for (int z = a.region.plane_begin + static_cast<int>(blockIdx.z); z < a.region.plane_end;
+       z += static_cast<int>(gridDim.z)) {
+    step_volume_block_cell<K, B>(a, z, r, c);
+  }
 }
 
 }  // namespace grayscott::cuda::detail
