@@ -54,6 +54,9 @@ class Engine {
   // through views of its state (a CuPy or PyTorch write to the Python module's arrays), so that
   // the next steps start from it. Nothing to wait for on the host.
   virtual void finish_foreign_work() {}
+  // Returns once the steps queued so far are done (a device's queue): where a benchmark's clock
+  // stops, without the copy of an image. The host's steps are done when advance() returns.
+  virtual void finish_steps() {}
   // Readies everything an advance of `steps` will need (a device backend records its launch
   // graphs), without stepping, so that a benchmark's clock starts after it. Optional: advance()
   // does it on first use.

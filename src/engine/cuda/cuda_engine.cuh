@@ -57,6 +57,7 @@ class CudaEngine final : public Engine<Real> {
   bool freeze(std::size_t member) override;
   void home_state() override;
   void finish_foreign_work() override;
+  void finish_steps() override;
   void prepare(std::int64_t steps) override;
   void capture(FieldSet fields) override;
   void read_captured(std::size_t member, Real* u, Real* v) override;

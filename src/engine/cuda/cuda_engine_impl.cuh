@@ -251,6 +251,12 @@ void CudaEngine<Real>::finish_foreign_work() {
 }
 
 template <class Real>
+void CudaEngine<Real>::finish_steps() {
+  use_device();
+  detail::check(cudaStreamSynchronize(compute_.get()), "waiting for the steps");
+}
+
+template <class Real>
 void CudaEngine<Real>::prepare(std::int64_t steps) {
   if (steps <= 0) return;
   use_device();
