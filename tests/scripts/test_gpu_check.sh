@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # scripts/gpu-check without a GPU: it says so and still writes its summary; and on a faked GPU
 # machine (a fake nvidia-smi and bundle) a step that hangs is cut at the deadline, reported as a
-# timeout, and the steps after it are still reported; an expected skip is not a failure.
+# timeout, and the steps after it are still reported; an expected skip is not a failure. Either
+# way it leaves three files: summary.txt, results.json (the same steps, bench reports attached)
+# and logs.tar.gz.
 # Usage: test_gpu_check.sh PATH/TO/scripts/gpu-check
 set -u
 check=$(realpath "$1")
@@ -16,6 +18,22 @@ OUT=$work/none GRAYSCOTT_GPU_CHECK_NO_GPU=1 "$check" >/dev/null 2>&1
 rc=$?
 [[ $rc -eq 2 ]] && pass || fail "no GPU: exit $rc, wanted 2"
 grep -q "^gpu-check: NO GPU" "$work/none/summary.txt" && pass || fail "no GPU: summary $(cat "$work/none/summary.txt")"
+
+# The three files, and nothing else; results.json's steps are the summary's lines.
+three_files() {  # three_files DIR
+  local names
+  names=$(cd "$1" && ls -A | tr '\n' ' ')
+  [[ $names == "logs.tar.gz results.json summary.txt " ]] && pass || fail "$1 holds: $names"
+  python3 - "$1" <<'PY' && pass || fail "$1/results.json does not match summary.txt"
+import json, sys
+doc = json.load(open(sys.argv[1] + "/results.json"))
+lines = [l for l in open(sys.argv[1] + "/summary.txt") if not l.startswith("gpu-check:")]
+steps = [s for s in doc["steps"] if s["step"] != "gpu-check"]
+assert [l.split()[0] for l in lines] == [s["step"].split()[0] for s in steps], (lines, steps)
+assert doc["result"] in ("PASS", "FAIL", "NO GPU"), doc.get("result")
+PY
+}
+three_files "$work/none"
 
 # A faked GPU machine.
 mkdir -p "$work/bin" "$work/bundle"
@@ -55,6 +73,15 @@ grep -q "^gpu-tests .*PASS.*2 passed, 0 failed, 1 skipped (CudaErrors.UnusableCu
 grep -q "^bench-fused .*PASS.*4.00 Gcell-updates/s" "$summary" && pass || fail "bench: $(grep bench "$summary")"
 grep -q "^mpi .*SKIP.*no MPI" "$summary" && pass || fail "mpi: $(grep mpi "$summary")"
 grep -q "^gpu-check: PASS" "$summary" && pass || fail "last line: $(tail -n 1 "$summary")"
+grep -q "^bench-fuse-8 .*PASS" "$summary" && pass || fail "the fuse sweep: $(grep bench-fuse "$summary")"
+three_files "$work/ok"
+# A bench step's report travels in results.json.
+python3 - "$work/ok/results.json" <<'PY' && pass || fail "bench figures missing from results.json"
+import json, sys
+steps = {s["step"]: s for s in json.load(open(sys.argv[1]))["steps"]}
+assert steps["bench-fused"]["figures"]["cell_updates_per_s"] == 4e9, steps["bench-fused"]
+assert json.load(open(sys.argv[1]))["result"] == "PASS"
+PY
 
 # A hanging step under a 20 s deadline.
 begin=$(date +%s)
@@ -68,8 +95,11 @@ summary=$work/hang/summary.txt
 grep -q "^gpu-tests .*FAIL.*timed out" "$summary" && pass || fail "hang: $(grep gpu-tests "$summary")"
 grep -q "^bench-fused .*SKIP.*no time left" "$summary" && pass || fail "after the hang: $(grep bench-fused "$summary")"
 grep -q "^gpu-check: FAIL" "$summary" && pass || fail "hang: last line $(tail -n 1 "$summary")"
-[[ -s $work/hang/logs/gpu-tests.log ]] && grep -q "timed out" "$work/hang/logs/gpu-tests.log" && pass ||
-  fail "hang: the step's log is gone"
+mkdir -p "$work/hang-logs"
+tar -xzf "$work/hang/logs.tar.gz" -C "$work/hang-logs" 2>/dev/null
+[[ -s $work/hang-logs/logs/gpu-tests.log ]] && grep -q "timed out" "$work/hang-logs/logs/gpu-tests.log" &&
+  pass || fail "hang: the step's log is not in logs.tar.gz"
+three_files "$work/hang"
 
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]
