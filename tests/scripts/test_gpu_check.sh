@@ -61,7 +61,7 @@ cat >"$out" <<'XML'
 XML
 SH
 chmod +x "$work/bin/nvidia-smi" "$work/bundle/run" "$work/bundle/run-tests"
-fake=(env PATH="$work/bin:$PATH" GRAYSCOTT_GPU_BUNDLE="$work/bundle" COMPUTE_SANITIZER=/nonexistent
+fake=(env PATH="$work/bin:$PATH" GRAYSCOTT_GPU_BUNDLE="$work/bundle" COMPUTE_SANITIZER=/nonexistent NCU=/nonexistent
       GRAYSCOTT_GPU_CHECK_PYTHONS=/nonexistent)
 
 OUT=$work/ok "${fake[@]}" "$check" >/dev/null 2>&1
