@@ -52,6 +52,9 @@ __device__ __forceinline__ int wrap_index(int i, int n) {
   return i < 0 ? i + n : i;
 }
 
+// i moved into [0, n).
+__device__ __forceinline__ int clamp_index(int i, int n) { return i < 0 ? 0 : i >= n ? n - 1 : i; }
+
 template <StencilKind K, Boundary B, class Real>
 __global__ void __launch_bounds__(step_block_x* step_block_y) step_kernel(StepArgs<Real> a) {
   if (member_frozen(a.frozen)) return;
@@ -145,9 +148,91 @@ __device__ __forceinline__ void fused_steps(Real (&su)[fused_region_h][fused_reg
   }
 }
 
+// fused_steps with each thread's cells taken down a column, a variant under evaluation
+// (bench/cuda_kernels_bench.cu times both on a GPU; the tests hold it bitwise to the CPU engine):
+// each thread steps fused_cells_y consecutive rows of fused_cells_x columns (tx, tx + 32, ...),
+// keeping the rows above, at and below the cell, three columns each, in registers and reading
+// only the next row from shared memory for the next cell: per field 3 (fused_cells_y + 2) reads
+// of shared memory for fused_cells_y cells instead of 9 each, at the price of more registers.
+// Rows and columns beyond the region's (a thread on its edge) are clamped onto it: they only
+// serve cells that are not stepped.
+template <StencilKind K, Boundary B, bool Checked, class Real>
+__device__ __forceinline__ void fused_steps_down_columns(Real (&su)[fused_region_h][fused_region_w],
+                                                         Real (&sv)[fused_region_h][fused_region_w],
+                                                         int steps, int row0, int col0, int rows,
+                                                         int cols,
+                                                         const Coefficients<Real>& coefficients,
+                                                         const Real* w) {
+  const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
+  const int first_row = ty * fused_cells_y;  // the thread's rows: first_row + i
+  for (int s = 1; s <= steps; ++s) {
+    Real next_u[fused_cells_y][fused_cells_x], next_v[fused_cells_y][fused_cells_x];
+    bool update[fused_cells_y][fused_cells_x];
+    GRAYSCOTT_UNROLL
+    for (int j = 0; j < fused_cells_x; ++j) {
+      const int lx = tx + j * fused_block_x, gc = col0 + lx;
+      const int left = clamp_index(lx - 1, fused_region_w);
+      const int right = clamp_index(lx + 1, fused_region_w);
+      // wu[0], wu[1], wu[2]: the rows above, at and below the cell; each its left, centre and
+      // right columns.
+      Real wu[3][3], wv[3][3];
+      const auto load = [&](int slot, int ly) {
+        ly = clamp_index(ly, fused_region_h);
+        wu[slot][0] = su[ly][left], wu[slot][1] = su[ly][lx], wu[slot][2] = su[ly][right];
+        wv[slot][0] = sv[ly][left], wv[slot][1] = sv[ly][lx], wv[slot][2] = sv[ly][right];
+      };
+      load(0, first_row - 1);
+      load(1, first_row);
+      GRAYSCOTT_UNROLL
+      for (int i = 0; i < fused_cells_y; ++i) {
+        load(2, first_row + i + 1);
+        const int ly = first_row + i, gr = row0 + ly;
+        bool active = ly >= s && ly < fused_region_h - s && lx >= s && lx < fused_region_w - s;
+        if constexpr (Checked) active = active && gr >= 0 && gr < rows && gc >= 0 && gc < cols;
+        update[i][j] = active;
+        if (active) {
+          const Real cu = wu[1][1], cv = wv[1][1];
+          Real nu[9], nv[9];
+          gather_neighbourhood<B>(
+              cu, cv,
+              [&](int dr, int dc) {
+                return !Checked ||
+                       (gr + dr >= 0 && gr + dr < rows && gc + dc >= 0 && gc + dc < cols);
+              },
+              [&](int dr, int dc, Real& nu_k, Real& nv_k) {
+                nu_k = wu[1 + dr][1 + dc];
+                nv_k = wv[1 + dr][1 + dc];
+              },
+              coefficients, nu, nv);
+          step_cell<K>(nu, nv, w, coefficients, next_u[i][j], next_v[i][j]);
+        }
+        GRAYSCOTT_UNROLL
+        for (int c = 0; c < 3; ++c) {
+          wu[0][c] = wu[1][c], wu[1][c] = wu[2][c];
+          wv[0][c] = wv[1][c], wv[1][c] = wv[2][c];
+        }
+      }
+    }
+    __syncthreads();  // every read of step s - 1 is done before any cell is overwritten
+    GRAYSCOTT_UNROLL
+    for (int i = 0; i < fused_cells_y; ++i) {
+      GRAYSCOTT_UNROLL
+      for (int j = 0; j < fused_cells_x; ++j) {
+        if (!update[i][j]) continue;
+        const int ly = first_row + i, lx = tx + j * fused_block_x;
+        su[ly][lx] = next_u[i][j];
+        sv[ly][lx] = next_v[i][j];
+      }
+    }
+    __syncthreads();
+  }
+}
+
 // `steps` (1..fused_max_steps) steps in one launch. Block (bx, by) owns the output cells
 // [by*out_h, +out_h) x [bx*out_w, +out_w), out = region - 2*steps.
-template <StencilKind K, Boundary B, class Real>
+// DownColumns: the cells of each thread taken down a column (fused_steps_down_columns), a variant
+// under evaluation; the engine launches the default.
+template <StencilKind K, Boundary B, class Real, bool DownColumns = false>
 __global__ void __launch_bounds__(fused_block_x* fused_block_y)
     fused_kernel(StepArgs<Real> a, int steps) {
   __shared__ Real su[fused_region_h][fused_region_w];
@@ -186,13 +271,21 @@ __global__ void __launch_bounds__(fused_block_x* fused_block_y)
   }
   __syncthreads();
 
+  const auto step_region = [&]<bool Checked>() {
+    if constexpr (DownColumns) {
+      fused_steps_down_columns<K, B, Checked>(su, sv, steps, row0, col0, rows, cols, coefficients,
+                                              a.weights.w);
+    } else {
+      fused_steps<K, B, Checked>(su, sv, steps, row0, col0, rows, cols, coefficients, a.weights.w);
+    }
+  };
   if constexpr (B == Boundary::Periodic) {
-    fused_steps<K, B, false>(su, sv, steps, row0, col0, rows, cols, coefficients, a.weights.w);
+    step_region.template operator()<false>();
   } else if (row0 >= 0 && col0 >= 0 && row0 + fused_region_h <= rows &&
              col0 + fused_region_w <= cols) {
-    fused_steps<K, B, false>(su, sv, steps, row0, col0, rows, cols, coefficients, a.weights.w);
+    step_region.template operator()<false>();
   } else {
-    fused_steps<K, B, true>(su, sv, steps, row0, col0, rows, cols, coefficients, a.weights.w);
+    step_region.template operator()<true>();
   }
 
   GRAYSCOTT_UNROLL

@@ -28,8 +28,9 @@ kernel_emulation::Index3 index3(const kernels::Dims& d) { return {d.x, d.y, d.z}
 // at most max_graph_steps steps, launches of `fuse_option` steps, ping-pong parity, launch grids),
 // each launch running the kernels' source on the host, from NaN-poisoned outputs. The members
 // whose entry of `frozen` is nonzero are frozen as CudaEngine::freeze does: their state in both
-// buffers, their flag passed to every launch.
-template <StencilKind K, Boundary B, class Real>
+// buffers, their flag passed to every launch. DownColumns: the fused kernel's variant that takes
+// each thread's cells down a column.
+template <StencilKind K, Boundary B, class Real, bool DownColumns = false>
 Batch<Real> run_kernels(const Problem& problem, const std::vector<Parameters>& members,
                         const std::vector<reference::State>& starts, std::int64_t steps,
                         int fuse_option, const std::vector<int>& frozen = {}) {
@@ -69,8 +70,9 @@ Batch<Real> run_kernels(const Problem& problem, const std::vector<Parameters>& m
                                              cols,
                                              frozen.empty() ? nullptr : frozen.data()};
           if (plan.fused()) {
-            kernel_emulation::launch(index3(plan.grid), index3(plan.block),
-                                     [&] { kernels::fused_kernel<K, B, Real>(args, plan.steps); });
+            kernel_emulation::launch(index3(plan.grid), index3(plan.block), [&] {
+              kernels::fused_kernel<K, B, Real, DownColumns>(args, plan.steps);
+            });
           } else {
             kernel_emulation::launch_sequential(index3(plan.grid), index3(plan.block),
                                                 [&] { kernels::step_kernel<K, B, Real>(args); });
@@ -130,7 +132,7 @@ std::vector<reference::State> two_starts(std::int64_t rows, std::int64_t cols) {
 }
 
 // The kernels through the launch plan against the CPU engine, bitwise, for each fuse option.
-template <class Real>
+template <class Real, bool DownColumns = false>
 void expect_kernels_match_cpu(const Problem& problem, std::int64_t steps,
                               const std::vector<int>& fuse_options) {
   const auto members = two_members(problem);
@@ -144,7 +146,7 @@ void expect_kernels_match_cpu(const Problem& problem, std::int64_t steps,
     Batch<Real> got;
     dispatch_stencil_and_boundary(
         problem.stencil.kind, problem.boundary, [&]<StencilKind K, Boundary B>() {
-          got = run_kernels<K, B, Real>(problem, members, starts, steps, fuse);
+          got = run_kernels<K, B, Real, DownColumns>(problem, members, starts, steps, fuse);
         });
     EXPECT_EQ(first_bitwise_difference(got.u, expected.u), -1);
     EXPECT_EQ(first_bitwise_difference(got.v, expected.v), -1);
@@ -249,6 +251,22 @@ TEST(CudaKernelsOnHost, EveryStencilOnInteriorBlocks) {
       expect_kernels_match_cpu<float>(problem_of(131, 157, stencil, boundary), 11, {3, 8});
     }
   }
+}
+
+// The fused kernel's variant that takes each thread's cells down a column: bitwise the CPU engine
+// as the default is, on a grid of interior blocks beside blocks on every edge, a grid smaller
+// than one region, every boundary, both precisions, every fused depth.
+TEST(CudaKernelsOnHost, TheDownColumnsVariantMatchesTheCpuEngine) {
+  for (Boundary boundary : {Boundary::ZeroFlux, Boundary::Periodic, Boundary::Fixed}) {
+    expect_kernels_match_cpu<float, true>(problem_of(131, 157, Stencil::oono_puri(), boundary), 17,
+                                          {2, 3, 4, 5, 6, 7, 8});
+    expect_kernels_match_cpu<double, true>(problem_of(7, 9, Stencil::pretty(), boundary), 9,
+                                           {2, 8});
+  }
+  expect_kernels_match_cpu<double, true>(
+      problem_of(70, 131, Stencil::custom({0.1, 0.7, 0.2, 0.4, 9.0, 0.6, 0.3, 0.5, 0.15}),
+                 Boundary::ZeroFlux),
+      10, {4});
 }
 
 // An advance longer than one graph: the plan splits it into graphs of max_graph_steps and the
