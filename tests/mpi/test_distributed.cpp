@@ -49,6 +49,14 @@ std::vector<ProcessGrid> process_grids(int ranks) {
   return grids;
 }
 
+// `name` as a GoogleTest parameter name: every character but letters and digits made '_'.
+std::string test_name(std::string name) {
+  for (char& ch : name) {
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  }
+  return name;
+}
+
 // A failure on any rank fails the test on every rank (and rank 0 prints it).
 void expect_on_all_ranks(bool ok, const std::string& what) {
   int mine = ok ? 1 : 0, all = 0;
@@ -312,40 +320,51 @@ SubdomainFactory<Real> block_factory(BlockKind kind, const Problem& problem) {
   };
 }
 
+// What each kind of block that runs here packs from (u, v) for `plan`, and the ghost regions it
+// reads back after unpacking its own messages as the received ones (each region's u, then v).
+struct PackedBytes {
+  std::vector<std::vector<double>> packed, ghosts;
+};
+
+PackedBytes pack_with_every_block(const Problem& problem, const LocalLayout& layout,
+                                  const HaloPlan& plan, const std::vector<double>& u,
+                                  const std::vector<double>& v) {
+  PackedBytes out;
+  for (BlockKind kind : {BlockKind::Cpu, BlockKind::KernelsOnHost, BlockKind::Cuda}) {
+    if (kind == BlockKind::Cuda && !cuda::available(nullptr)) continue;
+    const auto block = block_factory<double>(kind, problem)(layout, GlobalEdges{});
+    block->load(u, v);
+    block->plan_halos(plan);
+    block->pack_halos();
+    const std::size_t values = message_offset(plan.send, plan.send.size());
+    out.packed.emplace_back(values);
+    if (block->messages_in_device_memory()) continue;
+    std::copy_n(block->send_area(), values, out.packed.back().data());
+    // Received messages: the sent ones, so each ghost region must read back as its message.
+    std::copy_n(block->send_area(), values, block->receive_area());
+    block->unpack_halos();
+    out.ghosts.emplace_back();
+    for (const Region& r : plan.receive) {
+      std::vector<double> gu(r.cells()), gv(r.cells());
+      block->read(r, gu.data(), gv.data());
+      out.ghosts.back().insert(out.ghosts.back().end(), gu.begin(), gu.end());
+      out.ghosts.back().insert(out.ghosts.back().end(), gv.begin(), gv.end());
+    }
+  }
+  return out;
+}
+
 // Every block packs a message as the interface says (u's cells, then v's, row-major, messages back
 // to back), so blocks of different backends can trade halos; and unpacking is the inverse.
 TEST(SubdomainMessages, EveryBlockPacksTheSameBytes) {
   Problem problem;
   problem.grid = {9, 11};
-  const LocalLayout layout{9, 11, 2};
-  const GlobalEdges edges{};
   const HaloPlan plan{{{0, 2, 0, 11}, {7, 9, 9, 11}, {3, 6, 0, 2}},
                       {{-2, 0, 0, 11}, {9, 11, 11, 13}, {3, 6, -2, 0}}};
   std::vector<double> u(99), v(99);
   std::iota(u.begin(), u.end(), 1.0);
   std::iota(v.begin(), v.end(), -200.0);
-  std::vector<std::vector<double>> packed, ghosts;
-  for (BlockKind kind : {BlockKind::Cpu, BlockKind::KernelsOnHost, BlockKind::Cuda}) {
-    if (kind == BlockKind::Cuda && !cuda::available(nullptr)) continue;
-    const auto block = block_factory<double>(kind, problem)(layout, edges);
-    block->load(u, v);
-    block->plan_halos(plan);
-    block->pack_halos();
-    const std::size_t values = message_offset(plan.send, plan.send.size());
-    packed.emplace_back(values);
-    if (block->messages_in_device_memory()) continue;
-    std::copy_n(block->send_area(), values, packed.back().data());
-    // Received messages: the sent ones, so each ghost region must read back as its message.
-    std::copy_n(block->send_area(), values, block->receive_area());
-    block->unpack_halos();
-    ghosts.emplace_back();
-    for (const Region& r : plan.receive) {
-      std::vector<double> gu(r.cells()), gv(r.cells());
-      block->read(r, gu.data(), gv.data());
-      ghosts.back().insert(ghosts.back().end(), gu.begin(), gu.end());
-      ghosts.back().insert(ghosts.back().end(), gv.begin(), gv.end());
-    }
-  }
+  const auto [packed, ghosts] = pack_with_every_block(problem, LocalLayout{9, 11, 2}, plan, u, v);
   ASSERT_GE(packed.size(), 2u);
   EXPECT_EQ(packed[0][0], u[0]);
   EXPECT_EQ(packed[0][22], v[0]);  // message 0: 2 x 11 cells of u, then of v
@@ -450,13 +469,9 @@ std::vector<HaloCase> halo_cases() {
 
 INSTANTIATE_TEST_SUITE_P(Boundaries, HaloExchangeTest, ::testing::ValuesIn(halo_cases()),
                          [](const ::testing::TestParamInfo<HaloCase>& param_info) {
-                           std::string name = std::string(to_string(param_info.param.block)) + "_" +
-                                              std::string(to_string(param_info.param.boundary)) +
-                                              "_depth" + std::to_string(param_info.param.depth);
-                           for (char& ch : name) {
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           }
-                           return name;
+                           return test_name(std::string(to_string(param_info.param.block)) + "_" +
+                                            std::string(to_string(param_info.param.boundary)) +
+                                            "_depth" + std::to_string(param_info.param.depth));
                          });
 
 // ---------------------------------------------------------------------------------------------
@@ -563,15 +578,11 @@ std::vector<EngineCase> engine_cases() {
 }
 
 std::string engine_case_name(const ::testing::TestParamInfo<EngineCase>& info) {
-  std::string name =
+  return test_name(
       std::string(to_string(info.param.block)) + "_" + std::string(to_string(info.param.boundary)) +
       "_" + info.param.stencil.name() + "_depth" + std::to_string(info.param.depth) + "_" +
       std::string(to_string(info.param.precision)) + "_" + std::to_string(info.param.grid.rows) +
-      "x" + std::to_string(info.param.grid.cols);
-  for (char& ch : name) {
-    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  }
-  return name;
+      "x" + std::to_string(info.param.grid.cols));
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, DistributedEngineTest, ::testing::ValuesIn(engine_cases()),
@@ -688,14 +699,10 @@ std::vector<VolumeCase> volume_cases() {
 
 INSTANTIATE_TEST_SUITE_P(Cases, DistributedVolumeTest, ::testing::ValuesIn(volume_cases()),
                          [](const ::testing::TestParamInfo<VolumeCase>& param_info) {
-                           std::string name = std::string(to_string(param_info.param.block)) + "_" +
-                                              std::string(to_string(param_info.param.boundary)) +
-                                              "_" + param_info.param.stencil.name() + "_" +
-                                              std::string(to_string(param_info.param.precision));
-                           for (char& ch : name) {
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           }
-                           return name;
+                           return test_name(std::string(to_string(param_info.param.block)) + "_" +
+                                            std::string(to_string(param_info.param.boundary)) +
+                                            "_" + param_info.param.stencil.name() + "_" +
+                                            std::string(to_string(param_info.param.precision)));
                          });
 
 // A volume's block packs its messages as a plane's: u's cells, then v's, plane after plane, each
@@ -704,35 +711,13 @@ TEST(SubdomainMessages, EveryVolumeBlockPacksTheSameBytes) {
   Problem problem;
   problem.grid = Grid{5, 6, 4};
   problem.stencil = Stencil::seven_point();
-  const LocalLayout layout{5, 6, 1, 4};
-  const GlobalEdges edges{};
   // A face, an edge and a plane's strip to send; ghosts of the same shapes to receive.
   const HaloPlan plan{{{0, 5, 0, 6, 3, 4}, {4, 5, 0, 6, 0, 1}, {1, 4, 5, 6, 1, 3}},
                       {{0, 5, 0, 6, 4, 5}, {5, 6, 0, 6, -1, 0}, {1, 4, 6, 7, 1, 3}}};
   std::vector<double> u(120), v(120);
   std::iota(u.begin(), u.end(), 1.0);
   std::iota(v.begin(), v.end(), -500.0);
-  std::vector<std::vector<double>> packed, ghosts;
-  for (BlockKind kind : {BlockKind::Cpu, BlockKind::KernelsOnHost, BlockKind::Cuda}) {
-    if (kind == BlockKind::Cuda && !cuda::available(nullptr)) continue;
-    const auto block = block_factory<double>(kind, problem)(layout, edges);
-    block->load(u, v);
-    block->plan_halos(plan);
-    block->pack_halos();
-    const std::size_t values = message_offset(plan.send, plan.send.size());
-    packed.emplace_back(values);
-    if (block->messages_in_device_memory()) continue;
-    std::copy_n(block->send_area(), values, packed.back().data());
-    std::copy_n(block->send_area(), values, block->receive_area());
-    block->unpack_halos();
-    ghosts.emplace_back();
-    for (const Region& r : plan.receive) {
-      std::vector<double> gu(r.cells()), gv(r.cells());
-      block->read(r, gu.data(), gv.data());
-      ghosts.back().insert(ghosts.back().end(), gu.begin(), gu.end());
-      ghosts.back().insert(ghosts.back().end(), gv.begin(), gv.end());
-    }
-  }
+  const auto [packed, ghosts] = pack_with_every_block(problem, LocalLayout{5, 6, 1, 4}, plan, u, v);
   ASSERT_GE(packed.size(), 2u);
   // Message 0: plane 3's 5 x 6 cells of u (from cell (3, 0, 0) = 91), then of v.
   EXPECT_EQ(packed[0][0], u[90]);

@@ -94,6 +94,28 @@ __global__ void __launch_bounds__(step_block_x* step_block_y) step_kernel(StepAr
   a.v_out[base + i] = vn;
 }
 
+// Writes a thread's updated cells into the region held in shared memory, between a step's two
+// barriers: cell (i, j) of the thread at region row row_of(i), column threadIdx.x + 32 j.
+template <class Real, class RowOf>
+__device__ __forceinline__ void store_updated(Real (&su)[fused_region_h][fused_region_w],
+                                              Real (&sv)[fused_region_h][fused_region_w],
+                                              const Real (&next_u)[fused_cells_y][fused_cells_x],
+                                              const Real (&next_v)[fused_cells_y][fused_cells_x],
+                                              const bool (&update)[fused_cells_y][fused_cells_x],
+                                              const RowOf& row_of) {
+  const int tx = static_cast<int>(threadIdx.x);
+  GRAYSCOTT_UNROLL
+  for (int i = 0; i < fused_cells_y; ++i) {
+    GRAYSCOTT_UNROLL
+    for (int j = 0; j < fused_cells_x; ++j) {
+      if (!update[i][j]) continue;
+      const int ly = row_of(i), lx = tx + j * fused_block_x;
+      su[ly][lx] = next_u[i][j];
+      sv[ly][lx] = next_v[i][j];
+    }
+  }
+}
+
 // `steps` in-place steps of the region held in shared memory. Checked: some of the region lies
 // outside a non-periodic grid, so each neighbour's grid position is tested (ZeroFlux: the centre
 // stands in; Fixed: the outside values). Unchecked: the region is inside the grid, or the grid
@@ -134,16 +156,7 @@ __device__ __forceinline__ void fused_steps(Real (&su)[fused_region_h][fused_reg
       }
     }
     __syncthreads();  // every read of step s - 1 is done before any cell is overwritten
-    GRAYSCOTT_UNROLL
-    for (int i = 0; i < fused_cells_y; ++i) {
-      GRAYSCOTT_UNROLL
-      for (int j = 0; j < fused_cells_x; ++j) {
-        if (!update[i][j]) continue;
-        const int ly = ty + i * fused_block_y, lx = tx + j * fused_block_x;
-        su[ly][lx] = next_u[i][j];
-        sv[ly][lx] = next_v[i][j];
-      }
-    }
+    store_updated(su, sv, next_u, next_v, update, [&](int i) { return ty + i * fused_block_y; });
     __syncthreads();
   }
 }
@@ -214,16 +227,7 @@ __device__ __forceinline__ void fused_steps_down_columns(Real (&su)[fused_region
       }
     }
     __syncthreads();  // every read of step s - 1 is done before any cell is overwritten
-    GRAYSCOTT_UNROLL
-    for (int i = 0; i < fused_cells_y; ++i) {
-      GRAYSCOTT_UNROLL
-      for (int j = 0; j < fused_cells_x; ++j) {
-        if (!update[i][j]) continue;
-        const int ly = first_row + i, lx = tx + j * fused_block_x;
-        su[ly][lx] = next_u[i][j];
-        sv[ly][lx] = next_v[i][j];
-      }
-    }
+    store_updated(su, sv, next_u, next_v, update, [&](int i) { return first_row + i; });
     __syncthreads();
   }
 }
