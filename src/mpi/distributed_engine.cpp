@@ -79,11 +79,18 @@ void DistributedEngine<Real>::advance(std::int64_t steps) {
   while (steps > 0) {
     const int k = static_cast<int>(std::min<std::int64_t>(layout_.depth, steps));
     halo_.start();
-    // Step 1 of k: the interior needs no ghost cell, so it runs while the halo travels.
+    // Step 1 of k: the interior needs no ghost cell, so it runs while the halo travels. It reaches
+    // the block's side where the block meets the grid's edge: nothing is received there, the
+    // boundary rule stands in. (A volume's rim is stepped row by row: a column of the rim is as
+    // many rows of one cell as the block has rows and planes.)
     const Region first = region_for(0, k);
-    const Region interior = layout_.volume()
-                                ? Region{1, rows - 1, 1, cols - 1, 1, layout_.planes - 1}
-                                : Region{1, rows - 1, 1, cols - 1};
+    const Region interior{edges_.top ? 0 : 1,
+                          edges_.bottom ? rows : rows - 1,
+                          edges_.left ? 0 : 1,
+                          edges_.right ? cols : cols - 1,
+                          layout_.volume() ? (edges_.front ? 0 : 1) : 0,
+                          layout_.volume() ? (edges_.back ? layout_.planes : layout_.planes - 1)
+                                           : 1};
     const bool overlap = !interior.empty();
     if (overlap) block_->step(interior);
     const double waiting_since = MPI_Wtime();

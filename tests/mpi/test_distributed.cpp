@@ -145,6 +145,10 @@ TEST(Decomposition, SplitsVolumes) {
   EXPECT_EQ(split(3, {13, 11, 7}), "1x3x1");
   EXPECT_EQ(split(5, {4, 4, 40}), "5x1x1");
   EXPECT_EQ(split(8, {16, 16, 16}), "2x2x2");
+  // Among splits that cut as many cells, the planes first, then the rows: blocks keep whole rows.
+  EXPECT_EQ(split(2, {16, 16, 16}), "2x1x1");
+  EXPECT_EQ(split(4, {16, 16, 16}), "2x2x1");
+  EXPECT_EQ(split(2, {16, 16, 2}), "1x2x1");  // a cut between planes: 256 cells; rows, cols: 32
   EXPECT_EQ(split(4, {1, 1, 4}), "4x1x1");  // blocks of one cell
   try {
     choose_process_grid(6, {13, 11, 5}, ProcessGrid{1, 1, 6, 3}, 1);

@@ -19,20 +19,26 @@ template <StencilKind K, Boundary B, unsigned Sides, class Real>
 void update_block_row_with(const VolumeRowNeighbourhood<Real>& in, std::int64_t cols,
                            bool ghost_left, bool ghost_right, const Coefficients<Real>& c,
                            Real* out_u, Real* out_v) {
+  const auto cell = [&](std::int64_t j) {
+    update_volume_cell<K, B, Sides>(
+        in.u, in.v, j,
+        [&](int dc) {
+          const std::int64_t k = j + dc;
+          return (k >= 0 || ghost_left) && (k < cols || ghost_right);
+        },
+        [&](int dc) { return j + dc; }, c, out_u, out_v);
+  };
+  if (cols <= 2) {
+    // A column of the rim around the interior (as many such rows as the block has rows and
+    // planes): cell by cell, without the vector loop's setup, which would cost more than the cell.
+    for (std::int64_t j = 0; j < cols; ++j) cell(j);
+    return;
+  }
   const std::int64_t j0 = ghost_left ? 0 : 1, j1 = ghost_right ? cols : cols - 1;
   if (j1 > j0) update_volume_span<K, B, Sides>(in.u, in.v, j0, j1, c, out_u, out_v);
   if constexpr (B != Boundary::Periodic) {
-    const auto end_cell = [&](std::int64_t j) {
-      update_volume_cell<K, B, Sides>(
-          in.u, in.v, j,
-          [&](int dc) {
-            const std::int64_t k = j + dc;
-            return (k >= 0 || ghost_left) && (k < cols || ghost_right);
-          },
-          [&](int dc) { return j + dc; }, c, out_u, out_v);
-    };
-    if (!ghost_left) end_cell(0);
-    if (!ghost_right && (cols > 1 || ghost_left)) end_cell(cols - 1);
+    if (!ghost_left) cell(0);
+    if (!ghost_right) cell(cols - 1);
   }
 }
 
