@@ -19,26 +19,20 @@ template <StencilKind K, Boundary B, unsigned Sides, class Real>
 void update_block_row_with(const VolumeRowNeighbourhood<Real>& in, std::int64_t cols,
                            bool ghost_left, bool ghost_right, const Coefficients<Real>& c,
                            Real* out_u, Real* out_v) {
-  const auto cell = [&](std::int64_t j) {
-    update_volume_cell<K, B, Sides>(
-        in.u, in.v, j,
-        [&](int dc) {
-          const std::int64_t k = j + dc;
-          return (k >= 0 || ghost_left) && (k < cols || ghost_right);
-        },
-        [&](int dc) { return j + dc; }, c, out_u, out_v);
-  };
-  if (cols <= 2) {
-    // A column of the rim around the interior (as many such rows as the block has rows and
-    // planes): cell by cell, without the vector loop's setup, which would cost more than the cell.
-    for (std::int64_t j = 0; j < cols; ++j) cell(j);
-    return;
-  }
   const std::int64_t j0 = ghost_left ? 0 : 1, j1 = ghost_right ? cols : cols - 1;
   if (j1 > j0) update_volume_span<K, B, Sides>(in.u, in.v, j0, j1, c, out_u, out_v);
   if constexpr (B != Boundary::Periodic) {
-    if (!ghost_left) cell(0);
-    if (!ghost_right) cell(cols - 1);
+    const auto end_cell = [&](std::int64_t j) {
+      update_volume_cell<K, B, Sides>(
+          in.u, in.v, j,
+          [&](int dc) {
+            const std::int64_t k = j + dc;
+            return (k >= 0 || ghost_left) && (k < cols || ghost_right);
+          },
+          [&](int dc) { return j + dc; }, c, out_u, out_v);
+    };
+    if (!ghost_left) end_cell(0);
+    if (!ghost_right && (cols > 1 || ghost_left)) end_cell(cols - 1);
   }
 }
 
@@ -75,6 +69,19 @@ void CpuVolumeBlock<Real>::copy(const Region& region, Real* field, Real* values,
                                 bool into_field) const {
   const std::int64_t width = region.cols();
   for (std::int64_t z = region.plane_begin; z < region.plane_end; ++z) {
+    if (width == 1) {
+      // A column face or edge of the halo: one value a row, element by element rather than a
+      // copy call each.
+      const std::int64_t stride = layout_.stride();
+      Real* cell = field + layout_.offset(z, region.row_begin, region.col_begin);
+      for (std::int64_t r = region.row_begin; r < region.row_end; ++r, cell += stride) {
+        if (into_field)
+          *cell = *values++;
+        else
+          *values++ = *cell;
+      }
+      continue;
+    }
     for (std::int64_t r = region.row_begin; r < region.row_end; ++r) {
       Real* cells = field + layout_.offset(z, r, region.col_begin);
       if (into_field)
@@ -118,6 +125,10 @@ void CpuVolumeBlock<Real>::step_with(const Region& region) {
   Real* dv = v_[1 - current_].data();
   const std::int64_t rows = region.rows(), width = region.cols();
   const std::int64_t lines = region.planes() * rows;
+  if (width <= 2) {
+    step_narrow<K, B>(region);
+    return;
+  }
   // The grid's edge where the block meets it; ghost cells elsewhere.
   const bool ghost_left = !(edges_.left && region.col_begin == 0);
   const bool ghost_right = !(edges_.right && region.col_end == layout_.cols);
@@ -145,6 +156,48 @@ void CpuVolumeBlock<Real>::step_with(const Region& region) {
       }
       const std::int64_t out = layout_.offset(z, r, region.col_begin);
       update_block_row<K, B>(in, width, ghost_left, ghost_right, coefficients_, du + out, dv + out);
+    }
+  }
+}
+
+template <class Real>
+template <StencilKind K, Boundary B>
+void CpuVolumeBlock<Real>::step_narrow(const Region& region) {
+  // A column of the rim is as many one-cell rows as the block has rows and planes: each cell is
+  // read from its neighbours' places in the padded block directly, without a row's setup (its
+  // nine rows' pointers, a division to find the row). The same gathering and update as a row's,
+  // so the cells round alike.
+  const Real* su = u_[current_].data();
+  const Real* sv = v_[current_].data();
+  Real* du = u_[1 - current_].data();
+  Real* dv = v_[1 - current_].data();
+  const std::int64_t plane_stride = layout_.plane_stride(), stride = layout_.stride();
+  const FlushSubnormals<Real> flush;
+  for (std::int64_t z = region.plane_begin; z < region.plane_end; ++z) {
+    for (std::int64_t r = region.row_begin; r < region.row_end; ++r) {
+      for (std::int64_t c = region.col_begin; c < region.col_end; ++c) {
+        const std::int64_t i = layout_.offset(z, r, c);
+        const Real cu = su[i], cv = sv[i];
+        Real nu[18], nv[18];
+        gather_volume_neighbours<K, B>(
+            cu, cv,
+            [&](int dz, int dr, int dc) {
+              // Beyond the volume's face where the block meets it; a ghost cell elsewhere.
+              return !((dz < 0 && z == 0 && edges_.front) ||
+                       (dz > 0 && z == layout_.planes - 1 && edges_.back) ||
+                       (dr < 0 && r == 0 && edges_.top) ||
+                       (dr > 0 && r == layout_.rows - 1 && edges_.bottom) ||
+                       (dc < 0 && c == 0 && edges_.left) ||
+                       (dc > 0 && c == layout_.cols - 1 && edges_.right));
+            },
+            [&](int dz, int dr, int dc, Real& nu_k, Real& nv_k) {
+              const std::int64_t n = i + dz * plane_stride + dr * stride + dc;
+              nu_k = su[n];
+              nv_k = sv[n];
+            },
+            coefficients_, nu, nv);
+        step_volume_cell<K>(cu, cv, nu, nv, coefficients_, du[i], dv[i]);
+      }
     }
   }
 }

@@ -34,6 +34,9 @@ class CpuVolumeBlock final : public HostSubdomain<Real> {
  private:
   template <StencilKind K, Boundary B>
   void step_with(const Region& region);
+  // step_with() for a region at most two columns wide, cell by cell.
+  template <StencilKind K, Boundary B>
+  void step_narrow(const Region& region);
   // Copies `region` of field `field` to `out` (to: false) or from it (to: true), plane after
   // plane, row-major.
   void copy(const Region& region, Real* field, Real* values, bool into_field) const;
