@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "engine/cpu/subnormals.hpp"
+#include "engine/padded_volume_cell.hpp"
 
 namespace grayscott::cpu {
 
@@ -164,39 +165,21 @@ template <class Real>
 template <StencilKind K, Boundary B>
 void CpuVolumeBlock<Real>::step_narrow(const Region& region) {
   // A column of the rim is as many one-cell rows as the block has rows and planes: each cell is
-  // read from its neighbours' places in the padded block directly, without a row's setup (its
-  // nine rows' pointers, a division to find the row). The same gathering and update as a row's,
-  // so the cells round alike.
+  // read from its neighbours' places in the padded block directly (engine/padded_volume_cell.hpp,
+  // as the CUDA block does), without a row's setup (its nine rows' pointers, a division to find
+  // the row). The same gathering and update as a row's, so the cells round alike.
   const Real* su = u_[current_].data();
   const Real* sv = v_[current_].data();
   Real* du = u_[1 - current_].data();
   Real* dv = v_[1 - current_].data();
-  const std::int64_t plane_stride = layout_.plane_stride(), stride = layout_.stride();
+  const PaddedVolumeBlock block = padded_volume_block(layout_, edges_);
   const FlushSubnormals<Real> flush;
   for (std::int64_t z = region.plane_begin; z < region.plane_end; ++z) {
     for (std::int64_t r = region.row_begin; r < region.row_end; ++r) {
       for (std::int64_t c = region.col_begin; c < region.col_end; ++c) {
-        const std::int64_t i = layout_.offset(z, r, c);
-        const Real cu = su[i], cv = sv[i];
-        Real nu[18], nv[18];
-        gather_volume_neighbours<K, B>(
-            cu, cv,
-            [&](int dz, int dr, int dc) {
-              // Beyond the volume's face where the block meets it; a ghost cell elsewhere.
-              return !((dz < 0 && z == 0 && edges_.front) ||
-                       (dz > 0 && z == layout_.planes - 1 && edges_.back) ||
-                       (dr < 0 && r == 0 && edges_.top) ||
-                       (dr > 0 && r == layout_.rows - 1 && edges_.bottom) ||
-                       (dc < 0 && c == 0 && edges_.left) ||
-                       (dc > 0 && c == layout_.cols - 1 && edges_.right));
-            },
-            [&](int dz, int dr, int dc, Real& nu_k, Real& nv_k) {
-              const std::int64_t n = i + dz * plane_stride + dr * stride + dc;
-              nu_k = su[n];
-              nv_k = sv[n];
-            },
-            coefficients_, nu, nv);
-        step_volume_cell<K>(cu, cv, nu, nv, coefficients_, du[i], dv[i]);
+        step_padded_volume_cell<K, B>(su, sv, du, dv, layout_.offset(z, r, c), static_cast<int>(z),
+                                      static_cast<int>(r), static_cast<int>(c), block,
+                                      coefficients_);
       }
     }
   }

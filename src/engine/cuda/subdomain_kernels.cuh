@@ -17,6 +17,7 @@
 #include <string>
 
 #include "engine/cuda/kernels.cuh"
+#include "engine/padded_volume_cell.hpp"
 #include "engine/subdomain.hpp"
 #include "model/cell_update.hpp"
 #include "model/neighbourhood.hpp"
@@ -269,10 +270,8 @@ struct VolumeBlockArgs {
   Real* __restrict__ v_out;
   Coefficients<Real> coefficients;
   PaddedLayout padded;
-  int planes, rows, cols;  // owned
-  // The block meets a non-periodic face of the volume there.
-  bool edge_front, edge_back, edge_top, edge_bottom, edge_left, edge_right;
-  CellRange region;  // the cells this launch computes
+  PaddedVolumeBlock block;  // its strides, owned extents and the volume's faces it meets
+  CellRange region;         // the cells this launch computes
 };
 
 template <class Real>
@@ -286,43 +285,8 @@ VolumeBlockArgs<Real> volume_block_args(const Real* u_in, const Real* v_in, Real
           v_out,
           coefficients,
           padded_layout(layout),
-          static_cast<int>(layout.planes),
-          static_cast<int>(layout.rows),
-          static_cast<int>(layout.cols),
-          edges.front,
-          edges.back,
-          edges.top,
-          edges.bottom,
-          edges.left,
-          edges.right,
+          padded_volume_block(layout, edges),
           cell_range(region)};
-}
-
-// One step of cell (z, r, c) of a volume's block, as the CPU's CpuVolumeBlock computes it.
-template <StencilKind K, Boundary B, class Real>
-__device__ __forceinline__ void step_volume_block_cell(const VolumeBlockArgs<Real>& a, int z, int r,
-                                                       int c) {
-  const long long i = a.padded.index(z, r, c);
-  const Real cu = a.u_in[i], cv = a.v_in[i];
-  Real nu[18], nv[18];
-  gather_volume_neighbours<K, B>(
-      cu, cv,
-      [&](int dz, int dr, int dc) {
-        return !((dz < 0 && z == 0 && a.edge_front) ||
-                 (dz > 0 && z == a.planes - 1 && a.edge_back) || (dr < 0 && r == 0 && a.edge_top) ||
-                 (dr > 0 && r == a.rows - 1 && a.edge_bottom) ||
-                 (dc < 0 && c == 0 && a.edge_left) || (dc > 0 && c == a.cols - 1 && a.edge_right));
-      },
-      [&](int dz, int dr, int dc, Real& nu_k, Real& nv_k) {
-        const long long n = i + dz * a.padded.plane_stride + dr * a.padded.stride + dc;
-        nu_k = a.u_in[n];
-        nv_k = a.v_in[n];
-      },
-      a.coefficients, nu, nv);
-  Real un, vn;
-  step_volume_cell<K>(cu, cv, nu, nv, a.coefficients, un, vn);
-  a.u_out[i] = un;
-  a.v_out[i] = vn;
 }
 
 // The launch grid's z extent for a region of `planes` planes: one plane per z block up to the
@@ -341,7 +305,8 @@ __global__ void __launch_bounds__(region_block_x* region_block_y)
   if (r >= a.region.row_end || c >= a.region.col_end) return;
   for (int z = a.region.plane_begin + static_cast<int>(blockIdx.z); z < a.region.plane_end;
        z += static_cast<int>(gridDim.z)) {
-    step_volume_block_cell<K, B>(a, z, r, c);
+    step_padded_volume_cell<K, B>(a.u_in, a.v_in, a.u_out, a.v_out, a.padded.index(z, r, c), z, r,
+                                  c, a.block, a.coefficients);
   }
 }
 
