@@ -23,6 +23,11 @@ struct PaddedVolumeBlock {
   std::int64_t plane_stride = 0, stride = 0;
   int planes = 0, rows = 0, cols = 0;
   bool front = false, back = false, top = false, bottom = false, left = false, right = false;
+  // Where cell (z, r, c) lies: the ghost frame is one cell deep (check_block_layout), as
+  // LocalLayout::offset says.
+  GRAYSCOTT_HD std::int64_t index(int z, int r, int c) const {
+    return (z + 1) * plane_stride + (r + 1) * stride + (c + 1);
+  }
 };
 
 // A volume's block as `layout` (its planes > 0) lays it out and `edges` say where it meets the
@@ -41,14 +46,13 @@ inline PaddedVolumeBlock padded_volume_block(const LocalLayout& layout, GlobalEd
           edges.right};
 }
 
-// Cell (z, r, c) of the block, at index i of the buffers, one step from (u_in, v_in) into
-// (u_out, v_out).
+// Cell (z, r, c) of the block, one step from (u_in, v_in) into (u_out, v_out).
 template <StencilKind K, Boundary B, class Real>
 GRAYSCOTT_HD void step_padded_volume_cell(const Real* __restrict u_in, const Real* __restrict v_in,
-                                          Real* __restrict u_out, Real* __restrict v_out,
-                                          std::int64_t i, int z, int r, int c,
-                                          const PaddedVolumeBlock& b,
+                                          Real* __restrict u_out, Real* __restrict v_out, int z,
+                                          int r, int c, const PaddedVolumeBlock& b,
                                           const Coefficients<Real>& coefficients) {
+  const std::int64_t i = b.index(z, r, c);
   const Real cu = u_in[i], cv = v_in[i];
   Real nu[18], nv[18];
   gather_volume_neighbours<K, B>(

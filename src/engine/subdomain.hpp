@@ -31,11 +31,24 @@ struct LocalLayout {
   std::int64_t offset(std::int64_t r, std::int64_t c) const {
     return (r + depth) * stride() + (c + depth);
   }
-  // Cell (z, r, c) of a volume's block.
+  // Cell (z, r, c) of a volume's block; of a plane's, z is 0, its one plane.
   std::int64_t offset(std::int64_t z, std::int64_t r, std::int64_t c) const {
-    return (z + depth) * plane_stride() + offset(r, c);
+    return (volume() ? z + depth : z) * plane_stride() + offset(r, c);
   }
 };
+
+// Throws InvalidInput unless a block of `grid` can be laid out as `layout`: a plane's for a
+// plane; for a volume a volume's, its halo one cell deep (a volume's blocks exchange every step).
+// Every backend's factory asks before it makes a block.
+inline void check_block_layout(const Grid& grid, const LocalLayout& layout) {
+  if (grid.volume() != layout.volume()) {
+    throw InvalidInput(grid.volume() ? "a volume's MPI block needs a layout with its planes"
+                                     : "a plane's MPI block was given a volume's layout");
+  }
+  if (layout.volume() && layout.depth != 1) {
+    throw InvalidInput("a volume's block needs its planes and a halo depth of 1");
+  }
+}
 
 // A rectangle of local cells, half-open; may reach into the ghost frame. In a volume's block, the
 // same rectangle in planes [plane_begin, plane_end); a plane's regions keep the one plane [0, 1).

@@ -149,7 +149,7 @@ TEST(Decomposition, SplitsVolumes) {
   EXPECT_EQ(split(2, {16, 16, 16}), "2x1x1");
   EXPECT_EQ(split(4, {16, 16, 16}), "2x2x1");
   EXPECT_EQ(split(2, {16, 16, 2}), "1x2x1");  // a cut between planes: 256 cells; rows, cols: 32
-  EXPECT_EQ(split(4, {1, 1, 4}), "4x1x1");  // blocks of one cell
+  EXPECT_EQ(split(4, {1, 1, 4}), "4x1x1");    // blocks of one cell
   try {
     choose_process_grid(6, {13, 11, 5}, ProcessGrid{1, 1, 6, 3}, 1);
     FAIL() << "6 planes of blocks split 5 planes";
@@ -190,7 +190,7 @@ class KernelsOnHostSubdomain final : public SubdomainStepper<Real> {
     for (std::int64_t z = 0; z < planes; ++z) {
       for (std::int64_t r = 0; r < layout_.rows; ++r) {
         const auto from = (z * layout_.rows + r) * layout_.cols;
-        const auto to = at(z, r, 0);
+        const auto to = layout_.offset(z, r, 0);
         std::copy_n(u.data() + from, layout_.cols, &u_[current_][to]);
         std::copy_n(v.data() + from, layout_.cols, &v_[current_][to]);
       }
@@ -201,7 +201,7 @@ class KernelsOnHostSubdomain final : public SubdomainStepper<Real> {
       for (std::int64_t r = region.row_begin; r < region.row_end; ++r) {
         const auto to =
             ((z - region.plane_begin) * region.rows() + r - region.row_begin) * region.cols();
-        const auto from = at(z, r, region.col_begin);
+        const auto from = layout_.offset(z, r, region.col_begin);
         if (u) std::copy_n(&u_[current_][from], region.cols(), u + to);
         if (v) std::copy_n(&v_[current_][from], region.cols(), v + to);
       }
@@ -273,11 +273,6 @@ class KernelsOnHostSubdomain final : public SubdomainStepper<Real> {
                                                    cuda::detail::padded_layout(layout_), table,
                                                    packed);
         });
-  }
-
-  // Where local cell (z, r, c) lies in the padded buffers (a plane's block: z is 0).
-  std::int64_t at(std::int64_t z, std::int64_t r, std::int64_t c) const {
-    return layout_.volume() ? layout_.offset(z, r, c) : layout_.offset(r, c);
   }
 
   LocalLayout layout_;

@@ -110,10 +110,7 @@ template <class Real>
 std::unique_ptr<SubdomainStepper<Real>> make_cpu_block(const Problem& problem,
                                                        const LocalLayout& layout, GlobalEdges edges,
                                                        const SubdomainOptions& options) {
-  if (problem.grid.volume() != layout.volume()) {
-    throw InvalidInput(problem.grid.volume() ? "a volume's MPI block needs a layout with its planes"
-                                             : "a plane's MPI block was given a volume's layout");
-  }
+  check_block_layout(problem.grid, layout);
   if (problem.grid.volume()) {
     return std::make_unique<CpuVolumeBlock<Real>>(problem, problem.params, layout, edges,
                                                   options.threads);

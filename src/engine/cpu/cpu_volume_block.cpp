@@ -59,11 +59,7 @@ void update_block_row(const VolumeRowNeighbourhood<Real>& in, std::int64_t cols,
 template <class Real>
 CpuVolumeBlock<Real>::CpuVolumeBlock(const Problem& problem, const Parameters& params,
                                      const LocalLayout& layout, GlobalEdges edges, int threads)
-    : Base(problem, params, layout, edges, threads) {
-  if (!layout_.volume() || layout_.depth != 1) {
-    throw InvalidInput("a volume's block needs its planes and a halo depth of 1");
-  }
-}
+    : Base(problem, params, layout, edges, threads) {}
 
 template <class Real>
 void CpuVolumeBlock<Real>::copy(const Region& region, Real* field, Real* values,
@@ -120,16 +116,16 @@ void CpuVolumeBlock<Real>::write(const Region& region, const Real* u, const Real
 template <class Real>
 template <StencilKind K, Boundary B>
 void CpuVolumeBlock<Real>::step_with(const Region& region) {
+  if (region.cols() <= 2) {
+    step_narrow<K, B>(region);
+    return;
+  }
   const Real* su = u_[current_].data();
   const Real* sv = v_[current_].data();
   Real* du = u_[1 - current_].data();
   Real* dv = v_[1 - current_].data();
   const std::int64_t rows = region.rows(), width = region.cols();
   const std::int64_t lines = region.planes() * rows;
-  if (width <= 2) {
-    step_narrow<K, B>(region);
-    return;
-  }
   // The grid's edge where the block meets it; ghost cells elsewhere.
   const bool ghost_left = !(edges_.left && region.col_begin == 0);
   const bool ghost_right = !(edges_.right && region.col_end == layout_.cols);
@@ -177,9 +173,8 @@ void CpuVolumeBlock<Real>::step_narrow(const Region& region) {
   for (std::int64_t z = region.plane_begin; z < region.plane_end; ++z) {
     for (std::int64_t r = region.row_begin; r < region.row_end; ++r) {
       for (std::int64_t c = region.col_begin; c < region.col_end; ++c) {
-        step_padded_volume_cell<K, B>(su, sv, du, dv, layout_.offset(z, r, c), static_cast<int>(z),
-                                      static_cast<int>(r), static_cast<int>(c), block,
-                                      coefficients_);
+        step_padded_volume_cell<K, B>(su, sv, du, dv, static_cast<int>(z), static_cast<int>(r),
+                                      static_cast<int>(c), block, coefficients_);
       }
     }
   }

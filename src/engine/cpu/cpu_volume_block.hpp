@@ -19,8 +19,9 @@ namespace grayscott::cpu {
 template <class Real>
 class CpuVolumeBlock final : public HostSubdomain<Real> {
  public:
-  // `layout`: a volume's (planes > 0, depth 1). `edges`: which of the block's six faces are the
-  // volume's (non-periodic boundaries). `threads`: OpenMP threads (> 0).
+  // `layout`: a volume's (planes > 0, depth 1; make_cpu_block checks it, check_block_layout).
+  // `edges`: which of the block's six faces are the volume's (non-periodic boundaries).
+  // `threads`: OpenMP threads (> 0).
   CpuVolumeBlock(const Problem& problem, const Parameters& params, const LocalLayout& layout,
                  GlobalEdges edges, int threads);
 

@@ -39,14 +39,7 @@ class CudaSubdomain final : public SubdomainStepper<Real> {
         coefficients_(
             Coefficients<Real>::from(problem.params, problem.outside, problem.stencil.kind)),
         device_messages_(messages_in_device_memory) {
-    if (problem.grid.volume() != layout.volume()) {
-      throw InvalidInput(problem.grid.volume()
-                             ? "a volume's MPI block needs a layout with its planes"
-                             : "a plane's MPI block was given a volume's layout");
-    }
-    if (layout.volume() && layout.depth != 1) {
-      throw InvalidInput("a volume's block needs its planes and a halo depth of 1");
-    }
+    check_block_layout(problem.grid, layout);
     if (layout.padded_rows() > INT_MAX / 2 || layout.stride() > INT_MAX / 2 ||
         layout.padded_planes() > INT_MAX / 2) {
       throw InvalidInput("the CUDA backend takes blocks of at most 2^30 planes, rows and columns");
@@ -225,9 +218,8 @@ class CudaSubdomain final : public SubdomainStepper<Real> {
     const auto rows = static_cast<std::size_t>(region.rows());
     const auto host_plane = static_cast<std::size_t>(region.rows() * region.cols());
     for (std::int64_t z = region.plane_begin; z < region.plane_end; ++z) {
-      const auto offset = static_cast<std::size_t>(
-          layout_.volume() ? layout_.offset(z, region.row_begin, region.col_begin)
-                           : layout_.offset(region.row_begin, region.col_begin));
+      const auto offset =
+          static_cast<std::size_t>(layout_.offset(z, region.row_begin, region.col_begin));
       const std::size_t host_offset = static_cast<std::size_t>(z - region.plane_begin) * host_plane;
       for (int f = 0; f < 2; ++f) {
         const Real* host = f == 0 ? u : v;

@@ -269,7 +269,6 @@ struct VolumeBlockArgs {
   Real* __restrict__ u_out;
   Real* __restrict__ v_out;
   Coefficients<Real> coefficients;
-  PaddedLayout padded;
   PaddedVolumeBlock block;  // its strides, owned extents and the volume's faces it meets
   CellRange region;         // the cells this launch computes
 };
@@ -284,7 +283,6 @@ VolumeBlockArgs<Real> volume_block_args(const Real* u_in, const Real* v_in, Real
           u_out,
           v_out,
           coefficients,
-          padded_layout(layout),
           padded_volume_block(layout, edges),
           cell_range(region)};
 }
@@ -305,8 +303,8 @@ __global__ void __launch_bounds__(region_block_x* region_block_y)
   if (r >= a.region.row_end || c >= a.region.col_end) return;
   for (int z = a.region.plane_begin + static_cast<int>(blockIdx.z); z < a.region.plane_end;
        z += static_cast<int>(gridDim.z)) {
-    step_padded_volume_cell<K, B>(a.u_in, a.v_in, a.u_out, a.v_out, a.padded.index(z, r, c), z, r,
-                                  c, a.block, a.coefficients);
+    step_padded_volume_cell<K, B>(a.u_in, a.v_in, a.u_out, a.v_out, z, r, c, a.block,
+                                  a.coefficients);
   }
 }
 
