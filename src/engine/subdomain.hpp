@@ -111,9 +111,10 @@ class SubdomainStepper {
   // the messages can be sent, and so is the previous unpack_halos(), so the receive area may be
   // overwritten.
   virtual void pack_halos() = 0;
-  // Scatters the receive area into the ghost cells of the current state; steps issued afterwards
-  // see them.
-  virtual void unpack_halos() = 0;
+  // Scatters messages [first, last) of the receive area into their ghost cells of the current
+  // state; steps issued afterwards see them. (The exchange unpacks the messages a block sends
+  // itself, around a periodic axis it spans alone, before the others have arrived.)
+  virtual void unpack_halos(std::size_t first, std::size_t last) = 0;
 
   // Computes the next state of every cell in `region` from the current state. May run
   // asynchronously (a GPU stream); regions of one step do not overlap.

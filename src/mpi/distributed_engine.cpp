@@ -28,6 +28,18 @@ LocalLayout layout_of(const Decomposition& d, int depth) {
   return layout;
 }
 
+// The block's sides with no other rank beyond them: the grid's edges, and where a periodic axis
+// wraps around to the block itself.
+GlobalEdges sides_without_neighbour(const Decomposition& d) {
+  const GlobalEdges edges = d.edges();
+  const auto alone = [&](int dplane, int drow, int dcol) {
+    return d.neighbour(dplane, drow, dcol) == d.rank();
+  };
+  return {edges.top || alone(0, -1, 0),   edges.bottom || alone(0, 1, 0),
+          edges.left || alone(0, 0, -1),  edges.right || alone(0, 0, 1),
+          edges.front || alone(-1, 0, 0), edges.back || alone(1, 0, 0)};
+}
+
 }  // namespace
 
 template <class Real>
@@ -36,6 +48,7 @@ DistributedEngine<Real>::DistributedEngine(const Decomposition& decomposition, i
     : decomposition_(decomposition),
       layout_(layout_of(decomposition, halo_depth)),
       edges_(decomposition.edges()),
+      sides_without_neighbour_(sides_without_neighbour(decomposition)),
       block_(make_block(layout_, edges_)),
       halo_(decomposition, layout_, *block_) {}
 
@@ -79,18 +92,19 @@ void DistributedEngine<Real>::advance(std::int64_t steps) {
   while (steps > 0) {
     const int k = static_cast<int>(std::min<std::int64_t>(layout_.depth, steps));
     halo_.start();
-    // Step 1 of k: the interior needs no ghost cell, so it runs while the halo travels. It reaches
-    // the block's side where the block meets the grid's edge: nothing is received there, the
-    // boundary rule stands in. (A volume's rim is stepped row by row: a column of the rim is as
-    // many rows of one cell as the block has rows and planes.)
+    // Step 1 of k: the interior needs no ghost cell from a neighbour, so it runs while the halo
+    // travels. It reaches the block's side where the block meets the grid's edge (nothing is
+    // received there, the boundary rule stands in) and where the block is its own neighbour (a
+    // periodic axis it spans alone: start() has filled those ghosts).
     const Region first = region_for(0, k);
-    const Region interior{edges_.top ? 0 : 1,
-                          edges_.bottom ? rows : rows - 1,
-                          edges_.left ? 0 : 1,
-                          edges_.right ? cols : cols - 1,
-                          layout_.volume() ? (edges_.front ? 0 : 1) : 0,
-                          layout_.volume() ? (edges_.back ? layout_.planes : layout_.planes - 1)
-                                           : 1};
+    const GlobalEdges& sides = sides_without_neighbour_;
+    const Region interior{
+        sides.top ? 0 : 1,
+        sides.bottom ? rows : rows - 1,
+        sides.left ? 0 : 1,
+        sides.right ? cols : cols - 1,
+        layout_.volume() ? (sides.front ? 0 : 1) : 0,
+        layout_.volume() ? (sides.back ? layout_.planes : layout_.planes - 1) : 1};
     const bool overlap = !interior.empty();
     if (overlap) block_->step(interior);
     const double waiting_since = MPI_Wtime();

@@ -58,6 +58,7 @@ class DistributedEngine {
   const Decomposition& decomposition_;
   LocalLayout layout_;
   GlobalEdges edges_;
+  GlobalEdges sides_without_neighbour_;  // where the first step's interior reaches the block's side
   std::unique_ptr<SubdomainStepper<Real>> block_;
   HaloExchange<Real> halo_;
   std::int64_t exchanges_ = 0;

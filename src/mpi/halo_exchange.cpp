@@ -1,5 +1,6 @@
 #include "mpi/halo_exchange.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -75,7 +76,6 @@ template <class Real>
 HaloExchange<Real>::HaloExchange(const Decomposition& decomposition, const LocalLayout& layout,
                                  SubdomainStepper<Real>& block)
     : comm_(decomposition.comm()), block_(block) {
-  HaloPlan plan;
   const int planes = layout.volume() ? 1 : 0;
   for (int dz = -planes; dz <= planes; ++dz) {
     for (int dr = -1; dr <= 1; ++dr) {
@@ -87,15 +87,25 @@ HaloExchange<Real>::HaloExchange(const Decomposition& decomposition, const Local
         if (neighbour == MPI_PROC_NULL) continue;
         Link link;
         link.dplane = dz, link.drow = dr, link.dcol = dc, link.neighbour = neighbour;
-        plan.send.push_back(layout.volume() ? send_region(layout, dz, dr, dc)
-                                            : send_region(layout, dr, dc));
-        plan.receive.push_back(layout.volume() ? receive_region(layout, dz, dr, dc)
-                                               : receive_region(layout, dr, dc));
-        link.send_count = static_cast<std::size_t>(2 * plan.send.back().cells());
-        link.receive_count = static_cast<std::size_t>(2 * plan.receive.back().cells());
         links_.push_back(link);
       }
     }
+  }
+  // The messages a block sends itself first: they are unpacked before the others arrive.
+  const int rank = decomposition.rank();
+  std::stable_partition(links_.begin(), links_.end(),
+                        [rank](const Link& l) { return l.neighbour == rank; });
+  own_messages_ = static_cast<std::size_t>(std::count_if(
+      links_.begin(), links_.end(), [rank](const Link& l) { return l.neighbour == rank; }));
+  HaloPlan plan;
+  for (Link& link : links_) {
+    const int dz = link.dplane, dr = link.drow, dc = link.dcol;
+    plan.send.push_back(layout.volume() ? send_region(layout, dz, dr, dc)
+                                        : send_region(layout, dr, dc));
+    plan.receive.push_back(layout.volume() ? receive_region(layout, dz, dr, dc)
+                                           : receive_region(layout, dr, dc));
+    link.send_count = static_cast<std::size_t>(2 * plan.send.back().cells());
+    link.receive_count = static_cast<std::size_t>(2 * plan.receive.back().cells());
   }
   for (std::size_t i = 0; i < links_.size(); ++i) {
     links_[i].send_offset = message_offset(plan.send, i);
@@ -137,6 +147,13 @@ void HaloExchange<Real>::start() {
                     direction_tag(l.dplane, l.drow, l.dcol), comm_, &requests_[2 * i + 1]),
           "post a send");
   }
+  // A block's messages to itself are already here: their ghosts are filled now, so the steps
+  // before finish() may read them.
+  if (own_messages_ > 0) {
+    check(MPI_Waitall(static_cast<int>(2 * own_messages_), requests_.data(), MPI_STATUSES_IGNORE),
+          "deliver the block's messages to itself");
+    block_.unpack_halos(0, own_messages_);
+  }
 }
 
 template <class Real>
@@ -144,7 +161,7 @@ void HaloExchange<Real>::finish() {
   in_flight_ = false;
   check(MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE),
         "wait for the neighbours");
-  block_.unpack_halos();
+  block_.unpack_halos(own_messages_, links_.size());
 }
 
 template class HaloExchange<float>;

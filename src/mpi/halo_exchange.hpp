@@ -28,7 +28,9 @@ class HaloExchange {
   HaloExchange& operator=(const HaloExchange&) = delete;
   ~HaloExchange();
 
-  // Posts the receives, packs the owned strips of the block's current state and posts the sends.
+  // Packs the owned strips of the block's current state, posts the receives and the sends, and
+  // unpacks the messages the block sends itself (around a periodic axis it spans alone): the
+  // ghosts beyond those sides are filled when it returns.
   void start();
   // Waits for every message and unpacks the ghost strips into the block's current state.
   void finish();
@@ -54,6 +56,7 @@ class HaloExchange {
   SubdomainStepper<Real>& block_;
   std::vector<Link> links_;  // only directions with a neighbour
   std::vector<MPI_Request> requests_;
+  std::size_t own_messages_ = 0;  // links_[0, own_messages_) lead to this rank itself
   std::uint64_t bytes_per_exchange_ = 0;
   int messages_per_exchange_ = 0;
   bool in_flight_ = false;

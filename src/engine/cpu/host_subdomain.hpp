@@ -31,8 +31,8 @@ class HostSubdomain : public SubdomainStepper<Real> {
       this->read(region, message, message + region.cells());
     }
   }
-  void unpack_halos() override {
-    for (std::size_t i = 0; i < plan_.receive.size(); ++i) {
+  void unpack_halos(std::size_t first, std::size_t last) override {
+    for (std::size_t i = first; i < last; ++i) {
       const Region& region = plan_.receive[i];
       const Real* message = receive_area_.data() + message_offset(plan_.receive, i);
       write(region, message, message + region.cells());

@@ -6,14 +6,17 @@
 // Streams: steps run on the compute stream. Halo packing and unpacking run on a halo stream: the
 // pack waits (an event) for the step before it, then gathers every message into one device area
 // and, without a CUDA-aware MPI, copies that area to pinned host memory in one transfer. The
-// unpack copies the received area back and scatters it into the ghost frame while the compute
-// stream is still busy with the interior (which reads no ghost cell); the steps that need the
-// ghosts wait for it through a second event.
+// unpack copies the received messages back and scatters them into the ghost frame while the
+// compute stream is still busy with the interior (which reads no ghost cell of theirs: only those
+// of the messages a block sends itself, unpacked before it); the steps that need the ghosts wait
+// for it through a second event.
 #include <algorithm>
 #include <climits>
 #include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "engine/cuda/cuda_backend.hpp"
 #include "engine/cuda/cuda_support.cuh"
@@ -87,7 +90,7 @@ class CudaSubdomain final : public SubdomainStepper<Real> {
   void plan_halos(const HaloPlan& plan) override {
     use_device();
     send_table_ = detail::message_table(plan.send);
-    receive_table_ = detail::message_table(plan.receive);
+    receive_regions_ = plan.receive;
     const std::size_t send_values = message_offset(plan.send, plan.send.size());
     const std::size_t receive_values = message_offset(plan.receive, plan.receive.size());
     send_device_ = detail::DeviceBuffer<Real>(send_values);
@@ -119,16 +122,20 @@ class CudaSubdomain final : public SubdomainStepper<Real> {
     check(cudaStreamSynchronize(halo), "packing halo messages");
   }
 
-  void unpack_halos() override {
-    if (receive_table_.count == 0) return;
+  void unpack_halos(std::size_t first, std::size_t last) override {
+    if (first >= last) return;
     use_device();
     auto halo = halo_.get();
+    // Messages [first, last) lie back to back in the receive area, from `begin`.
+    const std::size_t begin = message_offset(receive_regions_, first);
+    const std::size_t end = message_offset(receive_regions_, last);
     if (!device_messages_) {
-      check(cudaMemcpyAsync(receive_device_.data(), receive_host_.data(), receive_device_.bytes(),
-                            cudaMemcpyHostToDevice, halo),
+      check(cudaMemcpyAsync(receive_device_.data() + begin, receive_host_.data() + begin,
+                            (end - begin) * sizeof(Real), cudaMemcpyHostToDevice, halo),
             "copying halo messages to the device");
     }
-    launch_messages<false>(receive_table_, receive_device_.data());
+    const std::span<const Region> messages(receive_regions_.data() + first, last - first);
+    launch_messages<false>(detail::message_table(messages), receive_device_.data() + begin);
     check(cudaEventRecord(unpacked_.get(), halo), "ordering the steps after the halo");
     check(cudaStreamWaitEvent(compute_.get(), unpacked_.get(), 0),
           "ordering the steps after the halo");
@@ -252,7 +259,8 @@ class CudaSubdomain final : public SubdomainStepper<Real> {
   detail::Stream compute_, halo_;
   detail::Event stepped_, unpacked_;
   detail::DeviceBuffer<Real> u_[2], v_[2];  // ping-pong, each padded with the ghost frame
-  detail::MessageTable send_table_, receive_table_;
+  detail::MessageTable send_table_;
+  std::vector<Region> receive_regions_;
   detail::DeviceBuffer<Real> send_device_, receive_device_;  // packed messages on the device
   detail::PinnedBuffer<Real> send_host_, receive_host_;      // their host copies (not CUDA-aware)
   int current_ = 0;
