@@ -1,13 +1,8 @@
 #include "io/files/repair.hpp"
 
 #include <hdf5.h>
-#include <signal.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <fstream>
-#include <iterator>
 
 #include "io/files/checkpoint_slots.hpp"
 #include "io/files/hdf5.hpp"
@@ -22,32 +17,6 @@ namespace grayscott::io {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string this_host() {
-  char name[256] = {};
-  ::gethostname(name, sizeof name - 1);
-  return name;
-}
-
-// Whether process `pid` has ended but its parent has not yet reaped it (state Z in
-// /proc/PID/stat, after the parenthesised name): a killed writer that holds nothing open.
-bool zombie(std::int64_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-  const std::size_t name_end = text.rfind(')');
-  return name_end != std::string::npos && name_end + 2 < text.size() && text[name_end + 2] == 'Z';
-}
-
-// The pid recorded by the single process writing the file, when that process is alive on this
-// machine; 0 otherwise (another machine's, an MPI run's, or a file of an earlier version).
-std::int64_t live_writer_of(const RunFileReader& file) {
-  if (!file.has_attribute("writer_pid") || !file.has_attribute("writer_host")) return 0;
-  const std::int64_t pid = file.attribute_int64("writer_pid");
-  if (pid <= 0 || file.attribute_string("writer_host") != this_host()) return 0;  // 0: closed
-  if (pid == ::getpid()) return 0;  // this very process repairs or inspects its own file
-  const bool exists = ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
-  return exists && !zombie(pid) ? pid : 0;
-}
 
 // Whether HDF5 refuses to open the file as an ordinary reader: its superblock still marks it
 // open for writing (a writer at work, or one that was killed).
@@ -122,7 +91,7 @@ FileReport inspect_file(const fs::path& path) {
         report.images_written.push_back(slots.newest_images(m));
     }
   }
-  report.live_writer = live_writer_of(file);
+  report.live_writer = live_writer(file);
   return report;
 }
 
@@ -130,11 +99,7 @@ RepairOutcome repair_file(const fs::path& path) {
   RepairOutcome outcome;
   outcome.before = inspect_file(path);
   const FileReport& before = outcome.before;
-  if (before.live_writer != 0) {
-    throw InvalidInput(path.string() + " is being written by process " +
-                       std::to_string(before.live_writer) +
-                       " on this machine: repair it once that process has ended");
-  }
+  refuse_if_being_written(path, before.live_writer, "repair");
   outcome.images = before.sweep ? before.complete_images() : before.images;
   outcome.status = before.status;
   if (before.needs_repair()) {

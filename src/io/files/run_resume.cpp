@@ -7,6 +7,7 @@
 #include "io/files/problem_attributes.hpp"
 #include "io/files/reader.hpp"
 #include "io/files/run_file.hpp"
+#include "io/files/writer_process.hpp"
 
 namespace grayscott::io {
 
@@ -22,6 +23,7 @@ constexpr const char* run_chunked_datasets[] = {"v",           "u", "step", "tim
 
 RunFileState read_run_state(const fs::path& path) {
   RunFileReader file(path);
+  refuse_if_being_written(path, live_writer(file), "continue");
   if (file.has_attribute("kind") && file.attribute_string("kind") == "sweep") {
     throw InvalidInput(path.string() +
                        " is a sweep file: continue it with grayscott sweep --resume");
@@ -117,9 +119,9 @@ void read_checkpoint(const fs::path& path, std::int64_t row_begin, std::int64_t 
       start[1] = static_cast<hsize_t>(plane_begin);
       count[1] = static_cast<hsize_t>(planes);
     }
-    h5::check(H5Sselect_hyperslab(space, H5S_SELECT_SET, start.data(), nullptr, count.data(),
-                                  nullptr),
-              "select the checkpoint");
+    h5::check(
+        H5Sselect_hyperslab(space, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
+        "select the checkpoint");
     h5::Id mem_space = h5::simple_space(count);
     hsize_t values = 1;
     for (hsize_t n : count) values *= n;

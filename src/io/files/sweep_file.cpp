@@ -535,6 +535,7 @@ void SweepFileWriter::complete_final_checkpoints() {
 
 SweepFileState read_sweep_state(const fs::path& path) {
   RunFileReader file(path);
+  refuse_if_being_written(path, live_writer(file), "continue");
   if (!file.has_attribute("kind") || file.attribute_string("kind") != "sweep") {
     throw InvalidInput(path.string() +
                        " is not a sweep file (a run continues with grayscott run "

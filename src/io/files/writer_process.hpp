@@ -4,7 +4,13 @@
 
 #include <hdf5.h>
 
+#include <cstdint>
+#include <filesystem>
+#include <string_view>
+
 namespace grayscott::io {
+
+class RunFileReader;
 
 // This process, as the file's one writer. Before SWMR writing starts (the attributes are created
 // then); a continued file's are written over.
@@ -18,5 +24,15 @@ void record_shared_writers(hid_t root);
 // finished files hold the same attributes. Nothing where none was recorded (an earlier version's
 // file).
 void record_no_writer(hid_t root);
+
+// The pid recorded by the single process writing the file, when that process is alive on this
+// machine; 0 otherwise (closed, another machine's, an MPI run's, this process's own, or a file of
+// an earlier version).
+std::int64_t live_writer(const RunFileReader& file);
+
+// Throws InvalidInput ("... is being written by process N on this machine: <action> it once that
+// process has ended") when `pid` (live_writer's answer) is not 0: two writers would corrupt it.
+void refuse_if_being_written(const std::filesystem::path& path, std::int64_t pid,
+                             std::string_view action);
 
 }  // namespace grayscott::io
