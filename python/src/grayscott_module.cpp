@@ -12,6 +12,7 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -65,6 +66,26 @@ std::string short_repr(nb::handle value) {
   std::string text = nb::repr(value).c_str();
   if (text.size() > 40) text = text.substr(0, 37) + "...";
   return text;
+}
+
+// "ValueError: boom": the exception as Python prints its last line.
+std::string exception_line(const nb::python_error& error) {
+  std::string what = Py_TYPE(error.value().ptr())->tp_name;
+  if (const std::string text = nb::str(error.value()).c_str(); !text.empty())
+    what += ": " + text.substr(0, text.find('\n'));
+  return what;
+}
+
+// Stops a run at its next image boundary because `callback` raised `error`: a KeyboardInterrupt
+// as Ctrl-C does (the file then says "interrupted by SIGINT"; true), anything else with its
+// cause ("stopped after image N: progress raised ValueError: x"; false).
+bool stop_for(const nb::python_error& error, const char* callback) {
+  if (error.matches(PyExc_KeyboardInterrupt)) {
+    pipeline::request_stop(SIGINT);
+    return true;
+  }
+  pipeline::request_stop(std::string(callback) + " raised " + exception_line(error));
+  return false;
 }
 
 [[noreturn]] void wrong_type(std::string_view keyword, std::string_view expected,
@@ -628,9 +649,10 @@ class Batch {
     return lock;
   }
 
-  // A run steps the engine image by image: its callbacks may read the state, not step it.
+  // A run steps the engine image by image: its callbacks (on the thread that called run()) may
+  // read the state, not step it. Another thread's call waits for the run to end (acquire()).
   void refuse_while_running(const char* what) const {
-    if (running_) {
+    if (running_thread_.load() == std::this_thread::get_id()) {
       throw std::runtime_error(std::string(what) +
                                " cannot be called while run() steps this simulation (from its "
                                "callbacks): read sim.u, sim.v, sim.step there, or stop the run");
@@ -653,7 +675,8 @@ class Batch {
   double time_ = 0;
   std::int64_t slice_ = 64;   // steps per GIL-free slice of advance(), adapted to ~50 ms
   bool batch_shape_ = false;  // a Sweep's arrays keep their member axis even for one member
-  bool running_ = false;      // run() is stepping the engine
+  // The thread whose run() steps the engine (its callbacks run there); none: no run.
+  std::atomic<std::thread::id> running_thread_{};
   // The statistics of the image an on_image callback is called with, while it runs.
   std::vector<analysis::ImageStatistics> held_statistics_;
   bool views_on_device_ = false;  // device views were handed out: wait for others' work first
@@ -722,6 +745,9 @@ class Simulation : public Batch {
   // raises KeyboardInterrupt; an exception in a callback stops it at that image, likewise.
   nb::dict run(nb::dict settings, nb::object progress, nb::object on_image, bool resume,
                bool image_views) {
+    refuse_while_running("run()");
+    // Another thread's run or advance ends first: this run starts from the state it left.
+    const auto lock = acquire();
     requests::OutputSettings out = requests::RunSettings{}.out;
     Keywords keywords(settings, "run");
     keywords.fill(out, requests::output_settings());
@@ -749,7 +775,6 @@ class Simulation : public Batch {
             std::to_string(step_) + ": call reset() first, or make a new Simulation");
       }
     }
-    refuse_while_running("run()");
     return execute(request, progress, on_image, image_views);
   }
 
@@ -779,8 +804,8 @@ class Simulation : public Batch {
         try {
           progress(done, total);
         } catch (nb::python_error& error) {
+          interrupted_by_python = stop_for(error, "progress");
           callback_error.emplace(std::move(error));
-          pipeline::request_stop(SIGINT);
         }
       }
     };
@@ -797,7 +822,8 @@ class Simulation : public Batch {
         time_ = static_cast<double>(image.step) * problem_.params.dt;
         if (callback_error) return {};
         try {
-          const void* values = image.v != nullptr ? image.v : image.u;
+          // The field the run writes (an image that carries a checkpoint holds both).
+          const void* values = request.fields.v ? image.v : image.u;
           const bool single = problem_.precision == Precision::Single;
           nb::object array = image_views ? (single ? image_view<float>(values, problem_.grid)
                                                    : image_view<double>(values, problem_.grid))
@@ -811,10 +837,7 @@ class Simulation : public Batch {
             interrupted_by_python = true;
             return pipeline::interrupted_status(SIGINT, image.index + 1);
           }
-          // "ValueError: boom", the exception as Python prints its last line.
-          std::string what = Py_TYPE(error.value().ptr())->tp_name;
-          if (const std::string text = nb::str(error.value()).c_str(); !text.empty())
-            what += ": " + text.substr(0, text.find('\n'));
+          const std::string what = exception_line(error);
           callback_error.emplace(std::move(error));
           return "stopped after image " + std::to_string(image.index + 1) + ": on_image raised " +
                  what;
@@ -829,7 +852,7 @@ class Simulation : public Batch {
           "on_image: a run over MPI ranks calls no Python callback (each rank holds a block); "
           "read the file afterwards, or run without comm");
     }
-    running_ = true;
+    running_thread_ = std::this_thread::get_id();
     try {
       nb::gil_scoped_release unlocked;
       summary = std::visit(
@@ -858,11 +881,11 @@ class Simulation : public Batch {
           },
           engine_);
     } catch (...) {
-      running_ = false;
+      running_thread_ = std::thread::id();
       pipeline::clear_stop_request();
       throw;
     }
-    running_ = false;
+    running_thread_ = std::thread::id();
     pipeline::clear_stop_request();
     step_ = summary.images_written * request.steps_per_image;
     time_ = static_cast<double>(step_) * problem_.params.dt;
@@ -1219,10 +1242,10 @@ NB_MODULE(_core, m) {
                 const Made made = simulation_settings(keywords);
                 keywords.refuse_unknown();
                 // A preset's steps between images apply to run() (unless it names its own).
-                new (self) Simulation(made.problem.problem(), made.problem.initial_state(),
-                                      made.engine.engine_options(), over_ranks,
-                                      std::move(decomposition),
-                                      made.problem.preset_steps_per_image());
+                new (self)
+                    Simulation(made.problem.problem(), made.problem.initial_state(),
+                               made.engine.engine_options(), over_ranks, std::move(decomposition),
+                               made.problem.preset_steps_per_image());
               },
               "settings"_a, "over_ranks"_a = false, "decomposition"_a = "")
           .def("_run", &Simulation::run, "settings"_a, "progress"_a.none(), "on_image"_a.none(),
@@ -1287,8 +1310,8 @@ NB_MODULE(_core, m) {
             try {
               progress(done, total);
             } catch (nb::python_error& error) {
+              stop_for(error, "progress");
               progress_error.emplace(std::move(error));
-              pipeline::request_stop(SIGINT);
             }
           };
         }

@@ -2,6 +2,7 @@
 
 import gc
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -119,6 +120,26 @@ def test_one_simulation_from_several_threads_one_at_a_time():
     alone.advance(100)
     assert shared.step == 100
     assert np.array_equal(shared.v, alone.v)
+
+
+def test_a_second_thread_waits_for_a_run_to_end_then_steps_from_where_it_left(tmp_path):
+    sim = gs.Simulation(rows=48, cols=48, backend="cpu", threads=1)
+    started = threading.Event()
+
+    def slow_image(index, step, time_, image):
+        started.set()
+        time.sleep(0.05)
+
+    runner = threading.Thread(target=sim.run, kwargs=dict(
+        images=6, steps_per_image=5, output=tmp_path / "t.h5", quiet=True, on_image=slow_image))
+    runner.start()
+    assert started.wait(60)
+    sim.advance(3)  # waits (without the GIL, which the run's callbacks need) for the run to end
+    runner.join()
+    alone = gs.Simulation(rows=48, cols=48, backend="cpu")
+    alone.advance(33)
+    assert sim.step == 33
+    assert np.array_equal(sim.v, alone.v)
 
 
 def test_numpy_asarray_always_works():

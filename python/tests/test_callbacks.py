@@ -48,6 +48,20 @@ def test_on_image_sees_each_image_and_the_current_state(tmp_path):
         assert np.array_equal(v, written[index])      # sim.v is the image's state inside
 
 
+@pytest.mark.parametrize("fields", ["u", "v"])
+def test_on_image_gets_the_written_field_even_with_a_checkpoint_beside_it(tmp_path, fields):
+    # Every image carries a checkpoint (both fields), the last one always does.
+    seen = []
+    sim = gs.Simulation(rows=20, cols=24, backend="cpu", init="noise", seed=2)
+    sim.run(images=3, steps_per_image=5, output=tmp_path / "f.h5", fields=fields, quiet=True,
+            checkpoint_every=1, on_image=lambda i, s, t, image: seen.append(image.copy()))
+    with h5py.File(tmp_path / "f.h5") as f:
+        written = f[fields][...]
+    assert len(seen) == 3
+    for index, image in enumerate(seen):
+        assert np.array_equal(image, written[index])
+
+
 def test_the_first_thing_a_user_tries_plotting_each_image_works(tmp_path):
     matplotlib = pytest.importorskip("matplotlib")
     matplotlib.use("Agg")

@@ -110,5 +110,5 @@ def test_a_sweep_reports_its_progress_and_stops_where_progress_raises(tmp_path):
     # Stopped at an image boundary before the end (the next one, as a signal would), resumable.
     with h5py.File(out, "r") as f:
         status = f.attrs["status"]
-    assert status in ("interrupted by SIGINT after image 1 of members 0 to 3",
-                      "interrupted by SIGINT after image 2 of members 0 to 3"), status
+    assert status in ("stopped after image 1 of members 0 to 3: progress raised ValueError: enough",
+                      "stopped after image 2 of members 0 to 3: progress raised ValueError: enough"), status

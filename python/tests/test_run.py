@@ -90,6 +90,14 @@ def test_an_error_in_the_progress_callable_stops_the_run_and_is_raised(tmp_path)
         sim.run(images=50, steps_per_image=2, output=tmp_path / "e.h5", progress=fail)
     with h5py.File(tmp_path / "e.h5", "r") as f:
         assert f["v"].shape[0] >= 2  # the images written before the stop are kept
+        # The cause in the file, not an interruption: the next image, with its checkpoint.
+        assert f.attrs["status"] == "stopped after image 3: progress raised RuntimeError: enough"
+    gs.Simulation.resume(tmp_path / "e.h5", quiet=True)
+    gs.Simulation(rows=16, cols=16, backend="cpu").run(images=50, steps_per_image=2,
+                                                       output=tmp_path / "whole.h5", quiet=True)
+    with h5py.File(tmp_path / "e.h5") as a, h5py.File(tmp_path / "whole.h5") as b:
+        assert a.attrs["status"] == "complete"
+        assert np.array_equal(a["v"][...], b["v"][...])
 
 
 SCRIPT = textwrap.dedent("""
@@ -170,6 +178,49 @@ def test_resume_of_a_complete_run_says_there_is_nothing_to_do(tmp_path):
                                                       quiet=True)
     with pytest.raises(ValueError, match="nothing to resume"):
         gs.Simulation.resume(out)
+
+
+def wait_for_images(path, count, timeout=60):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with h5py.File(path, "r", swmr=True) as f:
+                if f["step"].shape[0] >= count:
+                    return
+        except (OSError, KeyError):
+            pass
+        time.sleep(0.1)
+    raise AssertionError(f"{path} did not reach {count} images")
+
+
+@pytest.mark.parametrize("kind", ["run", "sweep"])
+def test_a_file_another_process_is_writing_is_not_continued(tmp_path, grayscott_bin, kind):
+    out = tmp_path / "busy.h5"
+    shape = ["--rows", "96", "--cols", "96", "--images", "4000", "--steps-per-image", "200",
+             "--backend", "cpu", "--threads", "1", "--quiet", "-o", str(out)]
+    members = ["--feed", "0.02,0.03", "--kill", "0.06"] if kind == "sweep" else []
+    writer = subprocess.Popen([grayscott_bin, kind, *shape, *members])
+    try:
+        wait_for_images(out, 1)
+        refusal = (f"{out} is being written by process {writer.pid} on this machine: continue it "
+                   f"once that process has ended")
+        done = subprocess.run([grayscott_bin, kind, "--resume", str(out)], capture_output=True,
+                              text=True, timeout=60)
+        assert done.returncode != 0
+        assert done.stderr.strip().splitlines()[-1].endswith(refusal), done.stderr
+        if kind == "run":
+            with pytest.raises(ValueError) as refused:
+                gs.Simulation.resume(out, quiet=True)
+            assert str(refused.value) == refusal
+        assert writer.poll() is None  # the writer went on undisturbed
+        writer.send_signal(signal.SIGTERM)
+        writer.wait(timeout=60)
+        with h5py.File(out, "r") as f:
+            assert f.attrs["status"].startswith("interrupted by SIGTERM after image")
+    finally:
+        if writer.poll() is None:
+            writer.kill()
+            writer.wait()
 
 
 def test_ctrl_c_during_a_run_with_a_callback_stops_it_quickly(tmp_path):

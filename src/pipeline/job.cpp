@@ -11,6 +11,7 @@
 #include "io/files/run_file.hpp"
 #include "pipeline/adapters.hpp"
 #include "pipeline/progress.hpp"
+#include "pipeline/stop_signal.hpp"
 #include "pipeline/sweep.hpp"
 
 namespace grayscott::pipeline {
@@ -303,10 +304,13 @@ JobSummary run_job(Job job, JobFile<Real>& file, Placement<Real>& place) {
       outcome.stopped() || job.one_simulation
           ? after_image(images_done, job, stopped_first, stopped_count)
           : "before members " + std::to_string(first) + " to " + std::to_string(end - 1);
+  // A stop a front end asked for, naming its cause, is not an interruption.
+  const std::string cause = outcome.signal != 0 ? stop_cause() : std::string();
   const std::string local_status = complete_here                  ? "complete"
                                    : !outcome.stop_reason.empty() ? outcome.stop_reason
                                    : outcome.signal != 0 && !error
-                                       ? interrupted_at(outcome.signal, where)
+                                       ? (cause.empty() ? interrupted_at(outcome.signal, where)
+                                                        : "stopped " + where + ": " + cause)
                                        : stopped_by_error_at(where, place.error_text(error));
   JobSummary summary;
   summary.status = place.agreed_status(local_status, complete_here);
@@ -332,7 +336,7 @@ JobSummary run_job(Job job, JobFile<Real>& file, Placement<Real>& place) {
       std::count_if(nonfinite.begin(), nonfinite.end(), [](std::int64_t i) { return i >= 0; });
   summary.completed = summary.status == "complete";
   summary.settled = summary.status.starts_with("settled at image ");
-  summary.signal = static_cast<int>(place.most(outcome.signal));
+  summary.signal = static_cast<int>(place.most(cause.empty() ? outcome.signal : 0));
   summary.seconds = place.slowest(progress.elapsed_seconds());
   const std::int64_t job_member_images = place.member_images(member_images_done);
   summary.cell_updates_per_s =

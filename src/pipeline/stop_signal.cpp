@@ -5,12 +5,16 @@
 
 #include <atomic>
 #include <csignal>
+#include <mutex>
+#include <string>
 
 namespace grayscott::pipeline {
 
 namespace {
 
 std::atomic<int> requested{0};
+std::mutex cause_mutex;
+std::string requested_cause;  // with `requested`, when a front end asked to stop for it
 static_assert(std::atomic<int>::is_always_lock_free, "set from a signal handler");
 
 constexpr int handled[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1};
@@ -44,7 +48,21 @@ void request_stop(int signal) {
   int none = 0;
   requested.compare_exchange_strong(none, signal);
 }
-void clear_stop_request() { requested.store(0); }
+void request_stop(const std::string& cause) {
+  const std::lock_guard lock(cause_mutex);
+  int none = 0;
+  // The loop stops as for an interrupt; the cause names why.
+  if (requested.compare_exchange_strong(none, SIGINT)) requested_cause = cause;
+}
+std::string stop_cause() {
+  const std::lock_guard lock(cause_mutex);
+  return requested_cause;
+}
+void clear_stop_request() {
+  const std::lock_guard lock(cause_mutex);
+  requested.store(0);
+  requested_cause.clear();
+}
 
 std::string signal_name(int signal) {
   switch (signal) {

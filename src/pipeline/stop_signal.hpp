@@ -23,6 +23,12 @@ int stop_requested();
 // Asks the loop to stop as if `signal` had arrived (a front end that learns of an interrupt
 // otherwise, such as Python's KeyboardInterrupt).
 void request_stop(int signal);
+// Asks the loop to stop at the next image boundary for `cause`, not a signal (a front end's
+// callback that raised: "progress raised ValueError: x"): the run's status then reads
+// "stopped after image N: CAUSE". Not from a signal handler.
+void request_stop(const std::string& cause);
+// The cause of the stop requested, or "" (none, or a signal).
+std::string stop_cause();
 void clear_stop_request();
 
 // "SIGTERM", "SIGINT", ..., or "signal N".
