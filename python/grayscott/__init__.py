@@ -527,7 +527,8 @@ class Sweep(_core._Sweep):
 
     def __repr__(self):
         p = self.parameters
-        return f"Sweep({len(self)} members of {p['rows']}x{p['cols']}, backend={self.backend!r}, step={self.step})"
+        shape = (f"{p['depth']}x" if p["depth"] > 1 else "") + f"{p['rows']}x{p['cols']}"
+        return f"Sweep({len(self)} members of {shape}, backend={self.backend!r}, step={self.step})"
 
 
 @_records_given
@@ -701,6 +702,44 @@ def _host_array(values, name):
     return numpy.ascontiguousarray(array)
 
 
+def _flag(name, value):
+    """A bool, or NumPy's (``numpy.bool_``, a 0-d bool array), as a bool; TypeError otherwise."""
+    if isinstance(value, bool):
+        return value
+    if getattr(value, "ndim", None) == 0 and getattr(getattr(value, "dtype", None), "kind", "") == "b":
+        return bool(value)
+    raise TypeError(f"{name}: expected a bool, got {type(value).__name__} {value!r}")
+
+
+def _real(name, value, expected="a number"):
+    """A real number, NumPy's scalars and 0-d arrays included (not a bool), as a float."""
+    import numbers
+
+    if isinstance(value, numbers.Real) and not isinstance(value, (bool, _numpy_bool())):
+        return float(value)
+    if getattr(value, "ndim", None) == 0 and getattr(getattr(value, "dtype", None), "kind", "") in ("f", "i", "u"):
+        return float(value)
+    raise TypeError(f"{name}: expected {expected}, got {type(value).__name__} {value!r}")
+
+
+def _whole(name, value):
+    """A whole number, NumPy's integer scalars and 0-d arrays included (not a bool), as an int."""
+    import operator
+
+    if not isinstance(value, (bool, _numpy_bool())):
+        try:
+            return operator.index(value)
+        except TypeError:
+            pass
+    raise TypeError(f"{name}: expected an int, got {type(value).__name__} {value!r}")
+
+
+def _numpy_bool():
+    import numpy
+
+    return numpy.bool_
+
+
 def classify(v, periodic: bool = False, change_per_step: float | None = None) -> Classification:
     """The pattern of one 2D image of v: ``decayed``, ``uniform``, ``spots``, ``stripes``,
     ``holes``, ``mixed`` or ``waves``, with the features that decided it.
@@ -711,13 +750,9 @@ def classify(v, periodic: bool = False, change_per_step: float | None = None) ->
     ``change_per_step()``); without it, ``waves`` is never the answer. docs/classification.md says
     how the classes are told apart and how they match Pearson's map.
     """
-    if not isinstance(periodic, bool):
-        raise TypeError(f"periodic: expected a bool, got {type(periodic).__name__}")
+    periodic = _flag("periodic", periodic)
     if change_per_step is not None:
-        if isinstance(change_per_step, bool) or not isinstance(change_per_step, (int, float)):
-            raise TypeError("change_per_step: expected a number or None, got "
-                            f"{type(change_per_step).__name__}")
-        change_per_step = float(change_per_step)
+        change_per_step = _real("change_per_step", change_per_step, "a number or None")
     pattern, features = _core._classify(_host_array(v, "v"), periodic, change_per_step)
     return Classification(pattern, features)
 
@@ -725,8 +760,7 @@ def classify(v, periodic: bool = False, change_per_step: float | None = None) ->
 def change_per_step(previous, current, steps: int) -> float:
     """sqrt(mean((current - previous)**2)) / steps: the RMS change of v per step between two
     images ``steps`` steps apart, as ``classify`` takes it."""
-    if isinstance(steps, bool) or not isinstance(steps, int):
-        raise TypeError(f"steps: expected an int, got {type(steps).__name__}")
+    steps = _whole("steps", steps)
     a = _host_array(previous, "previous")
     b = _host_array(current, "current")
     if a.dtype != b.dtype:

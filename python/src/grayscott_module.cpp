@@ -95,10 +95,22 @@ bool stop_for(const nb::python_error& error, const char* callback) {
   throw nb::type_error(message.c_str());
 }
 
-bool is_whole(nb::handle value) { return !PyBool_Check(value.ptr()) && PyIndex_Check(value.ptr()); }
+// True or False, or NumPy's bool (numpy.bool_, "numpy.bool" since NumPy 2).
+bool is_bool(nb::handle value) {
+  if (PyBool_Check(value.ptr())) return true;
+  const std::string_view type = Py_TYPE(value.ptr())->tp_name;
+  return type == "numpy.bool" || type == "numpy.bool_";
+}
+
+bool flag(std::string_view keyword, nb::handle value) {
+  if (!is_bool(value)) wrong_type(keyword, "True or False", value);
+  return PyObject_IsTrue(value.ptr()) == 1;
+}
+
+bool is_whole(nb::handle value) { return !is_bool(value) && PyIndex_Check(value.ptr()); }
 
 bool is_number(nb::handle value) {
-  if (PyBool_Check(value.ptr()) || PyUnicode_Check(value.ptr())) return false;
+  if (is_bool(value) || PyUnicode_Check(value.ptr())) return false;
   return PyLong_Check(value.ptr()) || PyFloat_Check(value.ptr()) || nb::hasattr(value, "__float__");
 }
 
@@ -171,7 +183,15 @@ std::string text_for(Form form, std::string_view keyword, nb::handle value) {
     case Form::Every:
       if (is_text) return nb::cast<std::string>(value);
       if (is_whole(value)) return whole_text(value);
-      if (PyFloat_Check(value.ptr())) return number_text(value) + "s";
+      if (PyFloat_Check(value.ptr())) {
+        const double seconds = number(keyword, value);
+        if (!std::isfinite(seconds)) {
+          throw nb::value_error((std::string(keyword) +
+                                 ": expected a finite number of seconds, got " + short_repr(value))
+                                    .c_str());
+        }
+        return shortest_text(seconds) + "s";
+      }
       if (nb::hasattr(value, "total_seconds")) {
         return shortest_text(nb::cast<double>(value.attr("total_seconds")())) + "s";
       }
@@ -211,8 +231,7 @@ bool set_keyword(S& settings, std::span<const Setting<S>> table, std::string_vie
           } else if constexpr (std::is_same_v<T, std::string>) {
             target = text_for(setting.form, keyword, value);
           } else {
-            if (!PyBool_Check(value.ptr())) wrong_type(keyword, "True or False", value);
-            target = value.ptr() == Py_True;
+            target = flag(keyword, value);
           }
         },
         setting.value);
@@ -598,7 +617,9 @@ class Batch {
   // Each member's statistics (analysis/statistics.hpp): inside a run's on_image with stats on,
   // the run's own of that image (with the change since the previous one); otherwise measured
   // now from the current state, without a change.
-  nb::list statistics(std::int64_t bins, double low, double high) {
+  nb::list statistics(nb::handle bins_argument, nb::handle low_argument, nb::handle high_argument) {
+    const std::int64_t bins = whole_number("bins", bins_argument);
+    const double low = number("range", low_argument), high = number("range", high_argument);
     const auto lock = acquire();
     if (over_ranks()) {
       throw InvalidInput(
@@ -1071,13 +1092,11 @@ io::RenderOptions render_options(nb::dict settings) {
                              std::to_string(options.scale));
       }
     } else if (keyword == "annotate") {
-      if (!PyBool_Check(value.ptr())) wrong_type(keyword, "True or False", value);
-      options.annotate = value.ptr() == Py_True;
+      options.annotate = flag(keyword, value);
     } else if (keyword == "image") {
       options.image = whole_number(keyword, value);
     } else if (keyword == "overwrite") {
-      if (!PyBool_Check(value.ptr())) wrong_type(keyword, "True or False", value);
-      options.overwrite = value.ptr() == Py_True;
+      options.overwrite = flag(keyword, value);
     } else if (keyword == "every") {
       options.every = whole_number(keyword, value);
     } else if (keyword == "fps") {
@@ -1201,7 +1220,8 @@ NB_MODULE(_core, m) {
   });
 
   nb::class_<Batch>(m, "_Batch")
-      .def("advance", &Batch::advance, "steps"_a, nb::sig("def advance(self, steps: int) -> None"),
+      .def("advance", &Batch::advance, "steps"_a.none(),
+           nb::sig("def advance(self, steps: int) -> None"),
            "Advance by `steps` explicit-Euler steps, fused on the engine; the GIL is released and "
            "Ctrl-C raises KeyboardInterrupt within about 0.1 s, the state being that of the last "
            "step done (see `step`).")
@@ -1210,7 +1230,7 @@ NB_MODULE(_core, m) {
       .def("_field_interface", &field_interface)
       .def("_device_capsule", &device_capsule)
       .def("_copy_field", &Batch::copy_field)
-      .def("_statistics", &Batch::statistics, "bins"_a, "low"_a, "high"_a)
+      .def("_statistics", &Batch::statistics, "bins"_a.none(), "low"_a.none(), "high"_a.none())
       .def_prop_ro("step", &Batch::step, "Steps done since the initial state.")
       .def_prop_ro("_block", &Batch::block,
                    "Where this process's block lies in the grid (the whole grid for one process): "
@@ -1257,7 +1277,8 @@ NB_MODULE(_core, m) {
   const auto rate_property = [&](const char* name, double Parameters::*which, const char* doc) {
     simulation.def_prop_rw(
         name, [which](const Simulation& s) { return s.rate(which); },
-        [which, name](Simulation& s, nb::handle value) { s.set_rate(which, name, value); }, doc);
+        [which, name](Simulation& s, nb::handle value) { s.set_rate(which, name, value); },
+        nb::for_setter(nb::arg("value").none()), doc);
   };
   rate_property("feed", &Parameters::feed, "Feed rate F; settable between steps.");
   rate_property("kill", &Parameters::kill, "Kill rate k; settable between steps.");
@@ -1392,16 +1413,18 @@ NB_MODULE(_core, m) {
   m.def(
       "_dt_limit",
       [](const std::string& stencil, nb::handle du, nb::handle dv, nb::handle feed, nb::handle kill,
-         bool everywhere) {
+         nb::handle everywhere) {
         Problem problem;
         problem.stencil = Stencil::parse(stencil);
         problem.params.du = number("du", du);
         problem.params.dv = number("dv", dv);
         problem.params.feed = number("feed", feed);
         problem.params.kill = number("kill", kill);
-        return everywhere ? problem.dt_stable_everywhere() : problem.dt_limit();
+        problem.params.validate();  // the rates as a run takes them (its dt, 1, is valid)
+        return flag("everywhere", everywhere) ? problem.dt_stable_everywhere() : problem.dt_limit();
       },
-      "stencil"_a, "du"_a, "dv"_a, "feed"_a, "kill"_a, "everywhere"_a);
+      "stencil"_a, "du"_a.none(), "dv"_a.none(), "feed"_a.none(), "kill"_a.none(),
+      "everywhere"_a.none());
 
   m.def(
       "_render",

@@ -2,6 +2,7 @@
 
 import os
 
+import numpy as np
 import pytest
 
 import grayscott as gs
@@ -20,6 +21,11 @@ import grayscott as gs
         (dict(init="stripes"), "init"),
         (dict(threads=100000), "threads must be 0 \\(all cores\\) or a whole number from 1 to 4096, got 100000"),
         (dict(threads=-1), "threads must be 0"),
+        (dict(fuse_steps=65, backend="cpu"),
+         "^fuse_steps must be 0 \\(automatic\\) or a whole number from 1 to 64 on the CPU, got 65$"),
+        (dict(fuse_steps=17, backend="cpu", depth=4),
+         "^fuse_steps must be 0 \\(automatic\\) or a whole number from 1 to 16 for a volume on the CPU, "
+         "got 17$"),
         (dict(stencil="-1,-1,-1,-1,0,-1,-1,-1,-1"), "stencil"),
     ],
 )
@@ -94,3 +100,46 @@ def test_a_backend_that_cannot_run_says_so_in_pythons_words():
         assert "--" not in str(error) and "backend='cuda'" in str(error), str(error)
     else:
         assert sim.backend == "cuda"
+
+
+def test_every_argument_of_a_wrong_type_is_named_in_a_type_error():
+    sim = gs.Simulation(rows=8, cols=8, backend="cpu")
+    for call, message in [
+        (lambda: setattr(sim, "feed", None), "^feed: expected a number, got NoneType None$"),
+        (lambda: sim.advance(None), "^steps: expected an int, got NoneType None$"),
+        (lambda: sim.stats(bins=2.5), "^bins: expected an int, got float 2.5$"),
+        (lambda: gs.dt_limit(du=None), "^du: expected a number, got NoneType None$"),
+        (lambda: gs.dt_limit(everywhere="yes"), "^everywhere: expected True or False, got str 'yes'$"),
+        (lambda: gs.classify(np.zeros((16, 16)), periodic=1), "^periodic: expected a bool"),
+        (lambda: gs.change_per_step(np.zeros(4), np.ones(4), 2.0), "^steps: expected an int"),
+    ]:
+        with pytest.raises(TypeError, match=message):
+            call()
+    assert sim.feed == gs.Simulation(rows=8, cols=8).feed and sim.step == 0
+
+
+def test_numpy_scalars_are_taken_where_python_numbers_are(tmp_path):
+    v = np.zeros((16, 16), dtype=np.float32)
+    v[4:8, 4:8] = 0.3
+    assert gs.classify(v, periodic=np.bool_(True), change_per_step=np.float32(1e-9)).pattern == \
+        gs.classify(v, periodic=True, change_per_step=1e-9).pattern
+    assert gs.classify(v, change_per_step=np.array(1e-9)).pattern == gs.classify(v, change_per_step=1e-9).pattern
+    assert gs.change_per_step(v, v + 1, np.int64(4)) == pytest.approx(0.25)
+    sim = gs.Simulation(rows=np.int64(8), cols=8, backend="cpu", feed=np.float32(0.03))
+    sim.run(images=np.int64(2), steps_per_image=3, output=tmp_path / "np.h5", quiet=np.bool_(True),
+            stats=np.bool_(True))
+    assert sim.step == 6
+
+
+def test_rates_a_run_refuses_are_refused_by_dt_limit_too():
+    with pytest.raises(ValueError, match="^feed must be a finite non-negative number, got -1$"):
+        gs.dt_limit(feed=-1)
+    with pytest.raises(ValueError, match="^du must be a finite non-negative number, got nan$"):
+        gs.dt_limit(du=float("nan"))
+
+
+def test_a_checkpoint_interval_that_is_not_finite_is_refused(tmp_path):
+    sim = gs.Simulation(rows=8, cols=8, backend="cpu")
+    with pytest.raises(ValueError, match="^checkpoint_every: expected a finite number of seconds, got nan$"):
+        sim.run(images=1, output=tmp_path / "n.h5", checkpoint_every=float("nan"))
+    assert not (tmp_path / "n.h5").exists()
