@@ -81,6 +81,11 @@ REFUSALS = [
     (["--init", "drop", "--init-values", "0,inf"], dict(init="drop", init_values=(0, math.inf)), {},
      ValueError),
     (["--init", "box", "--rows", "6"], dict(init="box", rows=6), {}, ValueError),
+    # Values that nothing would use are refused, not ignored.
+    (["--outside", "0.5,0.5"], dict(outside=(0.5, 0.5)), {}, ValueError),
+    (["--histogram-bins", "0"], {}, dict(histogram_bins=0), ValueError),
+    (["--histogram-range", "1,0"], {}, dict(histogram_range=(1, 0)), ValueError),
+    (["--steady-images", "0"], {}, dict(steady_images=0), ValueError),
 ]
 
 

@@ -48,9 +48,13 @@ void AnalysisRequest::validate(const Problem& problem, std::int64_t steps_per_im
                        " precision resolves of v's change per step over " +
                        std::to_string(steps_per_image) + " steps per image (about " + about + ")");
   }
-  if (steady.images < 1 || steady.images > 1'000'000) {
+  steady.check_images();
+}
+
+void SteadyCriterion::check_images() const {
+  if (images < 1 || images > 1'000'000) {
     throw InvalidInput("steady-images must be a whole number from 1 to 1000000, got " +
-                       std::to_string(steady.images));
+                       std::to_string(images));
   }
 }
 

@@ -138,6 +138,8 @@ struct SteadyCriterion {
   bool enabled() const { return tolerance > 0; }
   // An image whose change counts towards settling.
   bool calm(double change_per_step) const { return change_per_step < tolerance; }
+  // Throws InvalidInput unless `images` is from 1 to 1000000.
+  void check_images() const;
 };
 
 // What a run or a sweep measures of its images besides writing them.
@@ -260,9 +262,8 @@ class ImageMeasure {
     if (at_source_) {
       sums = source.measured();
       if (sums.size() != plan_.members) {
-        throw std::runtime_error("statistics: the engine measured " +
-                                 std::to_string(sums.size()) + " members of an image of " +
-                                 std::to_string(plan_.members));
+        throw std::runtime_error("statistics: the engine measured " + std::to_string(sums.size()) +
+                                 " members of an image of " + std::to_string(plan_.members));
       }
       for (std::size_t m = 0; m < plan_.members; ++m)
         member_v[m] = slot.v.empty() ? nullptr : slot.v.data() + m * cells_;
@@ -278,8 +279,7 @@ class ImageMeasure {
         if (!has_previous) std::copy_n(fields.v, cells_, previous_v_.data() + offset);
         // The previous image's v takes this one's while it is read: one pass for both.
         sums[m] = analysis::member_sums<Real>(
-            spec, fields.u, fields.v, has_previous ? previous_v_.data() + offset : nullptr,
-            cells_);
+            spec, fields.u, fields.v, has_previous ? previous_v_.data() + offset : nullptr, cells_);
       }
     }
     agreement.combine(sums);

@@ -138,6 +138,13 @@ Problem ProblemSettings::problem() const {
   p.precision = parse_precision(s.precision);
   p.outside = parse_outside(s.outside);
   p.validate();
+  // Given by the user for a boundary that reads no cell beyond the edge: not silently dropped.
+  if (is_given("outside") && p.boundary != Boundary::Fixed) {
+    throw InvalidInput(
+        "outside: the values beyond the edge are the fixed boundary's, and this "
+        "grid's boundary is " +
+        std::string(to_string(p.boundary)) + " (give --boundary fixed)");
+  }
   return p;
 }
 
@@ -198,11 +205,13 @@ pipeline::AnalysisRequest analysis_request(const OutputSettings& out, const Prob
   analysis.steady.tolerance = out.until_steady;
   analysis.steady.images = out.steady_images;
   analysis.classify = out.classify;
+  // Checked even where nothing uses them (no --stats, no --until-steady): a bad value is refused,
+  // not ignored.
+  const Outside range = parse_outside(out.histogram_range, "histogram-range");
+  const auto histogram = analysis::HistogramSpec::checked(out.histogram_bins, range.u, range.v);
+  analysis.steady.check_images();
   // Settling and classes are decided from the statistics: asking for them asks for those.
-  if (out.stats || out.until_steady != 0 || out.classify) {
-    const Outside range = parse_outside(out.histogram_range, "histogram-range");
-    analysis.statistics = analysis::HistogramSpec::checked(out.histogram_bins, range.u, range.v);
-  }
+  if (out.stats || out.until_steady != 0 || out.classify) analysis.statistics = histogram;
   analysis.validate(problem, steps_per_image);
   return analysis;
 }

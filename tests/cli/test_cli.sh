@@ -186,6 +186,10 @@ rc=$?
 expect_error "nothing to resume: settled.h5 holds a run that settled at image 4" run --resume settled.h5
 expect_error "until-steady: the tolerance must be a finite positive number, got -1" run --until-steady -1
 expect_error "histogram-bins must be a whole number from 1 to 1000000, got 0" run --stats --histogram-bins 0
+# Refused even where nothing would use them, not ignored.
+expect_error "histogram-bins must be a whole number from 1 to 1000000, got 0" run --histogram-bins 0
+expect_error "histogram-range must be two finite numbers LOW,HIGH with LOW < HIGH, got 1,0" run --histogram-range 1,0
+expect_error "steady-images must be a whole number from 1 to 1000000, got 0" run --steady-images 0
 
 # Pictures.
 "$gs" render run.h5 --out pics 2>/dev/null && [[ $(ls pics/*.png | wc -l) -eq 3 ]] && pass || fail "render"
