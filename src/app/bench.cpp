@@ -106,8 +106,7 @@ void BenchRequest::validate() const {
   for (const Workload& w : workloads) {
     if (w.rows <= 0) throw InvalidInput("rows must be a positive integer");
     if (w.cols <= 0) throw InvalidInput("cols must be a positive integer");
-    if (w.images <= 0) throw InvalidInput("images must be a positive integer");
-    if (w.steps_per_image <= 0) throw InvalidInput("steps-per-image must be a positive integer");
+    pipeline::check_image_schedule(w.images, w.steps_per_image);
     if (w.batch <= 0) throw InvalidInput("batch must be a positive integer");
     if (w.depth <= 0) throw InvalidInput("depth must be a positive integer (1: a plane)");
     if (io == OutputMode::Hdf5 && w.batch > 1) {
@@ -395,19 +394,19 @@ double time_run_with_output(const BenchRequest& request, const Workload& w, std:
   if (phases) {
     const pipeline::RunTimes& t = summary.times;
     const pipeline::LoopTimes& l = t.in_loop;
-    *phases = {{"engine", t.engine},
-               {"initial_state", t.initial_state},
-               {"file_open", t.file_open},
-               {"stepping", l.stepping},
-               {"reading_images", l.reading},
-               {"measuring_statistics", l.measuring},
-               {"waiting_for_writer", l.waiting},
-               {"last_write", l.last_write},
-               {"loop_other",
-                t.loop - l.stepping - l.reading - l.measuring - l.waiting - l.last_write},
-               {"file_close", t.file_close},
-               {"writer_writing", l.writing},
-               {"writer_saving", l.saving}};
+    *phases = {
+        {"engine", t.engine},
+        {"initial_state", t.initial_state},
+        {"file_open", t.file_open},
+        {"stepping", l.stepping},
+        {"reading_images", l.reading},
+        {"measuring_statistics", l.measuring},
+        {"waiting_for_writer", l.waiting},
+        {"last_write", l.last_write},
+        {"loop_other", t.loop - l.stepping - l.reading - l.measuring - l.waiting - l.last_write},
+        {"file_close", t.file_close},
+        {"writer_writing", l.writing},
+        {"writer_saving", l.saving}};
   }
   return seconds;
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <filesystem>
 #include <string_view>
 
 #include "app/commands.hpp"
@@ -182,7 +183,13 @@ void record_given(const CLI::App& app, requests::ProblemSettings& problem) {
 
 void apply_config(CLI::App& app, const std::string& path) {
   const bool print = app.get_option("--print-config")->count() > 0;
-  if (!path.empty()) {
+  const CLI::Option* config = app.get_option_no_throw("--config");
+  if (config != nullptr && config->count() > 0) {
+    // Not "no config": an empty variable in a script would otherwise run the defaults.
+    if (path.empty()) throw InvalidInput("config: the file name is empty");
+    std::error_code error;
+    if (std::filesystem::is_directory(path, error))
+      throw InvalidInput("config " + path + " is a directory, not a TOML file");
     toml::table table;
     try {
       table = toml::parse_file(path);
@@ -209,10 +216,13 @@ void apply_config(CLI::App& app, const std::string& path) {
     const auto unknown_key = [&](const toml::node& node, const std::string& key,
                                  const std::string& name) {
       const std::string near = nearest_option(app, name);
-      unknown.emplace_back(node.source().begin.line,
-                           "line " + std::to_string(node.source().begin.line) + ", key '" + key +
-                               "': unknown key" +
-                               (near.empty() ? "" : " (did you mean " + near + "?)"));
+      const std::string hint = name == "config" || name == "print-config"
+                                   ? " (a config file names options, not another config)"
+                               : near.empty() ? ""
+                                              : " (did you mean " + near + "?)";
+      unknown.emplace_back(node.source().begin.line, "line " +
+                                                         std::to_string(node.source().begin.line) +
+                                                         ", key '" + key + "': unknown key" + hint);
     };
     // The command's own section first: its keys win over the top level's.
     if (const toml::table* section = table[app.get_name()].as_table()) {
@@ -253,8 +263,17 @@ void apply_config(CLI::App& app, const std::string& path) {
       for (std::size_t i = 0; i < unknown.size(); ++i) {
         message += (i == 0 ? " " : "; ") + unknown[i].second;
       }
+      // Three of this command's own options as examples.
+      std::string examples;
+      int shown = 0;
+      for (const CLI::Option* option : app.get_options()) {
+        if (option->get_lnames().empty() || shown == 3) continue;
+        const std::string& name = option->get_lnames().front();
+        if (name == "help" || name == "config" || name == "print-config") continue;
+        examples += (shown++ == 0 ? "" : ", ") + name;
+      }
       throw InvalidInput(message + " (keys are the long option names of '" + app.get_name() +
-                         "', e.g. rows, feed, stencil)");
+                         "', e.g. " + examples + ")");
     }
   }
   if (print) {

@@ -42,10 +42,11 @@ void describe_statistics(const std::string& path, std::int64_t images) {
                ? values[static_cast<std::size_t>(images - 1)]
                : NAN;
   };
-  std::printf("last image: v in [%.6g, %.6g], mean %.6g, std %.6g; u in [%.6g, %.6g], mean %.6g; "
-              "change of v per step %.3g (largest %.3g)\n",
-              last("v_min"), last("v_max"), last("v_mean"), last("v_std"), last("u_min"),
-              last("u_max"), last("u_mean"), last("change_rms_per_step"), last("change_max"));
+  std::printf(
+      "last image: v in [%.6g, %.6g], mean %.6g, std %.6g; u in [%.6g, %.6g], mean %.6g; "
+      "change of v per step %.3g (largest %.3g)\n",
+      last("v_min"), last("v_max"), last("v_mean"), last("v_std"), last("u_min"), last("u_max"),
+      last("u_mean"), last("change_rms_per_step"), last("change_max"));
 }
 
 void describe_file(const std::string& path) {
@@ -83,18 +84,23 @@ void describe_file(const std::string& path) {
   }
   std::printf("status: %s\n", r.status.c_str());
   if (!r.sweep) describe_statistics(path, r.images);
-  std::printf("checkpoint: %s\n", r.checkpoint_images > 0
-                                      ? ("after image " + std::to_string(r.checkpoint_images)).c_str()
-                                      : "none (continues from the initial state)");
+  std::printf("checkpoint: %s\n",
+              r.checkpoint_images > 0
+                  ? ("after image " + std::to_string(r.checkpoint_images)).c_str()
+                  : "none (continues from the initial state)");
   std::string state;
   if (r.live_writer != 0) {
     state = "being written by process " + std::to_string(r.live_writer) +
             " (h5py reads it with swmr=True)";
   } else if (r.needs_repair()) {
-    state = "needs repair: its writer was killed (h5py refuses it without swmr=True); run "
-            "grayscott repair " + path;
+    state =
+        "needs repair: its writer was killed (h5py refuses it without swmr=True); run "
+        "grayscott repair " +
+        path;
   } else if (r.status == "complete") {
     state = "complete";
+  } else if (pipeline::run_diverged(r.status)) {
+    state = "diverged: its parameters make it non-finite (a new run with a smaller dt)";
   } else if (pipeline::run_is_finished(r.status)) {
     state = "settled: ended as asked";
   } else {

@@ -14,7 +14,11 @@ std::string nonfinite_advice(const Problem& problem) {
 }
 
 bool run_is_finished(std::string_view status) {
-  return status == "complete" || status.starts_with("settled at image ");
+  return status == "complete" || status.starts_with("settled at image ") || run_diverged(status);
+}
+
+bool run_diverged(std::string_view status) {
+  return status.starts_with("stopped: values became non-finite");
 }
 
 std::string interruption_message(const RunRequest& request, const RunSummary& summary) {
@@ -27,9 +31,7 @@ std::string interruption_message(const RunRequest& request, const RunSummary& su
 
 void validate_run_request(const RunRequest& request) {
   request.problem.validate();
-  if (request.images <= 0) throw InvalidInput("images must be a positive integer");
-  if (request.steps_per_image <= 0)
-    throw InvalidInput("steps-per-image must be a positive integer");
+  check_image_schedule(request.images, request.steps_per_image);
   if (!request.fields.u && !request.fields.v) throw InvalidInput("fields: name u, v or both");
   if (request.save.checkpoint_every_images < 0 || request.save.checkpoint_every_seconds < 0) {
     throw InvalidInput("checkpoint-every must be positive");

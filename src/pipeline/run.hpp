@@ -83,9 +83,11 @@ void validate_run_request(const RunRequest& request);
 // InvalidInput when the file is not a run file or holds a complete run ("nothing to resume").
 RunRequest resume_request(const std::filesystem::path& path);
 
-// Whether a file's status says the run ended as asked ("complete", or "settled at image ..."
-// under --until-steady): nothing to resume.
+// Whether a file's status says the run ended for good: as asked ("complete", or "settled at
+// image ..." under --until-steady), or diverged (run_diverged): nothing to resume.
 bool run_is_finished(std::string_view status);
+// Whether its values became non-finite: continuing with the same parameters would repeat it.
+bool run_diverged(std::string_view status);
 
 // One line for the user about how a run ended early; also the RunInterrupted message.
 std::string interruption_message(const RunRequest& request, const RunSummary& summary);

@@ -85,9 +85,7 @@ std::int64_t batch_members(std::int64_t members, std::uint64_t bytes_per_member,
 io::SweepMetadata sweep_metadata(const SweepRequest& request) {
   request.problem.validate();
   if (request.members.empty()) throw InvalidInput("the sweep has no members");
-  if (request.images <= 0) throw InvalidInput("images must be a positive integer");
-  if (request.steps_per_image <= 0)
-    throw InvalidInput("steps-per-image must be a positive integer");
+  check_image_schedule(request.images, request.steps_per_image);
   if (!request.fields.u && !request.fields.v) throw InvalidInput("fields: name u, v or both");
   request.analysis.validate(request.problem, request.steps_per_image);
   io::SweepMetadata meta;

@@ -46,6 +46,36 @@ timeout -s INT 0.7 "$gs" run --rows 64 --cols 64 --images 60 --steps-per-image 2
 "$gs" run --resume part.h5 --backend cpu 2>resumed.txt &&
   grep -qE "^wrote ([0-9]+) images of 64x64 .* to part.h5 \(images [0-9]+ to 60 of 60\)" resumed.txt &&
   pass || fail "a continued run's summary: $(cat resumed.txt)"
+# Options that contradict the continued file are refused, and leave it as it was.
+timeout -s INT 0.7 "$gs" run --rows 64 --cols 64 --images 60 --steps-per-image 20000 \
+  --checkpoint-every 1 --backend cpu --quiet -o stopped.h5 2>/dev/null
+cp stopped.h5 stopped-before.h5
+expect_error "--stats contradicts stopped.h5, whose run measured no statistics (a continued run keeps its parameters)" \
+  run --resume stopped.h5 --stats
+expect_error "--until-steady 0.001 contradicts stopped.h5, whose run has no --until-steady" \
+  run --resume stopped.h5 --until-steady 1e-3
+expect_error "--histogram-bins 7 contradicts stopped.h5, whose run measured no statistics" \
+  run --resume stopped.h5 --histogram-bins 7
+expect_error "--classify contradicts stopped.h5, whose run classified nothing" \
+  run --resume stopped.h5 --classify
+expect_error "--pattern with --resume: a continued run keeps the parameters of its file" \
+  run --resume stopped.h5 --pattern worms
+expect_error "--preset with --resume: a continued run keeps the parameters of its file" \
+  run --resume stopped.h5 --preset adios2
+cmp -s stopped.h5 stopped-before.h5 && pass || fail "a refused --resume changed the file"
+# An empty name is a mistake, not "no file": no run of the defaults starts.
+expect_error "resume: the file name is empty" run --resume "" "${small[@]}" -o empty-resume.h5
+expect_error "resume: the file name is empty" sweep --resume "" --feed 0.03 --kill 0.06 -o empty.h5
+expect_error "config: the file name is empty" run --config "" "${small[@]}" -o empty-config.h5
+expect_error "config . is a directory, not a TOML file" run --config . "${small[@]}" -o dir-config.h5
+[[ ! -e empty-resume.h5 && ! -e empty-config.h5 && ! -e dir-config.h5 ]] && pass ||
+  fail "a refused run wrote its output"
+expect_error "images x steps-per-image must be at most 2^53 steps, got 2 x 9007199254740992" \
+  run "${small[@]}" --images 2 --steps-per-image 9007199254740992
+mkdir -p a-folder
+expect_error "a-folder is a directory, not a file" info a-folder
+expect_error "--every is a video's option: give --video NAME.mp4" render run.h5 --every 2 --out every
+expect_error "video: the file name is empty" render run.h5 --video ""
 /usr/bin/python3 - run.h5 <<'PY' && pass || fail "h5py read-back"
 import sys, h5py, numpy as np
 f = h5py.File(sys.argv[1], "r")
@@ -174,6 +204,12 @@ rc=$?
 /usr/bin/python3 -c '
 import h5py; f = h5py.File("dt4.h5", "r")
 assert "dt 4 is above 1.41" in f.attrs["status"], f.attrs["status"]' && pass || fail "dt advice in the status"
+# Continuing it would diverge again: nothing to resume, and info does not offer it.
+expect_error "nothing to resume: blow.h5 holds a run that stopped: values became non-finite at image 1" \
+  run --resume blow.h5
+"$gs" info blow.h5 >info.txt 2>&1
+grep -q "^state: diverged" info.txt && ! grep -q "resume" info.txt && pass ||
+  fail "info of a diverged run: $(cat info.txt)"
 
 # A run that settles ends there, as asked (exit 0), says so, and is not resumed.
 "$gs" run --rows 64 --cols 64 --images 30 --steps-per-image 50 --feed 0.01 --kill 0.09 \

@@ -1,6 +1,8 @@
 #include "io/files/reader.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
 #include <stdexcept>
 #include <system_error>
 
@@ -26,6 +28,13 @@ RunFileReader::RunFileReader(const fs::path& path) : h_(std::make_unique<Handles
   h5::silence_library_errors();
   std::error_code ec;
   if (!fs::exists(path, ec)) throw PathNotFound(path.string() + ": no such file");
+  if (fs::is_directory(path, ec)) throw InvalidInput(path.string() + " is a directory, not a file");
+  // A file that cannot be read is not "not HDF5": say why it cannot be.
+  if (std::FILE* readable = std::fopen(path.c_str(), "rb")) {
+    std::fclose(readable);
+  } else {
+    throw InvalidInput(path.string() + ": " + std::generic_category().message(errno));
+  }
   if (H5Fis_hdf5(path.c_str()) <= 0) {
     // The companion given for its run file: name the file that holds the images.
     if (path.extension() == ".xmf" || path.extension() == ".xdmf") {
