@@ -282,6 +282,7 @@ void add_run_command(CLI::App& root) {
             io::picture_paths(*request.render_dir, "v", 0, request.images, request.images),
             request.overwrite);
       }
+      pipeline::announce_stop_signals(!request.quiet && !secondary_mpi_process());
       return request;
     };
     // From here to the end of the run a stop signal ends it at the next image, consistently.

@@ -116,9 +116,12 @@ void add_sweep_command(CLI::App& root) {
           request.max_batch_bytes =
               requests::parse_bytes(given.max_batch_memory, "max-batch-memory");
         }
+        pipeline::announce_stop_signals(!request.quiet && !secondary_mpi_process());
         return request;
       }
-      return given.request();
+      SweepRequest request = given.request();
+      pipeline::announce_stop_signals(!request.quiet && !secondary_mpi_process());
+      return request;
     };
 #if GRAYSCOTT_WITH_MPI
     // Under mpirun/srun: the members are split over the ranks; rank 0 reports.

@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <mutex>
 #include <string>
 
@@ -20,11 +22,33 @@ static_assert(std::atomic<int>::is_always_lock_free, "set from a signal handler"
 constexpr int handled[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1};
 struct sigaction previous[sizeof handled / sizeof handled[0]];
 
+std::atomic<bool> announce{false};
+static_assert(std::atomic<bool>::is_always_lock_free, "read in a signal handler");
+
+// What the first stop signal says, written from the handler (write(2) is async-signal-safe).
+const char* announcement(int signal) {
+  switch (signal) {
+    case SIGINT:
+      return "\ngrayscott: SIGINT: stopping after the image in progress (Ctrl-C again: at once)\n";
+    case SIGTERM:
+      return "\ngrayscott: SIGTERM: stopping after the image in progress\n";
+    case SIGHUP:
+      return "\ngrayscott: SIGHUP: stopping after the image in progress\n";
+    default:
+      return "\ngrayscott: SIGUSR1: stopping after the image in progress\n";
+  }
+}
+
 void on_stop_signal(int signal) {
   // A second Ctrl-C means "now": the images flushed so far are in the file already.
   if (signal == SIGINT && requested.load() != 0) ::_exit(128 + SIGINT);
   int none = 0;
-  requested.compare_exchange_strong(none, signal);
+  if (requested.compare_exchange_strong(none, signal) && announce.load()) {
+    const char* text = announcement(signal);
+    const int saved = errno;  // the interrupted code may read it
+    [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, text, std::strlen(text));
+    errno = saved;
+  }
 }
 
 }  // namespace
@@ -40,8 +64,11 @@ StopSignals::StopSignals() {
 }
 
 StopSignals::~StopSignals() {
+  announce.store(false);
   for (std::size_t k = 0; k < std::size(handled); ++k) sigaction(handled[k], &previous[k], nullptr);
 }
+
+void announce_stop_signals(bool on) { announce.store(on); }
 
 int stop_requested() { return requested.load(std::memory_order_relaxed); }
 void request_stop(int signal) {

@@ -18,6 +18,10 @@ class StopSignals {
   StopSignals& operator=(const StopSignals&) = delete;
 };
 
+// Whether the first stop signal says on stderr that the run stops after the image in progress
+// (an image may take long): a front end's choice (not with --quiet, only from one MPI rank).
+void announce_stop_signals(bool announce);
+
 // The signal that asked to stop (SIGTERM, ...), or 0. Async-signal-safe to set, cheap to read.
 int stop_requested();
 // Asks the loop to stop as if `signal` had arrived (a front end that learns of an interrupt

@@ -46,6 +46,13 @@ timeout -s INT 0.7 "$gs" run --rows 64 --cols 64 --images 60 --steps-per-image 2
 "$gs" run --resume part.h5 --backend cpu 2>resumed.txt &&
   grep -qE "^wrote ([0-9]+) images of 64x64 .* to part.h5 \(images [0-9]+ to 60 of 60\)" resumed.txt &&
   pass || fail "a continued run's summary: $(cat resumed.txt)"
+# A stop signal says at once that the run stops after the image in progress (an image may take
+# long), then how it ended.
+timeout -s TERM 0.7 "$gs" run --rows 64 --cols 64 --images 60 --steps-per-image 20000 \
+  --backend cpu -o announced.h5 2>err.txt
+[[ $(grep -c "^grayscott: SIGTERM: stopping after the image in progress$" err.txt) -eq 1 ]] &&
+  grep -q "interrupted by SIGTERM after image" err.txt && pass ||
+  fail "a stop signal's notice: $(cat err.txt)"
 # Options that contradict the continued file are refused, and leave it as it was.
 timeout -s INT 0.7 "$gs" run --rows 64 --cols 64 --images 60 --steps-per-image 20000 \
   --checkpoint-every 1 --backend cpu --quiet -o stopped.h5 2>/dev/null

@@ -174,6 +174,24 @@ with run("--preset", "course-cupy", "--feed", "0.03,0.04", "--rows", "20", "--co
     check(list(f["feed"][...]) == [0.03, 0.04] and set(f["kill"][...]) == {0.062},
           "a sweep's --feed set wins over the preset's")
 
+# ---- The README's block of the courses' runs, as written --------------------------------------
+
+readme = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "README.md")).read()
+block = readme[readme.index("# Python course (luckyjim/pyGrayScott)"):]
+block = block[:block.index("```")]
+commands = [line.split("#")[0].split() for line in block.splitlines()
+            if line.startswith("grayscott ")]
+check(len(commands) == 6, f"the README's block of the courses' runs: {len(commands)} commands")
+written = os.path.join(WORK, "readme")
+os.makedirs(written, exist_ok=True)
+for old in os.listdir(written):
+    os.remove(os.path.join(written, old))
+for words in commands:
+    done = subprocess.run([PROGRAM, *words[1:]], cwd=written, capture_output=True, text=True,
+                          timeout=120)
+    check(done.returncode == 0, f"README: {' '.join(words)}: {done.stderr.strip()}")
+check(os.path.getsize(os.path.join(written, "run.avi")) > 0, "README: the course's .avi")
+
 # ---- Bad input: one line, before anything runs -----------------------------------------------
 
 for args, message in [
