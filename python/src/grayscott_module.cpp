@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -66,6 +67,16 @@ std::string short_repr(nb::handle value) {
   std::string text = nb::repr(value).c_str();
   if (text.size() > 40) text = text.substr(0, 37) + "...";
   return text;
+}
+
+// Between two pictures or frames (the GIL released): whether Ctrl-C, or another signal whose
+// Python handler raised, asks to stop; `interrupted` is then set, the exception pending.
+std::function<bool()> python_interrupt(bool& interrupted) {
+  return [&interrupted] {
+    nb::gil_scoped_acquire locked;
+    interrupted = interrupted || PyErr_CheckSignals() != 0;
+    return interrupted;
+  };
 }
 
 // "ValueError: boom": the exception as Python prints its last line.
@@ -1432,11 +1443,14 @@ NB_MODULE(_core, m) {
         io::RenderOptions options = render_options(settings);
         io::check_render_folder(out);
         options.out_dir = out;
+        bool interrupted = false;
+        options.stop_requested = python_interrupt(interrupted);
         std::vector<std::filesystem::path> written;
         {
           nb::gil_scoped_release unlocked;
           written = io::render_run(file, options);
         }
+        if (interrupted) throw nb::python_error();  // the KeyboardInterrupt, pictures kept
         std::vector<std::string> paths;
         for (const auto& path : written) paths.push_back(path.string());
         return paths;
@@ -1448,8 +1462,14 @@ NB_MODULE(_core, m) {
       [](const std::string& file, const std::string& video, nb::dict settings) {
         io::RenderOptions options = render_options(settings);
         options.video = video;
-        nb::gil_scoped_release unlocked;
-        return io::render_video(file, options);
+        bool interrupted = false;
+        options.stop_requested = python_interrupt(interrupted);
+        try {
+          nb::gil_scoped_release unlocked;
+          return io::render_video(file, options);
+        } catch (const io::RenderStopped&) {
+          throw nb::python_error();  // the KeyboardInterrupt; no partial video left
+        }
       },
       "file"_a, "video"_a, "settings"_a);
 

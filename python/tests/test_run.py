@@ -223,6 +223,30 @@ def test_a_file_another_process_is_writing_is_not_continued(tmp_path, grayscott_
             writer.wait()
 
 
+@pytest.mark.parametrize("what", ["pictures", "video"])
+def test_ctrl_c_stops_render_and_video_between_frames_without_a_partial_file(tmp_path, what):
+    source = tmp_path / "many.h5"
+    gs.Simulation(rows=512, cols=512, backend="cpu").run(images=300, steps_per_image=1,
+                                                         output=source, quiet=True)
+    call = (f"gs.render({str(source)!r}, out={str(tmp_path / 'pics')!r}, scale=4)"
+            if what == "pictures" else
+            f"gs.video({str(source)!r}, {str(tmp_path / 'many.mp4')!r}, scale=2)")
+    process = start_script(call)
+    time.sleep(1.5)
+    sent = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    stdout, _ = process.communicate(timeout=60)
+    assert process.returncode == 0, stdout
+    line = next(l for l in stdout.splitlines() if l.startswith("interrupted"))
+    assert float(line.split()[1]) - sent < 1.0, "KeyboardInterrupt came late"
+    left = sorted(p.name for p in tmp_path.rglob("*") if p.is_file())
+    assert not [name for name in left if "partial" in name], left
+    if what == "pictures":
+        assert 0 < len(list((tmp_path / "pics").glob("v_*.png"))) < 300
+    else:
+        assert not (tmp_path / "many.mp4").exists()
+
+
 def test_ctrl_c_during_a_run_with_a_callback_stops_it_quickly(tmp_path):
     out = tmp_path / "watched.h5"
     process = start_script(

@@ -8,6 +8,8 @@
 #include "app/commands.hpp"
 #include "io/pictures/render.hpp"
 #include "pipeline/progress.hpp"
+#include "pipeline/run.hpp"
+#include "pipeline/stop_signal.hpp"
 
 namespace grayscott::app {
 
@@ -119,8 +121,17 @@ void add_render_command(CLI::App& root) {
                            "of every image)");
       }
     }
+    // A stop signal ends the rendering between two pictures or frames (no partial file left).
+    const pipeline::StopSignals stop_signals;
+    const auto stop_requested = [] { return pipeline::stop_requested() != 0; };
+    const auto interrupted = [](const std::string& what) {
+      const int signal = pipeline::stop_requested();
+      return pipeline::RunInterrupted(
+          "render: interrupted by " + pipeline::signal_name(signal) + ": " + what, signal);
+    };
     if (!state->video.empty()) {
       io::RenderOptions options;
+      options.stop_requested = stop_requested;
       options.video = state->video;
       look(options);
       if (image->count() > 0) options.image = state->image;
@@ -133,7 +144,13 @@ void add_render_command(CLI::App& root) {
         progress.set_total(total);
         progress.update(done);
       };
-      const std::int64_t frames = io::render_video(state->file, options);
+      std::int64_t frames = 0;
+      try {
+        frames = io::render_video(state->file, options);
+      } catch (const io::RenderStopped& stopped) {
+        progress.clear();
+        throw interrupted(stopped.what());
+      }
       progress.clear();
       if (!state->quiet) {
         std::fprintf(stderr, "rendered %lld frame%s into %s\n", static_cast<long long>(frames),
@@ -145,10 +162,15 @@ void add_render_command(CLI::App& root) {
     io::check_render_folder(state->out);
     io::RenderOptions options;
     options.out_dir = state->out;
+    options.stop_requested = stop_requested;
     look(options);
     if (image->count() > 0) options.image = state->image;
     options.overwrite = state->force;
     const auto written = io::render_run(state->file, options);
+    if (stop_requested()) {
+      throw interrupted("stopped after " + io::count_pictures(written.size()) + " into " +
+                        state->out);
+    }
     if (!state->quiet) {
       std::fprintf(stderr, "rendered %s into %s\n", io::count_pictures(written.size()).c_str(),
                    state->out.c_str());

@@ -164,7 +164,15 @@ void report(const RunRequest& request, const RunSummary& summary) {
     render.out_dir = *request.render_dir;
     render.overwrite = request.overwrite;
     render.scale = 0;  // auto_scale: small grids enlarged, as render does by default
+    render.stop_requested = [] { return pipeline::stop_requested() != 0; };
     const auto pictures = io::render_run(request.output, render);
+    if (const int signal = pipeline::stop_requested(); signal != 0) {
+      throw pipeline::RunInterrupted(
+          "interrupted by " + pipeline::signal_name(signal) + " while rendering: " +
+              io::count_pictures(pictures.size()) + " into " + request.render_dir->string() +
+              "; the run in " + request.output.string() + " is complete",
+          signal);
+    }
     if (!request.quiet) {
       std::fprintf(stderr, "rendered %s into %s\n", io::count_pictures(pictures.size()).c_str(),
                    request.render_dir->c_str());

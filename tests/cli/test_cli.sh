@@ -195,6 +195,19 @@ expect_error "cannot be created: notafolder is a file" run "${small[@]}" -o pics
 [[ ! -e pics.h5 ]] && pass || fail "a refused --render left an output file"
 expect_error "render notafolder is a file, not a folder" render run.h5 --out notafolder
 
+# Ctrl-C stops render between two pictures or frames: no partial file is left behind.
+"$gs" run --rows 512 --cols 512 --images 300 --steps-per-image 1 --backend cpu --quiet -o many.h5
+timeout --preserve-status -s INT 1.5 "$gs" render many.h5 --out many-pics --scale 4 2>err.txt
+rc=$?
+[[ $rc -eq 130 ]] && grep -q "^grayscott: render: interrupted by SIGINT: stopped after [0-9]* pictures into many-pics$" err.txt &&
+  [[ $(ls many-pics | grep -c 'v_.*png$') -lt 300 && -z $(ls many-pics | grep partial) ]] && pass ||
+  fail "Ctrl-C of render: rc=$rc $(cat err.txt) $(ls many-pics | tail -2)"
+timeout --preserve-status -s INT 1.5 "$gs" render many.h5 --video many.mp4 --scale 2 2>err.txt
+rc=$?
+[[ $rc -eq 130 && ! -e many.mp4 && -z $(ls | grep 'many.mp4.partial') ]] &&
+  grep -q "many.mp4 was not written" err.txt && pass ||
+  fail "Ctrl-C of render --video: rc=$rc $(cat err.txt) $(ls | grep many)"
+
 # A run that blows up stops at the first non-finite image and keeps the ones before.
 "$gs" run --rows 16 --cols 16 --images 5 --steps-per-image 1 --init-values 1e12,1e12 -o blow.h5 --backend cpu 2>err.txt
 rc=$?

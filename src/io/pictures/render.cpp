@@ -516,6 +516,7 @@ std::vector<fs::path> render_run(const fs::path& file, const RenderOptions& opti
     const fs::path& path = pictures[static_cast<std::size_t>(i - run.first())];
     write_png(path, run.picture(i));
     written.push_back(path);
+    if (options.stop_requested && options.stop_requested()) break;
   }
   return written;
 }
@@ -581,12 +582,26 @@ std::int64_t render_video(const fs::path& file, const RenderOptions& options) {
   video.write(first_frame);
   std::int64_t done = 1;
   if (options.on_frame) options.on_frame(done, frames);
-  for (std::size_t k = 1; k < picked.size(); ++k) {
-    video.write(frame(picked[k]));
-    ++done;
-    if (options.on_frame) options.on_frame(done, frames);
+  const auto stopped = [&] { return options.stop_requested && options.stop_requested(); };
+  const auto stop = [&] {
+    return RenderStopped("stopped after " + std::to_string(done) + " of " + std::to_string(frames) +
+                         " frames; " + options.video.string() + " was not written");
+  };
+  try {
+    for (std::size_t k = 1; k < picked.size(); ++k) {
+      if (stopped()) throw stop();
+      video.write(frame(picked[k]));
+      ++done;
+      if (options.on_frame) options.on_frame(done, frames);
+    }
+    video.finish();
+  } catch (const RenderStopped&) {
+    throw;
+  } catch (...) {
+    // Ctrl-C on a terminal reaches ffmpeg too, which then stops reading: the stop, not an error.
+    if (stopped()) throw stop();
+    throw;
   }
-  video.finish();
   return done;
 }
 

@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,14 @@ struct RenderOptions {
   std::optional<VolumeView> volume;
   // Called after each frame with the frames done and the total (a progress bar).
   std::function<void(std::int64_t done, std::int64_t total)> on_frame;
+  // Asked after each picture or frame: true stops (a stop signal). render_run returns the
+  // pictures written so far; render_video throws RenderStopped, its unfinished file removed.
+  std::function<bool()> stop_requested;
+};
+
+// A video whose rendering was asked to stop: what.() says after how many frames.
+struct RenderStopped : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 // Throws InvalidInput, before anything is written, when one of `pictures` exists (a file or a
