@@ -212,6 +212,12 @@ def test_a_file_another_process_is_writing_is_not_continued(tmp_path, grayscott_
             with pytest.raises(ValueError) as refused:
                 gs.Simulation.resume(out, quiet=True)
             assert str(refused.value) == refusal
+        # Nor replaced: its writer would go on into a file that is gone.
+        done = subprocess.run([grayscott_bin, kind, *shape[:-2], *members, "--force", "-o",
+                               str(out)], capture_output=True, text=True, timeout=60)
+        assert done.returncode != 0
+        assert done.stderr.strip().endswith(refusal.replace("continue it", "replace it")), \
+            done.stderr
         assert writer.poll() is None  # the writer went on undisturbed
         writer.send_signal(signal.SIGTERM)
         writer.wait(timeout=60)

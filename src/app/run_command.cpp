@@ -131,8 +131,9 @@ void refuse_contradictions(const CLI::App& run, const RunRequest& given,
     }
   }
   const CLI::Option* output = run.get_option_no_throw("--output");
+  std::error_code unreadable;  // a name that does not exist is another file
   if (output != nullptr && output->count() > 0 &&
-      std::filesystem::path(given.output) != file.output) {
+      !std::filesystem::equivalent(given.output, file.output, unreadable)) {
     throw InvalidInput("--output " + given.output.string() + " contradicts --resume " +
                        file.output.string() + " (a continued run writes into its own file)");
   }

@@ -6,7 +6,9 @@
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstdint>
 #include <cstring>
+#include <ctime>
 #include <mutex>
 #include <string>
 
@@ -22,7 +24,7 @@ static_assert(std::atomic<int>::is_always_lock_free, "set from a signal handler"
 constexpr int handled[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1};
 struct sigaction previous[sizeof handled / sizeof handled[0]];
 
-std::atomic<bool> announce{false};
+std::atomic<bool> announce{false}, on_terminal{false};
 static_assert(std::atomic<bool>::is_always_lock_free, "read in a signal handler");
 
 // What the first stop signal says, written from the handler (write(2) is async-signal-safe).
@@ -39,12 +41,33 @@ const char* announcement(int signal) {
   }
 }
 
+// When the first stop signal arrived (CLOCK_MONOTONIC nanoseconds).
+std::atomic<std::int64_t> first_arrival{0};
+static_assert(std::atomic<std::int64_t>::is_always_lock_free, "set from a signal handler");
+
+std::int64_t monotonic_ns() {
+  timespec now{};
+  ::clock_gettime(CLOCK_MONOTONIC, &now);  // async-signal-safe
+  return std::int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec;
+}
+
 void on_stop_signal(int signal) {
-  // A second Ctrl-C means "now": the images flushed so far are in the file already.
-  if (signal == SIGINT && requested.load() != 0) ::_exit(128 + SIGINT);
+  const std::int64_t now = monotonic_ns();
   int none = 0;
-  if (requested.compare_exchange_strong(none, signal) && announce.load()) {
-    const char* text = announcement(signal);
+  if (!requested.compare_exchange_strong(none, signal)) {
+    // A second Ctrl-C means "now": the images flushed so far are in the file already. Not one
+    // within 20 ms of the first (or while another thread's handler still records it): the same
+    // interrupt delivered twice (`timeout -s INT` signals its command, then the command's process
+    // group, and each may reach a different thread), not a second keystroke.
+    if (signal != SIGINT) return;
+    const std::int64_t first = first_arrival.load();
+    if (first == 0 || now - first < 20'000'000) return;
+    ::_exit(128 + SIGINT);
+  }
+  first_arrival.store(now);
+  if (announce.load()) {
+    // After a progress bar (a terminal's), on a line of its own.
+    const char* text = announcement(signal) + (on_terminal.load() ? 0 : 1);
     const int saved = errno;  // the interrupted code may read it
     [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, text, std::strlen(text));
     errno = saved;
@@ -68,18 +91,24 @@ StopSignals::~StopSignals() {
   for (std::size_t k = 0; k < std::size(handled); ++k) sigaction(handled[k], &previous[k], nullptr);
 }
 
-void announce_stop_signals(bool on) { announce.store(on); }
+void announce_stop_signals(bool on) {
+  on_terminal.store(::isatty(STDERR_FILENO) == 1);
+  announce.store(on);
+}
 
 int stop_requested() { return requested.load(std::memory_order_relaxed); }
 void request_stop(int signal) {
   int none = 0;
-  requested.compare_exchange_strong(none, signal);
+  if (requested.compare_exchange_strong(none, signal)) first_arrival.store(monotonic_ns());
 }
 void request_stop(const std::string& cause) {
   const std::lock_guard lock(cause_mutex);
   int none = 0;
   // The loop stops as for an interrupt; the cause names why.
-  if (requested.compare_exchange_strong(none, SIGINT)) requested_cause = cause;
+  if (requested.compare_exchange_strong(none, SIGINT)) {
+    first_arrival.store(monotonic_ns());
+    requested_cause = cause;
+  }
 }
 std::string stop_cause() {
   const std::lock_guard lock(cause_mutex);
@@ -87,6 +116,7 @@ std::string stop_cause() {
 }
 void clear_stop_request() {
   const std::lock_guard lock(cause_mutex);
+  first_arrival.store(0);
   requested.store(0);
   requested_cause.clear();
 }

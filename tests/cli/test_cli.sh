@@ -46,6 +46,17 @@ timeout -s INT 0.7 "$gs" run --rows 64 --cols 64 --images 60 --steps-per-image 2
 "$gs" run --resume part.h5 --backend cpu 2>resumed.txt &&
   grep -qE "^wrote ([0-9]+) images of 64x64 .* to part.h5 \(images [0-9]+ to 60 of 60\)" resumed.txt &&
   pass || fail "a continued run's summary: $(cat resumed.txt)"
+# `timeout -s INT` delivers its SIGINT twice (to the command, then to its process group): that
+# is one interrupt, which stops at the image boundary, not a second Ctrl-C that exits at once.
+for try in 1 2 3; do
+  rm -f twice.h5 twice.xmf
+  timeout -s INT 0.5 "$gs" run --rows 64 --cols 64 --images 20 --steps-per-image 100000 \
+    --backend cpu --quiet -o twice.h5 2>/dev/null
+  /usr/bin/python3 -c '
+import h5py; s = h5py.File("twice.h5", "r").attrs["status"]
+assert s.startswith("interrupted by SIGINT after image"), s' && pass ||
+    fail "timeout -s INT, try $try: the run did not stop at an image boundary"
+done
 # A stop signal says at once that the run stops after the image in progress (an image may take
 # long), then how it ended.
 timeout -s TERM 0.7 "$gs" run --rows 64 --cols 64 --images 60 --steps-per-image 20000 \

@@ -3,10 +3,14 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <system_error>
 
+#include "io/files/reader.hpp"
+#include "io/files/writer_process.hpp"
 #include "io/files/xdmf.hpp"  // xdmf_path_for: the companion is claimed with its file
 #include "model/model.hpp"
 
@@ -78,6 +82,17 @@ void check_output_path(const fs::path& path, bool overwrite, std::uint64_t bytes
   // symlink_status: a link there (even a dangling one) is somebody's file too.
   if (fs::exists(fs::symlink_status(path, ec)) && !overwrite) {
     throw PathExists("output " + path.string() + " already exists (use --force to overwrite)");
+  }
+  // --force replaces a file, not a run in progress: its writer would go on into a file that is
+  // gone.
+  if (overwrite && fs::is_regular_file(path, ec)) {
+    std::int64_t writer = 0;
+    try {
+      writer = live_writer(RunFileReader(path));
+    } catch (const std::exception&) {
+      // Not a grayscott file that can be read: nobody of ours writes it.
+    }
+    refuse_if_being_written(path, writer, "replace");
   }
   const fs::path xmf = xdmf_path_for(path);
   if (!fs::is_directory(xmf, ec)) check_replaceable(xmf, "output companion");
