@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "analysis/classify.hpp"
 #include "app/commands.hpp"
 #include "app/version.hpp"
 #include "engine/registry.hpp"
@@ -47,6 +48,18 @@ void describe_statistics(const std::string& path, std::int64_t images) {
       "change of v per step %.3g (largest %.3g)\n",
       last("v_min"), last("v_max"), last("v_mean"), last("v_std"), last("u_min"), last("u_max"),
       last("u_mean"), last("change_rms_per_step"), last("change_max"));
+  if (file.has_field("stats/class")) {
+    const std::vector<std::int64_t> classes = file.read_int64("stats/class");
+    if (classes.size() >= static_cast<std::size_t>(images)) {
+      const std::int64_t c = classes[static_cast<std::size_t>(images - 1)];
+      const bool named =
+          c >= 0 && c < static_cast<std::int64_t>(analysis::pattern_class_names.size());
+      std::printf(
+          "pattern of the last image: %s (/stats/class)\n",
+          named ? std::string(analysis::pattern_class_names[static_cast<std::size_t>(c)]).c_str()
+                : "unknown");
+    }
+  }
 }
 
 void describe_file(const std::string& path) {
