@@ -57,7 +57,7 @@ void describe_statistics(const std::string& path, std::int64_t images) {
       std::printf(
           "pattern of the last image: %s (/stats/class)\n",
           named ? std::string(analysis::pattern_class_names[static_cast<std::size_t>(c)]).c_str()
-                : "unknown");
+                : "not classified");
     }
   }
 }
