@@ -236,6 +236,10 @@ class _LivePicture:
 def _callbacks(images, on_image, live):
     """The hook run() hands the engine: the user's on_image, the live picture, or both; and whether
     the images it receives may be views that live only during the call (no copy)."""
+    live = _flag("live", live)
+    if on_image is not None and not callable(on_image):
+        raise TypeError(f"on_image: expected a callable f(index, step, time, image), got "
+                        f"{type(on_image).__name__}")
     if live and not _in_notebook():
         live = False  # nothing to show outside a notebook: the run is the same
     picture = _LivePicture(images) if live else None
@@ -685,6 +689,11 @@ def _host_array(values, name):
     array through .get(), JAX, a DeviceArray, nested lists)."""
     import numpy
 
+    if isinstance(values, numpy.ma.MaskedArray):
+        # asarray would drop the mask and read what lies under it.
+        raise TypeError(f"{name}: a masked array; fill its masked cells first ({name}.filled(0))")
+    if values is None:
+        raise TypeError(f"{name}: expected a 2D array, got None")
     try:
         array = numpy.asarray(values)
     except TypeError:

@@ -102,8 +102,9 @@ def test_a_backend_that_cannot_run_says_so_in_pythons_words():
         assert sim.backend == "cuda"
 
 
-def test_every_argument_of_a_wrong_type_is_named_in_a_type_error():
+def test_every_argument_of_a_wrong_type_is_named_in_a_type_error(tmp_path):
     sim = gs.Simulation(rows=8, cols=8, backend="cpu")
+    never = tmp_path / "never.h5"
     for call, message in [
         (lambda: setattr(sim, "feed", None), "^feed: expected a number, got NoneType None$"),
         (lambda: sim.advance(None), "^steps: expected an int, got NoneType None$"),
@@ -112,10 +113,15 @@ def test_every_argument_of_a_wrong_type_is_named_in_a_type_error():
         (lambda: gs.dt_limit(everywhere="yes"), "^everywhere: expected True or False, got str 'yes'$"),
         (lambda: gs.classify(np.zeros((16, 16)), periodic=1), "^periodic: expected a bool"),
         (lambda: gs.change_per_step(np.zeros(4), np.ones(4), 2.0), "^steps: expected an int"),
+        (lambda: gs.classify(np.ma.masked_less(np.zeros((16, 16)), 1)), "^v: a masked array"),
+        (lambda: gs.classify(None), "^v: expected a 2D array, got None$"),
+        (lambda: sim.run(images=1, output=never, live="yes"), "^live: expected a bool"),
+        (lambda: sim.run(images=1, output=never, on_image=3), "^on_image: expected a callable"),
     ]:
         with pytest.raises(TypeError, match=message):
             call()
     assert sim.feed == gs.Simulation(rows=8, cols=8).feed and sim.step == 0
+    assert not never.exists()
 
 
 def test_numpy_scalars_are_taken_where_python_numbers_are(tmp_path):
