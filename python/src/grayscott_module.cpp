@@ -371,6 +371,13 @@ std::string python_words(std::string message) {
   return message;
 }
 
+// A run's notices before it starts (an output name without .h5, a file over 1 GB) as Python
+// warnings, which a notebook shows (not the process's stderr). Warnings turned into errors raise.
+void python_notice(const std::string& text) {
+  nb::gil_scoped_acquire locked;
+  if (PyErr_WarnEx(PyExc_UserWarning, python_words(text).c_str(), 1) != 0) throw nb::python_error();
+}
+
 // ---- The simulations ---------------------------------------------------------------------------
 
 using AnyEngine = std::variant<std::unique_ptr<Engine<float>>, std::unique_ptr<Engine<double>>>;
@@ -877,6 +884,7 @@ class Simulation : public Batch {
         return {};
       };
     }
+    request.notices = python_notice;
     pipeline::clear_stop_request();
     pipeline::RunSummary summary;
     if (over_ranks() && (!on_image.is_none() || !progress.is_none())) {
@@ -1332,6 +1340,7 @@ NB_MODULE(_core, m) {
         keywords.record_given(sweep.problem);
         keywords.refuse_unknown();
         pipeline::SweepRequest request = sweep.request();
+        request.notices = python_notice;
         // progress(member-images done, member-images in the sweep) from the stepping thread; what
         // it raises stops the sweep at the next image boundary and is raised here.
         std::optional<nb::python_error> progress_error;

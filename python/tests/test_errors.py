@@ -149,3 +149,20 @@ def test_a_checkpoint_interval_that_is_not_finite_is_refused(tmp_path):
     with pytest.raises(ValueError, match="^checkpoint_every: expected a finite number of seconds, got nan$"):
         sim.run(images=1, output=tmp_path / "n.h5", checkpoint_every=float("nan"))
     assert not (tmp_path / "n.h5").exists()
+
+
+def test_a_runs_notices_are_python_warnings_which_a_notebook_shows(tmp_path, capfd):
+    sim = gs.Simulation(rows=8, cols=8, backend="cpu")
+    with pytest.warns(UserWarning, match="named.dat does not end in .h5 or .hdf5; it is written as HDF5"):
+        sim.run(images=1, steps_per_image=1, output=tmp_path / "named.dat", quiet=False)
+    assert "does not end in" not in capfd.readouterr().err
+    with pytest.warns(UserWarning, match="does not end in"):
+        gs.sweep(tmp_path / "sweep.dat", feed=[0.03], kill=[0.06], rows=8, cols=8, images=1,
+                 steps_per_image=1, backend="cpu", quiet=False)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(UserWarning):
+            gs.Simulation(rows=8, cols=8, backend="cpu").run(
+                images=1, steps_per_image=1, output=tmp_path / "strict.dat")

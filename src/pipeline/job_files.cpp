@@ -87,7 +87,8 @@ class RunJobFile final : public JobFile<Real> {
   void check_or_claim(bool claims, bool shared) override {
     const std::string path = request_.output.string();
     if (!request_.resume) {
-      if (claims) claim_output(request_.output, request_.overwrite, request_.quiet, meta_);
+      if (claims)
+        claim_output(request_.output, request_.overwrite, request_.quiet, meta_, request_.notices);
       return;
     }
     if (!continued_) continued_ = io::read_run_state(request_.output);
@@ -174,7 +175,7 @@ class SweepJobFile final : public JobFile<Real> {
   void check_or_claim(bool claims, bool) override {
     // A continued sweep's file was read by resume_sweep_request.
     if (!request_.resume && claims)
-      claim_output(request_.output, request_.overwrite, request_.quiet, meta_);
+      claim_output(request_.output, request_.overwrite, request_.quiet, meta_, request_.notices);
   }
   bool needs_chunks_placed() const override {
     return request_.resume && !request_.every_chunk_placed;

@@ -56,18 +56,21 @@ void Progress::clear() {
 namespace {
 
 void announce_output(const std::filesystem::path& path, const std::string& contents,
-                     std::uint64_t bytes, bool quiet) {
+                     std::uint64_t bytes, bool quiet, const NoticeSink& notices) {
   if (quiet) return;
+  const auto notice = [&](const char* kind, const std::string& text) {
+    if (notices) return notices(text);
+    std::fprintf(stderr, "grayscott: %s%s\n", kind, text.c_str());
+  };
   const std::string extension = path.extension().string();
   if (extension != ".h5" && extension != ".hdf5" && extension != ".he5" && extension != ".nc") {
-    std::fprintf(stderr,
-                 "grayscott: warning: %s does not end in .h5 or .hdf5; it is written as HDF5 all "
-                 "the same\n",
-                 path.c_str());
+    notice("warning: ",
+           path.string() + " does not end in .h5 or .hdf5; it is written as HDF5 all the same");
   }
   if (bytes > 1'000'000'000) {
-    std::fprintf(stderr, "grayscott: writing %s to %s: %.1f GB on disk\n", contents.c_str(),
-                 path.c_str(), static_cast<double>(bytes) / 1e9);
+    char size[32];
+    std::snprintf(size, sizeof size, "%.1f GB", static_cast<double>(bytes) / 1e9);
+    notice("", "writing " + contents + " to " + path.string() + ": " + size + " on disk");
   }
 }
 
@@ -84,20 +87,21 @@ std::string describe_images(std::int64_t images, const Grid& grid, FieldSet fiel
 }  // namespace
 
 void claim_output(const std::filesystem::path& path, bool overwrite, bool quiet,
-                  const io::RunMetadata& run) {
+                  const io::RunMetadata& run, const NoticeSink& notices) {
   const std::uint64_t bytes = io::run_output_bytes(run);
   io::check_output_path(path, overwrite, bytes);
-  announce_output(path, describe_images(run.images, run.problem.grid, run.fields), bytes, quiet);
+  announce_output(path, describe_images(run.images, run.problem.grid, run.fields), bytes, quiet,
+                  notices);
 }
 
 void claim_output(const std::filesystem::path& path, bool overwrite, bool quiet,
-                  const io::SweepMetadata& sweep) {
+                  const io::SweepMetadata& sweep, const NoticeSink& notices) {
   const std::uint64_t bytes = io::sweep_output_bytes(sweep);
   io::check_output_path(path, overwrite, bytes);
   announce_output(path,
                   std::to_string(sweep.members()) + " members x " +
                       describe_images(sweep.images, sweep.problem.grid, sweep.fields),
-                  bytes, quiet);
+                  bytes, quiet, notices);
 }
 
 std::string format_rate(double r) {

@@ -18,6 +18,7 @@
 #include "model/model.hpp"
 #include "pipeline/image_loop.hpp"
 #include "pipeline/job.hpp"
+#include "pipeline/progress.hpp"
 
 namespace grayscott::io {
 struct RunFileState;  // io/files/run_file.hpp
@@ -35,6 +36,7 @@ struct RunRequest {
   std::filesystem::path output = "output.h5";
   bool overwrite = false;
   bool quiet = false;
+  NoticeSink notices;  // where the notices before it starts go (none: stderr)
   std::optional<std::filesystem::path> render_dir;
   SavePolicy save;
   // Continue the run in `output` from its newest checkpoint (see resume_request).

@@ -17,6 +17,7 @@
 #include "model/model.hpp"
 #include "pipeline/image_loop.hpp"
 #include "pipeline/job.hpp"
+#include "pipeline/progress.hpp"
 
 namespace grayscott {
 class Backend;  // engine/registry.hpp
@@ -45,6 +46,7 @@ struct SweepRequest {
   std::filesystem::path output = "sweep.h5";
   bool overwrite = false;
   bool quiet = false;
+  NoticeSink notices;                 // where the notices before it starts go (none: stderr)
   std::uint64_t max_batch_bytes = 0;  // 0: default_batch_memory()
   SavePolicy save;                    // how often the file is flushed and checkpoints saved
   // Continue the sweep in `output` (see resume_sweep_request): each member from its checkpoint.
