@@ -92,6 +92,14 @@ expect_error "images x steps-per-image must be at most 2^53 steps, got 2 x 90071
   run "${small[@]}" --images 2 --steps-per-image 9007199254740992
 mkdir -p a-folder
 expect_error "a-folder is a directory, not a file" info a-folder
+# A damaged file: what HDF5 found wrong, not a guess.
+head -c 20000 run.h5 >truncated.h5
+expect_error "HDF5: cannot open truncated.h5: truncated file: eof = 20000" info truncated.h5
+/usr/bin/python3 -c '
+data = bytearray(open("run.h5", "rb").read())
+data[100:400] = bytes((i * 37 + 11) % 256 for i in range(300))
+open("scrambled.h5", "wb").write(data)'
+expect_error "HDF5: cannot read the attributes of scrambled.h5: incorrect metadata checksum" info scrambled.h5
 expect_error "--every is a video's option: give --video NAME.mp4" render run.h5 --every 2 --out every
 expect_error "video: the file name is empty" render run.h5 --video ""
 /usr/bin/python3 - run.h5 <<'PY' && pass || fail "h5py read-back"

@@ -62,11 +62,20 @@ herr_t find_system_reason(unsigned, const H5E_error2_t* error, void* found) {
   }
   return 0;
 }
+
+// The innermost description of the error stack: what HDF5 found wrong ("truncated file: eof =
+// ...", "incorrect metadata checksum after all read attempts").
+herr_t find_innermost(unsigned, const H5E_error2_t* error, void* found) {
+  auto& reason = *static_cast<std::string*>(found);
+  if (reason.empty() && error->desc != nullptr) reason = error->desc;
+  return 0;
+}
 }  // namespace
 
 std::string system_reason() {
   std::string reason;
   H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, find_system_reason, &reason);
+  if (reason.empty()) H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, find_innermost, &reason);
   return reason;
 }
 

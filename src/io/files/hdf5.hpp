@@ -25,15 +25,15 @@ std::string library_description();
 // HDF5 prints its own error stack by default; we report one line instead.
 void silence_library_errors();
 
-// Owns one HDF5 identifier and closes it with the matching H5?close.
-// The operating system's reason for the library's last failure ("No space left on device"), read
-// from HDF5's error stack, or "" when the failure was not the system's.
+// The reason for the library's last failure, read from HDF5's error stack: the operating
+// system's where it was the system's ("No space left on device"), else what HDF5 found wrong
+// first ("truncated file: eof = ..."); "" when the stack holds nothing.
 std::string system_reason();
 
-// Throws std::runtime_error("HDF5: cannot WHAT"), ending with the system's reason where there is
-// one.
+// Throws std::runtime_error("HDF5: cannot WHAT"), ending with system_reason() where there is one.
 [[noreturn]] void fail(const std::string& what);
 
+// Owns one HDF5 identifier and closes it with the matching H5?close.
 class Id {
  public:
   using Closer = herr_t (*)(hid_t);

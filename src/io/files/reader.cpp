@@ -216,7 +216,10 @@ std::vector<double> RunFileReader::read_doubles(const std::string& dataset) cons
 }
 
 bool RunFileReader::has_attribute(const std::string& name) const {
-  return H5Aexists(h_->file, name.c_str()) > 0;
+  const htri_t exists = H5Aexists(h_->file, name.c_str());
+  // Damaged metadata is not an absent attribute: say what HDF5 found.
+  if (exists < 0) h5::fail("read the attributes of " + path_.string());
+  return exists > 0;
 }
 
 double RunFileReader::attribute_double(const std::string& name) const {
