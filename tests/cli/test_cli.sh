@@ -214,6 +214,13 @@ expect_error "cannot be created: notafolder is a file" run "${small[@]}" -o pics
 [[ ! -e pics.h5 ]] && pass || fail "a refused --render left an output file"
 expect_error "render notafolder is a file, not a folder" render run.h5 --out notafolder
 
+# A field the file does not hold: the one it does is named.
+"$gs" run "${small[@]}" --fields u --quiet -o only-u.h5
+expect_error "only-u.h5 has no field v (it holds u: --field u; run with --fields u,v writes both)" \
+  render only-u.h5 --out only-u
+expect_error "run.h5 has no field u (it holds v: --field v; run with --fields u,v writes both)" \
+  render run.h5 --field u --out only-v
+
 # Ctrl-C stops render between two pictures or frames: no partial file is left behind.
 "$gs" run --rows 512 --cols 512 --images 300 --steps-per-image 1 --backend cpu --quiet -o many.h5
 timeout --preserve-status -s INT 1.5 "$gs" render many.h5 --out many-pics --scale 4 2>err.txt

@@ -166,8 +166,12 @@ std::vector<std::int64_t> field_shape(const RunFileReader& reader, const fs::pat
     throw InvalidInput("field: expected u or v, got '" + field + "'");
   }
   if (!reader.has_field(field)) {
+    const std::string other = field == "u" ? "v" : "u";
     throw InvalidInput(file.string() + " has no field " + field +
-                       (field == "u" ? " (" + writer + " with --fields u,v to write it)" : ""));
+                       (reader.has_field(other)
+                            ? " (it holds " + other + ": --field " + other + "; " + writer +
+                                  " with --fields u,v writes both)"
+                            : ""));
   }
   return reader.shape(field);
 }
