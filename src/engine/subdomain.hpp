@@ -137,6 +137,10 @@ class SubdomainStepper {
     step({inner.row_begin, inner.row_end, outer.col_begin, inner.col_begin, z0, z1});
     step({inner.row_begin, inner.row_end, inner.col_end, outer.col_end, z0, z1});
   }
+  // Whether a rim's columns (one cell in each row) cost far more per cell than rows do (a CPU
+  // volume block steps them cell by cell): then the engine waits for the halo and steps its
+  // region whole rather than step an interior while the halo travels and such columns after.
+  virtual bool column_rims_costly() const { return false; }
   // Makes the next state current (after every region of one step was computed).
   virtual void swap() = 0;
   // Steps regions.size() times, step i computing regions[i] and making it current, as step() then
