@@ -67,7 +67,9 @@ def _arguments(values: dict, *leave_out: str) -> dict:
 def _named_arguments(values: dict, *leave_out: str) -> dict:
     """_arguments, with the names the call gave (in a function that _records_given)."""
     arguments = _arguments(values, *leave_out)
-    arguments["_given"] = [name for name in _GIVEN.get() if name in arguments]
+    # None means the default: not a value the call gives (a preset's or a pattern's stands).
+    arguments["_given"] = [name for name in _GIVEN.get()
+                           if name in arguments and arguments[name] is not None]
     return arguments
 
 
@@ -711,8 +713,11 @@ def _host_array(values, name):
     return numpy.ascontiguousarray(array)
 
 
-def _flag(name, value):
-    """A bool, or NumPy's (``numpy.bool_``, a 0-d bool array), as a bool; TypeError otherwise."""
+def _flag(name, value, default=False):
+    """A bool, or NumPy's (``numpy.bool_``, a 0-d bool array), as a bool; None: the default;
+    TypeError otherwise."""
+    if value is None:
+        return default
     if isinstance(value, bool):
         return value
     if getattr(value, "ndim", None) == 0 and getattr(getattr(value, "dtype", None), "kind", "") == "b":

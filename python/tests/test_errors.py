@@ -166,3 +166,12 @@ def test_a_runs_notices_are_python_warnings_which_a_notebook_shows(tmp_path, cap
         with pytest.raises(UserWarning):
             gs.Simulation(rows=8, cols=8, backend="cpu").run(
                 images=1, steps_per_image=1, output=tmp_path / "strict.dat")
+
+
+def test_none_means_the_default_and_is_not_a_given_value():
+    # A preset's rates stand when feed and kill are None, as when they are left out.
+    assert gs.Simulation(preset="course-numpy", rows=16, cols=16, feed=None, kill=None).feed == \
+        gs.Simulation(preset="course-numpy", rows=16, cols=16).feed == 0.0565
+    assert gs.Simulation(rows=8, cols=8, outside=None).parameters["boundary"] == "zero-flux"
+    v = np.zeros((16, 16))
+    assert gs.classify(v, periodic=None).pattern == gs.classify(v).pattern

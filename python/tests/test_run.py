@@ -253,6 +253,30 @@ def test_ctrl_c_stops_render_and_video_between_frames_without_a_partial_file(tmp
         assert not (tmp_path / "many.mp4").exists()
 
 
+def test_ctrl_c_after_a_sweeps_progress_raised_is_not_a_second_ctrl_c(tmp_path):
+    # The progress callback's error stops the sweep at the next image; a Ctrl-C meanwhile is the
+    # first one (the run is stopping already), not the second that exits the process at once.
+    out = tmp_path / "stopping.h5"
+    code = textwrap.dedent(f"""
+        import grayscott as gs
+        def progress(done, total):
+            print("raised", flush=True)
+            raise ValueError("enough")
+        gs.sweep({str(out)!r}, feed=[0.03], kill=[0.06], rows=512, cols=512, images=50,
+                 steps_per_image=1500, backend="cpu", threads=1, progress=progress)
+    """)
+    process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    assert process.stdout.readline().strip() == "raised"
+    time.sleep(0.1)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 1 and "ValueError: enough" in stderr, (process.returncode, stderr)
+    with h5py.File(out, "r") as f:
+        assert f.attrs["status"].startswith("stopped after image ")
+        assert f.attrs["status"].endswith(": progress raised ValueError: enough")
+
+
 def test_ctrl_c_during_a_run_with_a_callback_stops_it_quickly(tmp_path):
     out = tmp_path / "watched.h5"
     process = start_script(

@@ -41,7 +41,8 @@ const char* announcement(int signal) {
   }
 }
 
-// When the first stop signal arrived (CLOCK_MONOTONIC nanoseconds).
+// When the first stop signal arrived (CLOCK_MONOTONIC nanoseconds); 0: none yet (a stop a front
+// end asked for is not a signal).
 std::atomic<std::int64_t> first_arrival{0};
 static_assert(std::atomic<std::int64_t>::is_always_lock_free, "set from a signal handler");
 
@@ -55,13 +56,15 @@ void on_stop_signal(int signal) {
   const std::int64_t now = monotonic_ns();
   int none = 0;
   if (!requested.compare_exchange_strong(none, signal)) {
-    // A second Ctrl-C means "now": the images flushed so far are in the file already. Not one
-    // within 20 ms of the first (or while another thread's handler still records it): the same
-    // interrupt delivered twice (`timeout -s INT` signals its command, then the command's process
-    // group, and each may reach a different thread), not a second keystroke.
-    if (signal != SIGINT) return;
-    const std::int64_t first = first_arrival.load();
-    if (first == 0 || now - first < 20'000'000) return;
+    // A stop was asked for already. By a front end (a callback that raised): this is the first
+    // signal (or one whose handler, on another thread, has yet to record it), and the run is
+    // stopping anyway. By a signal: a second Ctrl-C means "now" (the images flushed so far are
+    // in the file already), unless it follows the first within 20 ms: the same interrupt
+    // delivered twice (`timeout -s INT` signals its command, then the command's process group,
+    // and each may reach a different thread), not a second keystroke.
+    std::int64_t earlier = 0;
+    if (first_arrival.compare_exchange_strong(earlier, now) || signal != SIGINT) return;
+    if (now - earlier < 20'000'000) return;
     ::_exit(128 + SIGINT);
   }
   first_arrival.store(now);
@@ -99,16 +102,13 @@ void announce_stop_signals(bool on) {
 int stop_requested() { return requested.load(std::memory_order_relaxed); }
 void request_stop(int signal) {
   int none = 0;
-  if (requested.compare_exchange_strong(none, signal)) first_arrival.store(monotonic_ns());
+  requested.compare_exchange_strong(none, signal);
 }
 void request_stop(const std::string& cause) {
   const std::lock_guard lock(cause_mutex);
   int none = 0;
   // The loop stops as for an interrupt; the cause names why.
-  if (requested.compare_exchange_strong(none, SIGINT)) {
-    first_arrival.store(monotonic_ns());
-    requested_cause = cause;
-  }
+  if (requested.compare_exchange_strong(none, SIGINT)) requested_cause = cause;
 }
 std::string stop_cause() {
   const std::lock_guard lock(cause_mutex);

@@ -139,7 +139,8 @@ Problem ProblemSettings::problem() const {
   p.outside = parse_outside(s.outside);
   p.validate();
   // Given by the user for a boundary that reads no cell beyond the edge: not silently dropped.
-  if (is_given("outside") && p.boundary != Boundary::Fixed) {
+  // (A continued run's boundary is its file's, which run --resume compares --outside with.)
+  if (is_given("outside") && !is_given("resume") && p.boundary != Boundary::Fixed) {
     throw InvalidInput(
         "outside: the values beyond the edge are the fixed boundary's, and this "
         "grid's boundary is " +

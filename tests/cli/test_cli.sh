@@ -81,6 +81,11 @@ expect_error "--pattern with --resume: a continued run keeps the parameters of i
 expect_error "--preset with --resume: a continued run keeps the parameters of its file" \
   run --resume stopped.h5 --preset adios2
 cmp -s stopped.h5 stopped-before.h5 && pass || fail "a refused --resume changed the file"
+# --outside under --resume is compared with the file's, whose boundary is the one that counts.
+timeout -s INT 0.7 "$gs" run --rows 64 --cols 64 --images 60 --steps-per-image 20000 \
+  --boundary fixed --outside 0.5,0.5 --backend cpu --quiet -o fixed-stopped.h5 2>/dev/null
+expect_error "--outside 0.25,0.25 contradicts fixed-stopped.h5, whose run has 0.5,0.5" \
+  run --resume fixed-stopped.h5 --outside 0.25,0.25
 # An empty name is a mistake, not "no file": no run of the defaults starts.
 expect_error "resume: the file name is empty" run --resume "" "${small[@]}" -o empty-resume.h5
 expect_error "resume: the file name is empty" sweep --resume "" --feed 0.03 --kill 0.06 -o empty.h5

@@ -583,18 +583,16 @@ std::int64_t render_video(const fs::path& file, const RenderOptions& options) {
     }
   }
   VideoWriter video(options.video, options.fps, options.overwrite);
-  video.write(first_frame);
-  std::int64_t done = 1;
-  if (options.on_frame) options.on_frame(done, frames);
+  std::int64_t done = 0;
   const auto stopped = [&] { return options.stop_requested && options.stop_requested(); };
   const auto stop = [&] {
     return RenderStopped("stopped after " + std::to_string(done) + " of " + std::to_string(frames) +
                          " frames; " + options.video.string() + " was not written");
   };
   try {
-    for (std::size_t k = 1; k < picked.size(); ++k) {
+    for (std::size_t k = 0; k < picked.size(); ++k) {
       if (stopped()) throw stop();
-      video.write(frame(picked[k]));
+      video.write(k == 0 ? first_frame : frame(picked[k]));  // the first starts ffmpeg
       ++done;
       if (options.on_frame) options.on_frame(done, frames);
     }
