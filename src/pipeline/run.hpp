@@ -18,7 +18,6 @@
 #include "model/model.hpp"
 #include "pipeline/image_loop.hpp"
 #include "pipeline/job.hpp"
-#include "pipeline/progress.hpp"
 
 namespace grayscott::io {
 struct RunFileState;  // io/files/run_file.hpp
@@ -36,7 +35,8 @@ struct RunRequest {
   std::filesystem::path output = "output.h5";
   bool overwrite = false;
   bool quiet = false;
-  NoticeSink notices;  // where the notices before it starts go (none: stderr)
+  // Where the notices before it starts go (pipeline/progress.hpp's NoticeSink; none: stderr).
+  std::function<void(const std::string&)> notices;
   std::optional<std::filesystem::path> render_dir;
   SavePolicy save;
   // Continue the run in `output` from its newest checkpoint (see resume_request).

@@ -17,7 +17,6 @@
 #include "model/model.hpp"
 #include "pipeline/image_loop.hpp"
 #include "pipeline/job.hpp"
-#include "pipeline/progress.hpp"
 
 namespace grayscott {
 class Backend;  // engine/registry.hpp
@@ -46,7 +45,8 @@ struct SweepRequest {
   std::filesystem::path output = "sweep.h5";
   bool overwrite = false;
   bool quiet = false;
-  NoticeSink notices;                 // where the notices before it starts go (none: stderr)
+  // Where the notices before it starts go (pipeline/progress.hpp's NoticeSink; none: stderr).
+  std::function<void(const std::string&)> notices;
   std::uint64_t max_batch_bytes = 0;  // 0: default_batch_memory()
   SavePolicy save;                    // how often the file is flushed and checkpoints saved
   // Continue the sweep in `output` (see resume_sweep_request): each member from its checkpoint.
