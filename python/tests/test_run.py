@@ -123,18 +123,24 @@ def start_script(body, after="pass"):
     return process
 
 
+def interrupt(process, after, within):
+    """Ctrl-C to a started script `after` seconds: its KeyboardInterrupt must come `within`
+    seconds; returns the line it printed ("interrupted TIME STEP")."""
+    time.sleep(after)
+    sent = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    out, _ = process.communicate(timeout=60)
+    assert process.returncode == 0, out
+    line = next(l for l in out.splitlines() if l.startswith("interrupted"))
+    assert float(line.split()[1]) - sent < within, "KeyboardInterrupt came late"
+    return line
+
+
 def test_ctrl_c_interrupts_a_long_advance_quickly_with_a_consistent_state(tmp_path):
     state = tmp_path / "state.npy"
     process = start_script("sim.advance(10**9)",
                            after=f"import numpy; numpy.save({str(state)!r}, sim.v)")
-    time.sleep(1.0)
-    sent = time.monotonic()
-    process.send_signal(signal.SIGINT)
-    out, _ = process.communicate(timeout=30)
-    assert process.returncode == 0, out
-    line = next(l for l in out.splitlines() if l.startswith("interrupted"))
-    _, when, step = line.split()
-    assert float(when) - sent < 0.2, "KeyboardInterrupt came late"
+    _, _, step = interrupt(process, after=1.0, within=0.2).split()
     step = int(step)
     assert step > 0
     # The state is that of step `step`: the same as a simulation advanced that far.
@@ -237,14 +243,7 @@ def test_ctrl_c_stops_render_and_video_between_frames_without_a_partial_file(tmp
     call = (f"gs.render({str(source)!r}, out={str(tmp_path / 'pics')!r}, scale=4)"
             if what == "pictures" else
             f"gs.video({str(source)!r}, {str(tmp_path / 'many.mp4')!r}, scale=2)")
-    process = start_script(call)
-    time.sleep(1.5)
-    sent = time.monotonic()
-    process.send_signal(signal.SIGINT)
-    stdout, _ = process.communicate(timeout=60)
-    assert process.returncode == 0, stdout
-    line = next(l for l in stdout.splitlines() if l.startswith("interrupted"))
-    assert float(line.split()[1]) - sent < 1.0, "KeyboardInterrupt came late"
+    interrupt(start_script(call), after=1.5, within=1.0)
     left = sorted(p.name for p in tmp_path.rglob("*") if p.is_file())
     assert not [name for name in left if "partial" in name], left
     if what == "pictures":
@@ -282,12 +281,6 @@ def test_ctrl_c_during_a_run_with_a_callback_stops_it_quickly(tmp_path):
     process = start_script(
         f"sim.run(images=400, steps_per_image=40, output={str(out)!r}, quiet=True, "
         f"on_image=lambda index, step, time, image: image.mean())")
-    time.sleep(1.5)
-    sent = time.monotonic()
-    process.send_signal(signal.SIGINT)
-    stdout, _ = process.communicate(timeout=60)
-    assert process.returncode == 0, stdout
-    line = next(l for l in stdout.splitlines() if l.startswith("interrupted"))
-    assert float(line.split()[1]) - sent < 0.2, "KeyboardInterrupt came late"
+    interrupt(process, after=1.5, within=0.2)
     with h5py.File(out, "r") as f:
         assert f.attrs["status"].startswith("interrupted by SIGINT after image")
