@@ -454,6 +454,12 @@ class Simulation(_core._Simulation):
         low, high = range
         return self._statistics(bins, low, high)[0]
 
+    def __copy__(self):
+        raise TypeError("a Simulation owns its engine and is not copied: copy its state "
+                        "(sim.u.copy(), sim.v.copy()) or make another Simulation")
+
+    __deepcopy__ = lambda self, memo: self.__copy__()  # noqa: E731 - the same refusal
+
     def _repr_png_(self):
         """The current v as a picture (Jupyter shows a Simulation so)."""
         import numpy

@@ -1200,8 +1200,14 @@ double change_of(nb::ndarray<const Real, nb::ndim<2>, nb::c_contig, nb::device::
   if (previous.shape(0) != current.shape(0) || previous.shape(1) != current.shape(1)) {
     throw InvalidInput("previous and current must have the same shape");
   }
-  return analysis::change_per_step(std::span<const Real>(previous.data(), previous.size()),
-                                   std::span<const Real>(current.data(), current.size()), steps);
+  const double change =
+      analysis::change_per_step(std::span<const Real>(previous.data(), previous.size()),
+                                std::span<const Real>(current.data(), current.size()), steps);
+  // A NaN or an infinity in either image: no change to tell (classify refuses such an image too).
+  if (!std::isfinite(change)) {
+    throw InvalidInput("change_per_step: previous or current holds a value that is not finite");
+  }
+  return change;
 }
 
 }  // namespace

@@ -175,3 +175,14 @@ def test_none_means_the_default_and_is_not_a_given_value():
     assert gs.Simulation(rows=8, cols=8, outside=None).parameters["boundary"] == "zero-flux"
     v = np.zeros((16, 16))
     assert gs.classify(v, periodic=None).pattern == gs.classify(v).pattern
+
+
+def test_small_refusals_name_their_cause():
+    import copy
+
+    with pytest.raises(TypeError, match="^a Simulation owns its engine and is not copied"):
+        copy.copy(gs.Simulation(rows=8, cols=8))
+    with pytest.raises(ValueError, match="^change_per_step: previous or current holds a value that is not finite$"):
+        gs.change_per_step(np.full((4, 4), np.nan), np.zeros((4, 4)), 2)
+    with pytest.raises(ValueError, match="^seeds: expected a whole number from 0 to 2\\^63-1, got '-1'$"):
+        gs.sweep("never.h5", feed=[0.03], kill=[0.06], rows=8, cols=8, init="noise", seeds=[-1])

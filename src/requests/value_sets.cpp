@@ -125,7 +125,7 @@ std::vector<std::uint64_t> parse_seed_list(std::string_view text) {
   std::vector<std::uint64_t> seeds;
   std::set<std::uint64_t> seen;
   for (std::string_view item : split(text, ',')) {
-    const std::uint64_t seed = parse_seed(item);
+    const std::uint64_t seed = parse_seed(item, "seeds");
     if (!seen.insert(seed).second) {
       throw InvalidInput("seeds: " + std::to_string(seed) + " appears twice in " + in_quotes(text));
     }
@@ -161,14 +161,15 @@ std::uint64_t parse_bytes(std::string_view text, std::string_view what) {
   return static_cast<std::uint64_t>(bytes);
 }
 
-std::uint64_t parse_seed(std::string_view text) {
+std::uint64_t parse_seed(std::string_view text, std::string_view what) {
   const std::string whole(text);
   text = trim(text);
   std::uint64_t seed = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seed);
   if (text.empty() || ec != std::errc{} || end != text.data() + text.size() ||
       seed > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
-    throw InvalidInput("seed: expected a whole number from 0 to 2^63-1, got " + in_quotes(whole));
+    throw InvalidInput(std::string(what) + ": expected a whole number from 0 to 2^63-1, got " +
+                       in_quotes(whole));
   }
   return seed;
 }

@@ -16,7 +16,7 @@ std::vector<double> parse_value_set(std::string_view text, std::string_view what
 // A comma-separated list of distinct seeds.
 std::vector<std::uint64_t> parse_seed_list(std::string_view text);
 // A noise seed: a whole number from 0 to 2^63-1 (files store it as int64). Throws InvalidInput.
-std::uint64_t parse_seed(std::string_view text);
+std::uint64_t parse_seed(std::string_view text, std::string_view what = "seed");
 // "v", "u" or "u,v": which fields to write.
 FieldSet parse_fields(std::string_view text);
 // A byte count: "4G", "512M", "64K", "1.5GiB", "1000000" (K, M, G, T are powers of 1024).
