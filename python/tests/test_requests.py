@@ -86,6 +86,7 @@ REFUSALS = [
     (["--histogram-bins", "0"], {}, dict(histogram_bins=0), ValueError),
     (["--histogram-range", "1,0"], {}, dict(histogram_range=(1, 0)), ValueError),
     (["--steady-images", "0"], {}, dict(steady_images=0), ValueError),
+    (["--backend", "cpu", "--device", "3"], dict(backend="cpu", device=3), {}, ValueError),
 ]
 
 

@@ -175,6 +175,12 @@ EngineOptions EngineSettings::engine_options() const {
     throw InvalidInput("device must be a non-negative integer, got " + std::to_string(device));
   }
   check_backend_name(backend);
+  // Not silently dropped: the CPU backend has no device to pick.
+  if (device != 0 && backend == "cpu") {
+    throw InvalidInput("device " + std::to_string(device) +
+                       ": the cpu backend runs on this machine's cores (a device is a GPU's, with "
+                       "--backend cuda or auto)");
+  }
   return {backend, static_cast<int>(threads), static_cast<int>(fuse), static_cast<int>(device)};
 }
 
