@@ -93,10 +93,9 @@ HaloExchange<Real>::HaloExchange(const Decomposition& decomposition, const Local
   }
   // The messages a block sends itself first: they are unpacked before the others arrive.
   const int rank = decomposition.rank();
-  std::stable_partition(links_.begin(), links_.end(),
-                        [rank](const Link& l) { return l.neighbour == rank; });
-  own_messages_ = static_cast<std::size_t>(std::count_if(
-      links_.begin(), links_.end(), [rank](const Link& l) { return l.neighbour == rank; }));
+  const auto others = std::stable_partition(links_.begin(), links_.end(),
+                                            [rank](const Link& l) { return l.neighbour == rank; });
+  own_messages_ = static_cast<std::size_t>(others - links_.begin());
   HaloPlan plan;
   for (Link& link : links_) {
     const int dz = link.dplane, dr = link.drow, dc = link.dcol;
