@@ -173,6 +173,16 @@ void print_config(const CLI::App& app) {
 
 }  // namespace
 
+bool given(const CLI::App& app, const char* option) {
+  const CLI::Option* found = app.get_option_no_throw(option);
+  return found != nullptr && found->count() > 0;
+}
+
+void refuse_empty_name(const CLI::App& app, const char* option, const std::string& name) {
+  if (name.empty() && given(app, option))
+    throw InvalidInput(std::string(option + 2) + ": the file name is empty");
+}
+
 void record_given(const CLI::App& app, requests::ProblemSettings& problem) {
   for (const CLI::Option* option : app.get_options()) {
     if (option->count() > 0 && !option->get_lnames().empty()) {
@@ -183,10 +193,8 @@ void record_given(const CLI::App& app, requests::ProblemSettings& problem) {
 
 void apply_config(CLI::App& app, const std::string& path) {
   const bool print = app.get_option("--print-config")->count() > 0;
-  const CLI::Option* config = app.get_option_no_throw("--config");
-  if (config != nullptr && config->count() > 0) {
-    // Not "no config": an empty variable in a script would otherwise run the defaults.
-    if (path.empty()) throw InvalidInput("config: the file name is empty");
+  refuse_empty_name(app, "--config", path);
+  if (!path.empty()) {
     std::error_code error;
     if (std::filesystem::is_directory(path, error))
       throw InvalidInput("config " + path + " is a directory, not a TOML file");

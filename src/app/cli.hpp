@@ -45,6 +45,12 @@ void add_settings(CLI::App& app, S& settings, std::span<const requests::Setting<
   }
 }
 
+// Whether `app` has `option` ("--resume") and it was given on its command line or in --config.
+bool given(const CLI::App& app, const char* option);
+// Throws InvalidInput ("resume: the file name is empty") when `option` was given an empty file
+// name: a script's empty variable, not "none" (which would run the defaults).
+void refuse_empty_name(const CLI::App& app, const char* option, const std::string& name);
+
 // Records in `problem.given` the long name of every option of `app` given on its command line or
 // in --config, so that a preset or a pattern leaves those as given.
 void record_given(const CLI::App& app, requests::ProblemSettings& problem);

@@ -110,12 +110,10 @@ void add_render_command(CLI::App& root) {
   };
   render->callback([render, state, image, seed, look] {
     apply_config(*render, state->config);
-    const auto given = [&](const char* option) { return render->get_option(option)->count() > 0; };
-    if (given("--video") && state->video.empty())
-      throw InvalidInput("video: the file name is empty");
+    refuse_empty_name(*render, "--video", state->video);
     // A video's options without one would be ignored: pictures are written of every image.
     for (const char* option : {"--every", "--fps", "--seed"}) {
-      if (state->video.empty() && given(option)) {
+      if (state->video.empty() && given(*render, option)) {
         throw InvalidInput(std::string(option) +
                            " is a video's option: give --video NAME.mp4 (pictures are written "
                            "of every image)");

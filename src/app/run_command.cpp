@@ -80,8 +80,7 @@ void refuse_contradictions(const CLI::App& run, const RunRequest& given,
       {"--seed", [](const RunRequest& r) { return std::to_string(r.initial.seed); }},
   };
   for (const Setting& s : settings) {
-    const CLI::Option* option = run.get_option_no_throw(s.option);
-    if (option == nullptr || option->count() == 0) continue;
+    if (!app::given(run, s.option)) continue;
     if (s.value(given) != s.value(file)) {
       throw InvalidInput(std::string(s.option) + " " + s.value(given) + " contradicts " +
                          file.output.string() + ", whose run has " + s.value(file) +
@@ -89,25 +88,22 @@ void refuse_contradictions(const CLI::App& run, const RunRequest& given,
     }
   }
   // What it measures, and when it stops, are its file's too.
-  const auto given_option = [&](const char* name) {
-    const CLI::Option* option = run.get_option_no_throw(name);
-    return option != nullptr && option->count() > 0;
-  };
   const auto refuse = [&](const std::string& what, const std::string& whose_run) {
     throw InvalidInput(what + " contradicts " + file.output.string() + ", whose run " + whose_run +
                        " (a continued run keeps its parameters)");
   };
   const pipeline::AnalysisRequest& measured = file.analysis;
   const std::string no_statistics = "measured no statistics";
-  if (given_option("--stats") && !measured.statistics) refuse("--stats", no_statistics);
-  if (given_option("--classify") && !measured.classify) refuse("--classify", "classified nothing");
-  if (given_option("--histogram-bins")) {
+  if (app::given(run, "--stats") && !measured.statistics) refuse("--stats", no_statistics);
+  if (app::given(run, "--classify") && !measured.classify)
+    refuse("--classify", "classified nothing");
+  if (app::given(run, "--histogram-bins")) {
     const std::string bins = std::to_string(out.histogram_bins);
     if (!measured.statistics) refuse("--histogram-bins " + bins, no_statistics);
     if (out.histogram_bins != measured.statistics->bins)
       refuse("--histogram-bins " + bins, "has " + std::to_string(measured.statistics->bins));
   }
-  if (given_option("--histogram-range")) {
+  if (app::given(run, "--histogram-range")) {
     const Outside range = parse_outside(out.histogram_range, "histogram-range");
     const std::string text = "--histogram-range " + to_string(range);
     if (!measured.statistics) refuse(text, no_statistics);
@@ -118,21 +114,20 @@ void refuse_contradictions(const CLI::App& run, const RunRequest& given,
       measured.steady.enabled() ? "has --until-steady " + shortest_text(measured.steady.tolerance) +
                                       " over " + std::to_string(measured.steady.images) + " images"
                                 : "has no --until-steady";
-  if (given_option("--until-steady") && out.until_steady != measured.steady.tolerance)
+  if (app::given(run, "--until-steady") && out.until_steady != measured.steady.tolerance)
     refuse("--until-steady " + shortest_text(out.until_steady), criterion);
-  if (given_option("--steady-images") &&
+  if (app::given(run, "--steady-images") &&
       (!measured.steady.enabled() || out.steady_images != measured.steady.images))
     refuse("--steady-images " + std::to_string(out.steady_images), criterion);
   // A preset's or a pattern's parameters would replace the file's.
   for (const char* option : {"--preset", "--pattern"}) {
-    if (given_option(option)) {
+    if (app::given(run, option)) {
       throw InvalidInput(std::string(option) +
                          " with --resume: a continued run keeps the parameters of its file");
     }
   }
-  const CLI::Option* output = run.get_option_no_throw("--output");
   std::error_code unreadable;  // a name that does not exist is another file
-  if (output != nullptr && output->count() > 0 &&
+  if (app::given(run, "--output") &&
       !std::filesystem::equivalent(given.output, file.output, unreadable)) {
     throw InvalidInput("--output " + given.output.string() + " contradicts --resume " +
                        file.output.string() + " (a continued run writes into its own file)");
@@ -273,9 +268,7 @@ void add_run_command(CLI::App& root) {
       RunRequest request = state->settings.request();
       // The pictures come after the run: a folder they cannot go into is refused before it.
       if (request.render_dir) io::check_render_folder(*request.render_dir);
-      // An empty name (a script's empty variable) is a mistake, not "start afresh".
-      if (run->get_option("--resume")->count() > 0 && state->resume.empty())
-        throw InvalidInput("resume: the file name is empty");
+      refuse_empty_name(*run, "--resume", state->resume);
       if (!state->resume.empty()) {
         RunRequest continued = pipeline::resume_request(state->resume);
         refuse_contradictions(*run, request, state->settings.out, continued);

@@ -101,9 +101,7 @@ void add_sweep_command(CLI::App& root) {
       apply_config(*sweep, state->config);
       record_given(*sweep, state->settings.problem);
       const requests::SweepSettings& given = state->settings;
-      // An empty name (a script's empty variable) is a mistake, not "start afresh".
-      if (sweep->get_option("--resume")->count() > 0 && state->resume.empty())
-        throw InvalidInput("resume: the file name is empty");
+      refuse_empty_name(*sweep, "--resume", state->resume);
       if (!state->resume.empty()) {
         refuse_parameters_with_resume(*sweep);
         SweepRequest request = pipeline::resume_sweep_request(state->resume);
