@@ -731,33 +731,18 @@ def _flag(name, value, default=False):
     raise TypeError(f"{name}: expected a bool, got {type(value).__name__} {value!r}")
 
 
-def _real(name, value, expected="a number"):
-    """A real number, NumPy's scalars and 0-d arrays included (not a bool), as a float."""
-    import numbers
-
-    if isinstance(value, numbers.Real) and not isinstance(value, (bool, _numpy_bool())):
-        return float(value)
-    if getattr(value, "ndim", None) == 0 and getattr(getattr(value, "dtype", None), "kind", "") in ("f", "i", "u"):
-        return float(value)
-    raise TypeError(f"{name}: expected {expected}, got {type(value).__name__} {value!r}")
-
-
 def _whole(name, value):
     """A whole number, NumPy's integer scalars and 0-d arrays included (not a bool), as an int."""
     import operator
 
-    if not isinstance(value, (bool, _numpy_bool())):
+    import numpy
+
+    if not isinstance(value, (bool, numpy.bool_)):
         try:
             return operator.index(value)
         except TypeError:
             pass
     raise TypeError(f"{name}: expected an int, got {type(value).__name__} {value!r}")
-
-
-def _numpy_bool():
-    import numpy
-
-    return numpy.bool_
 
 
 def classify(v, periodic: bool = False, change_per_step: float | None = None) -> Classification:
@@ -771,8 +756,6 @@ def classify(v, periodic: bool = False, change_per_step: float | None = None) ->
     how the classes are told apart and how they match Pearson's map.
     """
     periodic = _flag("periodic", periodic)
-    if change_per_step is not None:
-        change_per_step = _real("change_per_step", change_per_step, "a number or None")
     pattern, features = _core._classify(_host_array(v, "v"), periodic, change_per_step)
     return Classification(pattern, features)
 

@@ -1178,9 +1178,12 @@ nb::tuple classification_of(const analysis::Classification& c) {
 
 template <class Real>
 nb::tuple classify_array(nb::ndarray<const Real, nb::ndim<2>, nb::c_contig, nb::device::cpu> v,
-                         bool periodic, std::optional<double> change) {
+                         bool periodic, nb::handle change_argument) {
   const auto rows = static_cast<std::int64_t>(v.shape(0));
   const auto cols = static_cast<std::int64_t>(v.shape(1));
+  const std::optional<double> change =
+      change_argument.is_none() ? std::nullopt
+                                : std::optional(number("change_per_step", change_argument));
   if (change && !(std::isfinite(*change) && *change >= 0)) {
     throw InvalidInput("change_per_step must be a finite, non-negative number or None");
   }
