@@ -51,16 +51,6 @@ void AnalysisRequest::validate(const Problem& problem, std::int64_t steps_per_im
   steady.check_images();
 }
 
-void check_image_schedule(std::int64_t images, std::int64_t steps_per_image) {
-  if (images <= 0) throw InvalidInput("images must be a positive integer");
-  if (steps_per_image <= 0) throw InvalidInput("steps-per-image must be a positive integer");
-  constexpr std::int64_t max_steps = std::int64_t{1} << 53;
-  if (steps_per_image > max_steps / images) {
-    throw InvalidInput("images x steps-per-image must be at most 2^53 steps, got " +
-                       std::to_string(images) + " x " + std::to_string(steps_per_image));
-  }
-}
-
 void SteadyCriterion::check_images() const {
   if (images < 1 || images > 1'000'000) {
     throw InvalidInput("steady-images must be a whole number from 1 to 1000000, got " +

@@ -154,11 +154,6 @@ struct AnalysisRequest {
   void validate(const Problem& problem, std::int64_t steps_per_image) const;
 };
 
-// Throws InvalidInput unless `images` and `steps_per_image` are positive and the run's last
-// step, images x steps_per_image, stays within 2^53 (a step count a double's time still tells
-// apart, far within an int64's).
-void check_image_schedule(std::int64_t images, std::int64_t steps_per_image);
-
 struct LoopPlan {
   std::int64_t first_image = 0;  // images already done (a continued run)
   std::int64_t images = 0;       // images in the whole run

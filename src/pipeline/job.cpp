@@ -52,6 +52,16 @@ std::string stopped_by_error_at(const std::string& where, const std::string& err
 
 }  // namespace
 
+void check_image_schedule(std::int64_t images, std::int64_t steps_per_image) {
+  if (images <= 0) throw InvalidInput("images must be a positive integer");
+  if (steps_per_image <= 0) throw InvalidInput("steps-per-image must be a positive integer");
+  constexpr std::int64_t max_steps = std::int64_t{1} << 53;
+  if (steps_per_image > max_steps / images) {
+    throw InvalidInput("images x steps-per-image must be at most 2^53 steps, got " +
+                       std::to_string(images) + " x " + std::to_string(steps_per_image));
+  }
+}
+
 std::string error_message(std::exception_ptr error) {
   try {
     if (error) std::rethrow_exception(error);

@@ -151,6 +151,11 @@ class JobFile {
   virtual std::uint64_t bytes_per_member() const = 0;  // memory one member takes (batch sizing)
 };
 
+// Throws InvalidInput unless `images` and `steps_per_image` are positive and the run's last
+// step, images x steps_per_image, stays within 2^53 (a step count a double's time still tells
+// apart, far within an int64's).
+void check_image_schedule(std::int64_t images, std::int64_t steps_per_image);
+
 // A job's members and images, as any front end asks for them.
 struct Job {
   Problem problem;  // problem.params' feed and kill replaced per member
