@@ -3,6 +3,7 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
@@ -155,14 +156,17 @@ void print_config(const CLI::App& app) {
     if (is_flag(*option)) {
       value = given ? "true" : "false";
     } else if (given) {
-      for (const std::string& result : option->results()) {
+      // The value the command uses: the last of an option given twice (TakeLast).
+      for (const std::string& result : option->reduced_results()) {
         value += (value.empty() ? "" : ",") + result;
       }
     } else {
       value = option->get_default_str();
       if (value.empty()) continue;  // not given and no default: the program's own choice
     }
-    if (!is_flag(*option) && !takes_number(*option)) value = toml_string(value);
+    // A seed is a string option (its range is a 64-bit one's) but a number in the file.
+    const bool is_seed = option->get_type_name() == "UINT";
+    if (!is_flag(*option) && !takes_number(*option) && !is_seed) value = toml_string(value);
     if (!given && !noted) {
       std::printf("# not given: the default, unless a preset, a pattern or --depth sets it\n");
       noted = true;
@@ -330,6 +334,41 @@ std::vector<CLI::App*> commands_of(CLI::App& app) {
 std::string docs_pointer() {
   return "Documentation: README.md and docs/ in the grayscott source tree (docs/file-format.md, "
          "docs/sweeps.md, docs/cluster.md, docs/python.md, docs/backends.md).";
+}
+
+void read_whole_numbers_in_decimal(CLI::App& app) {
+  // CLI11 reads a whole number with strtoll's base 0, where 010 is eight and 0x40 is 64: a
+  // leading zero would silently change the grid. Every whole-number option takes decimal digits
+  // only (a sign and spaces around them allowed), leading zeros dropped before CLI11 reads them.
+  const CLI::Validator decimal(
+      [](std::string& text) -> std::string {
+        std::string_view digits = text;
+        while (!digits.empty() && std::isspace(static_cast<unsigned char>(digits.front()))) {
+          digits.remove_prefix(1);
+        }
+        while (!digits.empty() && std::isspace(static_cast<unsigned char>(digits.back()))) {
+          digits.remove_suffix(1);
+        }
+        const std::string sign = !digits.empty() && (digits[0] == '-' || digits[0] == '+')
+                                     ? std::string(1, digits[0])
+                                     : std::string();
+        digits.remove_prefix(sign.size());
+        const bool all_digits =
+            !digits.empty() && std::all_of(digits.begin(), digits.end(),
+                                           [](char c) { return c >= '0' && c <= '9'; });
+        if (!all_digits) return "expected a whole number, got '" + text + "'";
+        while (digits.size() > 1 && digits.front() == '0') digits.remove_prefix(1);
+        text = sign + std::string(digits);
+        return {};
+      },
+      "", "decimal");
+  const auto apply = [&](CLI::App& command) {
+    for (CLI::Option* option : command.get_options()) {
+      if (!is_flag(*option) && takes_whole_number(*option)) option->transform(decimal);
+    }
+  };
+  apply(app);
+  for (CLI::App* command : commands_of(app)) apply(*command);
 }
 
 void name_metavars(CLI::App& app) {

@@ -78,6 +78,10 @@ std::vector<CLI::App*> commands_of(CLI::App& app);
 // The help footers' last line: where the documentation is.
 std::string docs_pointer();
 
+// Makes every whole-number option of `app` and its commands read decimal digits only (CLI11
+// reads 010 as eight and 0x40 as 64): "010" is ten, "0x40" an error naming the option.
+void read_whole_numbers_in_decimal(CLI::App& app);
+
 // Gives every option of `app` and its commands a metavar that says what it takes (FILE, DIR,
 // LO:HI, single|double, ...) in place of CLI11's TEXT, INT and FLOAT where those say too little.
 void name_metavars(CLI::App& app);

@@ -173,6 +173,12 @@ expect_error "cols must be a positive integer" run --cols -5
 expect_error "--rows: expected a whole number, got 'ten'" run --rows ten
 expect_error "--rows: expected a whole number, got '1e9'" run --rows 1e9
 expect_error "--images: expected a whole number, got '2.5'" run --images 2.5
+# Whole numbers are decimal: CLI11 alone reads 0x40 as 64 and 010 as eight.
+expect_error "--rows: expected a whole number, got '0x40'" run --rows 0x40
+expect_error "--image: expected a whole number, got '0x1'" render run.h5 --image 0x1
+"$gs" run --rows 010 --cols 8 --images 1 --steps-per-image 1 --quiet -o leading-zero.h5 &&
+  /usr/bin/python3 -c 'import h5py; assert h5py.File("leading-zero.h5", "r")["v"].shape == (1, 10, 8)' &&
+  pass || fail "--rows 010 is not ten rows"
 expect_error "--feed: expected a number, got 'lots'" run --feed lots
 expect_error "images must be a positive integer" run --images 0
 expect_error "steps-per-image must be a positive integer" run --steps-per-image -1

@@ -274,12 +274,15 @@ for text, wanted in (('rows = "128"\n', "expected a whole number"),
                        text=True)
     check(r.returncode == 2 and wanted in r.stderr and not os.path.exists("wrong.h5"),
           f"config {text.strip()!r}: refused with '{wanted}': {r.stderr.strip()}")
-given = ["--rows", "30", "--cols", "18", "--images", "4", "--steps-per-image", "9", "--boundary",
+# Given twice, the later value is printed (as the run uses it); a leading zero is decimal.
+given = ["--cols", "7", "--fields", "v", "--rows", "030", "--cols", "18", "--images", "4", "--steps-per-image", "9", "--boundary",
          "periodic", "--stencil", "five-point", "--init", "noise", "--seed", "11", "--fields", "u,v",
          "--feed", "0.03", "--dt", "0.5", "--precision", "double"]
 printed = run("run", *given, "-o", "printed.h5", "--print-config")
 check(not os.path.exists("printed.h5") and printed.stdout.startswith("[run]\n"),
       "--print-config prints a [run] section and runs nothing")
+for line in ("rows = 30\n", "cols = 18\n", "seed = 11\n", 'fields = "u,v"\n'):
+    check(line in printed.stdout, f"--print-config prints {line.strip()}: {printed.stdout}")
 with open("printed.toml", "w") as f:
     f.write(printed.stdout)
 run("run", *given, "-o", "direct.h5", "--quiet")
