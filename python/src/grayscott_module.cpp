@@ -528,6 +528,25 @@ class Batch {
     return shape;
   }
 
+  // This process's block of member m's initial state: generated, or a custom one read from the
+  // run file that stores it.
+  template <class Real>
+  void initial_block(std::size_t m, std::vector<Real>& u, std::vector<Real>& v) const {
+    if (initial_[m].kind == InitialKind::Custom) {
+      io::read_initial_state<Real>(initial_file_, block_.row_begin, block_.rows, block_.col_begin,
+                                   block_.cols, u, v, block_.plane_begin, block_.planes);
+      if (u.size() != block_cells() || v.size() != block_cells())
+        throw InvalidInput(initial_file_ + ": /initial_state does not match the grid");
+    } else if (problem_.grid.volume()) {
+      fill_initial_volume_block<Real>(problem_.grid, initial_[m], block_.plane_begin,
+                                      block_.row_begin, block_.col_begin, block_.planes,
+                                      block_.rows, block_.cols, u, v);
+    } else {
+      fill_initial_block<Real>(problem_.grid, initial_[m], block_.row_begin, block_.col_begin,
+                               block_.rows, block_.cols, u, v);
+    }
+  }
+
   void load_initial_states() {
     std::visit(
         [&](auto& engine) {
@@ -535,20 +554,34 @@ class Batch {
           std::vector<Real> u(block_cells()), v(block_cells());
           engine->home_state();
           for (std::size_t m = 0; m < members_.size(); ++m) {
-            if (problem_.grid.volume()) {
-              fill_initial_volume_block<Real>(problem_.grid, initial_[m], block_.plane_begin,
-                                              block_.row_begin, block_.col_begin, block_.planes,
-                                              block_.rows, block_.cols, u, v);
-            } else {
-              fill_initial_block<Real>(problem_.grid, initial_[m], block_.row_begin,
-                                       block_.col_begin, block_.rows, block_.cols, u, v);
-            }
+            initial_block<Real>(m, u, v);
             engine->load(m, u, v);
           }
         },
         engine_);
     step_ = 0;
     time_ = 0;
+  }
+
+ protected:
+  // Whether the engine holds the first member's initial state bit for bit (on every rank): not
+  // so once values were written into sim.u or sim.v.
+  bool holds_initial_state() {
+    bool same = std::visit(
+        [&](auto& engine) {
+          using Real = typename std::remove_reference_t<decltype(*engine)>::real_type;
+          const std::size_t cells = block_cells();
+          std::vector<Real> u(cells), v(cells), u0(cells), v0(cells);
+          engine->copy_state(0, u.data(), v.data());
+          initial_block<Real>(0, u0, v0);
+          return std::memcmp(u.data(), u0.data(), cells * sizeof(Real)) == 0 &&
+                 std::memcmp(v.data(), v0.data(), cells * sizeof(Real)) == 0;
+        },
+        engine_);
+#if GRAYSCOTT_WITH_MPI
+    if (session_) same = !mpi::any_rank(session_->world(), !same);
+#endif
+    return same;
   }
 
  public:
@@ -703,6 +736,8 @@ class Batch {
   std::vector<InitialState> initial_;
   EngineOptions options_;
   std::string decomposition_;  // over ranks: the ranks along each axis (empty: automatic)
+  std::string
+      initial_file_;  // the run file that stores a custom initial state (InitialKind::Custom)
 #if GRAYSCOTT_WITH_MPI
   std::shared_ptr<mpi::Session> session_;  // set when the grid is split over ranks
 #else
@@ -802,6 +837,8 @@ class Simulation : public Batch {
     request.resume = resume;
     if (resume) {
       const pipeline::RunRequest from_file = pipeline::resume_request(request.output);
+      // A run continued from its start starts where the file's did.
+      request.initial = from_file.initial;
       request.images = from_file.images;
       request.steps_per_image = from_file.steps_per_image;
       request.fields = from_file.fields;
@@ -813,6 +850,29 @@ class Simulation : public Batch {
             "run() writes a run from its initial state, and this simulation is at step " +
             std::to_string(step_) + ": call reset() first, or make a new Simulation");
       }
+      if (request.initial.kind == InitialKind::Custom || !holds_initial_state()) {
+        // Values written into sim.u or sim.v: the run starts from them, and its file says so and
+        // stores them (a continued run reads them there; `reset()` still loads the initial state
+        // this simulation was made with).
+        request.initial = InitialState{InitialKind::Custom, 0, std::nullopt};
+        if (over_ranks()) {
+          // The run's engine is made by the pipeline: each rank hands over its block.
+          request.custom_initial = [this](void* u, void* v) {
+            std::visit(
+                [&](auto& engine) {
+                  using Real = typename std::remove_reference_t<decltype(*engine)>::real_type;
+                  engine->copy_state(0, static_cast<Real*>(u), static_cast<Real*>(v));
+                },
+                engine_);
+          };
+        }
+      }
+    }
+    if (resume) {
+      // This simulation continues the file's run: its initial state is the file's (a custom one
+      // read from the file by `reset()`).
+      initial_[0] = request.initial;
+      initial_file_ = request.output.string();
     }
     return execute(request, progress, on_image, image_views);
   }
@@ -1433,7 +1493,10 @@ NB_MODULE(_core, m) {
       [](const std::string& path) {
         const pipeline::RunRequest request = pipeline::resume_request(path);
         nb::dict d = parameters_dict(request.problem);
-        d["init"] = std::string(to_string(request.initial.kind));
+        // A custom initial state is not made from keywords: run(resume=True) takes it, with the
+        // others, from the file.
+        if (request.initial.kind != InitialKind::Custom)
+          d["init"] = std::string(to_string(request.initial.kind));
         if (request.initial.kind == InitialKind::Noise) d["seed"] = request.initial.seed;
         return d;
       },

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 
+import h5py
 import numpy as np
 import pytest
 
@@ -96,3 +97,68 @@ def test_a_communicator_that_is_not_the_world_is_refused():
     volume = gs.Simulation(depth=3, rows=8, cols=5, comm=mpi4py.COMM_WORLD)
     assert volume.block == (slice(0, 3), slice(0, 8), slice(0, 5))
     assert volume.v[volume.block].shape == volume.v.shape == (3, 8, 5)
+
+
+CUSTOM_SCRIPT = textwrap.dedent("""
+    import sys
+    import numpy as np
+    from mpi4py import MPI
+    import grayscott as gs
+
+    output, depth = sys.argv[1], int(sys.argv[2])
+    shape = dict(rows=21, cols=34) if depth == 1 else dict(depth=depth, rows=9, cols=11)
+    sim = gs.Simulation(**shape, boundary="periodic", backend="cpu", threads=1,
+                        comm=MPI.COMM_WORLD)
+    rng = np.random.default_rng(3)
+    u, v = rng.random(sim.shape), rng.random(sim.shape)  # the same on every rank
+    sim.u[...] = u[sim.block]
+    sim.v[...] = v[sim.block]
+    sim.run(images=3, steps_per_image=7, output=output, quiet=True)
+""")
+
+
+@pytest.mark.parametrize("ranks, depth", [(2, 1), (3, 1), (2, 6)])
+def test_a_state_written_into_each_ranks_block_is_the_runs_start(tmp_path, ranks, depth):
+    # Over ranks the run's engine is the pipeline's: each rank's block of the written state is
+    # handed to it (it was silently replaced by the generated start) and stored in the file.
+    launcher = mpirun()
+    script = tmp_path / "script.py"
+    script.write_text(CUSTOM_SCRIPT)
+    done = subprocess.run([launcher, "-n", str(ranks), "--oversubscribe", sys.executable,
+                           str(script), str(tmp_path / "ranks.h5"), str(depth)],
+                          capture_output=True, text=True, timeout=300, env=mpi_environment())
+    assert done.returncode == 0, done.stderr[-3000:]
+    done = subprocess.run([sys.executable, str(script), str(tmp_path / "alone.h5"), str(depth)],
+                          capture_output=True, text=True, timeout=300, env=mpi_environment())
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert_same_run_file(tmp_path / "ranks.h5", tmp_path / "alone.h5")
+    with h5py.File(tmp_path / "ranks.h5", "r") as a, h5py.File(tmp_path / "alone.h5", "r") as b:
+        assert a.attrs["init"] == "custom"
+        assert np.array_equal(a["initial_state"][...], b["initial_state"][...])
+
+
+def test_a_custom_start_continues_over_ranks_from_its_stored_state(tmp_path, grayscott_bin):
+    # A one-process custom run killed before its first checkpoint, continued by `mpirun grayscott
+    # run --resume`: each rank reads its block of /initial_state.
+    script = tmp_path / "script.py"
+    script.write_text(CUSTOM_SCRIPT.replace(
+        "sim.run(images=3, steps_per_image=7, output=output, quiet=True)",
+        "import os, signal\n"
+        "def die(index, step, time, image):\n"
+        "    if len(sys.argv) > 3 and index == 1: os.kill(os.getpid(), signal.SIGKILL)\n"
+        "sim.run(images=3, steps_per_image=7, output=output, quiet=True, on_image=die,\n"
+        "        checkpoint_every=1000)"))
+    env = mpi_environment()
+    done = subprocess.run([sys.executable, str(script), str(tmp_path / "full.h5"), "1"],
+                          capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    killed = tmp_path / "killed.h5"
+    done = subprocess.run([sys.executable, str(script), str(killed), "1", "kill"],
+                          capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == -9, done.stderr[-3000:]
+    subprocess.run([grayscott_bin, "repair", str(killed)], check=True, capture_output=True)
+    done = subprocess.run([mpirun(), "-n", "2", "--oversubscribe", grayscott_bin, "run",
+                           "--resume", str(killed), "--quiet"], capture_output=True, text=True,
+                          timeout=300, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert_same_run_file(killed, tmp_path / "full.h5")

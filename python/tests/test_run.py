@@ -284,3 +284,87 @@ def test_ctrl_c_during_a_run_with_a_callback_stops_it_quickly(tmp_path):
     interrupt(process, after=1.5, within=0.2)
     with h5py.File(out, "r") as f:
         assert f.attrs["status"].startswith("interrupted by SIGINT after image")
+
+
+# A state written into sim.u / sim.v before run(): the run starts from it, and its file says so
+# and stores it, so that a run killed before its first checkpoint continues from it too.
+CUSTOM_START = textwrap.dedent("""
+    import os, signal, sys
+    import grayscott as gs
+    sim = gs.Simulation(rows=40, cols=56, boundary="periodic", backend="cpu")
+    sim.v[5:15, 40:50] = 0.8
+    sim.u[5:15, 40:50] = 0.3
+    def die(index, step, time, image):
+        if index == 3 and sys.argv[2] == "kill":
+            os.kill(os.getpid(), signal.SIGKILL)
+    sim.run(images=6, steps_per_image=25, output=sys.argv[1], quiet=True, checkpoint_every=1000,
+            on_image=die)
+""")
+
+
+def custom_start_file(tmp_path, name, how):
+    script = tmp_path / "custom_start.py"
+    script.write_text(CUSTOM_START)
+    path = tmp_path / name
+    done = subprocess.run([sys.executable, str(script), str(path), how], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == (-signal.SIGKILL if how == "kill" else 0), done.stderr
+    return path
+
+
+def test_a_state_written_before_run_is_recorded_as_custom_and_stored(tmp_path, grayscott_bin):
+    full = custom_start_file(tmp_path, "full.h5", "whole")
+    by_hand = gs.Simulation(rows=40, cols=56, boundary="periodic", backend="cpu")
+    by_hand.v[5:15, 40:50] = 0.8
+    by_hand.u[5:15, 40:50] = 0.3
+    u0, v0 = by_hand.u.copy(), by_hand.v.copy()
+    with h5py.File(full, "r") as f:
+        assert f.attrs["init"] == "custom" and "init_values" not in f.attrs
+        assert f["initial_state"].attrs["status"] == "written"
+        assert np.array_equal(f["initial_state"][0], u0)
+        assert np.array_equal(f["initial_state"][1], v0)
+        images = f["v"][...]
+    # Its images are the steps from that state.
+    for image in images:
+        by_hand.advance(25)
+        assert np.array_equal(by_hand.v, image)
+    info = run_cli(grayscott_bin, "info", full).stdout
+    assert "initial state: custom" in info
+    # A simulation left as it was made records its own start, and stores nothing.
+    plain = tmp_path / "plain.h5"
+    gs.Simulation(rows=8, cols=8, backend="cpu").run(images=1, steps_per_image=1, output=plain,
+                                                      quiet=True)
+    with h5py.File(plain, "r") as f:
+        assert f.attrs["init"] == "rectangle" and "initial_state" not in f
+
+
+def test_a_custom_start_killed_before_its_first_checkpoint_continues_from_it(tmp_path,
+                                                                             grayscott_bin):
+    full = custom_start_file(tmp_path, "full.h5", "whole")
+    for how in ("command line", "python"):
+        killed = custom_start_file(tmp_path, f"killed {how}.h5", "kill")
+        run_cli(grayscott_bin, "repair", killed)
+        with h5py.File(killed, "r") as f:
+            assert f["checkpoint/images"][...].max() == 0  # nothing to continue from but the start
+        if how == "command line":
+            run_cli(grayscott_bin, "run", "--resume", killed, "--quiet")
+        else:
+            sim = gs.Simulation.resume(killed, backend="cpu", quiet=True)
+            assert sim.init == ("custom", 0)
+            sim.reset()  # the start the file stores
+            with h5py.File(full, "r") as f:
+                assert np.array_equal(sim.v, f["initial_state"][1])
+        assert_same_run_file(killed, full)
+
+
+def test_a_custom_start_that_was_never_stored_is_not_continued(tmp_path, grayscott_bin):
+    killed = custom_start_file(tmp_path, "killed.h5", "kill")
+    run_cli(grayscott_bin, "repair", killed)
+    with h5py.File(killed, "r+") as f:
+        f["initial_state"].attrs["status"] = "being written"  # killed while storing it
+    done = subprocess.run([grayscott_bin, "run", "--resume", str(killed)], capture_output=True,
+                          text=True)
+    assert done.returncode == 2
+    assert "stopped before its custom initial state was stored" in done.stderr
+    with pytest.raises(ValueError, match="stopped before its custom initial state was stored"):
+        gs.Simulation.resume(killed)

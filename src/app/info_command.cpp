@@ -62,6 +62,22 @@ void describe_statistics(const std::string& path, std::int64_t images) {
   }
 }
 
+// Where a run file's run started: a generated state (its kind, a noise's seed) or the custom one
+// it stores.
+void describe_start(const std::string& path) {
+  const io::RunFileReader file(path);
+  if (!file.has_attribute("init")) return;
+  const std::string init = file.attribute_string("init");
+  if (init == "custom") {
+    std::printf("initial state: custom, as the run was given it (/initial_state)\n");
+  } else if (init == "noise" && file.has_attribute("seed")) {
+    std::printf("initial state: noise, seed %lld\n",
+                static_cast<long long>(file.attribute_int64("seed")));
+  } else {
+    std::printf("initial state: %s\n", init.c_str());
+  }
+}
+
 void describe_file(const std::string& path) {
   const io::FileReport r = io::inspect_file(path);
   const Problem& p = r.problem;
@@ -95,6 +111,7 @@ void describe_file(const std::string& path) {
                 static_cast<long long>(r.images), static_cast<long long>(r.images_requested),
                 static_cast<long long>(r.steps_per_image), r.fields.c_str());
   }
+  if (!r.sweep) describe_start(path);
   std::printf("status: %s\n", r.status.c_str());
   if (!r.sweep) describe_statistics(path, r.images);
   std::printf("checkpoint: %s\n",

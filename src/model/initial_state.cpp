@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 
@@ -66,6 +67,10 @@ InitialKind parse_initial_kind(std::string_view text) {
                      std::string(text) + "'");
 }
 
+InitialKind parse_recorded_initial_kind(std::string_view text) {
+  return text == "custom" ? InitialKind::Custom : parse_initial_kind(text);
+}
+
 std::string_view to_string(InitialKind kind) {
   switch (kind) {
     case InitialKind::Rectangle:
@@ -80,6 +85,8 @@ std::string_view to_string(InitialKind kind) {
       return "drop";
     case InitialKind::Cube:
       return "cube";
+    case InitialKind::Custom:
+      return "custom";
   }
   return "rectangle";
 }
@@ -163,6 +170,7 @@ std::pair<std::int64_t, std::int64_t> shape_planes(const Grid& grid, InitialKind
       return centred(depth, cube_half_width);
     case InitialKind::Rectangle:
     case InitialKind::Noise:
+    case InitialKind::Custom:
       break;
   }
   return {7 * depth / 16, std::max(8 * depth / 16, 7 * depth / 16 + 1)};
@@ -180,6 +188,7 @@ SeedRectangle shape_cells(const Grid& grid, InitialKind kind) {
       return drop_cells(grid);
     case InitialKind::Rectangle:
     case InitialKind::Noise:
+    case InitialKind::Custom:
       break;
   }
   return seed_rectangle(grid);
@@ -215,6 +224,9 @@ void fill_plane_block(const Grid& grid, const InitialState& state, std::int64_t 
   if (u.size() != cells || v.size() != cells || row0 < 0 || col0 < 0 || row0 + rows > grid.rows ||
       col0 + cols > grid.cols || z < 0 || z >= grid.depth) {
     throw InvalidInput("initial state: buffers do not match the grid");
+  }
+  if (state.kind == InitialKind::Custom) {
+    throw std::logic_error("a custom initial state is read from where it was stored, not made");
   }
   const SeedRectangle rect = shape_cells(grid, state.kind);
   const auto [z0, z1] = shape_planes(grid, state.kind);

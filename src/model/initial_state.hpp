@@ -27,6 +27,9 @@ enum class InitialKind {
   BoxBordered,
   Drop,  // the Kokkos course's 2 x 2 drop (u = 0, v = 1): see drop_cells
   Cube,  // ADIOS2's Gray-Scott example's centred cube (u = 0.25, v = 0.33): see cube_cells
+  // A state a front end was given (values written into a Python simulation's u and v before its
+  // run): not generated, so a run file stores it (/initial_state) and a continued run reads it.
+  Custom,
 };
 
 // The values inside a start's shape.
@@ -77,8 +80,11 @@ void check_initial_state(const Grid& grid, const InitialState& state);
 // to break its symmetry within a few hundred steps.
 inline constexpr double noise_amplitude = 0.05;
 
-// "rectangle", "noise", "box", "box-bordered", "drop" or "cube".
+// "rectangle", "noise", "box", "box-bordered", "drop" or "cube": the starts that can be asked
+// for. A file's "custom" is read by parse_recorded_initial_kind.
 InitialKind parse_initial_kind(std::string_view text);
+// What a run file records: one of those, or "custom".
+InitialKind parse_recorded_initial_kind(std::string_view text);
 std::string_view to_string(InitialKind kind);
 
 // A counter-based hash of (seed, counter) to a double uniform in [0, 1), 53 random bits. Pure
@@ -86,8 +92,9 @@ std::string_view to_string(InitialKind kind);
 double uniform_hash(std::uint64_t seed, std::uint64_t counter);
 
 // Fills u and v (depth*rows*cols values, plane after plane, each row-major) with the initial
-// state. Values are computed in double and rounded once to Real. The noise of cell i (its index
-// in that order) is drawn from counters 2i and 2i + 1.
+// state (not a Custom one, which is read from where it was stored: std::logic_error). Values are
+// computed in double and rounded once to Real. The noise of cell i (its index in that order) is
+// drawn from counters 2i and 2i + 1.
 template <class Real>
 void fill_initial_state(const Grid& grid, const InitialState& state, std::span<Real> u,
                         std::span<Real> v);

@@ -121,6 +121,20 @@ Batch<Real> Placement<Real>::make_batch(const Job& job, std::int64_t first, std:
       engine->load(static_cast<std::size_t>(m), {u.data() + offset, cells},
                    {v.data() + offset, cells});
     }
+  } else if (job.member_initial.front().kind == InitialKind::Custom) {
+    // A run's state as it was given (one member): held by a given engine already, unless the
+    // run continues its file, which stores it.
+    if (given_ == nullptr || job.resume) {
+      std::vector<Real> u(cells), v(cells);
+      if (job.resume) {
+        file.read_initial_state(BlockPlace{}, u, v);
+      } else if (job.custom_initial) {
+        job.custom_initial(u.data(), v.data());
+      } else {
+        throw std::logic_error("a custom initial state without its values");
+      }
+      engine->load(0, u, v);
+    }
   } else if (given_ == nullptr || job.resume) {
     // A given engine holds the state to start from, unless it continues a file.
     const typename Engine<Real>::StateView state = engine->state();
@@ -145,9 +159,9 @@ Batch<Real> Placement<Real>::make_batch(const Job& job, std::int64_t first, std:
   times.initial_state += clock.lap();
   batch.source = std::make_unique<EngineSource<Real>>(*engine, cells);
   batch.cells = cells;
-  batch.read_v = [engine, cells](Real* v) {
+  batch.read_state = [engine, cells](Real* u, Real* v) {
     for (std::size_t m = 0; m < engine->members(); ++m)
-      engine->copy_state(m, nullptr, v + m * cells);
+      engine->copy_state(m, u ? u + m * cells : nullptr, v ? v + m * cells : nullptr);
   };
   batch.freeze = [engine](std::size_t member) { engine->freeze(member); };
   return batch;
@@ -208,6 +222,14 @@ JobSummary run_job(Job job, JobFile<Real>& file, Placement<Real>& place) {
   }
   Stopwatch clock;
   place.agree([&] { file.open(std::string(backend.name()), place.file_access()); });
+  if (!job.resume && job.one_simulation && job.member_initial.front().kind == InitialKind::Custom) {
+    // Not made from the file's attributes: stored, durable before the first image.
+    place.agree([&] {
+      std::vector<Real> u(batch->cells), v(batch->cells);
+      batch->read_state(u.data(), v.data());
+      file.write_initial_state(u.data(), v.data());
+    });
+  }
   times.file_open = clock.lap();
 
   // Each of this process's members in batches, without talking to other processes but through
@@ -275,7 +297,7 @@ JobSummary run_job(Job job, JobFile<Real>& file, Placement<Real>& place) {
       if (plan.statistics) {
         // The state the loop starts from, for the first image's change.
         start_v.resize(plan.slot_values);
-        batch->read_v(start_v.data());
+        batch->read_state(nullptr, start_v.data());
         plan.start_v = start_v.data();
       }
       plan.on_image = [&](std::int64_t) {

@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -86,8 +87,9 @@ template <class Real>
 struct Batch {
   std::unique_ptr<Engine<Real>> engine;  // a local engine made for the batch (none: given)
   std::unique_ptr<ImageSource<Real>> source;
-  std::size_t cells = 0;                    // this process's cells of one member
-  std::function<void(Real* v)> read_v;      // this process's v of every member, member after member
+  std::size_t cells = 0;  // this process's cells of one member
+  // This process's u and v of every member, member after member (a null field is not read).
+  std::function<void(Real* u, Real* v)> read_state;
   std::function<void(std::size_t)> freeze;  // stop stepping a member that settled
 };
 
@@ -129,6 +131,20 @@ class JobFile {
   // member (rows = 0 in `block`: the whole grid).
   virtual void read_checkpoint(std::int64_t first, std::int64_t count, const BlockPlace& block,
                                std::vector<Real>& u, std::vector<Real>& v) const = 0;
+  // A run's custom initial state (InitialKind::Custom): stored once the file is open, before any
+  // image (this process's block), and read back by a run continued from its start.
+  virtual void write_initial_state(const Real* u, const Real* v) {
+    (void)u;
+    (void)v;
+    throw std::logic_error("only a run's file stores a custom initial state");
+  }
+  virtual void read_initial_state(const BlockPlace& block, std::vector<Real>& u,
+                                  std::vector<Real>& v) const {
+    (void)block;
+    (void)u;
+    (void)v;
+    throw std::logic_error("only a run's file stores a custom initial state");
+  }
   // The sink for members [first, first + count); `check_before_handover`: processes that write
   // together check each image before it goes to the writer, where they can agree.
   virtual std::unique_ptr<ImageSink<Real>> sink(std::int64_t first, std::int64_t count,
@@ -161,6 +177,10 @@ struct Job {
   Problem problem;  // problem.params' feed and kill replaced per member
   std::vector<Parameters> member_params;
   std::vector<InitialState> member_initial;  // each member's initial state (its seed)
+  // A run's custom initial state (InitialKind::Custom) that a new file starts from, where the
+  // engine that steps it does not hold it already: fills this process's block of u and v (of
+  // the run's precision). A continued run reads it from its file instead.
+  std::function<void(void* u, void* v)> custom_initial;
   std::int64_t images = 0, steps_per_image = 0;
   FieldSet fields;
   EngineOptions engine;

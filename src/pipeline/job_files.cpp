@@ -36,6 +36,7 @@ Job job_of(const RunRequest& request) {
   Job job = job_with_common_settings(request);
   job.member_params = {request.problem.params};
   job.member_initial = {request.initial};
+  job.custom_initial = request.custom_initial;
   job.one_simulation = true;
   job.on_image = request.on_image;
   return job;
@@ -121,6 +122,14 @@ class RunJobFile final : public JobFile<Real> {
                        std::vector<Real>& v) const override {
     io::read_checkpoint<Real>(request_.output, block.row_begin, block.rows, block.col_begin,
                               block.cols, u, v, block.plane_begin, block.planes);
+  }
+  void write_initial_state(const Real* u, const Real* v) override {
+    writer_->write_initial_state(u, v);
+  }
+  void read_initial_state(const BlockPlace& block, std::vector<Real>& u,
+                          std::vector<Real>& v) const override {
+    io::read_initial_state<Real>(request_.output, block.row_begin, block.rows, block.col_begin,
+                                 block.cols, u, v, block.plane_begin, block.planes);
   }
   std::unique_ptr<ImageSink<Real>> sink(std::int64_t, std::int64_t, std::size_t,
                                         bool check_before_handover) override {

@@ -279,6 +279,17 @@ class GridOverRanks final : public OverRanks<Real> {
       std::vector<Real> u, v;
       file.read_checkpoint(0, 1, block, u, v);
       engine_->load(u, v);
+    } else if (job.member_initial.front().kind == InitialKind::Custom) {
+      // As it was given, or as the file stores it for a run continued from its start.
+      std::vector<Real> u(static_cast<std::size_t>(block.cells())), v(u.size());
+      if (job.resume) {
+        file.read_initial_state(block, u, v);
+      } else if (job.custom_initial) {
+        job.custom_initial(u.data(), v.data());
+      } else {
+        throw std::logic_error("a custom initial state without its values");
+      }
+      engine_->load(u, v);
     } else {
       engine_->load_initial(job.member_initial.front());
     }
@@ -287,7 +298,7 @@ class GridOverRanks final : public OverRanks<Real> {
     batch.source = std::make_unique<BlockSource<Real>>(*engine_, decomposition_->comm(), injected_,
                                                        from_image);
     batch.cells = static_cast<std::size_t>(block.cells());
-    batch.read_v = [this](Real* v) { engine_->read_owned(nullptr, v); };
+    batch.read_state = [this](Real* u, Real* v) { engine_->read_owned(u, v); };
     batch.freeze = [](std::size_t) {};
     return batch;
   }
@@ -438,8 +449,8 @@ class DistributedGridEngine final : public Engine<Real> {
                            std::optional<mpi::ProcessGrid> forced;
                            if (!decomposition.empty())
                              forced = mpi::parse_decomposition(decomposition);
-                           process_grid = mpi::choose_process_grid(session.size(), problem.grid,
-                                                                   forced, 1);
+                           process_grid =
+                               mpi::choose_process_grid(session.size(), problem.grid, forced, 1);
                          }));
     BlockPlacement placement;
     placement.rank = agree_on_backend(options, session, &problem);

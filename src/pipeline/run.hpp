@@ -28,6 +28,11 @@ namespace grayscott::pipeline {
 struct RunRequest {
   Problem problem;
   InitialState initial;  // the rectangle unless --init noise
+  // Where `initial` is custom (InitialKind::Custom, a Python simulation's own state) and a new
+  // file starts from it over MPI ranks: fills this rank's block of u and v, in the run's
+  // precision. A single process's given engine holds it already; a continued run reads it from
+  // its file.
+  std::function<void(void* u, void* v)> custom_initial;
   std::int64_t images = 1000;
   std::int64_t steps_per_image = 32;
   FieldSet fields;

@@ -40,6 +40,7 @@ Problem read_problem_attributes(const RunFileReader& file) {
 
 void write_initial_attributes(hid_t root, const InitialState& initial) {
   h5::write_attribute(root, "init", std::string(to_string(initial.kind)));
+  if (initial.kind == InitialKind::Custom) return;  // its values are in /initial_state
   const ShapeValues values = shape_values(initial);
   const double pair[2] = {values.u, values.v};
   h5::write_attribute(root, "init_values", std::span<const double>(pair));
@@ -47,7 +48,7 @@ void write_initial_attributes(hid_t root, const InitialState& initial) {
 
 InitialState read_initial_attributes(const RunFileReader& file) {
   InitialState initial;
-  initial.kind = parse_initial_kind(file.attribute_string("init"));
+  initial.kind = parse_recorded_initial_kind(file.attribute_string("init"));
   if (file.has_attribute("init_values")) {
     const auto values = file.attribute_doubles("init_values");
     if (values.size() != 2) throw InvalidInput("the file's init_values are not 2 numbers");

@@ -244,8 +244,9 @@ std::vector<double> RunFileReader::attribute_doubles(const std::string& name) co
   return values;
 }
 
-std::string RunFileReader::attribute_string(const std::string& name) const {
-  h5::Id attr = open_attribute(h_->file, name);
+namespace {
+std::string read_string_attribute(hid_t object, const std::string& name) {
+  h5::Id attr = open_attribute(object, name);
   h5::Id type(H5Aget_type(attr), H5Tclose, "get a type");
   if (H5Tis_variable_str(type) > 0) {
     char* text = nullptr;
@@ -258,6 +259,17 @@ std::string RunFileReader::attribute_string(const std::string& name) const {
   std::string value(H5Tget_size(type), '\0');
   h5::check(H5Aread(attr, type, value.data()), "read attribute " + name);
   return value.substr(0, value.find('\0'));
+}
+}  // namespace
+
+std::string RunFileReader::attribute_string(const std::string& name) const {
+  return read_string_attribute(h_->file, name);
+}
+
+std::string RunFileReader::dataset_attribute_string(const std::string& dataset,
+                                                    const std::string& name) const {
+  h5::Id set(H5Dopen2(h_->file, dataset.c_str(), H5P_DEFAULT), H5Dclose, "open /" + dataset);
+  return read_string_attribute(set, name);
 }
 
 }  // namespace grayscott::io

@@ -48,6 +48,8 @@ class RunFileReader {
   double attribute_double(const std::string& name) const;
   std::int64_t attribute_int64(const std::string& name) const;
   std::string attribute_string(const std::string& name) const;
+  // A string attribute of one of the file's datasets.
+  std::string dataset_attribute_string(const std::string& dataset, const std::string& name) const;
   std::vector<double> attribute_doubles(const std::string& name) const;
   bool has_attribute(const std::string& name) const;
   // Whether a dataset's chunks are placed in the file when it grows (true for one not chunked).

@@ -6,16 +6,16 @@
 
 #include <array>
 #include <cstdint>
-#include <optional>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "analysis/statistics.hpp"
-#include "io/files/problem_attributes.hpp"
 #include "io/files/checkpoint_slots.hpp"
+#include "io/files/problem_attributes.hpp"
 #include "io/files/xdmf.hpp"  // ImagePlaces, XdmfCompanion, XdmfGridInfo: the run's companion
 #include "model/initial_state.hpp"
 #include "model/model.hpp"
@@ -33,7 +33,6 @@ struct RunMetadata {
   // What the run measures of every image (/stats) and when it stops.
   AnalysisAttributes analysis;
 };
-
 
 // Bytes a run writes: its images (both fields when asked), the two checkpoint slots, /step and
 // the XDMF companion, for the free-space check.
@@ -95,6 +94,10 @@ class RunFileWriter {
   // checkpoint slot, flushes it to the disk, then marks the slot valid: a crash at any moment
   // leaves one valid checkpoint. Collective when the access is.
   void save_checkpoint(std::int64_t images_done, const void* u, const void* v);
+  // Stores a custom initial state (InitialKind::Custom; this process's block of u and v, as
+  // append takes them) in /initial_state, durable before any image. Collective when the access
+  // is.
+  void write_initial_state(const void* u, const void* v);
   // Makes every image appended so far survive a crash of this process (and refreshes the XDMF
   // companion now and then). Collective when the access is.
   void flush();
@@ -111,9 +114,9 @@ class RunFileWriter {
   // One whole image (of the run's precision) into [index] of a 3-D dataset: straight to the disk
   // where it can go so (a single process, aligned; see DirectWrites), else through HDF5.
   void write_image(hid_t dataset, hsize_t index, const void* data, const std::string& what);
-  void count_images();         // grows /time and /step over the images appended since
+  void count_images();                   // grows /time and /step over the images appended since
   void write_statistics(hsize_t first);  // /stats of the images appended since, from `first`
-  void make_images_durable();  // flushes the images, then /step that counts them
+  void make_images_durable();            // flushes the images, then /step that counts them
   void after_write_error(const std::exception& e);
   // How this file writes a checkpoint of the state u, v (see CheckpointSlots).
   SlotWrites slot_writes(const void* u, const void* v);
@@ -168,10 +171,17 @@ void read_checkpoint(const std::filesystem::path& path, std::int64_t row_begin, 
                      std::int64_t col_begin, std::int64_t cols, std::vector<Real>& u,
                      std::vector<Real>& v, std::int64_t plane_begin = 0, std::int64_t planes = 0);
 
+// This process's block of a custom initial state (/initial_state), as read_checkpoint reads a
+// checkpoint's.
+template <class Real>
+void read_initial_state(const std::filesystem::path& path, std::int64_t row_begin,
+                        std::int64_t rows, std::int64_t col_begin, std::int64_t cols,
+                        std::vector<Real>& u, std::vector<Real>& v, std::int64_t plane_begin = 0,
+                        std::int64_t planes = 0);
+
 // Writes the XDMF companion (NAME.xmf) that lets ParaView and VisIt open the run as a time
 // series, listing the first `images` images (those /step counts), from where the file holds them.
-void write_xdmf(const std::filesystem::path& h5_path, const RunMetadata& meta,
-                std::int64_t images);
+void write_xdmf(const std::filesystem::path& h5_path, const RunMetadata& meta, std::int64_t images);
 // What every image of a run shares in its companion.
 XdmfGridInfo xdmf_grid_of(const RunMetadata& meta);
 

@@ -16,8 +16,8 @@ namespace fs = std::filesystem;
 namespace {
 
 // The run file's chunked datasets.
-constexpr const char* run_chunked_datasets[] = {"v",           "u", "step", "time", "checkpoint/u",
-                                                "checkpoint/v"};
+constexpr const char* run_chunked_datasets[] = {
+    "v", "u", "step", "time", "checkpoint/u", "checkpoint/v", "initial_state"};
 
 }  // namespace
 
@@ -64,6 +64,15 @@ RunFileState read_run_state(const fs::path& path) {
       if (n <= state.images_in_file) state.checkpoint_images = std::max(state.checkpoint_images, n);
     }
   }
+  if (m.initial.kind == InitialKind::Custom && state.checkpoint_images == 0) {
+    // Continued from its start: the stored state must be whole.
+    if (!file.has_field("initial_state") ||
+        file.dataset_attribute_string("initial_state", "status") != "written") {
+      throw InvalidInput(path.string() +
+                         " stopped before its custom initial state was stored: nothing to "
+                         "continue; run it again");
+    }
+  }
   if (m.analysis.until_steady > 0 && file.has_field("stats/change_rms_per_step")) {
     state.steady = steady_history(m.analysis, file.read_doubles("stats/change_rms_per_step"),
                                   state.checkpoint_images);
@@ -74,6 +83,50 @@ RunFileState read_run_state(const fs::path& path) {
 void place_unwritten_run_chunks(const fs::path& path) {
   h5::place_unwritten_chunks(path.string(), run_chunked_datasets);
 }
+
+namespace {
+
+// This process's block of [index] of a dataset of whole states ([n, rows, cols], a volume's
+// [n, depth, rows, cols]) into `out`, in the run's precision.
+template <class Real>
+void read_state_block(hid_t file, const fs::path& path, const std::string& name, hsize_t index,
+                      std::int64_t row_begin, std::int64_t rows, std::int64_t col_begin,
+                      std::int64_t cols, std::int64_t plane_begin, std::int64_t planes,
+                      std::vector<Real>& out) {
+  h5::Id dataset(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose, "open /" + name);
+  h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
+  const int rank = H5Sget_simple_extent_ndims(space);
+  if (rank != 3 && rank != 4) {
+    throw InvalidInput(path.string() + ": /" + name + " is not a dataset of images");
+  }
+  std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
+  H5Sget_simple_extent_dims(space, dims.data(), nullptr);
+  if (index >= dims[0]) throw InvalidInput(path.string() + ": /" + name + " holds too few states");
+  std::vector<hsize_t> start(dims.size(), 0), count(dims);
+  start[0] = index, count[0] = 1;
+  const std::size_t row_axis = dims.size() - 2;
+  if (rows > 0) {
+    start[row_axis] = static_cast<hsize_t>(row_begin);
+    start[row_axis + 1] = static_cast<hsize_t>(col_begin);
+    count[row_axis] = static_cast<hsize_t>(rows);
+    count[row_axis + 1] = static_cast<hsize_t>(cols);
+  }
+  if (rank == 4 && planes > 0) {
+    start[1] = static_cast<hsize_t>(plane_begin);
+    count[1] = static_cast<hsize_t>(planes);
+  }
+  h5::check(
+      H5Sselect_hyperslab(space, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
+      "select a block of /" + name);
+  h5::Id mem_space = h5::simple_space(count);
+  hsize_t values = 1;
+  for (hsize_t n : count) values *= n;
+  out.resize(values);
+  h5::check(H5Dread(dataset, h5::native_type<Real>(), mem_space, space, H5P_DEFAULT, out.data()),
+            "read /" + name + " from " + path.string());
+}
+
+}  // namespace
 
 template <class Real>
 void read_checkpoint(const fs::path& path, std::int64_t row_begin, std::int64_t rows,
@@ -96,43 +149,35 @@ void read_checkpoint(const fs::path& path, std::int64_t row_begin, std::int64_t 
     const std::string name = written ? std::string(field) : std::string("checkpoint/") + field;
     const hsize_t index =
         written ? static_cast<hsize_t>(images_done - 1) : static_cast<hsize_t>(slot);
-    h5::Id dataset(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose, "open /" + name);
-    h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
-    // [images or slots, rows, cols], or a volume's [images or slots, depth, rows, cols]: every
-    // plane of the block.
-    const int rank = H5Sget_simple_extent_ndims(space);
-    if (rank != 3 && rank != 4) {
-      throw InvalidInput(path.string() + ": /" + name + " is not a dataset of images");
-    }
-    std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
-    H5Sget_simple_extent_dims(space, dims.data(), nullptr);
-    std::vector<hsize_t> start(dims.size(), 0), count(dims);
-    start[0] = index, count[0] = 1;
-    const std::size_t row_axis = dims.size() - 2;
-    if (rows > 0) {
-      start[row_axis] = static_cast<hsize_t>(row_begin);
-      start[row_axis + 1] = static_cast<hsize_t>(col_begin);
-      count[row_axis] = static_cast<hsize_t>(rows);
-      count[row_axis + 1] = static_cast<hsize_t>(cols);
-    }
-    if (rank == 4 && planes > 0) {
-      start[1] = static_cast<hsize_t>(plane_begin);
-      count[1] = static_cast<hsize_t>(planes);
-    }
-    h5::check(
-        H5Sselect_hyperslab(space, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
-        "select the checkpoint");
-    h5::Id mem_space = h5::simple_space(count);
-    hsize_t values = 1;
-    for (hsize_t n : count) values *= n;
-    out.resize(values);
-    h5::check(H5Dread(dataset, h5::native_type<Real>(), mem_space, space, H5P_DEFAULT, out.data()),
-              "read /" + name + " from " + path.string());
+    read_state_block<Real>(file, path, name, index, row_begin, rows, col_begin, cols, plane_begin,
+                           planes, out);
   };
   read("u", u);
   read("v", v);
 }
 
+template <class Real>
+void read_initial_state(const fs::path& path, std::int64_t row_begin, std::int64_t rows,
+                        std::int64_t col_begin, std::int64_t cols, std::vector<Real>& u,
+                        std::vector<Real>& v, std::int64_t plane_begin, std::int64_t planes) {
+  h5::silence_library_errors();
+  h5::Id file(open_for_reading(path), H5Fclose, "open " + path.string());
+  if (H5Lexists(file, "initial_state", H5P_DEFAULT) <= 0) {
+    throw InvalidInput(path.string() +
+                       " records a custom initial state but holds no /initial_state");
+  }
+  read_state_block<Real>(file, path, "initial_state", 0, row_begin, rows, col_begin, cols,
+                         plane_begin, planes, u);
+  read_state_block<Real>(file, path, "initial_state", 1, row_begin, rows, col_begin, cols,
+                         plane_begin, planes, v);
+}
+
+template void read_initial_state<float>(const fs::path&, std::int64_t, std::int64_t, std::int64_t,
+                                        std::int64_t, std::vector<float>&, std::vector<float>&,
+                                        std::int64_t, std::int64_t);
+template void read_initial_state<double>(const fs::path&, std::int64_t, std::int64_t, std::int64_t,
+                                         std::int64_t, std::vector<double>&, std::vector<double>&,
+                                         std::int64_t, std::int64_t);
 template void read_checkpoint<float>(const fs::path&, std::int64_t, std::int64_t, std::int64_t,
                                      std::int64_t, std::vector<float>&, std::vector<float>&,
                                      std::int64_t, std::int64_t);

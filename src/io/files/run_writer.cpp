@@ -34,11 +34,12 @@ std::uint64_t run_output_bytes(const RunMetadata& meta) {
                        static_cast<double>(meta.problem.grid.cols) *
                        static_cast<double>(element_size(meta.problem.precision));
   // In floating point: the product of absurd requests must not wrap around to a small number.
-  // Images, the two checkpoint slots of the fields not written, and per image its /step value
-  // and about 700 bytes of XDMF; plus the file's own metadata.
+  // Images, the two checkpoint slots of the fields not written, a custom initial state's u and
+  // v, and per image its /step value and about 700 bytes of XDMF; plus the file's own metadata.
   const double images = static_cast<double>(meta.images);
+  const double initial = meta.initial.kind == InitialKind::Custom ? 2 : 0;
   const double bytes =
-      fields * images * image + 2 * (2 - fields) * image + images * (8 + 700) + 65536;
+      fields * images * image + (2 * (2 - fields) + initial) * image + images * (8 + 700) + 65536;
   return bytes >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
 }
 
@@ -78,6 +79,7 @@ h5::Id growing_dataset_properties(int rank, const hsize_t* chunk) {
 
 struct RunFileWriter::Handles {
   h5::Id file, u, v, step, time, checkpoint_u, checkpoint_v, checkpoint_images;
+  h5::Id initial_state;  // a custom initial state's u and v (none for a generated one)
   // /stats/<statistics_names[i]> and /stats/v_histogram (none without statistics).
   std::vector<h5::Id> statistics;
   h5::Id histogram;
@@ -87,7 +89,7 @@ struct RunFileWriter::Handles {
   // Every dataset this writer holds open: a file opened through MPI-IO closes only without them.
   void close_datasets() {
     u.reset(), v.reset(), step.reset(), time.reset(), checkpoint_u.reset(), checkpoint_v.reset(),
-        checkpoint_images.reset(), histogram.reset(), pattern_class.reset();
+        checkpoint_images.reset(), initial_state.reset(), histogram.reset(), pattern_class.reset();
     statistics.clear();
     features.clear();
   }
@@ -297,6 +299,14 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
       h5::check(H5Dwrite(h_->checkpoint_images, H5T_NATIVE_INT64, mem_space, file_space,
                          access_.transfer, h_->slots.marks().data()),
                 "write checkpoint/images");
+    }
+    if (meta.initial.kind == InitialKind::Custom) {
+      // The state the run started from, [0] u and [1] v: not generated from the attributes, so
+      // kept for the record and for a continued run that has no checkpoint yet.
+      h_->initial_state = make_field(h_->file, "initial_state", 2, 2);
+      h5::write_attribute(h_->initial_state, "fields", std::string("u,v"));
+      // "written" once its values are on the disk: a run killed before that has none to give.
+      h5::write_attribute(h_->initial_state, "status", std::string("being written"));
     }
     {
       // Growing a dataset of fixed largest size the first time reserves room for all of it;
@@ -709,6 +719,25 @@ void RunFileWriter::save_checkpoint(std::int64_t images_done, const void* u, con
       return;
     }
     h_->slots.save(0, 1, images_done, final_state, writes);
+  } catch (const std::exception& e) {
+    after_write_error(e);
+    throw;
+  }
+}
+
+void RunFileWriter::write_initial_state(const void* u, const void* v) {
+  if (h_->initial_state.get() < 0) {
+    throw std::logic_error("write_initial_state: the run's initial state is not a custom one");
+  }
+  try {
+    const std::string what = "write the initial state to " + path_.string();
+    write_image(h_->initial_state, 0, u, what);
+    write_image(h_->initial_state, 1, v, what);
+    h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + path_.string());
+    if (!access_.shared()) sync_to_disk(h_->file);
+    h5::rewrite_string_attribute(h_->initial_state, "status", "written");
+    h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + path_.string());
+    if (!access_.shared()) sync_to_disk(h_->file);
   } catch (const std::exception& e) {
     after_write_error(e);
     throw;
