@@ -324,6 +324,10 @@ def test_a_state_written_before_run_is_recorded_as_custom_and_stored(tmp_path, g
         assert np.array_equal(f["initial_state"][0], u0)
         assert np.array_equal(f["initial_state"][1], v0)
         images = f["v"][...]
+    xr = pytest.importorskip("xarray")
+    with xr.open_dataset(full, engine="h5netcdf", drop_variables="matrix") as ds:
+        assert ds["initial_state"].dims == ("initial_field", "y", "x")  # every axis named
+    assert gs.open(full)["v"].shape == images.shape
     # Its images are the steps from that state.
     for image in images:
         by_hand.advance(25)

@@ -227,6 +227,21 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
         h5::write_attribute(*field, "coordinates", std::string("step"));
       }
       h5::attach_scales(h_->step, std::span<const hid_t>(field_axes.data(), 1));
+      if (meta.initial.kind == InitialKind::Custom) {
+        // The state the run started from, [0] u and [1] v: not generated from the attributes,
+        // so kept for the record and for a continued run that has no checkpoint yet. Its first
+        // axis is a scale of its own, so that netCDF readers (xarray) name every axis.
+        h_->initial_state = make_field(h_->file, "initial_state", 2, 2);
+        const h5::Id field_axis = h5::create_index_scale(
+            h_->file, "initial_field", 2, access_.writes_companions, access_.transfer);
+        h5::write_attribute(field_axis, "long_name",
+                            std::string("field of the initial state: 0 u, 1 v"));
+        field_axes.front() = field_axis;
+        h5::attach_scales(h_->initial_state, field_axes);
+        h5::write_attribute(h_->initial_state, "fields", std::string("u,v"));
+        // "written" once its values are on the disk: a run killed before that has none to give.
+        h5::write_attribute(h_->initial_state, "status", std::string("being written"));
+      }
     }
     if (meta.analysis.statistics) {
       // One value per image each, along the images' time axis; the histogram's counts per image
@@ -299,14 +314,6 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
       h5::check(H5Dwrite(h_->checkpoint_images, H5T_NATIVE_INT64, mem_space, file_space,
                          access_.transfer, h_->slots.marks().data()),
                 "write checkpoint/images");
-    }
-    if (meta.initial.kind == InitialKind::Custom) {
-      // The state the run started from, [0] u and [1] v: not generated from the attributes, so
-      // kept for the record and for a continued run that has no checkpoint yet.
-      h_->initial_state = make_field(h_->file, "initial_state", 2, 2);
-      h5::write_attribute(h_->initial_state, "fields", std::string("u,v"));
-      // "written" once its values are on the disk: a run killed before that has none to give.
-      h5::write_attribute(h_->initial_state, "status", std::string("being written"));
     }
     {
       // Growing a dataset of fixed largest size the first time reserves room for all of it;
