@@ -303,6 +303,12 @@ expect_error "image -4 is out of range: the file holds 3 images (0 to 2, or -3 t
   render run.h5 --out none --image -4
 expect_error "image 3 is out of range" render run.h5 --out none --image 3
 [[ ! -e none ]] && pass || fail "a refused render made its folder"
+# Images with no cell are refused as such (an automatic scale was computed from them first).
+/usr/bin/python3 -c '
+import h5py, numpy as np
+with h5py.File("no-cells.h5", "w") as f:
+    f["v"] = np.zeros((2, 0, 5), np.float32)'
+expect_error "no-cells.h5: the images of /v are empty (0x5): nothing to draw" render no-cells.h5 --out none
 # An image larger than the memory is refused before it is read: 2^40 cells, never written (an HDF5
 # dataset's unwritten chunks take no space).
 /usr/bin/python3 -c '

@@ -443,6 +443,15 @@ class RunPictures {
     }
     images_ = dims[0], rows_ = dims[dims.size() - 2], cols_ = dims[dims.size() - 1];
     if (images_ == 0) throw InvalidInput(no_image_message(reader, file));
+    if (std::find(dims.begin() + 1, dims.end(), 0) != dims.end()) {
+      std::string extents;
+      for (auto d = dims.begin() + 1; d != dims.end(); ++d) {
+        if (!extents.empty()) extents += 'x';
+        extents += std::to_string(*d);
+      }
+      throw InvalidInput(file.string() + ": the images of /" + options.field + " are empty (" +
+                         extents + "): nothing to draw");
+    }
     std::uint64_t read_bytes = 0;  // more than the picture's values: a projection's volume
     if (volume) {
       depth_ = dims[1];
