@@ -222,14 +222,6 @@ JobSummary run_job(Job job, JobFile<Real>& file, Placement<Real>& place) {
   }
   Stopwatch clock;
   place.agree([&] { file.open(std::string(backend.name()), place.file_access()); });
-  if (!job.resume && job.one_simulation && job.member_initial.front().kind == InitialKind::Custom) {
-    // Not made from the file's attributes: stored, durable before the first image.
-    place.agree([&] {
-      std::vector<Real> u(batch->cells), v(batch->cells);
-      batch->read_state(u.data(), v.data());
-      file.write_initial_state(u.data(), v.data());
-    });
-  }
   times.file_open = clock.lap();
 
   // Each of this process's members in batches, without talking to other processes but through
@@ -250,6 +242,16 @@ JobSummary run_job(Job job, JobFile<Real>& file, Placement<Real>& place) {
   LoopOutcome outcome;
   std::int64_t member_images_done = 0, batches = 0, stopped_first = first, stopped_count = 1;
   std::exception_ptr error = capture_error([&] {
+    if (!job.resume && job.one_simulation &&
+        job.member_initial.front().kind == InitialKind::Custom) {
+      // Not made from the file's attributes: stored, durable before the first image (a write
+      // that fails ends the run as any of its writes would).
+      place.agree([&] {
+        std::vector<Real> u(batch->cells), v(batch->cells);
+        batch->read_state(u.data(), v.data());
+        file.write_initial_state(u.data(), v.data());
+      });
+    }
     place.before_members();
     while (first < end && !outcome.stopped()) {
       const std::int64_t from = start_of(first);
