@@ -53,6 +53,25 @@ def test_a_sweeps_members_are_selected_by_their_parameters(tmp_path):
     np.testing.assert_array_equal(ds["v"].isel(member=7).values, picked.values)
 
 
+def test_the_sweep_pages_example_selects_a_member_of_a_range(tmp_path, grayscott_bin):
+    # docs/sweeps.md's example, as written but smaller: a range's values are selected by the
+    # decimals they stand for (0.04 + 2 x 0.01 was stored as 0.060000000000000005).
+    import subprocess
+
+    out = tmp_path / "sweep.h5"
+    subprocess.run([grayscott_bin, "sweep", "--feed", "0.010:0.060:4", "--kill", "0.040:0.070:4",
+                    "--rows", "16", "--cols", "16", "--images", "2", "--steps-per-image", "5",
+                    "-o", str(out), "--quiet"], check=True)
+    ds = xr.open_dataset(out, engine="h5netcdf")
+    grid = ds.set_index(member=["seed", "feed", "kill"]).unstack("member")
+    last = grid.v.sel(feed=0.06, kill=0.06, seed=0).isel(time=-1)
+    assert last.dims == ("y", "x")
+    assert list(ds["kill"].values[:4]) == [0.04, 0.05, 0.06, 0.07]
+    ds.close()
+    with pytest.raises(ValueError, match="sweep.xmf is the XDMF companion of .*sweep.h5"):
+        gs.open(tmp_path / "sweep.xmf")
+
+
 def test_open_reads_a_running_file_and_one_left_by_kill_9(tmp_path, grayscott_bin):
     import subprocess
     import time

@@ -202,7 +202,6 @@ class SweepJobFile final : public JobFile<Real> {
   }
   void open(const std::string& backend, const io::RunFileAccess& access) override {
     meta_.backend = backend;
-    shared_ = access.shared();
     const io::SweepFileAccess sweep_access{access.file_access, access.writes_companions,
                                            access.partial_tag};
     if (request_.resume)
@@ -220,9 +219,9 @@ class SweepJobFile final : public JobFile<Real> {
                                                  nonfinite_, written_);
   }
   void after_members(std::int64_t begin, std::int64_t end) override {
-    // Nothing was filled in advance in a shared file: what these members lack reads as NaN, as in
-    // a file one process wrote.
-    if (!shared_ || !writer_) return;
+    // Nothing was filled in advance (the chunks are placed unwritten): what these members lack is
+    // written NaN, never-computed images.
+    if (!writer_) return;
     for (std::int64_t m = begin; m < end; ++m) {
       const std::int64_t done = written_[static_cast<std::size_t>(m)];
       if (done < request_.images) writer_->write_missing_images(m, done);
@@ -244,7 +243,6 @@ class SweepJobFile final : public JobFile<Real> {
   io::SweepMetadata meta_;
   std::vector<std::int64_t> nonfinite_;  // per member: its first non-finite image, or -1
   std::vector<std::int64_t> written_;    // per member: images written
-  bool shared_ = false;
   std::optional<io::SweepFileWriter> writer_;
 };
 

@@ -2,6 +2,8 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <set>
 #include <sstream>
@@ -28,6 +30,17 @@ std::vector<std::string_view> split(std::string_view text, char separator) {
     if (at == std::string_view::npos) return parts;
     start = at + 1;
   }
+}
+
+// A range's value as the user would write it where rounding alone tells them apart: 0.04 + 2 x
+// 0.01 is 0.060000000000000005 in binary, and a file's reader selects 0.06 (xarray's .sel,
+// an atlas's ticks). Values with more digits (0.02666...) are left as computed.
+double as_written(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.15g", value);
+  const double short_form = std::strtod(text, nullptr);
+  const double tolerance = 8 * std::numeric_limits<double>::epsilon() * std::fabs(value);
+  return std::fabs(short_form - value) <= tolerance ? short_form : value;
 }
 
 std::string in_quotes(std::string_view text) {
@@ -98,9 +111,9 @@ std::vector<double> parse_value_set(std::string_view text, std::string_view what
     std::vector<double> values(static_cast<std::size_t>(count));
     for (std::int64_t i = 0; i < count; ++i) {
       values[static_cast<std::size_t>(i)] =
-          i == count - 1
-              ? stop
-              : start + (stop - start) * (static_cast<double>(i) / static_cast<double>(count - 1));
+          i == count - 1 ? stop
+                         : as_written(start + (stop - start) * (static_cast<double>(i) /
+                                                                static_cast<double>(count - 1)));
     }
     return values;
   }

@@ -189,19 +189,16 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
       h5::check(H5Pset_fill_value(props, single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE,
                                   single ? static_cast<const void*>(&nan_single) : &nan_double),
                 "set the fill value");
-      // Processes sharing the file write their images independently, which needs every chunk in
-      // place beforehand (allocating is a collective metadata operation). Filling those chunks
-      // would write the whole file twice: each process writes NaN over what it leaves unwritten
-      // instead (write_missing_images).
-      if (shared) {
-        h5::check(H5Pset_alloc_time(props, H5D_ALLOC_TIME_EARLY), "set early allocation");
-        h5::check(H5Pset_fill_time(props, H5D_FILL_TIME_NEVER), "set no fill at allocation");
-      } else if (p.grid.volume()) {
-        // A volume's image is several chunks (one per plane): placed as they are written, the
-        // file's metadata can fall between two planes of an image, which the companion needs in
-        // one piece. Every chunk placed at creation, in order, and filled with NaN.
-        h5::check(H5Pset_alloc_time(props, H5D_ALLOC_TIME_EARLY), "set early allocation");
-      }
+      // Every chunk placed at creation, in order, in one block (HDF5's implicit index): an
+      // image's place in the file is then arithmetic, for the companion's offsets and the direct
+      // writes. Looked up chunk by chunk instead, it costs HDF5 1.10 time that grows with the
+      // chunks, so that finishing a sweep of 10,000 members took minutes. Processes sharing the
+      // file need their chunks in place anyway (allocating is a collective metadata operation),
+      // and a volume's image (a chunk per plane) in one piece. Filling the chunks would write
+      // the whole file twice: what a sweep leaves unwritten is written NaN when it ends
+      // (write_missing_images), and by `grayscott repair` after a kill.
+      h5::check(H5Pset_alloc_time(props, H5D_ALLOC_TIME_EARLY), "set early allocation");
+      h5::check(H5Pset_fill_time(props, H5D_FILL_TIME_NEVER), "set no fill at allocation");
       return h5::Id(H5Dcreate2(h_->file, name, type, space, H5P_DEFAULT, props, H5P_DEFAULT),
                     H5Dclose, std::string("create dataset ") + name);
     };
