@@ -112,6 +112,16 @@ def test_a_resumed_run_keeps_its_criterion(tmp_path):
         assert f.attrs["until_steady"] == 1e-6 and status.startswith("settled at image ")
         assert f["stats/v_mean"].shape[0] == f["step"].shape[0] < 200
     assert resumed.step == f_step(path)
+    # The file is the uninterrupted run's, checkpoint slots included: a settled state is final,
+    # and goes into both slots (it went into one, so the slots told when the run had stopped).
+    whole = tmp_path / "whole.h5"
+    gs.Simulation(rows=32, cols=32, feed=0.01, kill=0.09, du=0.2, dv=0.1, backend="cpu").run(
+        images=200, steps_per_image=20, output=whole, quiet=True, until_steady=1e-6,
+        steady_images=3)
+    with h5py.File(path) as a, h5py.File(whole) as b:
+        for name in ("v", "step", "checkpoint/images", "checkpoint/u", "stats/v_mean"):
+            assert np.array_equal(a[name][...], b[name][...], equal_nan=True), name
+        assert a["checkpoint/images"][0] == a["checkpoint/images"][1] == a["step"].shape[0]
 
 
 def f_step(path):

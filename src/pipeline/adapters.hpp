@@ -126,7 +126,7 @@ class RunFileSink final : public ImageSink<Real> {
     return {};
   }
   void save_checkpoint(const ImageSlot<Real>& slot) override {
-    file_.save_checkpoint(slot.index + 1, slot.u.data(), slot.v.data());
+    file_.save_checkpoint(slot.index + 1, slot.u.data(), slot.v.data(), slot.settled);
     checkpoint_images_ = slot.index + 1;
   }
   void make_durable() override { file_.flush(); }

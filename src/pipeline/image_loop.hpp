@@ -530,6 +530,7 @@ LoopOutcome run_image_loop(ImageSource<Real>& source, ImageSink<Real>& sink, con
           break;
         }
         slot->durable = true;
+        slot->settled = (agreed & Settled) != 0;
       }
       // Images the writer has not yet written still count: it writes every image it is handed
       // unless it fails, which the summary reports.

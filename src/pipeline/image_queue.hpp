@@ -56,6 +56,7 @@ struct ImageSlot {
   std::int64_t step = 0;    // steps done when it was taken
   bool checkpoint = false;  // u and v both hold the whole state: save it to resume from
   bool durable = false;     // make everything written so far survive a crash before the next
+  bool settled = false;     // the run settled at this image: its state is the final one
   FieldSet known_finite{false, false};  // fields found all finite while they were copied in
   // Each member's statistics of this image, when the loop computes them (LoopPlan::statistics).
   std::vector<analysis::ImageStatistics> statistics;

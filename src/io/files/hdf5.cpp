@@ -238,6 +238,39 @@ void mend_file_view_after_failure([[maybe_unused]] hid_t file, [[maybe_unused]] 
 #endif
 }
 
+struct WriteAgreement::Comm {
+#ifdef GRAYSCOTT_WITH_MPI
+  MPI_Comm comm = MPI_COMM_NULL;
+#endif
+};
+
+WriteAgreement::WriteAgreement([[maybe_unused]] hid_t file) : comm_(std::make_unique<Comm>()) {
+#ifdef GRAYSCOTT_WITH_MPI
+  Id fapl(H5Fget_access_plist(file), H5Pclose, "read the file's access properties");
+  if (H5Pget_driver(fapl) != H5FD_MPIO) return;
+  MPI_Info info = MPI_INFO_NULL;
+  check(H5Pget_fapl_mpio(fapl, &comm_->comm, &info), "read the file's MPI communicator");
+  if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+#endif
+}
+
+WriteAgreement::~WriteAgreement() {
+#ifdef GRAYSCOTT_WITH_MPI
+  if (comm_->comm != MPI_COMM_NULL) MPI_Comm_free(&comm_->comm);
+#endif
+}
+
+bool WriteAgreement::any(bool failed_here) {
+#ifdef GRAYSCOTT_WITH_MPI
+  if (comm_->comm == MPI_COMM_NULL) return failed_here;
+  int failed = failed_here ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm_->comm);
+  return failed != 0;
+#else
+  return failed_here;
+#endif
+}
+
 void place_unwritten_chunks(const std::string& path, std::span<const char* const> datasets) {
   silence_library_errors();
   // This process alone, before the ranks open it; the file's own format (no new objects).

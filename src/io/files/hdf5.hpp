@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -93,6 +94,24 @@ void place_unwritten_chunks(const std::string& path, std::span<const char* const
 // process sets the default view back. Collective: every process of the file calls it, saying
 // whether a write failed on it; nothing is done for a file of one process.
 void mend_file_view_after_failure(hid_t file, bool failed_here);
+
+// For a file that processes write together through MPI-IO: after each collective write, whether
+// any process's part failed, agreed on by all of them (a failure need not reach every process:
+// one that went on to the next collective write would wait there for ever for one that
+// stopped). Alone (any other driver) it answers for this process only.
+class WriteAgreement {
+ public:
+  explicit WriteAgreement(hid_t file);
+  ~WriteAgreement();
+  WriteAgreement(const WriteAgreement&) = delete;
+  WriteAgreement& operator=(const WriteAgreement&) = delete;
+  // Collective: whether `failed_here` holds on any process.
+  bool any(bool failed_here);
+
+ private:
+  struct Comm;
+  std::unique_ptr<Comm> comm_;
+};
 
 void write_attribute(hid_t obj, const std::string& name, std::int64_t value);
 void write_attribute(hid_t obj, const std::string& name, double value);

@@ -93,7 +93,11 @@ class RunFileWriter {
   // writes is already its image `images_done - 1`, which must be appended first) into the older
   // checkpoint slot, flushes it to the disk, then marks the slot valid: a crash at any moment
   // leaves one valid checkpoint. Collective when the access is.
-  void save_checkpoint(std::int64_t images_done, const void* u, const void* v);
+  // `final_state`: the run ends there (it settled); its last image is always final. A final
+  // state goes into both slots, so that the finished file does not depend on when the run
+  // saved before.
+  void save_checkpoint(std::int64_t images_done, const void* u, const void* v,
+                       bool final_state = false);
   // Stores a custom initial state (InitialKind::Custom; this process's block of u and v, as
   // append takes them) in /initial_state, durable before any image. Collective when the access
   // is.

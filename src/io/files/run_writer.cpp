@@ -80,6 +80,8 @@ h5::Id growing_dataset_properties(int rank, const hsize_t* chunk) {
 struct RunFileWriter::Handles {
   h5::Id file, u, v, step, time, checkpoint_u, checkpoint_v, checkpoint_images;
   h5::Id initial_state;  // a custom initial state's u and v (none for a generated one)
+  // Processes writing together through MPI-IO: agreed on after each collective write.
+  std::unique_ptr<h5::WriteAgreement> agreement;
   // /stats/<statistics_names[i]> and /stats/v_histogram (none without statistics).
   std::vector<h5::Id> statistics;
   h5::Id histogram;
@@ -166,6 +168,7 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
     h5::Id fapl = h5::writer_access(access_.file_access);
     h_->file = h5::Id(H5Fcreate(partial.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl), H5Fclose,
                       "create " + partial.string());
+    if (access_.shared()) h_->agreement = std::make_unique<h5::WriteAgreement>(h_->file);
     if (!access_.shared()) h_->direct = DirectWrites(partial);  // the name moves; the file stays
 
     const auto cols = static_cast<hsize_t>(p.grid.cols);
@@ -388,6 +391,7 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, Cont
   h5::clear_writer_marks_on_open(fapl);
   h_->file = h5::Id(H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl), H5Fclose,
                     "open " + path.string() + " to continue it");
+  if (access_.shared()) h_->agreement = std::make_unique<h5::WriteAgreement>(h_->file);
   // A killed writer may leave the superblock's end of file behind what it flushed.
   if (!access_.shared()) H5Fincrement_filesize(h_->file, 0);
   if (!access_.shared()) h_->direct = DirectWrites(path);
@@ -587,7 +591,20 @@ void RunFileWriter::write_image(hid_t dataset, hsize_t index, const void* data,
     return;
   }
   const hid_t mem_type = p.precision == Precision::Single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
-  write_block(dataset, index, access_, p.grid, mem_type, data, what);
+  if (!h_->agreement) {
+    write_block(dataset, index, access_, p.grid, mem_type, data, what);
+    return;
+  }
+  // Every process stops at the same write, so that none waits in the next one for the others.
+  std::exception_ptr failed;
+  try {
+    write_block(dataset, index, access_, p.grid, mem_type, data, what);
+  } catch (...) {
+    failed = std::current_exception();
+  }
+  if (h_->agreement->any(failed != nullptr) && !failed)
+    throw std::runtime_error(what + ": another process's part of it failed");
+  if (failed) std::rethrow_exception(failed);
 }
 
 void RunFileWriter::append_image(std::int64_t step, const void* u, const void* v) {
@@ -715,9 +732,10 @@ void RunFileWriter::make_images_durable() {
   h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + path_.string());
 }
 
-void RunFileWriter::save_checkpoint(std::int64_t images_done, const void* u, const void* v) {
+void RunFileWriter::save_checkpoint(std::int64_t images_done, const void* u, const void* v,
+                                    bool final_state) {
   try {
-    const bool final_state = images_done == meta_.images;
+    final_state = final_state || images_done == meta_.images;
     const SlotWrites writes = slot_writes(u, v);
     if (final_state && h_->slots.empty(0)) {
       // No valid checkpoint to keep meanwhile (a run shorter than its checkpoint interval): both
