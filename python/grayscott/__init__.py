@@ -165,6 +165,45 @@ def _in_notebook() -> bool:
     return ip is not None and type(ip).__name__ == "ZMQInteractiveShell"
 
 
+def _path(name: str, value, default: str | None = None) -> str:
+    """A path argument as text: a str, bytes or os.PathLike; None means its default (where it
+    has one); TypeError naming the argument otherwise."""
+    if value is None and default is not None:
+        return default
+    if isinstance(value, (str, bytes, _os.PathLike)):
+        return _os.fsdecode(value)
+    raise TypeError(f"{name}: expected a path (str or os.PathLike), got {type(value).__name__}")
+
+
+def _pair(name: str, value):
+    """Two numbers (low, high): a sequence of two, or the command line's text "LOW,HIGH" (or
+    "LOW:HIGH"); None: (None, None), the defaults."""
+    if value is None:
+        return None, None
+    if isinstance(value, str):
+        parts = value.replace(":", ",").split(",")
+        try:
+            if len(parts) == 2:
+                return float(parts[0]), float(parts[1])
+        except ValueError:
+            pass
+        raise ValueError(f"{name}: expected two numbers 'LOW,HIGH', got {value!r}")
+    try:
+        low, high = value
+    except (TypeError, ValueError):
+        raise TypeError(f"{name}: expected (low, high), got {type(value).__name__} "
+                        f"{value!r}") from None
+    return low, high
+
+
+def _progress(progress):
+    """The progress callable, checked before anything is written."""
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress: expected a callable f(done, total), got "
+                        f"{type(progress).__name__}")
+    return progress
+
+
 def _default_progress(quiet: bool, label: str):
     """A tqdm bar (tqdm.auto: a widget in a notebook, a line on a terminal) counting images, or
     None when quiet, when nobody watches (no terminal, no notebook) or without tqdm."""
@@ -419,9 +458,9 @@ class Simulation(_core._Simulation):
         ``classify=True`` labels every image with its pattern class (``/stats/class``).
         """
         settings = _named_arguments(locals(), "progress", "on_image", "live")
-        settings["output"] = output if isinstance(output, str) else _os.fspath(output)
-        if progress is None and not self._over_ranks:
-            progress = _default_progress(quiet, _os.fspath(output))
+        settings["output"] = output = _path("output", output, _RUN["output"])
+        if _progress(progress) is None and not self._over_ranks:
+            progress = _default_progress(quiet, output)
         hook, views = _callbacks(images, on_image, live)
         return self._run(settings, progress, hook, False, views)
 
@@ -435,7 +474,8 @@ class Simulation(_core._Simulation):
         The parameters come from the file. ``comm=MPI.COMM_WORLD`` under ``mpirun`` continues it
         split over the ranks, on any number of them (as ``mpirun grayscott run --resume``),
         ``decomposition`` as in Simulation; each rank's simulation then holds its block."""
-        path = _os.fspath(path)
+        path = _path("path", path)
+        _progress(progress)
         parameters = _core._resumable_run(path)
         sim = cls(**parameters, backend=backend, threads=threads, comm=comm,
                   decomposition=decomposition)
@@ -446,13 +486,13 @@ class Simulation(_core._Simulation):
                  hook, True, views)
         return sim
 
-    def stats(self, bins: int = _RUN["histogram_bins"], range=(0.0, 1.0)) -> dict:
+    def stats(self, bins: int | None = None, range=None) -> dict:
         """Statistics of the current state: ``u_min``, ``u_max``, ``u_mean``, ``u_std``, the same
-        of v, a ``histogram`` of v (``bins`` bins over ``range``; values outside count in the end
-        bins), and inside a ``run(stats=True)`` callback the run's own, with ``change_max`` and
-        ``change_rms_per_step`` since the previous image (NaN otherwise)."""
-        low, high = range
-        return self._statistics(bins, low, high)[0]
+        of v, a ``histogram`` of v (``bins`` bins over ``range``, by default 50 over (0, 1);
+        values outside count in the end bins), and inside a ``run(stats=True)`` callback the
+        run's own (its histogram by default), with ``change_max`` and ``change_rms_per_step``
+        since the previous image (NaN otherwise, and for another histogram than the run's)."""
+        return self._statistics(bins, *_pair("range", range))[0]
 
     def __copy__(self):
         raise TypeError("a Simulation owns its engine and is not copied: copy its state "
@@ -529,10 +569,9 @@ class Sweep(_core._Sweep):
         """Every member's current v, shape (members, rows, cols), without a copy."""
         return _view(self, "v")
 
-    def stats(self, bins: int = _SWEEP["histogram_bins"], range=(0.0, 1.0)) -> list:
+    def stats(self, bins: int | None = None, range=None) -> list:
         """Each member's statistics of its current state (see `Simulation.stats`)."""
-        low, high = range
-        return self._statistics(bins, low, high)
+        return self._statistics(bins, *_pair("range", range))
 
     def __len__(self):
         return len(self.members)
@@ -589,8 +628,9 @@ def sweep(
     ``grayscott sweep --resume output`` continues it."""
     if init is None:
         init = _SWEEP["init"] if seeds is None else "noise"
-    if progress is None:
-        progress = _default_progress(quiet, _os.fspath(output))
+    output = _path("output", output, _SWEEP["output"])
+    if _progress(progress) is None:
+        progress = _default_progress(quiet, output)
     return _core._sweep_to_file(_named_arguments(locals(), "progress"), progress)
 
 
@@ -602,7 +642,8 @@ def render(file, out="images", *, field: str = "v", range=(0.0, 0.5), colormap: 
     look = _arguments(locals(), "file", "out")
     import pathlib
 
-    return [pathlib.Path(p) for p in _core._render(_os.fspath(file), _os.fspath(out), look)]
+    return [pathlib.Path(p)
+            for p in _core._render(_path("file", file), _path("out", out, "images"), look)]
 
 
 def video(file, path, *, every: int = 1, fps: float = 10, field: str = "v", range=(0.0, 0.5),
@@ -614,7 +655,8 @@ def video(file, path, *, every: int = 1, fps: float = 10, field: str = "v", rang
     look = _arguments(locals(), "file", "path")
     import pathlib
 
-    _core._video(_os.fspath(file), _os.fspath(path), look)
+    path = _path("path", path)
+    _core._video(_path("file", file), path, look)
     return pathlib.Path(path)
 
 
@@ -708,6 +750,9 @@ def _host_array(values, name):
         if not hasattr(values, "get"):
             raise
         array = numpy.asarray(values.get())  # CuPy refuses implicit copies to the host
+    if array.dtype.kind not in "biuf":
+        raise TypeError(f"{name}: expected an array of numbers, got {type(values).__name__} "
+                        f"of dtype {array.dtype}")
     if array.ndim != 2:
         raise ValueError(f"{name}: expected a 2D array, got shape {array.shape}")
     if array.dtype != numpy.float32:
@@ -783,4 +828,9 @@ def open(path, **kwargs):  # noqa: A001 - the name users expect, as xarray.open_
     """
     from ._files import open_dataset
 
-    return open_dataset(_os.fspath(path), **kwargs)
+    path = _path("path", path)
+    if path.endswith(".xmf"):
+        images = path[:-len(".xmf")] + ".h5"
+        raise ValueError(f"{path} is the XDMF companion of {images}, which holds the images: "
+                         f"give {images}")
+    return open_dataset(path, **kwargs)

@@ -28,6 +28,7 @@
 #include <span>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <variant>
 #include <vector>
 
@@ -70,9 +71,11 @@ std::string short_repr(nb::handle value) {
 }
 
 // Between two pictures or frames (the GIL released): whether Ctrl-C, or another signal whose
-// Python handler raised, asks to stop; `interrupted` is then set, the exception pending.
+// Python handler raised, asks to stop (`interrupted` is then set, the exception pending), or a
+// stop signal the pipeline's handler took (pipeline::StopSignals::WhereDefault).
 std::function<bool()> python_interrupt(bool& interrupted) {
   return [&interrupted] {
+    if (pipeline::stop_requested() != 0) return true;
     nb::gil_scoped_acquire locked;
     interrupted = interrupted || PyErr_CheckSignals() != 0;
     return interrupted;
@@ -213,7 +216,11 @@ std::string text_for(Form form, std::string_view keyword, nb::handle value) {
       return whole_text(value);
     case Form::Pair:
       if (is_text) return nb::cast<std::string>(value);
-      return joined(keyword, value, "a pair of numbers (u, v) or a str 'u,v'", number_text);
+      return joined(keyword, value,
+                    keyword.find("range") != std::string_view::npos
+                        ? "a pair of numbers (low, high) or a str 'low,high'"
+                        : "a pair of numbers (u, v) or a str 'u,v'",
+                    number_text);
     case Form::Plain:
     case Form::Name:
     case Form::Fields:
@@ -355,7 +362,11 @@ std::string python_words(std::string message) {
         message.replace(0, option.size(), keyword);
       }
       // "--init noise" -> "init='noise'"; "--seed" -> "seed="
-      if (setting.form == Form::Name) {
+      if (setting.value.index() == 3) {  // a flag: "--stats" -> "stats=True"
+        message = std::regex_replace(message, std::regex("--" + option + "(?![A-Za-z-])"),
+                                     keyword + "=True");
+      }
+      if (setting.form == Form::Name || setting.form == Form::Fields) {
         message = std::regex_replace(message, std::regex("--" + option + " ([A-Za-z0-9_.,-]+)"),
                                      keyword + "='$1'");
       }
@@ -368,14 +379,51 @@ std::string python_words(std::string message) {
   rename(requests::output_settings());
   rename(requests::run_settings());
   rename(requests::sweep_settings());
+  // render's own options (gs.render, gs.video): "--field v" -> "field='v'".
+  message =
+      std::regex_replace(message, std::regex("--(field|colormap) ([A-Za-z0-9_.,-]+)"), "$1='$2'");
+  message = std::regex_replace(
+      message, std::regex("--(field|range|every|fps|scale|image)(?![A-Za-z-])"), "$1=");
   return message;
 }
 
+// The stack level of the innermost frame outside this package (1: the caller of the C++ code),
+// so that a warning names the user's line, not the package's.
+int stack_level_outside_the_package() {
+  static const std::string package = [] {
+    const std::string init =
+        nb::cast<std::string>(nb::module_::import_("grayscott").attr("__file__"));
+    return init.substr(0, init.find_last_of('/') + 1);
+  }();
+  int level = 1;
+  PyFrameObject* frame = PyEval_GetFrame();  // borrowed
+  Py_XINCREF(frame);
+  while (frame != nullptr) {
+    PyCodeObject* code = PyFrame_GetCode(frame);
+    const nb::object file =
+        nb::steal(PyObject_GetAttrString(reinterpret_cast<PyObject*>(code), "co_filename"));
+    Py_DECREF(code);
+    const bool inside = file.is_valid() && nb::isinstance<nb::str>(file) &&
+                        nb::cast<std::string>(file).rfind(package, 0) == 0;
+    if (!inside) break;
+    ++level;
+    PyFrameObject* back = PyFrame_GetBack(frame);
+    Py_DECREF(frame);
+    frame = back;
+  }
+  Py_XDECREF(frame);
+  PyErr_Clear();
+  return level;
+}
+
 // A run's notices before it starts (an output name without .h5, a file over 1 GB) as Python
-// warnings, which a notebook shows (not the process's stderr). Warnings turned into errors raise.
+// warnings, which a notebook shows (not the process's stderr), at the user's line. Warnings
+// turned into errors raise.
 void python_notice(const std::string& text) {
   nb::gil_scoped_acquire locked;
-  if (PyErr_WarnEx(PyExc_UserWarning, python_words(text).c_str(), 1) != 0) throw nb::python_error();
+  if (PyErr_WarnEx(PyExc_UserWarning, python_words(text).c_str(),
+                   stack_level_outside_the_package()) != 0)
+    throw nb::python_error();
 }
 
 // ---- The simulations ---------------------------------------------------------------------------
@@ -666,18 +714,26 @@ class Batch {
   }
 
   // Each member's statistics (analysis/statistics.hpp): inside a run's on_image with stats on,
-  // the run's own of that image (with the change since the previous one); otherwise measured
-  // now from the current state, without a change.
+  // the run's own of that image (with the change since the previous one), unless the histogram
+  // asked for is another; otherwise measured now from the current state, without a change. None:
+  // the run's histogram there, 50 bins over [0, 1] elsewhere.
   nb::list statistics(nb::handle bins_argument, nb::handle low_argument, nb::handle high_argument) {
-    const std::int64_t bins = whole_number("bins", bins_argument);
-    const double low = number("range", low_argument), high = number("range", high_argument);
     const auto lock = acquire();
+    const analysis::HistogramSpec usual =
+        held_statistics_.empty() ? analysis::HistogramSpec{} : held_histogram_;
+    const std::int64_t bins =
+        bins_argument.is_none() ? usual.bins : whole_number("bins", bins_argument);
+    const double low = low_argument.is_none() ? usual.low : number("range", low_argument);
+    const double high = high_argument.is_none() ? usual.high : number("range", high_argument);
     if (over_ranks()) {
       throw InvalidInput(
           "stats(): over MPI ranks each rank holds a block of the grid; run(stats=True) writes "
           "the whole grid's statistics of every image to the file");
     }
-    std::vector<analysis::ImageStatistics> result = held_statistics_;
+    const bool the_runs =
+        bins == held_histogram_.bins && low == held_histogram_.low && high == held_histogram_.high;
+    std::vector<analysis::ImageStatistics> result;
+    if (the_runs) result = held_statistics_;
     if (result.empty()) {
       const auto spec = analysis::HistogramSpec::checked(bins, low, high, "bins", "range");
       std::visit(
@@ -753,6 +809,7 @@ class Batch {
   std::atomic<std::thread::id> running_thread_{};
   // The statistics of the image an on_image callback is called with, while it runs.
   std::vector<analysis::ImageStatistics> held_statistics_;
+  analysis::HistogramSpec held_histogram_;  // the histogram of held_statistics_
   bool views_on_device_ = false;  // device views were handed out: wait for others' work first
   std::recursive_mutex mutex_;
 };
@@ -878,6 +935,29 @@ class Simulation : public Batch {
   }
 
  private:
+  // After an on_image callback: the field ("v", "u") of a host engine's state that differs from
+  // the image it was called with, put back as the image holds it; null when none did (or the
+  // state is on a device, where the check would cost a copy of the state per image). u is
+  // checked where the image holds it (an image that carries a checkpoint, or fields u).
+  const char* restore_written_field(const pipeline::LoopImage& image) {
+    return std::visit(
+        [&](auto& engine) -> const char* {
+          using Real = typename std::remove_reference_t<decltype(*engine)>::real_type;
+          const auto state = engine->state();
+          if (state.on_device) return nullptr;
+          const std::size_t bytes = static_cast<std::size_t>(block_.cells()) * sizeof(Real);
+          const char* changed = nullptr;
+          for (auto [name, held, live] : {std::tuple{"v", image.v, static_cast<void*>(state.v)},
+                                          std::tuple{"u", image.u, static_cast<void*>(state.u)}}) {
+            if (held == nullptr || std::memcmp(held, live, bytes) == 0) continue;
+            std::memcpy(live, held, bytes);
+            if (changed == nullptr) changed = name;
+          }
+          return changed;
+        },
+        engine_);
+  }
+
   // `image_views`: on_image gets read-only views of the image that live only during the call
   // (the package's own live picture), not copies.
   nb::dict execute(pipeline::RunRequest& request, nb::object progress, nb::object on_image,
@@ -913,6 +993,7 @@ class Simulation : public Batch {
         nb::gil_scoped_acquire locked;
         std::visit([](auto& engine) { engine->home_state(); }, engine_);
         held_statistics_.assign(image.statistics.begin(), image.statistics.end());
+        if (request.analysis.statistics) held_histogram_ = *request.analysis.statistics;
         const struct Forget {
           std::vector<analysis::ImageStatistics>& held;
           ~Forget() { held.clear(); }
@@ -929,6 +1010,16 @@ class Simulation : public Batch {
                              : single    ? image_copy<float>(values, problem_.grid)
                                          : image_copy<double>(values, problem_.grid);
           on_image(image.index, image.step, time_, array);
+          // The callback may read the state, not write it (the file could not tell): a field
+          // changed is put back as the image holds it, and the run stops there with the reason.
+          if (const char* field = restore_written_field(image)) {
+            const std::string what = std::string("on_image wrote into sim.") + field +
+                                     ": a run's state changes only by its steps (write into "
+                                     "sim.u or sim.v before run(), or step with advance())";
+            PyErr_SetString(PyExc_RuntimeError, what.c_str());
+            callback_error.emplace();
+            return "stopped after image " + std::to_string(image.index + 1) + ": " + what;
+          }
         } catch (nb::python_error& error) {
           if (error.matches(PyExc_KeyboardInterrupt)) {
             // Ctrl-C while the callback ran: a stop like any other, at this image.
@@ -953,6 +1044,9 @@ class Simulation : public Batch {
           "read the file afterwards, or run without comm");
     }
     running_thread_ = std::this_thread::get_id();
+    // SIGTERM, SIGHUP, SIGUSR1 (a batch system's stop) left to their default action stop the run
+    // at an image boundary with its checkpoint, then end the process as they would have.
+    pipeline::StopSignals stop_signals(pipeline::StopSignals::WhereDefault{});
     try {
       nb::gil_scoped_release unlocked;
       summary = std::visit(
@@ -987,6 +1081,7 @@ class Simulation : public Batch {
     }
     running_thread_ = std::thread::id();
     pipeline::clear_stop_request();
+    stop_signals.end_as_asked(summary.signal);
     step_ = summary.images_written * request.steps_per_image;
     time_ = static_cast<double>(step_) * problem_.params.dt;
     if (callback_error) {
@@ -1152,12 +1247,16 @@ io::RenderOptions render_options(nb::dict settings) {
       if (PyUnicode_Check(value.ptr())) {
         std::tie(options.lo, options.hi) = io::parse_range(nb::cast<std::string>(value));
       } else {
+        if (PySequence_Check(value.ptr()) == 0) wrong_type(keyword, "(lo, hi) or 'LO:HI'", value);
         const nb::tuple pair = nb::tuple(value);
         if (pair.size() != 2) wrong_type(keyword, "(lo, hi) or 'LO:HI'", value);
         options.lo = number(keyword, pair[0]);
         options.hi = number(keyword, pair[1]);
-        std::tie(options.lo, options.hi) =
-            io::parse_range(shortest_text(options.lo) + ":" + shortest_text(options.hi));
+        if (!(options.lo < options.hi) || !std::isfinite(options.lo) ||
+            !std::isfinite(options.hi)) {
+          throw InvalidInput("range: expected (lo, hi) with finite lo < hi, got (" +
+                             shortest_text(options.lo) + ", " + shortest_text(options.hi) + ")");
+        }
       }
     } else if (keyword == "colormap") {
       options.colormap = io::parse_colormap(text_for(Form::Name, keyword, value));
@@ -1166,9 +1265,9 @@ io::RenderOptions render_options(nb::dict settings) {
         options.scale = 0;
       } else {
         options.scale = whole_number(keyword, value);
-        if (options.scale < 1 || options.scale > 64)
-          throw InvalidInput("scale: expected 1 to 64 or 'auto', got " +
-                             std::to_string(options.scale));
+        if (options.scale < 1 || options.scale > io::max_scale)
+          throw InvalidInput("scale: expected 1 to " + std::to_string(io::max_scale) +
+                             " or 'auto', got " + std::to_string(options.scale));
       }
     } else if (keyword == "annotate") {
       options.annotate = flag(keyword, value);
@@ -1428,9 +1527,13 @@ NB_MODULE(_core, m) {
         pipeline::clear_stop_request();
         pipeline::SweepSummary summary;
         {
-          const pipeline::StopSignals stop_signals;
-          nb::gil_scoped_release unlocked;
-          summary = pipeline::execute_sweep(request);
+          pipeline::StopSignals stop_signals;
+          {
+            nb::gil_scoped_release unlocked;
+            summary = pipeline::execute_sweep(request);
+          }
+          // A batch system's SIGTERM ends the process as it would have, the file consistent.
+          stop_signals.end_as_asked(summary.signal);
         }
         pipeline::clear_stop_request();
         if (progress_error) {
@@ -1508,6 +1611,7 @@ NB_MODULE(_core, m) {
          nb::handle everywhere) {
         Problem problem;
         problem.stencil = Stencil::parse(stencil);
+        problem.stencil.check_diffusive();  // no dt makes such a run stable
         problem.params.du = number("du", du);
         problem.params.dv = number("dv", dv);
         problem.params.feed = number("feed", feed);
@@ -1527,9 +1631,14 @@ NB_MODULE(_core, m) {
         bool interrupted = false;
         options.stop_requested = python_interrupt(interrupted);
         std::vector<std::filesystem::path> written;
+        pipeline::clear_stop_request();
         {
-          nb::gil_scoped_release unlocked;
-          written = io::render_run(file, options);
+          pipeline::StopSignals stop_signals(pipeline::StopSignals::WhereDefault{});
+          {
+            nb::gil_scoped_release unlocked;
+            written = io::render_run(file, options);
+          }
+          stop_signals.end_as_asked(pipeline::stop_requested());  // the pictures kept
         }
         if (interrupted) throw nb::python_error();  // the KeyboardInterrupt, pictures kept
         std::vector<std::string> paths;
@@ -1545,10 +1654,13 @@ NB_MODULE(_core, m) {
         options.video = video;
         bool interrupted = false;
         options.stop_requested = python_interrupt(interrupted);
+        pipeline::clear_stop_request();
+        pipeline::StopSignals stop_signals(pipeline::StopSignals::WhereDefault{});
         try {
           nb::gil_scoped_release unlocked;
           return io::render_video(file, options);
         } catch (const io::RenderStopped&) {
+          stop_signals.end_as_asked(pipeline::stop_requested());  // no partial video left
           throw nb::python_error();  // the KeyboardInterrupt; no partial video left
         }
       },

@@ -115,6 +115,43 @@ def test_a_callback_may_not_step_the_simulation_it_watches(tmp_path):
         sim.run(images=3, steps_per_image=2, output=tmp_path / "m.h5", quiet=True, on_image=meddle)
 
 
+@pytest.mark.parametrize("field", ["v", "u"])
+def test_a_callback_may_not_write_the_state_of_the_run_it_watches(tmp_path, field):
+    # Its file could not tell: the field is put back, the run stops there and says why, and the
+    # file continues as the uninterrupted run.
+    path = tmp_path / "w.h5"
+    sim = gs.Simulation(rows=16, cols=16, backend="cpu")
+
+    def write(index, step, time, image):
+        if index == 1:
+            getattr(sim, field)[:] = 0.25
+
+    with pytest.raises(RuntimeError, match=f"^on_image wrote into sim.{field}: a run's state"):
+        sim.run(images=4, steps_per_image=5, output=path, quiet=True, fields="u,v",
+                on_image=write)
+    with h5py.File(path, "r") as f:
+        assert f.attrs["status"].startswith(f"stopped after image 2: on_image wrote into sim.{field}")
+    gs.Simulation.resume(path, quiet=True)
+    gs.Simulation(rows=16, cols=16, backend="cpu").run(images=4, steps_per_image=5, fields="u,v",
+                                                      output=tmp_path / "whole.h5", quiet=True)
+    with h5py.File(path) as a, h5py.File(tmp_path / "whole.h5") as b:
+        assert np.array_equal(a["v"][...], b["v"][...]) and np.array_equal(a["u"][...], b["u"][...])
+
+
+def test_stats_in_a_callback_are_the_runs_unless_another_histogram_is_asked_for(tmp_path):
+    sim = gs.Simulation(rows=16, cols=16, backend="cpu")
+    seen = []
+
+    def look(index, step, time, image):
+        own, other = sim.stats(), sim.stats(5, (0, 1))
+        seen.append((len(own["histogram"]), np.isnan(own["change_max"]),
+                     len(other["histogram"]), np.isnan(other["change_max"])))
+
+    sim.run(images=1, steps_per_image=3, output=tmp_path / "s.h5", quiet=True, stats=True,
+            histogram_bins=20, on_image=look)
+    assert seen == [(20, False, 5, True)]
+
+
 def test_rates_change_between_steps_and_take_effect_at_the_next(tmp_path):
     a = gs.Simulation(rows=24, cols=24, backend="cpu", feed=0.02)
     b = gs.Simulation(rows=24, cols=24, backend="cpu", feed=0.02)

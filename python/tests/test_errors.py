@@ -186,3 +186,38 @@ def test_small_refusals_name_their_cause():
         gs.change_per_step(np.full((4, 4), np.nan), np.zeros((4, 4)), 2)
     with pytest.raises(ValueError, match="^seeds: expected a whole number from 0 to 2\\^63-1, got '-1'$"):
         gs.sweep("never.h5", feed=[0.03], kill=[0.06], rows=8, cols=8, init="noise", seeds=[-1])
+
+
+def test_what_new_users_met_is_refused_in_pythons_words(tmp_path):
+    sim = gs.Simulation(rows=16, cols=16, backend="cpu")
+    # A path named, of the wrong type; None is the default.
+    with pytest.raises(TypeError, match="^output: expected a path \\(str or os.PathLike\\), got int$"):
+        sim.run(images=1, output=123)
+    # A progress that is not callable, before any file is made.
+    with pytest.raises(TypeError, match="^progress: expected a callable f\\(done, total\\), got int$"):
+        sim.run(images=2, output=tmp_path / "p.h5", progress=5)
+    assert not (tmp_path / "p.h5").exists()
+    # stats(): its range in every form a run's histogram_range takes, named when wrong.
+    assert len(sim.stats(range="0,0.5")["histogram"]) == len(sim.stats(range=(0, 0.5))["histogram"])
+    assert len(sim.stats(range=None, bins=None)["histogram"]) == 50
+    with pytest.raises(TypeError, match="^range: expected \\(low, high\\), got int 5$"):
+        sim.stats(range=5)
+    # A stencil no dt makes stable has no dt limit; a mistyped name is not "a weight".
+    with pytest.raises(ValueError, match="anti-diffusive"):
+        gs.dt_limit("-1,1,-1,1,0,1,-1,1,-1")
+    with pytest.raises(ValueError, match="^stencil: unknown stencil 'PRETTY' \\(known: oono-puri"):
+        gs.Simulation(rows=16, cols=16, stencil="PRETTY")
+    with pytest.raises(TypeError, match="^v: expected an array of numbers"):
+        gs.classify("abc")
+    # render's messages speak Python.
+    sim.run(images=1, steps_per_image=1, output=tmp_path / "r.h5", quiet=True)
+    with pytest.raises(ValueError, match="^range: expected \\(lo, hi\\) with finite lo < hi, got \\(1, 0\\)$"):
+        gs.render(tmp_path / "r.h5", out=tmp_path / "pictures", range=(1, 0))
+    with pytest.raises(ValueError, match="field='v'; run with fields='u,v' writes both"):
+        gs.render(tmp_path / "r.h5", out=tmp_path / "pictures", field="u")
+    with pytest.raises(ValueError, match="stats=True\\)$"):
+        gs.Simulation(depth=4, rows=16, cols=16).run(images=1, classify=True,
+                                                     output=tmp_path / "v.h5")
+    with pytest.raises(ValueError, match="^seeds: no value given$"):
+        gs.sweep(tmp_path / "s.h5", feed=[0.03], kill=[0.06], rows=8, cols=8, init="noise",
+                 seeds=[])

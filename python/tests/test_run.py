@@ -372,3 +372,21 @@ def test_a_custom_start_that_was_never_stored_is_not_continued(tmp_path, graysco
     assert "stopped before its custom initial state was stored" in done.stderr
     with pytest.raises(ValueError, match="stopped before its custom initial state was stored"):
         gs.Simulation.resume(killed)
+
+
+@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
+def test_a_batch_systems_signal_stops_a_python_run_at_an_image_with_its_checkpoint(tmp_path, name):
+    # Left to its default action it ended the process mid-write ("running", no checkpoint):
+    # the run stops at an image boundary, records the signal, and the process then ends by it.
+    out = tmp_path / "run.h5"
+    process = start_script(
+        f"sim.run(images=2000, steps_per_image=20, output={str(out)!r}, quiet=True)")
+    wait_for_images(out, 2)
+    process.send_signal(getattr(signal, name))
+    process.communicate(timeout=60)
+    assert process.returncode == -getattr(signal, name)
+    with h5py.File(out, "r") as f:
+        status = f.attrs["status"]
+        assert status.startswith(f"interrupted by {name} after image "), status
+        kept = f["step"].shape[0]
+        assert f["checkpoint/images"][...].max() == kept > 0

@@ -23,6 +23,7 @@ static_assert(std::atomic<int>::is_always_lock_free, "set from a signal handler"
 
 constexpr int handled[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1};
 struct sigaction previous[sizeof handled / sizeof handled[0]];
+bool installed[sizeof handled / sizeof handled[0]];  // by the StopSignals alive
 
 std::atomic<bool> announce{false}, on_terminal{false};
 static_assert(std::atomic<bool>::is_always_lock_free, "read in a signal handler");
@@ -79,19 +80,52 @@ void on_stop_signal(int signal) {
 
 }  // namespace
 
-StopSignals::StopSignals() {
+namespace {
+struct sigaction stop_action() {
   struct sigaction action {};
   action.sa_handler = on_stop_signal;
   sigemptyset(&action.sa_mask);
   action.sa_flags = SA_RESTART;  // blocking calls (writes, waits) go on; the loop polls the flag
+  return action;
+}
+}  // namespace
+
+StopSignals::StopSignals() {
+  const struct sigaction action = stop_action();
   for (std::size_t k = 0; k < std::size(handled); ++k) {
     sigaction(handled[k], &action, &previous[k]);
+    installed[k] = true;
+  }
+}
+
+StopSignals::StopSignals(WhereDefault) {
+  const struct sigaction action = stop_action();
+  for (std::size_t k = 0; k < std::size(handled); ++k) {
+    installed[k] = false;
+    if (handled[k] == SIGINT) continue;
+    sigaction(handled[k], nullptr, &previous[k]);
+    if (previous[k].sa_handler != SIG_DFL) continue;
+    sigaction(handled[k], &action, nullptr);
+    installed[k] = true;
+  }
+}
+
+void StopSignals::end_as_asked(int signal) {
+  if (signal == SIGINT) return;  // a host's own interrupt (Python's KeyboardInterrupt)
+  for (std::size_t k = 0; k < std::size(handled); ++k) {
+    if (handled[k] != signal || !installed[k] || previous[k].sa_handler != SIG_DFL) continue;
+    sigaction(handled[k], &previous[k], nullptr);
+    installed[k] = false;
+    std::raise(signal);
   }
 }
 
 StopSignals::~StopSignals() {
   announce.store(false);
-  for (std::size_t k = 0; k < std::size(handled); ++k) sigaction(handled[k], &previous[k], nullptr);
+  for (std::size_t k = 0; k < std::size(handled); ++k) {
+    if (installed[k]) sigaction(handled[k], &previous[k], nullptr);
+    installed[k] = false;
+  }
 }
 
 void announce_stop_signals(bool on) {

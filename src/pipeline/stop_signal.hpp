@@ -12,7 +12,17 @@ namespace grayscott::pipeline {
 // Installs the handlers while it lives, restoring the previous ones afterwards. One at a time.
 class StopSignals {
  public:
+  // Every stop signal: a program's own front end (the command line).
   StopSignals();
+  // A front end inside a host that has its own say (Python: SIGINT is its KeyboardInterrupt, and
+  // a script may have handlers of its own): SIGTERM, SIGHUP and SIGUSR1 only, each only where it
+  // was left to its default action, which would end the process at once, mid-write.
+  struct WhereDefault {};
+  explicit StopSignals(WhereDefault);
+  // After the run: where `signal` is SIGTERM, SIGHUP or SIGUSR1 and this object took it over
+  // from its default action, puts the default back and raises it, ending the process as the
+  // sender asked, now that the file is consistent. Otherwise does nothing.
+  void end_as_asked(int signal);
   ~StopSignals();
   StopSignals(const StopSignals&) = delete;
   StopSignals& operator=(const StopSignals&) = delete;
