@@ -43,19 +43,30 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
-// The command's long option nearest to `name`, if it is near enough to be a slip.
-std::string nearest_option(const CLI::App& command, std::string_view name) {
-  std::string best;
+// The command's long option nearest to `name`, if it is near enough to be a slip, or the one it
+// begins (--proj: --projection). `primary`: named by its first long name (what a config file's
+// key must be), not by the course's alias that matched.
+std::string nearest_option(const CLI::App& command, std::string_view name, bool primary = false) {
+  std::string best, begun;
   std::size_t best_distance = std::max<std::size_t>(2, name.size() / 3) + 1;
+  int begins = 0;
   for (const CLI::Option* option : command.get_options()) {
-    for (const std::string& known : option->get_lnames()) {
+    const auto& names = option->get_lnames();
+    for (const std::string& known : names) {
+      const std::string shown = primary ? names.front() : known;
       const std::size_t distance = edit_distance(name, known);
       if (distance < best_distance) {
         best_distance = distance;
-        best = known;
+        best = shown;
+      }
+      if (name.size() >= 3 && known.size() > name.size() && known.rfind(name, 0) == 0 &&
+          begun != shown) {
+        begun = shown;
+        ++begins;
       }
     }
   }
+  if (best.empty() && begins == 1) return begun;
   return best;
 }
 
@@ -64,6 +75,17 @@ bool takes_whole_number(const CLI::Option& option) {
 }
 bool takes_number(const CLI::Option& option) {
   return takes_whole_number(option) || option.get_type_name().rfind("FLOAT", 0) == 0;
+}
+
+// What a TOML value is, for a message: "a string", "a float" (4.0 where a whole number is due).
+std::string toml_type_name(const toml::node& node) {
+  if (node.is_string()) return "a string";
+  if (node.is_floating_point()) return "a float";
+  if (node.is_integer()) return "an integer";
+  if (node.is_boolean()) return "a boolean";
+  if (node.is_array()) return "an array";
+  if (node.is_table()) return "a table";
+  return "a date or time";
 }
 
 // A TOML value as the text a user would have typed after the option, of the type the option
@@ -75,9 +97,9 @@ std::string option_text(const CLI::Option& option, const toml::node& node,
     if (auto f = node.as_floating_point(); f && !takes_whole_number(option)) {
       return shortest_text(f->get());
     }
-    throw InvalidInput(
-        where + ": expected " + (takes_whole_number(option) ? "a whole number" : "a number") +
-        " (without quotes), got " + (node.is_string() ? "a string" : "another type"));
+    throw InvalidInput(where + ": expected " +
+                       (takes_whole_number(option) ? "a whole number" : "a number") +
+                       " (without quotes), got " + toml_type_name(node));
   }
   if (auto s = node.as_string()) return s->get();
   if (auto i = node.as_integer()) return std::to_string(i->get());
@@ -227,7 +249,7 @@ void apply_config(CLI::App& app, const std::string& path) {
     std::vector<std::pair<std::int64_t, std::string>> unknown;
     const auto unknown_key = [&](const toml::node& node, const std::string& key,
                                  const std::string& name) {
-      const std::string near = nearest_option(app, name);
+      const std::string near = nearest_option(app, name, /*primary=*/true);
       const std::string hint = name == "config" || name == "print-config"
                                    ? " (a config file names options, not another config)"
                                : near.empty() ? ""
@@ -354,8 +376,8 @@ void read_whole_numbers_in_decimal(CLI::App& app) {
                                      : std::string();
         digits.remove_prefix(sign.size());
         const bool all_digits =
-            !digits.empty() && std::all_of(digits.begin(), digits.end(),
-                                           [](char c) { return c >= '0' && c <= '9'; });
+            !digits.empty() &&
+            std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
         if (!all_digits) return "expected a whole number, got '" + text + "'";
         while (digits.size() > 1 && digits.front() == '0') digits.remove_prefix(1);
         text = sign + std::string(digits);

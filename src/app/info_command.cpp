@@ -123,10 +123,12 @@ void describe_file(const std::string& path) {
     state = "being written by process " + std::to_string(r.live_writer) +
             " (h5py reads it with swmr=True)";
   } else if (r.needs_repair()) {
-    state =
-        "needs repair: its writer was killed (h5py refuses it without swmr=True); run "
-        "grayscott repair " +
-        path;
+    // HDF5's mark of a file open for writing is what readers refuse: a file written over MPI
+    // ranks has none (parallel HDF5 sets no such mark), only its status says it never ended.
+    state = std::string("needs repair: its writer was killed") +
+            (r.marked_open ? " (h5py refuses it without swmr=True)"
+                           : " (its status still says running)") +
+            "; run grayscott repair " + path;
   } else if (r.status == "complete") {
     state = "complete";
   } else if (pipeline::run_diverged(r.status)) {

@@ -18,7 +18,8 @@ namespace {
 std::int64_t parse_scale(const std::string& text) {
   std::int64_t value = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || value < 1 || value > 64) {
+  if (error != std::errc() || end != text.data() + text.size() || value < 1 ||
+      value > io::max_scale) {
     throw InvalidInput("scale: expected auto or a whole number from 1 to 64, got '" + text + "'");
   }
   return value;

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
@@ -60,7 +61,10 @@ void refuse_contradictions(const CLI::App& run, const RunRequest& given,
          // A volume's stencils have no weight table: their names tell them apart.
          if (r.problem.stencil.three_dimensional()) return r.problem.stencil.name();
          std::string text;
-         for (double w : r.problem.stencil.weights) text += shortest_text(w) + ",";
+         for (double w : r.problem.stencil.weights) {
+           if (!text.empty()) text += ',';
+           text += shortest_text(w);
+         }
          return text;
        }},
       {"--boundary",
@@ -265,18 +269,25 @@ void add_run_command(CLI::App& root) {
     const auto make_request = [run, state] {
       apply_config(*run, state->config);
       record_given(*run, state->settings.problem);
+      refuse_empty_name(*run, "--resume", state->resume);
+      std::optional<RunRequest> continued;
+      if (!state->resume.empty()) {
+        continued = pipeline::resume_request(state->resume);
+        // The options given are checked against the file's grid: a volume's stencil is not
+        // refused as a plane's for want of --depth.
+        if (!app::given(*run, "--depth"))
+          state->settings.problem.depth = continued->problem.grid.depth;
+      }
       RunRequest request = state->settings.request();
       // The pictures come after the run: a folder they cannot go into is refused before it.
       if (request.render_dir) io::check_render_folder(*request.render_dir);
-      refuse_empty_name(*run, "--resume", state->resume);
-      if (!state->resume.empty()) {
-        RunRequest continued = pipeline::resume_request(state->resume);
-        refuse_contradictions(*run, request, state->settings.out, continued);
-        continued.engine = request.engine;
-        continued.quiet = request.quiet;
-        continued.save = request.save;
-        continued.render_dir = request.render_dir;
-        request = std::move(continued);
+      if (continued) {
+        refuse_contradictions(*run, request, state->settings.out, *continued);
+        continued->engine = request.engine;
+        continued->quiet = request.quiet;
+        continued->save = request.save;
+        continued->render_dir = request.render_dir;
+        request = std::move(*continued);
       }
       if (request.render_dir) {
         // Pictures that exist are refused before the run, as the output file is.
@@ -295,6 +306,14 @@ void add_run_command(CLI::App& root) {
         state->distributed.decomposition != "1x1x1") {
       throw InvalidInput("decomposition " + state->distributed.decomposition +
                          " needs an MPI launcher (mpirun -n P, srun)");
+    }
+    // The other options of a run over ranks mean nothing to one process: refused, not ignored.
+    for (const char* option : {"--halo-depth", "--gpu-aware-mpi", "--overlap-writes"}) {
+      if (app::given(*run, option)) {
+        throw InvalidInput(std::string(option).substr(2) +
+                           ": an option of a run over MPI ranks; it needs an MPI launcher "
+                           "(mpirun -n P, srun)");
+      }
     }
 #endif
     const RunRequest request = make_request();

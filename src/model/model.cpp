@@ -1,6 +1,7 @@
 #include "model/model.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -77,6 +78,14 @@ Stencil Stencil::parse(std::string_view text) {
   if (text == "five-point") return five_point();
   if (text == "seven-point") return seven_point();
   if (text == "nineteen-point") return nineteen_point();
+  const auto is_letter = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; };
+  if (text.find(',') == std::string_view::npos &&
+      std::any_of(text.begin(), text.end(), is_letter)) {
+    // A name, mistyped: not a weight that is not a number.
+    throw InvalidInput("stencil: unknown stencil '" + std::string(text) +
+                       "' (known: oono-puri, pretty, five-point, seven-point, nineteen-point, or 9 "
+                       "comma-separated weights)");
+  }
   std::vector<double> values;
   std::size_t start = 0;
   while (start <= text.size()) {
@@ -97,6 +106,16 @@ Stencil Stencil::parse(std::string_view text) {
     weights[i] = values[i];
   }
   return custom(weights);
+}
+
+void Stencil::check_diffusive() const {
+  if (!diffusive()) {
+    throw InvalidInput("stencil " + name() +
+                       " is anti-diffusive: its Laplacian's Fourier symbol reaches +" +
+                       format_number(symbol_range().highest) +
+                       " at some wave numbers, where it must be at most 0 (explicit Euler would "
+                       "amplify those modes at any dt)");
+  }
 }
 
 std::string Stencil::name() const {
@@ -269,13 +288,7 @@ void Problem::validate() const {
   for (double w : stencil.weights) {
     if (!std::isfinite(w)) throw InvalidInput("stencil: weights must be finite numbers");
   }
-  if (!stencil.diffusive()) {
-    throw InvalidInput("stencil " + stencil.name() +
-                       " is anti-diffusive: its Laplacian's Fourier symbol reaches +" +
-                       format_number(stencil.symbol_range().highest) +
-                       " at some wave numbers, where it must be at most 0 (explicit Euler would "
-                       "amplify those modes at any dt)");
-  }
+  stencil.check_diffusive();
   check_stability(-stencil.symbol_range().lowest, params);
 }
 
@@ -324,8 +337,10 @@ Boundary parse_boundary(std::string_view text) {
 Outside parse_outside(std::string_view text, std::string_view what) {
   const std::size_t comma = text.find(',');
   if (comma == std::string_view::npos || text.find(',', comma + 1) != std::string_view::npos) {
-    throw InvalidInput(std::string(what) + ": expected two numbers U,V, got '" + std::string(text) +
-                       "'");
+    // A pair of values of u and v, or a range's two ends.
+    const char* form = what.find("range") != std::string_view::npos ? "LOW,HIGH" : "U,V";
+    throw InvalidInput(std::string(what) + ": expected two numbers " + form + ", got '" +
+                       std::string(text) + "'");
   }
   const Outside values{parse_double(text.substr(0, comma), what),
                        parse_double(text.substr(comma + 1), what)};

@@ -82,6 +82,8 @@ struct Stencil {
   // L <= 0 for every theta (up to rounding): no Fourier mode grows under diffusion alone. Explicit
   // Euler amplifies a mode with L > 0 at every step, whatever dt, so only these are stable.
   bool diffusive() const;
+  // Throws InvalidInput, naming the highest Fourier symbol, unless diffusive().
+  void check_diffusive() const;
   // Largest magnitude of the Laplacian's eigenvalues over all Fourier modes: for a diffusive
   // stencil, max(-L), and the explicit-Euler limit for diffusion coefficient D is
   // dt <= 2 / (D * spectral_radius()).

@@ -45,7 +45,8 @@ RunRequest resume_request(const std::filesystem::path& path) {
     throw InvalidInput(
         "nothing to resume: " + path.string() + " holds a " +
         (state.status == "complete" ? std::string("complete run") : "run that " + state.status) +
-        " (" + std::to_string(state.images_in_file) + " images)");
+        " (" + std::to_string(state.images_in_file) +
+        (state.images_in_file == 1 ? " image)" : " images)"));
   }
   RunRequest request;
   request.problem = state.meta.problem;

@@ -115,6 +115,22 @@ ProblemSettings ProblemSettings::resolved() const {
     set("feed", s.feed, p.feed);
     set("kill", s.kill, p.kill);
   }
+  if (!preset.empty() && !is_given("stencil")) {
+    // The preset's stencil is a plane's or a volume's: a grid of the other kind is refused
+    // naming the preset, not the stencil the user never gave, nor given another silently.
+    const bool volume_stencil = Stencil::parse(s.stencil).three_dimensional();
+    if (s.depth > 1 && !volume_stencil) {
+      throw InvalidInput("preset " + preset + " steps a plane (stencil " + s.stencil +
+                         "): --depth " + std::to_string(s.depth) +
+                         " makes a volume, which needs --stencil seven-point or nineteen-point "
+                         "given with it");
+    }
+    if (s.depth <= 1 && volume_stencil) {
+      throw InvalidInput("preset " + preset + " steps a volume (stencil " + s.stencil +
+                         "): --depth " + std::to_string(s.depth) +
+                         " makes a plane, which needs a plane's --stencil given with it");
+    }
+  }
   // A volume's stencil by default on a volume; one given explicitly is checked as it is.
   if (s.depth > 1 && !is_given("stencil") && !Stencil::parse(s.stencil).three_dimensional())
     s.stencil = "seven-point";
@@ -259,6 +275,8 @@ pipeline::RunRequest RunSettings::request() const {
 std::vector<pipeline::SweepMember> SweepSettings::members() const {
   const InitialState initial = problem.initial_state();
   std::vector<std::uint64_t> seed_list{initial.seed};
+  // An empty list given (a script's empty variable, seeds = []) is not the default seed.
+  if (seeds.empty() && problem.is_given("seeds")) throw InvalidInput("seeds: no value given");
   if (!seeds.empty()) {
     if (!problem.seed.empty()) throw InvalidInput("seeds: give --seed or --seeds, not both");
     if (initial.kind != InitialKind::Noise) throw InvalidInput("seeds: seeds need --init noise");

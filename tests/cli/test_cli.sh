@@ -173,6 +173,30 @@ expect_error "cols must be a positive integer" run --cols -5
 expect_error "--rows: expected a whole number, got 'ten'" run --rows ten
 expect_error "--rows: expected a whole number, got '1e9'" run --rows 1e9
 expect_error "--images: expected a whole number, got '2.5'" run --images 2.5
+# A preset's stencil on a grid of the other kind is refused naming the preset (the plane's was
+# replaced by a volume's without a word; the volume's was refused as if the user had given it).
+expect_error "preset adios2 steps a volume (stencil seven-point): --depth 1 makes a plane" \
+  run --preset adios2 --depth 1 --rows 16 --cols 16 -o preset-plane.h5
+expect_error "preset course-numpy steps a plane (stencil five-point): --depth 8 makes a volume" \
+  run --preset course-numpy --depth 8 --rows 16 --cols 16 -o preset-volume.h5
+expect_error "stencil: unknown stencil 'sevenpoint' (known: oono-puri" run --stencil sevenpoint
+# The options of a run over MPI ranks, given to one process, are refused, not ignored.
+if "$gs" run --help | grep -q -- --halo-depth; then  # a build with MPI
+  for option in "--halo-depth 5" "--overlap-writes on" "--gpu-aware-mpi on"; do
+    name=${option%% *}; expect_error "${name#--}: an option of a run over MPI ranks" run $option --rows 8 --cols 8 -o one.h5
+  done
+fi
+# A continued volume is checked against its own grid: its stencil named again is no contradiction.
+timeout -s INT 1 "$gs" run --depth 16 --rows 16 --cols 16 --images 100000 --threads 1 --quiet \
+  -o volume-stopped.h5 2>/dev/null
+expect_error "--stencil nineteen-point contradicts volume-stopped.h5, whose run has seven-point" \
+  run --resume volume-stopped.h5 --stencil nineteen-point
+expect_error "--images 3 contradicts volume-stopped.h5" \
+  run --resume volume-stopped.h5 --stencil seven-point --images 3
+# A grid under 8 cells a side is drawn at the largest scale, not refused for the one chosen for it.
+"$gs" run --depth 3 --rows 4 --cols 5 --images 1 --steps-per-image 1 --quiet -o tiny.h5 &&
+  "$gs" render tiny.h5 --out tiny 2>/dev/null && [[ -f tiny/v_0000.png ]] && pass ||
+  fail "render of a 4x5 grid"
 # Whole numbers are decimal: CLI11 alone reads 0x40 as 64 and 010 as eight.
 expect_error "--rows: expected a whole number, got '0x40'" run --rows 0x40
 expect_error "--image: expected a whole number, got '0x1'" render run.h5 --image 0x1

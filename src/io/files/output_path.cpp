@@ -19,6 +19,8 @@ namespace grayscott::io {
 namespace fs = std::filesystem;
 
 std::string format_bytes(std::uint64_t bytes) {
+  // Sizes are saturated there by whoever computes them: the true figure is larger still.
+  if (bytes == UINT64_MAX) return "over 16 EiB";
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   double value = static_cast<double>(bytes);
   int unit = 0;

@@ -9,6 +9,29 @@
 
 namespace grayscott::io {
 
+namespace {
+
+// A volume's stencil as its 3x3x3 weights, plane after plane, each row-major (the centre 0, as a
+// plane's table has it): seven-point's faces 1/6; nineteen-point's faces 1/18 and edges 1/36.
+std::array<double, 27> volume_weights(const Stencil& stencil) {
+  std::array<double, 27> weights{};
+  const bool nineteen = stencil.kind == StencilKind::NineteenPoint;
+  for (int z = 0; z < 3; ++z) {
+    for (int y = 0; y < 3; ++y) {
+      for (int x = 0; x < 3; ++x) {
+        const int away = (z != 1) + (y != 1) + (x != 1);  // 1: a face, 2: an edge, 3: a corner
+        double w = 0;
+        if (away == 1) w = nineteen ? 1.0 / 18 : 1.0 / 6;
+        if (away == 2 && nineteen) w = 1.0 / 36;
+        weights[static_cast<std::size_t>((z * 3 + y) * 3 + x)] = w;
+      }
+    }
+  }
+  return weights;
+}
+
+}  // namespace
+
 Problem read_problem_attributes(const RunFileReader& file) {
   Problem p;
   // A plane's file has no depth (files of every version alike).
@@ -68,7 +91,12 @@ void write_problem_attributes(hid_t root, const Problem& p, std::int64_t images,
   h5::write_attribute(root, "dt", p.params.dt);
   h5::write_attribute(root, "steps_per_image", steps_per_image);
   h5::write_attribute(root, "images", images);
-  h5::write_attribute(root, "stencil", std::span<const double>(p.stencil.weights));
+  if (p.stencil.three_dimensional()) {
+    const std::array<double, 27> weights = volume_weights(p.stencil);
+    h5::write_attribute(root, "stencil", std::span<const double>(weights));
+  } else {
+    h5::write_attribute(root, "stencil", std::span<const double>(p.stencil.weights));
+  }
   h5::write_attribute(root, "stencil_name", p.stencil.name());
   h5::write_attribute(root, "boundary", std::string(to_string(p.boundary)));
   h5::write_attribute(root, "precision", std::string(to_string(p.precision)));

@@ -267,9 +267,9 @@ struct ImageClock {
 };
 
 void check_scale(const RenderOptions& options) {
-  if (options.scale < 1 || options.scale > 64) {
-    throw InvalidInput("scale: expected a whole number from 1 to 64, got " +
-                       std::to_string(options.scale));
+  if (options.scale < 1 || options.scale > max_scale) {
+    throw InvalidInput("scale: expected a whole number from 1 to " + std::to_string(max_scale) +
+                       ", got " + std::to_string(options.scale));
   }
 }
 
@@ -301,7 +301,7 @@ std::string plain_number(double value) {
 
 std::int64_t auto_scale(std::int64_t rows, std::int64_t cols) {
   const std::int64_t longer = std::max<std::int64_t>(1, std::max(rows, cols));
-  return std::max<std::int64_t>(1, 512 / longer);
+  return std::clamp<std::int64_t>(512 / longer, 1, max_scale);
 }
 
 std::string picture_title(const std::string& field, std::int64_t step, double dt) {

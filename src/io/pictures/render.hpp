@@ -141,8 +141,11 @@ void make_picture_folder(const std::filesystem::path& dir);
 // last words.
 std::int64_t render_video(const std::filesystem::path& file, const RenderOptions& options);
 
+// The largest --scale: a picture's cell as 64x64 pixels.
+inline constexpr std::int64_t max_scale = 64;
 // The --scale a grid gets by default: the largest whole factor that keeps its longer side at
-// most 512 pixels (1 for grids that are already that large), so that a 64x64 run is readable.
+// most 512 pixels (1 for grids that are already that large), so that a 64x64 run is readable;
+// at most max_scale (a grid under 8 cells a side).
 std::int64_t auto_scale(std::int64_t rows, std::int64_t cols);
 
 // A model time or a value in plain notation (10000, 0.5, 1234.56; never 1e+04): at most six
