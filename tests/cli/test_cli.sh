@@ -197,6 +197,23 @@ expect_error "--images 3 contradicts volume-stopped.h5" \
 "$gs" run --depth 3 --rows 4 --cols 5 --images 1 --steps-per-image 1 --quiet -o tiny.h5 &&
   "$gs" render tiny.h5 --out tiny 2>/dev/null && [[ -f tiny/v_0000.png ]] && pass ||
   fail "render of a 4x5 grid"
+# Messages that name the real cause: a size past 16 EiB, an option begun, a course alias as a
+# config key, a float where a whole number is due, an empty seed list.
+expect_error "needs over 16 EiB of host memory" \
+  run --depth 2147483647 --rows 2147483647 --cols 2147483647 --images 1 -o huge.h5
+expect_error "unknown option --proj (did you mean --projection?)" render run.h5 --proj max
+printf '[run]\nnbrow = 40\n' >alias.toml
+expect_error "key 'run.nbrow': unknown key (did you mean rows?)" run --config alias.toml
+printf 'depth = 4.0\n' >float.toml
+expect_error "key 'depth': expected a whole number (without quotes), got a float" run --config float.toml
+expect_error "seeds: no value given" sweep --init noise --seeds "" --rows 8 --cols 8 -o no-seeds.h5
+# A volume's file records its stencil's 27 weights (it held nine zeros).
+"$gs" run --depth 3 --rows 4 --cols 4 --images 1 --steps-per-image 1 --quiet -o weights.h5 &&
+  /usr/bin/python3 -c '
+import h5py, numpy as np
+w = h5py.File("weights.h5", "r").attrs["stencil"].reshape(3, 3, 3)
+assert w[0, 1, 1] == w[1, 0, 1] == w[1, 1, 2] == 1 / 6 and w.sum() == 1 and w[1, 1, 1] == 0, w' &&
+  pass || fail "a volume's stencil weights"
 # Whole numbers are decimal: CLI11 alone reads 0x40 as 64 and 010 as eight.
 expect_error "--rows: expected a whole number, got '0x40'" run --rows 0x40
 expect_error "--image: expected a whole number, got '0x1'" render run.h5 --image 0x1
