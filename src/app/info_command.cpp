@@ -62,6 +62,58 @@ void describe_statistics(const std::string& path, std::int64_t images) {
   }
 }
 
+// What a sweep file's /stats say: the settings, how many members settled, and the classes of
+// the members' last images.
+void describe_sweep_statistics(const std::string& path, const io::FileReport& r) {
+  const io::RunFileReader file(path);
+  const auto members = static_cast<std::size_t>(r.members);
+  if (file.has_attribute("until_steady")) {
+    std::string settled;
+    if (file.has_field("stats/settled_image")) {
+      const std::vector<std::int64_t> at = file.read_int64("stats/settled_image");
+      const auto count = std::count_if(at.begin(), at.end(), [](std::int64_t i) { return i >= 0; });
+      settled = "; " + std::to_string(count) + " of " + std::to_string(at.size()) +
+                " members settled (/stats/settled_image)";
+    }
+    std::printf("until steady: change of v per step below %.10g for %lld images%s\n",
+                file.attribute_double("until_steady"),
+                static_cast<long long>(file.attribute_int64("steady_images")), settled.c_str());
+  }
+  if (!file.has_attribute("stats_histogram_bins")) return;
+  const std::vector<double> range = file.attribute_doubles("stats_histogram_range");
+  std::printf(
+      "statistics: every image of every member (/stats), histogram of v in %lld bins over "
+      "[%.10g, %.10g]\n",
+      static_cast<long long>(file.attribute_int64("stats_histogram_bins")), range.at(0),
+      range.at(1));
+  if (!file.has_field("stats/class") || r.images_written.size() != members) return;
+  // [members, images], row-major: each member's last image written.
+  const std::vector<std::int64_t> classes = file.read_int64("stats/class");
+  const auto images = static_cast<std::size_t>(r.images_requested);
+  std::vector<std::int64_t> counts(analysis::pattern_class_names.size(), 0);
+  std::int64_t unclassified = 0;
+  for (std::size_t m = 0; m < members; ++m) {
+    const std::int64_t written = r.images_written[m];
+    const std::size_t at =
+        m * images + static_cast<std::size_t>(std::max<std::int64_t>(written, 1) - 1);
+    const std::int64_t c = written > 0 && at < classes.size() ? classes[at] : -1;
+    if (c >= 0 && c < static_cast<std::int64_t>(counts.size()))
+      ++counts[static_cast<std::size_t>(c)];
+    else
+      ++unclassified;
+  }
+  std::string tally;
+  const auto add = [&tally](std::string_view name, std::int64_t count) {
+    if (!tally.empty()) tally += ", ";
+    tally.append(name).append(" ").append(std::to_string(count));
+  };
+  for (std::size_t c = 0; c < counts.size(); ++c) {
+    if (counts[c] > 0) add(analysis::pattern_class_names[c], counts[c]);
+  }
+  if (unclassified > 0) add("not classified", unclassified);
+  std::printf("patterns of the members' last images: %s (/stats/class)\n", tally.c_str());
+}
+
 // Where a run file's run started: a generated state (its kind, a noise's seed) or the custom one
 // it stores.
 void describe_start(const std::string& path) {
@@ -114,6 +166,7 @@ void describe_file(const std::string& path) {
   if (!r.sweep) describe_start(path);
   std::printf("status: %s\n", r.status.c_str());
   if (!r.sweep) describe_statistics(path, r.images);
+  if (r.sweep) describe_sweep_statistics(path, r);
   std::printf("checkpoint: %s\n",
               r.checkpoint_images > 0
                   ? ("after image " + std::to_string(r.checkpoint_images)).c_str()

@@ -207,6 +207,13 @@ expect_error "key 'run.nbrow': unknown key (did you mean rows?)" run --config al
 printf 'depth = 4.0\n' >float.toml
 expect_error "key 'depth': expected a whole number (without quotes), got a float" run --config float.toml
 expect_error "seeds: no value given" sweep --init noise --seeds "" --rows 8 --cols 8 -o no-seeds.h5
+# info of a sweep says what it measured, how many members settled and which patterns formed.
+"$gs" sweep --feed 0.01:0.06:4 --kill 0.04:0.07:4 --rows 32 --cols 32 --images 20 --steps-per-image 50 \
+  --until-steady 1e-6 --classify --quiet -o map.h5 && "$gs" info map.h5 >info.txt &&
+  grep -qE "^until steady: change of v per step below 1e-06 for 5 images; [0-9]+ of 16 members settled" info.txt &&
+  grep -q "^statistics: every image of every member (/stats), histogram of v in 50 bins" info.txt &&
+  grep -qE "^patterns of the members' last images: .* \(/stats/class\)$" info.txt &&
+  pass || fail "info of a sweep's statistics: $(cat info.txt)"
 # A volume's file records its stencil's 27 weights (it held nine zeros).
 "$gs" run --depth 3 --rows 4 --cols 4 --images 1 --steps-per-image 1 --quiet -o weights.h5 &&
   /usr/bin/python3 -c '
