@@ -892,6 +892,11 @@ class Simulation : public Batch {
     requests::apply(out, request);
     request.engine = options_;
     request.resume = resume;
+    if (!resume) {
+      requests::refuse_unmeasured_settings(request.analysis, [&](std::string_view option) {
+        return keywords.given(requests::keyword_of(option));
+      });
+    }
     if (resume) {
       const pipeline::RunRequest from_file = pipeline::resume_request(request.output);
       // A run continued from its start starts where the file's did.

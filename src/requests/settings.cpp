@@ -259,11 +259,27 @@ void apply(const OutputSettings& out, pipeline::SweepRequest& request) {
   apply_output(out, request);
 }
 
+void refuse_unmeasured_settings(const pipeline::AnalysisRequest& analysis,
+                                const std::function<bool(std::string_view option)>& given) {
+  if (analysis.statistics) return;
+  for (const char* option : {"histogram-bins", "histogram-range", "steady-images"}) {
+    if (given(option)) {
+      throw InvalidInput(std::string(option) +
+                         ": a setting of the statistics, which this run does not measure: give "
+                         "--stats (or --until-steady, --classify) too");
+    }
+  }
+}
+
 pipeline::RunRequest RunSettings::request() const {
   pipeline::RunRequest request;
   request.problem = problem.problem();
   request.initial = problem.initial_state();
   apply_output(out, request);
+  if (!continues_a_file) {
+    refuse_unmeasured_settings(
+        request.analysis, [this](std::string_view option) { return problem.is_given(option); });
+  }
   if (const auto steps = problem.preset_steps_per_image()) request.steps_per_image = *steps;
   request.engine = engine.engine_options();
   if (!render.empty()) request.render_dir = render;
@@ -307,6 +323,8 @@ pipeline::SweepRequest SweepSettings::request() const {
   request.problem = shared_problem(request.members);
   request.init = problem.initial_state();
   apply_output(out, request);
+  refuse_unmeasured_settings(request.analysis,
+                             [this](std::string_view option) { return problem.is_given(option); });
   if (const auto steps = problem.preset_steps_per_image()) request.steps_per_image = *steps;
   request.engine = engine.engine_options();
   if (!max_batch_memory.empty())

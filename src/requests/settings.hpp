@@ -125,10 +125,18 @@ struct RunSettings {
   EngineSettings engine;
   OutputSettings out = OutputSettings::writing_to("output.h5");
   std::string render;  // a folder for PNG pictures, or empty
+  // The options given are those a continued run is compared with (--resume), not a run's own.
+  bool continues_a_file = false;
 
   // The request, validated (the output path is checked when the run claims it).
   pipeline::RunRequest request() const;
 };
+
+// Throws InvalidInput for a setting of the statistics (histogram-bins, histogram-range,
+// steady-images) that `given` says was given where `analysis` measures nothing: it would do
+// nothing (no --stats, --until-steady or --classify).
+void refuse_unmeasured_settings(const pipeline::AnalysisRequest& analysis,
+                                const std::function<bool(std::string_view option)>& given);
 
 // `grayscott sweep`, `gs.sweep`, `gs.Sweep`: sets of rates (and seeds) crossed into members.
 struct SweepSettings {

@@ -339,6 +339,11 @@ expect_error "histogram-bins must be a whole number from 1 to 1000000, got 0" ru
 expect_error "histogram-bins must be a whole number from 1 to 1000000, got 0" run --histogram-bins 0
 expect_error "histogram-range must be two finite numbers LOW,HIGH with LOW < HIGH, got 1,0" run --histogram-range 1,0
 expect_error "steady-images must be a whole number from 1 to 1000000, got 0" run --steady-images 0
+# Good values that nothing would use are refused too, not ignored.
+expect_error "histogram-bins: a setting of the statistics, which this run does not measure: give --stats" \
+  run --histogram-bins 7 --rows 8 --cols 8 -o unmeasured.h5
+expect_error "steady-images: a setting of the statistics, which this run does not measure" \
+  sweep --steady-images 3 --rows 8 --cols 8 -o unmeasured.h5
 
 # Pictures.
 "$gs" render run.h5 --out pics 2>/dev/null && [[ $(ls pics/*.png | wc -l) -eq 3 ]] && pass || fail "render"
