@@ -82,6 +82,11 @@ def dt_limit(stencil: str = _SIMULATION["stencil"], du: float = _SIMULATION["du"
     every run holds. ``everywhere=True`` gives the smaller dt that is stable at every state
     u, v >= 0 with u + v <= 1 (see docs/model.md).
     """
+    if stencil is None:
+        stencil = _SIMULATION["stencil"]
+    if not isinstance(stencil, str):
+        raise TypeError(f"stencil: expected a name or nine comma-separated weights (a str), got "
+                        f"{type(stencil).__name__}")
     return _core._dt_limit(stencil, du, dv, feed, kill, everywhere)
 
 

@@ -205,6 +205,9 @@ def test_what_new_users_met_is_refused_in_pythons_words(tmp_path):
     # A stencil no dt makes stable has no dt limit; a mistyped name is not "a weight".
     with pytest.raises(ValueError, match="anti-diffusive"):
         gs.dt_limit("-1,1,-1,1,0,1,-1,1,-1")
+    assert gs.dt_limit(None) == gs.dt_limit()
+    with pytest.raises(TypeError, match="^stencil: expected a name or nine"):
+        gs.dt_limit(5)
     with pytest.raises(ValueError, match="^stencil: unknown stencil 'PRETTY' \\(known: oono-puri"):
         gs.Simulation(rows=16, cols=16, stencil="PRETTY")
     with pytest.raises(TypeError, match="^v: expected an array of numbers"):
