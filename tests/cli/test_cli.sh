@@ -362,6 +362,12 @@ import h5py, numpy as np
 with h5py.File("no-cells.h5", "w") as f:
     f["v"] = np.zeros((2, 0, 5), np.float32)'
 expect_error "no-cells.h5: the images of /v are empty (0x5): nothing to draw" render no-cells.h5 --out none
+# Another program's file whose /v has a sweep's axes is named as such (not "cannot open /feed").
+/usr/bin/python3 -c '
+import h5py, numpy as np
+with h5py.File("foreign.h5", "w") as f:
+    f["v"] = np.zeros((2, 3, 4, 5), np.float32)'
+expect_error "foreign.h5 is not a grayscott sweep file (no attribute kind = \"sweep\")" render foreign.h5 --out none
 # An image larger than the memory is refused before it is read: 2^40 cells, never written (an HDF5
 # dataset's unwritten chunks take no space).
 /usr/bin/python3 -c '

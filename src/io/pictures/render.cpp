@@ -419,8 +419,17 @@ namespace {
 // videos alike. A volume's picture is the plane options.volume asks for (a slice, by default
 // across z through the middle, or the projection of its largest values along z).
 // A sweep's images: [members, images, rows, cols] (a run's volume has as many axes).
-bool is_sweep_shape(const RunFileReader& reader, const std::vector<std::int64_t>& dims) {
-  return dims.size() == (reader.depth() > 1 ? 5u : 4u);
+// A file with such a dataset that is not a grayscott sweep's is refused as such (its atlas would
+// fail on the first attribute it lacks).
+bool is_sweep_shape(const RunFileReader& reader, const fs::path& file,
+                    const std::vector<std::int64_t>& dims) {
+  const bool sweep_shape = dims.size() == (reader.depth() > 1 ? 5u : 4u);
+  if (sweep_shape && !reader.sweep()) {
+    throw InvalidInput(file.string() +
+                       " is not a grayscott sweep file (no attribute kind = "
+                       "\"sweep\"), and its images have a sweep's axes (members, images, ...)");
+  }
+  return sweep_shape;
 }
 
 class RunPictures {
@@ -511,7 +520,7 @@ class RunPictures {
 std::vector<fs::path> render_run(const fs::path& file, const RenderOptions& options) {
   RunFileReader reader(file);
   const auto dims = field_shape(reader, file, options.field, "run");
-  if (is_sweep_shape(reader, dims)) {
+  if (is_sweep_shape(reader, file, dims)) {
     if (options.volume && reader.depth() <= 1) {
       throw InvalidInput(file.string() +
                          " holds planes (depth 1): --slice and --projection pick a view of a "
@@ -545,7 +554,7 @@ std::int64_t render_video(const fs::path& file, const RenderOptions& options) {
   std::optional<AtlasPainter> atlas;  // a sweep file: its atlas, frame by frame
   std::optional<RunPictures> run;
   std::int64_t first = 0, last = 0, seed = 0;
-  if (is_sweep_shape(reader, dims)) {
+  if (is_sweep_shape(reader, file, dims)) {
     if (options.volume && reader.depth() <= 1) {
       throw InvalidInput(file.string() +
                          " holds planes (depth 1): --slice and --projection pick a view of a "
