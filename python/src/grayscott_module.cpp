@@ -613,17 +613,44 @@ class Batch {
 
  protected:
   // Whether the engine holds the first member's initial state bit for bit (on every rank): not
-  // so once values were written into sim.u or sim.v.
+  // so once values were written into sim.u or sim.v. The initial state is made a row at a time
+  // beside a host engine's own memory (a device's state is copied to the host first), so that
+  // the check takes no state's worth of memory.
   bool holds_initial_state() {
     bool same = std::visit(
         [&](auto& engine) {
           using Real = typename std::remove_reference_t<decltype(*engine)>::real_type;
-          const std::size_t cells = block_cells();
-          std::vector<Real> u(cells), v(cells), u0(cells), v0(cells);
-          engine->copy_state(0, u.data(), v.data());
-          initial_block<Real>(0, u0, v0);
-          return std::memcmp(u.data(), u0.data(), cells * sizeof(Real)) == 0 &&
-                 std::memcmp(v.data(), v0.data(), cells * sizeof(Real)) == 0;
+          if (initial_[0].kind == InitialKind::Custom) return false;
+          std::vector<Real> device_u, device_v;
+          engine->home_state();
+          auto state = engine->state();
+          if (state.on_device) {
+            device_u.resize(block_cells());
+            device_v.resize(block_cells());
+            engine->copy_state(0, device_u.data(), device_v.data());
+            state.u = device_u.data();
+            state.v = device_v.data();
+          }
+          const auto cols = static_cast<std::size_t>(block_.cols);
+          std::vector<Real> u0(cols), v0(cols);
+          const std::int64_t planes = problem_.grid.volume() ? block_.planes : 1;
+          for (std::int64_t z = 0; z < planes; ++z) {
+            for (std::int64_t r = 0; r < block_.rows; ++r) {
+              if (problem_.grid.volume()) {
+                fill_initial_volume_block<Real>(problem_.grid, initial_[0], block_.plane_begin + z,
+                                                block_.row_begin + r, block_.col_begin, 1, 1,
+                                                block_.cols, u0, v0);
+              } else {
+                fill_initial_block<Real>(problem_.grid, initial_[0], block_.row_begin + r,
+                                         block_.col_begin, 1, block_.cols, u0, v0);
+              }
+              const std::size_t at = static_cast<std::size_t>(z * block_.rows + r) * cols;
+              if (std::memcmp(state.u + at, u0.data(), cols * sizeof(Real)) != 0 ||
+                  std::memcmp(state.v + at, v0.data(), cols * sizeof(Real)) != 0)
+                return false;
+            }
+          }
+          return true;
         },
         engine_);
 #if GRAYSCOTT_WITH_MPI
@@ -1081,12 +1108,17 @@ class Simulation : public Batch {
           engine_);
     } catch (...) {
       running_thread_ = std::thread::id();
+      const int arrived = pipeline::stop_requested();
       pipeline::clear_stop_request();
+      stop_signals.end_as_asked(arrived);
       throw;
     }
     running_thread_ = std::thread::id();
+    // A stop signal that came with the last image, or while the file closed, ends the process
+    // too: it did not stop the run, but was meant for the process.
+    const int arrived = summary.signal != 0 ? summary.signal : pipeline::stop_requested();
     pipeline::clear_stop_request();
-    stop_signals.end_as_asked(summary.signal);
+    stop_signals.end_as_asked(arrived);
     step_ = summary.images_written * request.steps_per_image;
     time_ = static_cast<double>(step_) * problem_.params.dt;
     if (callback_error) {
@@ -1533,12 +1565,16 @@ NB_MODULE(_core, m) {
         pipeline::SweepSummary summary;
         {
           pipeline::StopSignals stop_signals;
-          {
+          try {
             nb::gil_scoped_release unlocked;
             summary = pipeline::execute_sweep(request);
+          } catch (...) {
+            stop_signals.end_as_asked(pipeline::stop_requested());
+            throw;
           }
           // A batch system's SIGTERM ends the process as it would have, the file consistent.
-          stop_signals.end_as_asked(summary.signal);
+          stop_signals.end_as_asked(summary.signal != 0 ? summary.signal
+                                                        : pipeline::stop_requested());
         }
         pipeline::clear_stop_request();
         if (progress_error) {
@@ -1636,12 +1672,14 @@ NB_MODULE(_core, m) {
         bool interrupted = false;
         options.stop_requested = python_interrupt(interrupted);
         std::vector<std::filesystem::path> written;
-        pipeline::clear_stop_request();
         {
           pipeline::StopSignals stop_signals(pipeline::StopSignals::WhereDefault{});
-          {
+          try {
             nb::gil_scoped_release unlocked;
             written = io::render_run(file, options);
+          } catch (...) {
+            stop_signals.end_as_asked(pipeline::stop_requested());
+            throw;
           }
           stop_signals.end_as_asked(pipeline::stop_requested());  // the pictures kept
         }
@@ -1659,15 +1697,24 @@ NB_MODULE(_core, m) {
         options.video = video;
         bool interrupted = false;
         options.stop_requested = python_interrupt(interrupted);
-        pipeline::clear_stop_request();
         pipeline::StopSignals stop_signals(pipeline::StopSignals::WhereDefault{});
+        std::int64_t frames = 0;
         try {
           nb::gil_scoped_release unlocked;
-          return io::render_video(file, options);
+          frames = io::render_video(file, options);
         } catch (const io::RenderStopped&) {
           stop_signals.end_as_asked(pipeline::stop_requested());  // no partial video left
-          throw nb::python_error();  // the KeyboardInterrupt; no partial video left
+          if (interrupted) throw nb::python_error();              // the KeyboardInterrupt
+          // A stop signal another run's handler took (this video made from its callback).
+          const int signal = pipeline::stop_requested();
+          throw pipeline::RunInterrupted("video stopped by " + pipeline::signal_name(signal),
+                                         signal);
+        } catch (...) {
+          stop_signals.end_as_asked(pipeline::stop_requested());
+          throw;
         }
+        stop_signals.end_as_asked(pipeline::stop_requested());
+        return frames;
       },
       "file"_a, "video"_a, "settings"_a);
 

@@ -366,6 +366,8 @@ def test_a_custom_start_that_was_never_stored_is_not_continued(tmp_path, graysco
     run_cli(grayscott_bin, "repair", killed)
     with h5py.File(killed, "r+") as f:
         f["initial_state"].attrs["status"] = "being written"  # killed while storing it
+    # Repair still makes it readable (its .xmf written again); only continuing it is refused.
+    run_cli(grayscott_bin, "repair", killed)
     done = subprocess.run([grayscott_bin, "run", "--resume", str(killed)], capture_output=True,
                           text=True)
     assert done.returncode == 2
@@ -390,3 +392,22 @@ def test_a_batch_systems_signal_stops_a_python_run_at_an_image_with_its_checkpoi
         assert status.startswith(f"interrupted by {name} after image "), status
         kept = f["step"].shape[0]
         assert f["checkpoint/images"][...].max() == kept > 0
+
+
+def test_a_render_inside_a_runs_callback_leaves_the_stop_signals_working(tmp_path):
+    # The render's signal handling, made while the run's lives, must leave the run's alone: a
+    # later run still stops on SIGTERM at an image (the handlers were once lost this way).
+    first, second = tmp_path / "first.h5", tmp_path / "second.h5"
+    pictures = tmp_path / "pictures"
+    process = start_script(
+        f"sim.run(images=2, steps_per_image=5, output={str(first)!r}, quiet=True, "
+        f"on_image=lambda i, s, t, image: gs.render({str(first)!r}, out={str(pictures)!r}, "
+        f"overwrite=True) if i == 1 else None)\n"
+        f"    sim.reset()\n"
+        f"    sim.run(images=2000, steps_per_image=20, output={str(second)!r}, quiet=True)")
+    wait_for_images(second, 2)
+    process.send_signal(signal.SIGTERM)
+    process.communicate(timeout=60)
+    assert process.returncode == -signal.SIGTERM
+    with h5py.File(second, "r") as f:
+        assert f.attrs["status"].startswith("interrupted by SIGTERM after image ")

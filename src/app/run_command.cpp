@@ -308,7 +308,11 @@ void add_run_command(CLI::App& root) {
       throw InvalidInput("decomposition " + state->distributed.decomposition +
                          " needs an MPI launcher (mpirun -n P, srun)");
     }
-    // The other options of a run over ranks mean nothing to one process: refused, not ignored.
+#endif
+    const RunRequest request = make_request();
+#if GRAYSCOTT_WITH_MPI
+    // The other options of a run over ranks mean nothing to one process: refused, not ignored
+    // (given on the command line or in --config, which make_request read).
     for (const char* option : {"--halo-depth", "--gpu-aware-mpi", "--overlap-writes"}) {
       if (app::given(*run, option)) {
         throw InvalidInput(std::string(option).substr(2) +
@@ -317,7 +321,6 @@ void add_run_command(CLI::App& root) {
       }
     }
 #endif
-    const RunRequest request = make_request();
     report(request, pipeline::execute_run(request));
   });
 }

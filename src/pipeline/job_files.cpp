@@ -93,6 +93,7 @@ class RunJobFile final : public JobFile<Real> {
       return;
     }
     if (!continued_) continued_ = io::read_run_state(request_.output);
+    refuse_an_unstored_start(*continued_, request_.output);
     if (run_is_finished(continued_->status))
       throw InvalidInput("nothing to resume: " + path + " holds a complete run");
     if (shared && !continued_->extendable_in_parallel) {

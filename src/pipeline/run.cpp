@@ -39,6 +39,16 @@ void validate_run_request(const RunRequest& request) {
   request.analysis.validate(request.problem, request.steps_per_image);
 }
 
+void refuse_an_unstored_start(const io::RunFileState& state, const std::filesystem::path& path) {
+  if (state.meta.initial.kind == InitialKind::Custom && state.checkpoint_images == 0 &&
+      !state.initial_state_stored) {
+    // Continued from its start, which the file does not hold whole.
+    throw InvalidInput(path.string() +
+                       " stopped before its custom initial state was stored: nothing to "
+                       "continue; run it again");
+  }
+}
+
 RunRequest resume_request(const std::filesystem::path& path) {
   const io::RunFileState state = io::read_run_state(path);
   if (run_is_finished(state.status)) {
@@ -48,6 +58,7 @@ RunRequest resume_request(const std::filesystem::path& path) {
         " (" + std::to_string(state.images_in_file) +
         (state.images_in_file == 1 ? " image)" : " images)"));
   }
+  refuse_an_unstored_start(state, path);
   RunRequest request;
   request.problem = state.meta.problem;
   request.initial = state.meta.initial;

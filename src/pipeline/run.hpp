@@ -86,6 +86,10 @@ RunSummary execute_run_on(Engine<Real>& engine, const RunRequest& request);
 // The request's own checks (not the output path): throws InvalidInput.
 void validate_run_request(const RunRequest& request);
 
+// Throws InvalidInput where a run would continue from a custom initial state that its file does
+// not hold whole (killed, or out of room, while storing it).
+void refuse_an_unstored_start(const io::RunFileState& state, const std::filesystem::path& path);
+
 // The request that continues the run in `path`: its parameters come from the file. Throws
 // InvalidInput when the file is not a run file or holds a complete run ("nothing to resume").
 RunRequest resume_request(const std::filesystem::path& path);

@@ -23,7 +23,10 @@ static_assert(std::atomic<int>::is_always_lock_free, "set from a signal handler"
 
 constexpr int handled[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1};
 struct sigaction previous[sizeof handled / sizeof handled[0]];
-bool installed[sizeof handled / sizeof handled[0]];  // by the StopSignals alive
+bool installed[sizeof handled / sizeof handled[0]];  // by the StopSignals that owns them
+// The StopSignals alive: the first owns the handlers; one made while it lives (another thread's
+// run, a render from a run's callback) leaves them to it.
+std::atomic<int> alive{0};
 
 std::atomic<bool> announce{false}, on_terminal{false};
 static_assert(std::atomic<bool>::is_always_lock_free, "read in a signal handler");
@@ -90,7 +93,8 @@ struct sigaction stop_action() {
 }
 }  // namespace
 
-StopSignals::StopSignals() {
+StopSignals::StopSignals() : owner_(alive.fetch_add(1) == 0) {
+  if (!owner_) return;
   const struct sigaction action = stop_action();
   for (std::size_t k = 0; k < std::size(handled); ++k) {
     sigaction(handled[k], &action, &previous[k]);
@@ -98,7 +102,8 @@ StopSignals::StopSignals() {
   }
 }
 
-StopSignals::StopSignals(WhereDefault) {
+StopSignals::StopSignals(WhereDefault) : owner_(alive.fetch_add(1) == 0) {
+  if (!owner_) return;
   const struct sigaction action = stop_action();
   for (std::size_t k = 0; k < std::size(handled); ++k) {
     installed[k] = false;
@@ -111,7 +116,7 @@ StopSignals::StopSignals(WhereDefault) {
 }
 
 void StopSignals::end_as_asked(int signal) {
-  if (signal == SIGINT) return;  // a host's own interrupt (Python's KeyboardInterrupt)
+  if (!owner_ || signal == SIGINT) return;  // SIGINT: a host's own (Python's KeyboardInterrupt)
   for (std::size_t k = 0; k < std::size(handled); ++k) {
     if (handled[k] != signal || !installed[k] || previous[k].sa_handler != SIG_DFL) continue;
     sigaction(handled[k], &previous[k], nullptr);
@@ -121,11 +126,14 @@ void StopSignals::end_as_asked(int signal) {
 }
 
 StopSignals::~StopSignals() {
-  announce.store(false);
-  for (std::size_t k = 0; k < std::size(handled); ++k) {
-    if (installed[k]) sigaction(handled[k], &previous[k], nullptr);
-    installed[k] = false;
+  if (owner_) {
+    announce.store(false);
+    for (std::size_t k = 0; k < std::size(handled); ++k) {
+      if (installed[k]) sigaction(handled[k], &previous[k], nullptr);
+      installed[k] = false;
+    }
   }
+  alive.fetch_sub(1);
 }
 
 void announce_stop_signals(bool on) {

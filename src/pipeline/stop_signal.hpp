@@ -9,7 +9,9 @@
 
 namespace grayscott::pipeline {
 
-// Installs the handlers while it lives, restoring the previous ones afterwards. One at a time.
+// Installs the handlers while it lives, restoring the previous ones afterwards. One made while
+// another lives (another thread's run, a render from a run's callback) does nothing: the first
+// keeps them, and ends the process where end_as_asked says so.
 class StopSignals {
  public:
   // Every stop signal: a program's own front end (the command line).
@@ -26,6 +28,9 @@ class StopSignals {
   ~StopSignals();
   StopSignals(const StopSignals&) = delete;
   StopSignals& operator=(const StopSignals&) = delete;
+
+ private:
+  bool owner_ = false;  // the first alive: it installed the handlers and restores them
 };
 
 // Whether the first stop signal says on stderr that the run stops after the image in progress

@@ -36,8 +36,9 @@ std::vector<std::string_view> split(std::string_view text, char separator) {
 // 0.01 is 0.060000000000000005 in binary, and a file's reader selects 0.06 (xarray's .sel,
 // an atlas's ticks). Values with more digits (0.02666...) are left as computed.
 double as_written(double value) {
+  // 13 digits: a value with more (0.026666666666666665) does not round-trip within the tolerance.
   char text[32];
-  std::snprintf(text, sizeof text, "%.15g", value);
+  std::snprintf(text, sizeof text, "%.13g", value);
   const double short_form = std::strtod(text, nullptr);
   const double tolerance = 8 * std::numeric_limits<double>::epsilon() * std::fabs(value);
   return std::fabs(short_form - value) <= tolerance ? short_form : value;

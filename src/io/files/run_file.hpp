@@ -163,6 +163,8 @@ struct RunFileState {
   // HDF5's metadata on disk can then hold an extent whose newest chunks it does not list yet.
   bool every_chunk_placed = true;
   SteadyHistory steady;  // read where the file was made with --until-steady
+  // A custom initial state's values are whole in /initial_state (InitialKind::Custom).
+  bool initial_state_stored = false;
 };
 RunFileState read_run_state(const std::filesystem::path& path);
 // Readies a run file for MPI ranks to continue it (h5::place_unwritten_chunks on its datasets).

@@ -64,15 +64,9 @@ RunFileState read_run_state(const fs::path& path) {
       if (n <= state.images_in_file) state.checkpoint_images = std::max(state.checkpoint_images, n);
     }
   }
-  if (m.initial.kind == InitialKind::Custom && state.checkpoint_images == 0) {
-    // Continued from its start: the stored state must be whole.
-    if (!file.has_field("initial_state") ||
-        file.dataset_attribute_string("initial_state", "status") != "written") {
-      throw InvalidInput(path.string() +
-                         " stopped before its custom initial state was stored: nothing to "
-                         "continue; run it again");
-    }
-  }
+  state.initial_state_stored =
+      file.has_field("initial_state") &&
+      file.dataset_attribute_string("initial_state", "status") == "written";
   if (m.analysis.until_steady > 0 && file.has_field("stats/change_rms_per_step")) {
     state.steady = steady_history(m.analysis, file.read_doubles("stats/change_rms_per_step"),
                                   state.checkpoint_images);
