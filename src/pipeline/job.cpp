@@ -99,6 +99,21 @@ io::RunFileAccess Placement<Real>::file_access() {
 }
 
 template <class Real>
+void custom_initial_state(const Job& job, const JobFile<Real>& file, const BlockPlace& block,
+                          std::vector<Real>& u, std::vector<Real>& v) {
+  if (job.resume) {
+    file.read_initial_state(block, u, v);
+    return;
+  }
+  if (!job.custom_initial) throw std::logic_error("a custom initial state without its values");
+  const std::size_t cells = block.rows > 0 ? static_cast<std::size_t>(block.cells())
+                                           : static_cast<std::size_t>(job.problem.grid.cells());
+  u.resize(cells);
+  v.resize(cells);
+  job.custom_initial(u.data(), v.data());
+}
+
+template <class Real>
 Batch<Real> Placement<Real>::make_batch(const Job& job, std::int64_t first, std::int64_t count,
                                         std::int64_t from_image, const JobFile<Real>& file,
                                         RunTimes& times) {
@@ -125,14 +140,8 @@ Batch<Real> Placement<Real>::make_batch(const Job& job, std::int64_t first, std:
     // A run's state as it was given (one member): held by a given engine already, unless the
     // run continues its file, which stores it.
     if (given_ == nullptr || job.resume) {
-      std::vector<Real> u(cells), v(cells);
-      if (job.resume) {
-        file.read_initial_state(BlockPlace{}, u, v);
-      } else if (job.custom_initial) {
-        job.custom_initial(u.data(), v.data());
-      } else {
-        throw std::logic_error("a custom initial state without its values");
-      }
+      std::vector<Real> u, v;
+      custom_initial_state(job, file, BlockPlace{}, u, v);
       engine->load(0, u, v);
     }
   } else if (given_ == nullptr || job.resume) {
@@ -381,6 +390,10 @@ JobSummary run_job(Job job, JobFile<Real>& file, Placement<Real>& place) {
   return summary;
 }
 
+template void custom_initial_state(const Job&, const JobFile<float>&, const BlockPlace&,
+                                   std::vector<float>&, std::vector<float>&);
+template void custom_initial_state(const Job&, const JobFile<double>&, const BlockPlace&,
+                                   std::vector<double>&, std::vector<double>&);
 template class Placement<float>;
 template class Placement<double>;
 template class Alone<float>;

@@ -172,6 +172,15 @@ class JobFile {
 // apart, far within an int64's).
 void check_image_schedule(std::int64_t images, std::int64_t steps_per_image);
 
+struct Job;
+
+// This process's block (rows = 0: the whole grid) of a run's custom initial state
+// (InitialKind::Custom): read from the file a continued run stores it in, else as the front end
+// hands it over (Job::custom_initial).
+template <class Real>
+void custom_initial_state(const Job& job, const JobFile<Real>& file, const BlockPlace& block,
+                          std::vector<Real>& u, std::vector<Real>& v);
+
 // A job's members and images, as any front end asks for them.
 struct Job {
   Problem problem;  // problem.params' feed and kill replaced per member

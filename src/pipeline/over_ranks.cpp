@@ -280,15 +280,8 @@ class GridOverRanks final : public OverRanks<Real> {
       file.read_checkpoint(0, 1, block, u, v);
       engine_->load(u, v);
     } else if (job.member_initial.front().kind == InitialKind::Custom) {
-      // As it was given, or as the file stores it for a run continued from its start.
-      std::vector<Real> u(static_cast<std::size_t>(block.cells())), v(u.size());
-      if (job.resume) {
-        file.read_initial_state(block, u, v);
-      } else if (job.custom_initial) {
-        job.custom_initial(u.data(), v.data());
-      } else {
-        throw std::logic_error("a custom initial state without its values");
-      }
+      std::vector<Real> u, v;
+      custom_initial_state(job, file, block, u, v);
       engine_->load(u, v);
     } else {
       engine_->load_initial(job.member_initial.front());
