@@ -93,25 +93,16 @@ struct sigaction stop_action() {
 }
 }  // namespace
 
-StopSignals::StopSignals() : owner_(alive.fetch_add(1) == 0) {
-  if (!owner_) return;
-  const struct sigaction action = stop_action();
-  for (std::size_t k = 0; k < std::size(handled); ++k) {
-    sigaction(handled[k], &action, &previous[k]);
-    installed[k] = true;
-  }
-}
+StopSignals::StopSignals() : StopSignals(false) {}
+StopSignals::StopSignals(WhereDefault) : StopSignals(true) {}
 
-StopSignals::StopSignals(WhereDefault) : owner_(alive.fetch_add(1) == 0) {
+StopSignals::StopSignals(bool where_default) : owner_(alive.fetch_add(1) == 0) {
   if (!owner_) return;
   const struct sigaction action = stop_action();
   for (std::size_t k = 0; k < std::size(handled); ++k) {
-    installed[k] = false;
-    if (handled[k] == SIGINT) continue;
     sigaction(handled[k], nullptr, &previous[k]);
-    if (previous[k].sa_handler != SIG_DFL) continue;
-    sigaction(handled[k], &action, nullptr);
-    installed[k] = true;
+    installed[k] = !where_default || (handled[k] != SIGINT && previous[k].sa_handler == SIG_DFL);
+    if (installed[k]) sigaction(handled[k], &action, nullptr);
   }
 }
 

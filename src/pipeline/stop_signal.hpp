@@ -30,6 +30,8 @@ class StopSignals {
   StopSignals& operator=(const StopSignals&) = delete;
 
  private:
+  // Every stop signal, or (`where_default`) those WhereDefault says.
+  explicit StopSignals(bool where_default);
   bool owner_ = false;  // the first alive: it installed the handlers and restores them
 };
 
