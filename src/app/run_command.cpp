@@ -277,7 +277,6 @@ void add_run_command(CLI::App& root) {
         // refused as a plane's for want of --depth.
         if (!app::given(*run, "--depth"))
           state->settings.problem.depth = continued->problem.grid.depth;
-        state->settings.continues_a_file = true;
       }
       RunRequest request = state->settings.request();
       // The pictures come after the run: a folder they cannot go into is refused before it.

@@ -115,25 +115,24 @@ ProblemSettings ProblemSettings::resolved() const {
     set("feed", s.feed, p.feed);
     set("kill", s.kill, p.kill);
   }
-  if (!preset.empty() && !is_given("stencil")) {
-    // The preset's stencil is a plane's or a volume's: a grid of the other kind is refused
-    // naming the preset, not the stencil the user never gave, nor given another silently.
+  if (!is_given("stencil")) {
     const bool volume_stencil = Stencil::parse(s.stencil).three_dimensional();
-    if (s.depth > 1 && !volume_stencil) {
+    if (preset.empty()) {
+      // A volume's stencil by default on a volume; one given explicitly is checked as it is.
+      if (s.depth > 1 && !volume_stencil) s.stencil = "seven-point";
+    } else if (s.depth > 1 && !volume_stencil) {
+      // The preset's stencil is a plane's or a volume's: a grid of the other kind is refused
+      // naming the preset, not the stencil the user never gave, nor given another silently.
       throw InvalidInput("preset " + preset + " steps a plane (stencil " + s.stencil +
                          "): --depth " + std::to_string(s.depth) +
                          " makes a volume, which needs --stencil seven-point or nineteen-point "
                          "given with it");
-    }
-    if (s.depth <= 1 && volume_stencil) {
+    } else if (s.depth <= 1 && volume_stencil) {
       throw InvalidInput("preset " + preset + " steps a volume (stencil " + s.stencil +
                          "): --depth " + std::to_string(s.depth) +
                          " makes a plane, which needs a plane's --stencil given with it");
     }
   }
-  // A volume's stencil by default on a volume; one given explicitly is checked as it is.
-  if (s.depth > 1 && !is_given("stencil") && !Stencil::parse(s.stencil).three_dimensional())
-    s.stencil = "seven-point";
   s.preset.clear();
   s.pattern.clear();
   return s;
@@ -276,7 +275,7 @@ pipeline::RunRequest RunSettings::request() const {
   request.problem = problem.problem();
   request.initial = problem.initial_state();
   apply_output(out, request);
-  if (!continues_a_file) {
+  if (!problem.is_given("resume")) {  // a continued run compares them with its file
     refuse_unmeasured_settings(
         request.analysis, [this](std::string_view option) { return problem.is_given(option); });
   }

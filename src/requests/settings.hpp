@@ -125,8 +125,6 @@ struct RunSettings {
   EngineSettings engine;
   OutputSettings out = OutputSettings::writing_to("output.h5");
   std::string render;  // a folder for PNG pictures, or empty
-  // The options given are those a continued run is compared with (--resume), not a run's own.
-  bool continues_a_file = false;
 
   // The request, validated (the output path is checked when the run claims it).
   pipeline::RunRequest request() const;
