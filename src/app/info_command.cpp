@@ -23,20 +23,36 @@ namespace grayscott::app {
 namespace {
 
 // What a run or sweep file holds and what it needs, for `grayscott info FILE`.
+
+// The name of pattern class `c` as /stats/class numbers them; "not classified" for -1.
+std::string class_name(std::int64_t c) {
+  const bool named = c >= 0 && c < static_cast<std::int64_t>(analysis::pattern_class_names.size());
+  return named ? std::string(analysis::pattern_class_names[static_cast<std::size_t>(c)])
+               : "not classified";
+}
+
+// What a file measures (a run's or a sweep's /stats): its --until-steady criterion (and
+// `settled`, a sweep's members settled) and its histogram, of `which` images. False where it
+// measures nothing.
+bool describe_measures(const io::RunFileReader& file, const char* which,
+                       const std::string& settled = {}) {
+  if (file.has_attribute("until_steady")) {
+    std::printf("until steady: change of v per step below %.10g for %lld images%s\n",
+                file.attribute_double("until_steady"),
+                static_cast<long long>(file.attribute_int64("steady_images")), settled.c_str());
+  }
+  if (!file.has_attribute("stats_histogram_bins")) return false;
+  const std::vector<double> range = file.attribute_doubles("stats_histogram_range");
+  std::printf("statistics: %s (/stats), histogram of v in %lld bins over [%.10g, %.10g]\n", which,
+              static_cast<long long>(file.attribute_int64("stats_histogram_bins")), range.at(0),
+              range.at(1));
+  return true;
+}
+
 // What a run file's /stats say (grayscott run --stats): the settings, and the last image's.
 void describe_statistics(const std::string& path, std::int64_t images) {
   const io::RunFileReader file(path);
-  if (file.has_attribute("until_steady")) {
-    std::printf("until steady: change of v per step below %.10g for %lld images\n",
-                file.attribute_double("until_steady"),
-                static_cast<long long>(file.attribute_int64("steady_images")));
-  }
-  if (!file.has_attribute("stats_histogram_bins")) return;
-  const std::vector<double> range = file.attribute_doubles("stats_histogram_range");
-  std::printf("statistics: every image (/stats), histogram of v in %lld bins over [%.10g, %.10g]\n",
-              static_cast<long long>(file.attribute_int64("stats_histogram_bins")), range.at(0),
-              range.at(1));
-  if (images <= 0) return;
+  if (!describe_measures(file, "every image") || images <= 0) return;
   const auto last = [&](const char* name) {
     const std::vector<double> values = file.read_doubles(std::string("stats/") + name);
     return values.size() >= static_cast<std::size_t>(images)
@@ -51,13 +67,8 @@ void describe_statistics(const std::string& path, std::int64_t images) {
   if (file.has_field("stats/class")) {
     const std::vector<std::int64_t> classes = file.read_int64("stats/class");
     if (classes.size() >= static_cast<std::size_t>(images)) {
-      const std::int64_t c = classes[static_cast<std::size_t>(images - 1)];
-      const bool named =
-          c >= 0 && c < static_cast<std::int64_t>(analysis::pattern_class_names.size());
-      std::printf(
-          "pattern of the last image: %s (/stats/class)\n",
-          named ? std::string(analysis::pattern_class_names[static_cast<std::size_t>(c)]).c_str()
-                : "not classified");
+      std::printf("pattern of the last image: %s (/stats/class)\n",
+                  class_name(classes[static_cast<std::size_t>(images - 1)]).c_str());
     }
   }
 }
@@ -67,50 +78,34 @@ void describe_statistics(const std::string& path, std::int64_t images) {
 void describe_sweep_statistics(const std::string& path, const io::FileReport& r) {
   const io::RunFileReader file(path);
   const auto members = static_cast<std::size_t>(r.members);
-  if (file.has_attribute("until_steady")) {
-    std::string settled;
-    if (file.has_field("stats/settled_image")) {
-      const std::vector<std::int64_t> at = file.read_int64("stats/settled_image");
-      const auto count = std::count_if(at.begin(), at.end(), [](std::int64_t i) { return i >= 0; });
-      settled = "; " + std::to_string(count) + " of " + std::to_string(at.size()) +
-                " members settled (/stats/settled_image)";
-    }
-    std::printf("until steady: change of v per step below %.10g for %lld images%s\n",
-                file.attribute_double("until_steady"),
-                static_cast<long long>(file.attribute_int64("steady_images")), settled.c_str());
+  std::string settled;
+  if (file.has_attribute("until_steady") && file.has_field("stats/settled_image")) {
+    const std::vector<std::int64_t> at = file.read_int64("stats/settled_image");
+    const auto count = std::count_if(at.begin(), at.end(), [](std::int64_t i) { return i >= 0; });
+    settled = "; " + std::to_string(count) + " of " + std::to_string(at.size()) +
+              " members settled (/stats/settled_image)";
   }
-  if (!file.has_attribute("stats_histogram_bins")) return;
-  const std::vector<double> range = file.attribute_doubles("stats_histogram_range");
-  std::printf(
-      "statistics: every image of every member (/stats), histogram of v in %lld bins over "
-      "[%.10g, %.10g]\n",
-      static_cast<long long>(file.attribute_int64("stats_histogram_bins")), range.at(0),
-      range.at(1));
+  if (!describe_measures(file, "every image of every member", settled)) return;
   if (!file.has_field("stats/class") || r.images_written.size() != members) return;
   // [members, images], row-major: each member's last image written.
   const std::vector<std::int64_t> classes = file.read_int64("stats/class");
   const auto images = static_cast<std::size_t>(r.images_requested);
-  std::vector<std::int64_t> counts(analysis::pattern_class_names.size(), 0);
-  std::int64_t unclassified = 0;
+  std::vector<std::int64_t> counts(analysis::pattern_class_names.size() + 1, 0);  // last: none
   for (std::size_t m = 0; m < members; ++m) {
     const std::int64_t written = r.images_written[m];
     const std::size_t at =
         m * images + static_cast<std::size_t>(std::max<std::int64_t>(written, 1) - 1);
     const std::int64_t c = written > 0 && at < classes.size() ? classes[at] : -1;
-    if (c >= 0 && c < static_cast<std::int64_t>(counts.size()))
-      ++counts[static_cast<std::size_t>(c)];
-    else
-      ++unclassified;
+    const bool named = c >= 0 && c < static_cast<std::int64_t>(counts.size()) - 1;
+    ++counts[named ? static_cast<std::size_t>(c) : counts.size() - 1];
   }
   std::string tally;
-  const auto add = [&tally](std::string_view name, std::int64_t count) {
-    if (!tally.empty()) tally += ", ";
-    tally.append(name).append(" ").append(std::to_string(count));
-  };
   for (std::size_t c = 0; c < counts.size(); ++c) {
-    if (counts[c] > 0) add(analysis::pattern_class_names[c], counts[c]);
+    if (counts[c] == 0) continue;
+    if (!tally.empty()) tally += ", ";
+    const bool none = c + 1 == counts.size();
+    tally += class_name(none ? -1 : static_cast<std::int64_t>(c)) + " " + std::to_string(counts[c]);
   }
-  if (unclassified > 0) add("not classified", unclassified);
   std::printf("patterns of the members' last images: %s (/stats/class)\n", tally.c_str());
 }
 
