@@ -303,7 +303,7 @@ void apply_config(CLI::App& app, const std::string& path) {
       for (const CLI::Option* option : app.get_options()) {
         if (option->get_lnames().empty() || shown == 3) continue;
         const std::string& name = option->get_lnames().front();
-        if (name == "help" || name == "config" || name == "print-config") continue;
+        if (is_about_the_options(name)) continue;
         examples += (shown++ == 0 ? "" : ", ") + name;
       }
       throw InvalidInput(message + " (keys are the long option names of '" + app.get_name() +

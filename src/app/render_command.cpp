@@ -20,7 +20,8 @@ std::int64_t parse_scale(const std::string& text) {
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (error != std::errc() || end != text.data() + text.size() || value < 1 ||
       value > io::max_scale) {
-    throw InvalidInput("scale: expected auto or a whole number from 1 to 64, got '" + text + "'");
+    throw InvalidInput("scale: expected auto or a whole number from 1 to " +
+                       std::to_string(io::max_scale) + ", got '" + text + "'");
   }
   return value;
 }
