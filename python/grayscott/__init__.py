@@ -761,10 +761,6 @@ def _host_array(values, name):
     if array.ndim != 2:
         raise ValueError(f"{name}: expected a 2D array, got shape {array.shape}")
     if array.dtype != numpy.float32:
-        if not (numpy.issubdtype(array.dtype, numpy.floating)
-                or numpy.issubdtype(array.dtype, numpy.integer)
-                or array.dtype == numpy.bool_):
-            raise TypeError(f"{name}: expected an array of numbers, got dtype {array.dtype}")
         array = array.astype(numpy.float64, copy=False)
     return numpy.ascontiguousarray(array)
 

@@ -585,15 +585,16 @@ class Batch {
                                    block_.cols, u, v, block_.plane_begin, block_.planes);
       if (u.size() != block_cells() || v.size() != block_cells())
         throw InvalidInput(initial_file_ + ": /initial_state does not match the grid");
-    } else if (problem_.grid.volume()) {
-      fill_initial_volume_block<Real>(problem_.grid, initial_[m], block_.plane_begin,
-                                      block_.row_begin, block_.col_begin, block_.planes,
-                                      block_.rows, block_.cols, u, v);
     } else {
-      fill_initial_block<Real>(problem_.grid, initial_[m], block_.row_begin, block_.col_begin,
-                               block_.rows, block_.cols, u, v);
+      fill_initial_volume_block<Real>(problem_.grid, initial_[m], block_.plane_begin,
+                                      block_.row_begin, block_.col_begin, block_planes(),
+                                      block_.rows, block_.cols, u, v);
     }
   }
+
+  // The planes of this process's block: a plane's block is its one plane (block_.planes is 0
+  // there, as a plane's BlockPlace has it).
+  std::int64_t block_planes() const { return std::max<std::int64_t>(block_.planes, 1); }
 
   void load_initial_states() {
     std::visit(
@@ -633,17 +634,11 @@ class Batch {
           }
           const auto cols = static_cast<std::size_t>(block_.cols);
           std::vector<Real> u0(cols), v0(cols);
-          const std::int64_t planes = problem_.grid.volume() ? block_.planes : 1;
-          for (std::int64_t z = 0; z < planes; ++z) {
+          for (std::int64_t z = 0; z < block_planes(); ++z) {
             for (std::int64_t r = 0; r < block_.rows; ++r) {
-              if (problem_.grid.volume()) {
-                fill_initial_volume_block<Real>(problem_.grid, initial_[0], block_.plane_begin + z,
-                                                block_.row_begin + r, block_.col_begin, 1, 1,
-                                                block_.cols, u0, v0);
-              } else {
-                fill_initial_block<Real>(problem_.grid, initial_[0], block_.row_begin + r,
-                                         block_.col_begin, 1, block_.cols, u0, v0);
-              }
+              fill_initial_volume_block<Real>(problem_.grid, initial_[0], block_.plane_begin + z,
+                                              block_.row_begin + r, block_.col_begin, 1, 1,
+                                              block_.cols, u0, v0);
               const std::size_t at = static_cast<std::size_t>(z * block_.rows + r) * cols;
               if (std::memcmp(state.u + at, u0.data(), cols * sizeof(Real)) != 0 ||
                   std::memcmp(state.v + at, v0.data(), cols * sizeof(Real)) != 0)
@@ -919,11 +914,6 @@ class Simulation : public Batch {
     requests::apply(out, request);
     request.engine = options_;
     request.resume = resume;
-    if (!resume) {
-      requests::refuse_unmeasured_settings(request.analysis, [&](std::string_view option) {
-        return keywords.given(requests::keyword_of(option));
-      });
-    }
     if (resume) {
       const pipeline::RunRequest from_file = pipeline::resume_request(request.output);
       // A run continued from its start starts where the file's did.
@@ -932,7 +922,14 @@ class Simulation : public Batch {
       request.steps_per_image = from_file.steps_per_image;
       request.fields = from_file.fields;
       request.analysis = from_file.analysis;
+      // This simulation continues the file's run: its initial state is the file's (a custom one
+      // read from the file by `reset()`).
+      initial_[0] = request.initial;
+      initial_file_ = request.output.string();
     } else {
+      requests::refuse_unmeasured_settings(request.analysis, [&](std::string_view option) {
+        return keywords.given(requests::keyword_of(option));
+      });
       pipeline::validate_run_request(request);
       if (step_ != 0) {
         throw InvalidInput(
@@ -956,12 +953,6 @@ class Simulation : public Batch {
           };
         }
       }
-    }
-    if (resume) {
-      // This simulation continues the file's run: its initial state is the file's (a custom one
-      // read from the file by `reset()`).
-      initial_[0] = request.initial;
-      initial_file_ = request.output.string();
     }
     return execute(request, progress, on_image, image_views);
   }
