@@ -153,7 +153,12 @@ def test_ctrl_c_stops_a_run_with_its_checkpoint_and_resume_finishes_it(tmp_path,
     out = tmp_path / "run.h5"
     process = start_script(
         f"sim.run(images=400, steps_per_image=40, output={str(out)!r}, quiet=True)")
-    time.sleep(1.5)
+    # Ctrl-C a moment after the run made its file: images written (the first takes milliseconds)
+    # and far from its end (seconds), however busy the machine.
+    deadline = time.monotonic() + 30
+    while not out.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(0.5)
     process.send_signal(signal.SIGINT)
     stdout, _ = process.communicate(timeout=60)
     assert process.returncode == 0, stdout
