@@ -173,10 +173,13 @@ void describe_file(const std::string& path) {
   } else if (r.needs_repair()) {
     // HDF5's mark of a file open for writing is what readers refuse: a file written over MPI
     // ranks has none (parallel HDF5 sets no such mark), only its status says it never ended.
-    state = std::string("needs repair: its writer was killed") +
-            (r.marked_open ? " (h5py refuses it without swmr=True)"
-                           : " (its status still says running)") +
-            "; run grayscott repair " + path;
+    state = r.marked_open          ? "needs repair: its writer was killed (h5py refuses it "
+                                     "without swmr=True)"
+            : r.status == "running" ? "needs repair: its writer was killed (its status still "
+                                      "says running)"
+                                    : "needs repair: /v holds more images than /step counts "
+                                      "(xarray refuses it)";
+    state += "; run grayscott repair " + path;
   } else if (r.status == "complete") {
     state = "complete";
   } else if (pipeline::run_diverged(r.status)) {

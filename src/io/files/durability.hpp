@@ -4,7 +4,12 @@
 
 #include <hdf5.h>
 
+#include <cstdint>
 #include <exception>
+#include <filesystem>
+#include <optional>
+#include <utility>
+#include <vector>
 
 namespace grayscott::io {
 
@@ -22,5 +27,27 @@ void start_writeback(hid_t file);
 // Whether a write failed for want of room (a full disk or an exceeded quota): HDF5 and the direct
 // writes say so only in their messages.
 bool out_of_space(const std::exception& e);
+
+// Called where a write to `file` failed (inside the catch block): rethrows the failure, its message
+// saying "No space left on device" and the room left where the write went through MPI-IO, whose
+// error is only "MPI_ERR_IO: input/output error", and the disk holding `file` has (almost) no
+// room left. A full disk is then named as it is without MPI.
+[[noreturn]] void rethrow_naming_a_full_disk(const std::filesystem::path& file);
+
+// [first byte, end) of a part of the file.
+using ByteRange = std::pair<std::uint64_t, std::uint64_t>;
+
+// The room of every chunk of a chunked dataset up to its largest extent, placed in one block
+// (early allocation), found from its first chunk; none where that chunk has no place yet.
+std::optional<ByteRange> chunk_room(hid_t dataset);
+
+// Gives every byte of an open file but `rooms` (the datasets' reserved room for images, left a
+// hole until written) its blocks on the disk, and some past its end for what HDF5 may add there,
+// so that rewriting metadata in place (a status, a dataset's size) never needs room a full disk
+// does not have. A file this process writes alone is reached through HDF5's own descriptor;
+// `shared_path`, when given, is a file processes write together through MPI-IO (whose driver
+// tells no descriptor): it is opened once more, and its size is the end a flush gave it.
+void reserve_metadata_blocks(hid_t file, std::vector<ByteRange> rooms,
+                             const std::optional<std::filesystem::path>& shared_path = {});
 
 }  // namespace grayscott::io

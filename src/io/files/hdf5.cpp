@@ -216,10 +216,10 @@ void make_time_scale(hid_t dataset) {
   write_attribute(dataset, "long_name", std::string("model time: step x dt"));
 }
 
-void mend_file_view_after_failure([[maybe_unused]] hid_t file, [[maybe_unused]] bool failed_here) {
+bool mend_file_view_after_failure([[maybe_unused]] hid_t file, bool failed_here) {
 #ifdef GRAYSCOTT_WITH_MPI
   Id fapl(H5Fget_access_plist(file), H5Pclose, "read the file's access properties");
-  if (H5Pget_driver(fapl) != H5FD_MPIO) return;
+  if (H5Pget_driver(fapl) != H5FD_MPIO) return failed_here;
   MPI_Comm comm = MPI_COMM_NULL;
   MPI_Info info = MPI_INFO_NULL;
   check(H5Pget_fapl_mpio(fapl, &comm, &info), "read the file's MPI communicator");
@@ -235,6 +235,9 @@ void mend_file_view_after_failure([[maybe_unused]] hid_t file, [[maybe_unused]] 
   }
   MPI_Comm_free(&comm);
   if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+  return failed != 0;
+#else
+  return failed_here;
 #endif
 }
 

@@ -92,8 +92,9 @@ void place_unwritten_chunks(const std::string& path, std::span<const char* const
 // at the failed write's offset plus its own (the file's metadata written into an image's room,
 // where no reader finds it). Once a write failed on any process of a file shared over MPI, every
 // process sets the default view back. Collective: every process of the file calls it, saying
-// whether a write failed on it; nothing is done for a file of one process.
-void mend_file_view_after_failure(hid_t file, bool failed_here);
+// whether a write failed on it; nothing is done for a file of one process. Returns whether a
+// write failed on any process (`failed_here` for a file of one process), the same on all.
+bool mend_file_view_after_failure(hid_t file, bool failed_here);
 
 // For a file that processes write together through MPI-IO: after each collective write, whether
 // any process's part failed, agreed on by all of them (a failure need not reach every process:

@@ -26,7 +26,10 @@ std::string format_bytes(std::uint64_t bytes) {
   int unit = 0;
   while (value >= 1024.0 && unit < 6) value /= 1024.0, ++unit;
   char text[32];
-  std::snprintf(text, sizeof text, "%.1f %s", value, units[unit]);
+  if (unit == 0)
+    std::snprintf(text, sizeof text, "%d B", static_cast<int>(bytes));  // "512 B", not "512.0 B"
+  else
+    std::snprintf(text, sizeof text, "%.1f %s", value, units[unit]);
   return text;
 }
 

@@ -3,7 +3,10 @@
 #include <hdf5.h>
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
+#include "analysis/statistics.hpp"
 #include "io/files/checkpoint_slots.hpp"
 #include "io/files/hdf5.hpp"
 #include "io/files/problem_attributes.hpp"
@@ -44,7 +47,49 @@ hsize_t extent_of(hid_t dataset, int axis) {
   return dims[static_cast<std::size_t>(axis)];
 }
 
+// A run's datasets along time: each holds one entry an image, as many as /step counts once the
+// file is whole (a kill, or a write over MPI ranks that failed, can leave them longer).
+std::vector<std::string> run_datasets_along_time() {
+  std::vector<std::string> names{"v", "u", "time", "stats/v_histogram", "stats/class"};
+  for (const char* name : analysis::statistics_names) names.push_back(std::string("stats/") + name);
+  for (const char* name : analysis::classification_names)
+    names.push_back(std::string("stats/") + name);
+  return names;
+}
+
+bool exists(hid_t file, const std::string& name) {
+  const auto slash = name.find('/');
+  if (slash != std::string::npos && H5Lexists(file, name.substr(0, slash).c_str(), H5P_DEFAULT) <= 0)
+    return false;
+  return H5Lexists(file, name.c_str(), H5P_DEFAULT) > 0;
+}
+
+// Cuts a run's datasets along time to the `images` /step counts.
+void cut_to_counted_images(hid_t file, std::int64_t images, const fs::path& path) {
+  const auto n = static_cast<hsize_t>(images);
+  for (const std::string& name : run_datasets_along_time()) {
+    if (!exists(file, name)) continue;
+    h5::Id dataset(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose,
+                   "open /" + name + " in " + path.string());
+    if (extent_of(dataset, 0) <= n) continue;
+    h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
+    std::vector<hsize_t> dims(static_cast<std::size_t>(H5Sget_simple_extent_ndims(space)));
+    H5Sget_simple_extent_dims(space, dims.data(), nullptr);
+    dims[0] = n;
+    h5::check(H5Dset_extent(dataset, dims.data()), "cut /" + name + " to the images /step counts");
+  }
+}
+
 }  // namespace
+
+void cut_run_to_counted_images(const fs::path& path) {
+  h5::silence_library_errors();
+  h5::Id file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose, "open " + path.string());
+  h5::Id step(H5Dopen2(file, "step", H5P_DEFAULT), H5Dclose, "open /step in " + path.string());
+  cut_to_counted_images(file, static_cast<std::int64_t>(extent_of(step, 0)), path);
+  step.reset();
+  if (H5Fclose(file.release()) < 0) h5::fail("close " + path.string());
+}
 
 FileReport inspect_file(const fs::path& path) {
   FileReport report;
@@ -72,6 +117,10 @@ FileReport inspect_file(const fs::path& path) {
     report.images = shape.at(1);
   } else {
     report.images = static_cast<std::int64_t>(file.read_int64("step").size());
+    for (const std::string& name : run_datasets_along_time()) {
+      if (file.has_field(name) && file.shape(name).at(0) > report.images)
+        report.sizes_past_count = true;
+    }
   }
   if (file.has_field("checkpoint/images")) {
     for (std::int64_t n : file.read_int64("checkpoint/images")) {
@@ -114,20 +163,7 @@ RepairOutcome repair_file(const fs::path& path) {
       const std::vector<std::int64_t> counts = cut_sweep_to_complete_images(file);
       outcome.images = std::accumulate(counts.begin(), counts.end(), std::int64_t{0});
     } else {
-      // /step counts the images that are complete; /v, /u and /time may have grown past it.
-      const auto n = static_cast<hsize_t>(before.images);
-      for (const char* name : {"v", "u", "time"}) {
-        if (H5Lexists(file, name, H5P_DEFAULT) <= 0) continue;
-        h5::Id dataset(H5Dopen2(file, name, H5P_DEFAULT), H5Dclose,
-                       std::string("open /") + name + " in " + path.string());
-        if (extent_of(dataset, 0) <= n) continue;
-        h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
-        std::vector<hsize_t> dims(static_cast<std::size_t>(H5Sget_simple_extent_ndims(space)));
-        H5Sget_simple_extent_dims(space, dims.data(), nullptr);
-        dims[0] = n;
-        h5::check(H5Dset_extent(dataset, dims.data()),
-                  std::string("cut /") + name + " to the images /step counts");
-      }
+      cut_to_counted_images(file, before.images, path);
     }
     if (before.status == "running") {
       outcome.status = before.sweep

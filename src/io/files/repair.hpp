@@ -35,7 +35,13 @@ struct FileReport {
   bool marked_open = false;
   // The process that writes it, when it runs on this machine (0: none known to be alive).
   std::int64_t live_writer = 0;
-  bool needs_repair() const { return live_writer == 0 && (marked_open || status == "running"); }
+  // A run's datasets along time hold more entries than /step counts images (left by a kill, or
+  // by an earlier grayscott's write over MPI ranks that failed): readers such as
+  // xarray refuse them until they are cut.
+  bool sizes_past_count = false;
+  bool needs_repair() const {
+    return live_writer == 0 && (marked_open || status == "running" || sizes_past_count);
+  }
 };
 
 // Reads what the file says about itself without changing it. Throws InvalidInput when it is not a
@@ -50,7 +56,7 @@ struct RepairOutcome {
 };
 
 // Turns a file whose writer was killed (or ran out of disk) into one every reader opens: HDF5's
-// mark of a file open for writing cleared, /v, /u and /time cut to the images /step counts (the
+// mark of a file open for writing cleared, /v, /u, /time and /stats cut to the images /step counts (the
 // complete ones: a kill can leave larger sizes than the images flushed), the status "killed after
 // image N" where it still said "running", and the .xmf rewritten. A sweep's members are counted
 // each (cut_sweep_to_complete_images: /images_written, and what lies past it read as never
@@ -58,5 +64,9 @@ struct RepairOutcome {
 // repair finds nothing to do. Refuses (InvalidInput) a file that is not a grayscott file and one
 // whose writer still runs on this machine.
 RepairOutcome repair_file(const std::filesystem::path& path);
+
+// Cuts a closed run file's datasets along time (/v, /u, /time, /stats) to the images /step
+// counts, in place, by this process alone: a file whose writes over MPI ranks failed.
+void cut_run_to_counted_images(const std::filesystem::path& path);
 
 }  // namespace grayscott::io

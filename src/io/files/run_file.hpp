@@ -121,7 +121,10 @@ class RunFileWriter {
   void count_images();                   // grows /time and /step over the images appended since
   void write_statistics(hsize_t first);  // /stats of the images appended since, from `first`
   void make_images_durable();            // flushes the images, then /step that counts them
-  void after_write_error(const std::exception& e);
+  void after_write_error();
+  // A single process's file after a failed write: cuts every dataset along time to `images`
+  // (counted by /step) and flushes; false where the flush failed.
+  bool keep_images(std::int64_t images);
   // How this file writes a checkpoint of the state u, v (see CheckpointSlots).
   SlotWrites slot_writes(const void* u, const void* v);
   void write_companion();
@@ -142,7 +145,6 @@ class RunFileWriter {
   std::vector<std::int64_t> uncounted_steps_;  // of images appended but not yet in /step
   std::vector<analysis::ImageStatistics> uncounted_statistics_;  // of the same images
   bool swmr_ = false;
-  bool disk_full_ = false;           // a write failed for want of space
   bool write_failed_ = false;        // a write or flush failed: the status is written with care
   bool status_recorded_ = true;      // finish() wrote the status it was given
   std::vector<ImagePlaces> places_;  // of the images counted in /step, for the companion

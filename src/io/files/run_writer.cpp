@@ -1,7 +1,5 @@
 // The run file's writer: its layout, images appended and counted, checkpoints, flushes, what a
 // write error leaves, and the status it ends with.
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +12,7 @@
 #include "io/files/hdf5.hpp"
 #include "io/files/output_path.hpp"
 #include "io/files/problem_attributes.hpp"
+#include "io/files/repair.hpp"
 #include "io/files/run_file.hpp"
 #include "io/files/writer_process.hpp"
 
@@ -95,36 +94,10 @@ struct RunFileWriter::Handles {
     statistics.clear();
     features.clear();
   }
-  // Where the datasets' reserved room lies: [first byte, end) each.
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> rooms;
-  // Notes the room of a chunked dataset whose first chunk is within its extent.
+  // Where the datasets' reserved room lies.
+  std::vector<ByteRange> rooms;
   void note_room(hid_t dataset) {
-    h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
-    std::vector<hsize_t> origin(static_cast<std::size_t>(H5Sget_simple_extent_ndims(space)), 0);
-    unsigned filters = 0;
-    haddr_t address = HADDR_UNDEF;
-    hsize_t bytes = 0;
-    if (H5Dget_chunk_info_by_coord(dataset, origin.data(), &filters, &address, &bytes) < 0 ||
-        address == HADDR_UNDEF) {
-      H5Eclear2(H5E_DEFAULT);
-      return;
-    }
-    // The room of every chunk up to the dataset's largest extent (one block: early allocation).
-    const int rank = H5Sget_simple_extent_ndims(space);
-    std::vector<hsize_t> dims(static_cast<std::size_t>(rank)), max_dims(dims.size()),
-        chunk(dims.size());
-    H5Sget_simple_extent_dims(space, dims.data(), max_dims.data());
-    h5::Id props(H5Dget_create_plist(dataset), H5Pclose, "read dataset properties");
-    if (H5Pget_chunk(props, rank, chunk.data()) < 0) {
-      H5Eclear2(H5E_DEFAULT);
-      return;
-    }
-    std::uint64_t chunks = 1;
-    for (std::size_t k = 0; k < dims.size(); ++k) {
-      const hsize_t extent = max_dims[k] == H5S_UNLIMITED ? dims[k] : max_dims[k];
-      chunks *= (extent + chunk[k] - 1) / chunk[k];
-    }
-    rooms.emplace_back(address, address + chunks * bytes);
+    if (const auto room = chunk_room(dataset)) rooms.push_back(*room);
   }
   // Where the images of each dataset written image by image (the fields, the checkpoint slots)
   // lie, made at its first image.
@@ -533,53 +506,53 @@ void RunFileWriter::append(std::int64_t step, const void* u, const void* v,
       uncounted_statistics_.push_back(*statistics);
     }
     append_image(step, u, v);
-  } catch (const std::exception& e) {
-    after_write_error(e);
-    throw;
+  } catch (const std::exception&) {
+    after_write_error();
+    rethrow_naming_a_full_disk(path_);
   }
 }
 
-void RunFileWriter::after_write_error(const std::exception& e) {
-  disk_full_ = disk_full_ || out_of_space(e);
+void RunFileWriter::after_write_error() {
   write_failed_ = true;
   // Shrinking is collective under MPI, and a failure need not reach every rank alike.
   if (access_.shared()) return;
-  // Shrinking changes metadata in place, which needs no new room.
-  const auto keep = [&](std::int64_t images) {
-    const auto n = static_cast<hsize_t>(images);
-    const std::vector<hsize_t> extent = h5::with_image_axes({n}, meta_.problem.grid);
-    const hsize_t steps[1] = {n};
-    if (meta_.fields.v && first_extent(h_->v) > n) H5Dset_extent(h_->v, extent.data());
-    if (meta_.fields.u && first_extent(h_->u) > n) H5Dset_extent(h_->u, extent.data());
-    if (first_extent(h_->step) > n) H5Dset_extent(h_->step, steps);
-    if (h_->time.get() >= 0 && first_extent(h_->time) > n) H5Dset_extent(h_->time, steps);
-    for (const auto* group : {&h_->statistics, &h_->features})
-      for (const h5::Id& dataset : *group)
-        if (first_extent(dataset) > n) H5Dset_extent(dataset, steps);
-    if (h_->pattern_class.get() >= 0 && first_extent(h_->pattern_class) > n)
-      H5Dset_extent(h_->pattern_class, steps);
-    if (h_->histogram.get() >= 0 && first_extent(h_->histogram) > n) {
-      const hsize_t counts[2] = {n, static_cast<hsize_t>(meta_.analysis.statistics->bins)};
-      H5Dset_extent(h_->histogram, counts);
-    }
-    written_ = images;
-    uncounted_steps_.clear();
-    uncounted_statistics_.clear();
-    if (places_.size() > static_cast<std::size_t>(images)) {
-      places_.resize(static_cast<std::size_t>(images));
-    }
-    return H5Fflush(h_->file, H5F_SCOPE_GLOBAL) >= 0;
-  };
   // Every image whose writes completed is counted in /step (each append counts its image; a
   // failed one took its own back): keep them all, made durable by one more flush. Only if that
   // flush fails too, keep what the last flush that succeeded made durable.
   const std::int64_t complete = written_ - static_cast<std::int64_t>(uncounted_steps_.size());
-  if (keep(complete)) {
+  if (keep_images(complete)) {
     durable_ = complete;
     return;
   }
   H5Eclear2(H5E_DEFAULT);
-  if (!keep(durable_)) H5Eclear2(H5E_DEFAULT);
+  if (!keep_images(durable_)) H5Eclear2(H5E_DEFAULT);
+}
+
+bool RunFileWriter::keep_images(std::int64_t images) {
+  // Shrinking changes metadata in place, which needs no new room.
+  const auto n = static_cast<hsize_t>(images);
+  const std::vector<hsize_t> extent = h5::with_image_axes({n}, meta_.problem.grid);
+  const hsize_t steps[1] = {n};
+  if (meta_.fields.v && first_extent(h_->v) > n) H5Dset_extent(h_->v, extent.data());
+  if (meta_.fields.u && first_extent(h_->u) > n) H5Dset_extent(h_->u, extent.data());
+  if (first_extent(h_->step) > n) H5Dset_extent(h_->step, steps);
+  if (h_->time.get() >= 0 && first_extent(h_->time) > n) H5Dset_extent(h_->time, steps);
+  for (const auto* group : {&h_->statistics, &h_->features})
+    for (const h5::Id& dataset : *group)
+      if (first_extent(dataset) > n) H5Dset_extent(dataset, steps);
+  if (h_->pattern_class.get() >= 0 && first_extent(h_->pattern_class) > n)
+    H5Dset_extent(h_->pattern_class, steps);
+  if (h_->histogram.get() >= 0 && first_extent(h_->histogram) > n) {
+    const hsize_t counts[2] = {n, static_cast<hsize_t>(meta_.analysis.statistics->bins)};
+    H5Dset_extent(h_->histogram, counts);
+  }
+  written_ = images;
+  uncounted_steps_.clear();
+  uncounted_statistics_.clear();
+  if (places_.size() > static_cast<std::size_t>(images)) {
+    places_.resize(static_cast<std::size_t>(images));
+  }
+  return H5Fflush(h_->file, H5F_SCOPE_GLOBAL) >= 0;
 }
 
 void RunFileWriter::write_image(hid_t dataset, hsize_t index, const void* data,
@@ -744,9 +717,9 @@ void RunFileWriter::save_checkpoint(std::int64_t images_done, const void* u, con
       return;
     }
     h_->slots.save(0, 1, images_done, final_state, writes);
-  } catch (const std::exception& e) {
-    after_write_error(e);
-    throw;
+  } catch (const std::exception&) {
+    after_write_error();
+    rethrow_naming_a_full_disk(path_);
   }
 }
 
@@ -763,9 +736,9 @@ void RunFileWriter::write_initial_state(const void* u, const void* v) {
     h5::rewrite_string_attribute(h_->initial_state, "status", "written");
     h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + path_.string());
     if (!access_.shared()) sync_to_disk(h_->file);
-  } catch (const std::exception& e) {
-    after_write_error(e);
-    throw;
+  } catch (const std::exception&) {
+    after_write_error();
+    rethrow_naming_a_full_disk(path_);
   }
 }
 
@@ -807,18 +780,18 @@ SlotWrites RunFileWriter::slot_writes(const void* u, const void* v) {
 void RunFileWriter::flush() {
   try {
     make_images_durable();
-  } catch (const std::exception& e) {
-    after_write_error(e);
-    throw;
+  } catch (const std::exception&) {
+    after_write_error();
+    rethrow_naming_a_full_disk(path_);
   }
   durable_ = written_;
   // The companion lists exactly the images /step counts; each flush adds the new ones only.
   if (access_.writes_companions) {
     try {
       write_companion();
-    } catch (const std::exception& e) {
-      after_write_error(e);
-      throw;
+    } catch (const std::exception&) {
+      after_write_error();
+      rethrow_naming_a_full_disk(path_);
     }
   }
 }
@@ -835,53 +808,12 @@ void RunFileWriter::give_metadata_its_blocks(const fs::path& where) {
       if (dataset->get() >= 0 && first_extent(*dataset) > 0) h_->note_room(*dataset);
     }
   }
-  // A single process's own descriptor. Over MPI ranks HDF5's is MPI-IO's: one process opens the
-  // file once more, since rank 0 writes the metadata of a flush while the others wait for it to
-  // say it is done, and a write that fails there for want of room leaves them waiting forever.
-  // MPI-IO tells no end of file either: a flush has made the file's size the end HDF5 records.
-  int fd = -1;
-  std::uint64_t end = 0;
-  struct Descriptor {
-    int fd = -1;
-    ~Descriptor() {
-      if (fd >= 0) ::close(fd);
-    }
-  } own;
-  if (!access_.shared()) {
-    void* handle = nullptr;
-    haddr_t eoa = 0;
-    if (H5Fget_vfd_handle(h_->file, H5P_DEFAULT, &handle) < 0 || handle == nullptr ||
-        H5Fget_eoa(h_->file, &eoa) < 0) {
-      H5Eclear2(H5E_DEFAULT);
-      return;
-    }
-    fd = *static_cast<int*>(handle);
-    end = eoa;
-  } else {
-    if (!access_.writes_companions) return;
-    own.fd = fd = ::open(where.c_str(), O_WRONLY | O_CLOEXEC);
-    struct stat status {};
-    if (fd < 0 || ::fstat(fd, &status) != 0) return;
-    end = static_cast<std::uint64_t>(status.st_size);
-  }
-  auto rooms = h_->rooms;
-  std::sort(rooms.begin(), rooms.end());
-  std::uint64_t from = 0;
-  const auto allocate = [&](std::uint64_t begin, std::uint64_t finish) {
-    if (finish > begin) {
-      ::posix_fallocate(fd, static_cast<off_t>(begin), static_cast<off_t>(finish - begin));
-    }
-  };
-  for (const auto& [begin, finish] : rooms) {
-    allocate(from, std::min<std::uint64_t>(begin, end));
-    from = std::max(from, finish);
-  }
-  allocate(from, end);
-#ifdef FALLOC_FL_KEEP_SIZE
-  // And blocks past the end for what HDF5 may add there (a new heap for a longer status), beyond
-  // the file's size, which stays as it is.
-  ::fallocate(fd, FALLOC_FL_KEEP_SIZE, static_cast<off_t>(end), 256 << 10);
-#endif
+  // Over MPI ranks HDF5's descriptor is MPI-IO's: one process opens the file once more, since
+  // rank 0 writes the metadata of a flush while the others wait for it to say it is done, and a
+  // write that fails there for want of room leaves them waiting forever.
+  if (access_.shared() && !access_.writes_companions) return;
+  reserve_metadata_blocks(h_->file, h_->rooms,
+                          access_.shared() ? std::optional<fs::path>(where) : std::nullopt);
 }
 
 ImagePlaces RunFileWriter::image_places(hsize_t index) const {
@@ -912,7 +844,8 @@ void RunFileWriter::finish(const std::string& status) {
   if (h_->file.get() < 0) return;
   // Over MPI, before anything more is written: a failed write may have left the file's view
   // shifted (see h5::mend_file_view_after_failure).
-  if (access_.shared()) h5::mend_file_view_after_failure(h_->file, write_failed_);
+  const bool failed_anywhere =
+      access_.shared() && h5::mend_file_view_after_failure(h_->file, write_failed_);
   if (write_failed_ && !access_.shared()) {
     // The images kept are durable (after_write_error). The status is rewritten in place, in the
     // heap that holds the file's strings, which has room for it: no new room on the disk is
@@ -951,6 +884,17 @@ void RunFileWriter::finish(const std::string& status) {
   h_->close_datasets();
   if (H5Fclose(h_->file.release()) < 0) h5::fail("close " + path_.string());
   swmr_ = false;
+  // Over MPI ranks the image of a failed write stays in /v's size (and its statistics'), past
+  // what /step counts, which readers such as xarray refuse. Shrinking there is collective, and
+  // after a failed write the processes' metadata caches no longer agree (it parted them); one
+  // process cuts the closed file alone instead, in place, as grayscott repair does.
+  if (failed_anywhere && access_.writes_companions) {
+    try {
+      cut_run_to_counted_images(path_);
+    } catch (const std::exception&) {
+      H5Eclear2(H5E_DEFAULT);  // grayscott repair cuts it
+    }
+  }
   if (access_.writes_companions) write_companion();
 }
 

@@ -6,9 +6,12 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <exception>
 #include <limits>
+#include <optional>
 
 #include "analysis/classify.hpp"
+#include "io/files/durability.hpp"
 #include "io/files/hdf5.hpp"
 #include "io/files/output_path.hpp"
 #include "io/files/problem_attributes.hpp"
@@ -249,10 +252,11 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
         h5::Id space = h5::simple_space(cdims);
         h5::Id props(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "create dataset properties");
         h5::check(H5Pset_chunk(props, rank, chunk.data()), "set chunking");
-        if (shared) {
-          h5::check(H5Pset_alloc_time(props, H5D_ALLOC_TIME_EARLY), "set early allocation");
-          h5::check(H5Pset_fill_time(props, H5D_FILL_TIME_NEVER), "set no fill at allocation");
-        }
+        // Placed at creation, as the images are (processes sharing the file need it, and alone
+        // the file then never grows at its end, where a full disk would leave no room for the
+        // metadata that closing it writes).
+        h5::check(H5Pset_alloc_time(props, H5D_ALLOC_TIME_EARLY), "set early allocation");
+        h5::check(H5Pset_fill_time(props, H5D_FILL_TIME_NEVER), "set no fill at allocation");
         h5::Id dataset(H5Dcreate2(group, name, type, space, H5P_DEFAULT, props, H5P_DEFAULT),
                        H5Dclose, std::string("create dataset checkpoint/") + name);
       }
@@ -323,7 +327,8 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
           h5::Id space = h5::simple_space(shape);
           h5::Id props(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "create dataset properties");
           h5::check(H5Pset_fill_value(props, fill_type, fill), "set the fill value");
-          if (shared) h5::check(H5Pset_alloc_time(props, H5D_ALLOC_TIME_EARLY), "early allocation");
+          // Written at creation (its fill value): the file does not grow as images come.
+          h5::check(H5Pset_alloc_time(props, H5D_ALLOC_TIME_EARLY), "early allocation");
           return h5::Id(H5Dcreate2(group, name, file_type, space, H5P_DEFAULT, props, H5P_DEFAULT),
                         H5Dclose, std::string("create dataset stats/") + name);
         };
@@ -368,6 +373,8 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
     h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + path.string());
     // Alone, readers may open it while it grows (where the file system lets HDF5 start SWMR).
     if (!shared && H5Fstart_swmr_write(h_->file) < 0) H5Eclear2(H5E_DEFAULT);
+    // After SWMR's start, which cuts the file at its end (and any blocks past it).
+    give_metadata_its_blocks(partial);
     if (access.writes_shared_data) move_into_place(partial, path, overwrite);
   } catch (...) {
     h_->close_datasets();
@@ -425,6 +432,7 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
   if (!shared) {
     if (H5Fstart_swmr_write(h_->file) < 0) H5Eclear2(H5E_DEFAULT);
   }
+  give_metadata_its_blocks(path);
   // Independent writes of members no rank computes again: one process does them.
   if (access.writes_shared_data) complete_final_checkpoints();
 }
@@ -443,8 +451,12 @@ void SweepFileWriter::save_checkpoint(std::int64_t member_begin, std::int64_t me
     h5::check(H5Dwrite(dataset, H5T_NATIVE_INT64, mem, space, H5P_DEFAULT, nonfinite_image),
               "write /nonfinite_image to " + path_.string());
   }
-  slots_.save(member_begin, member_count, images_done, images_done == meta_.images,
-              slot_writes(member_begin, member_count, u, v));
+  try {
+    slots_.save(member_begin, member_count, images_done, images_done == meta_.images,
+                 slot_writes(member_begin, member_count, u, v));
+  } catch (const std::exception&) {
+    rethrow_naming_a_full_disk(path_);
+  }
 }
 
 SlotWrites SweepFileWriter::slot_writes(std::int64_t member_begin, std::int64_t member_count,
@@ -780,14 +792,32 @@ template void read_sweep_checkpoint<float>(const fs::path&, std::int64_t, std::i
 template void read_sweep_checkpoint<double>(const fs::path&, std::int64_t, std::int64_t,
                                             std::vector<double>&, std::vector<double>&);
 
+void SweepFileWriter::give_metadata_its_blocks(const fs::path& where) {
+  // The images' room (and over MPI the checkpoints', placed at creation too) stays a hole until
+  // written; every other byte is metadata, which a full disk must not keep from being rewritten.
+  std::vector<ByteRange> rooms;
+  for (const h5::Id* dataset : {&h_->v, &h_->u, &h_->checkpoint_u, &h_->checkpoint_v}) {
+    if (dataset->get() < 0) continue;
+    if (const auto room = chunk_room(*dataset)) rooms.push_back(*room);
+  }
+  const bool shared = access_.file_access != H5P_DEFAULT;
+  if (shared && !access_.writes_shared_data) return;
+  reserve_metadata_blocks(h_->file, std::move(rooms),
+                          shared ? std::optional<fs::path>(where) : std::nullopt);
+}
+
 void SweepFileWriter::flush() {
   // The images first, then their count, in a flush of its own: a count never names an image that
   // is not on the disk, whenever the process is killed. With shared access each rank's writes are
   // raw writes into chunks allocated at creation, durable once made: its count follows them.
   const bool alone = access_.file_access == H5P_DEFAULT;
-  if (alone) h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + path_.string());
-  if (count_written_images() && alone) {
-    h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + path_.string());
+  try {
+    if (alone) h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + path_.string());
+    if (count_written_images() && alone) {
+      h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + path_.string());
+    }
+  } catch (const std::exception&) {
+    rethrow_naming_a_full_disk(path_);
   }
 }
 
@@ -824,7 +854,11 @@ SweepFileWriter::~SweepFileWriter() {
 
 void SweepFileWriter::write_images(std::int64_t member_begin, std::int64_t member_count,
                                    std::int64_t image, const void* u, const void* v) {
-  write_image_block(member_begin, member_count, image, u, v);
+  try {
+    write_image_block(member_begin, member_count, image, u, v);
+  } catch (const std::exception&) {
+    rethrow_naming_a_full_disk(path_);
+  }
   // A member's images are written in order: the image after those written extends them (a
   // continued member writes over the images after its checkpoint first, which changes nothing).
   for (std::int64_t m = member_begin; m < member_begin + member_count; ++m) {
@@ -925,8 +959,21 @@ void SweepFileWriter::write_missing_images(std::int64_t member, std::int64_t fir
 void SweepFileWriter::finish(const std::string& status,
                              const std::vector<std::int64_t>& nonfinite_image) {
   if (h_->file.get() < 0) return;
-  // The images written since the last flush counted; where they cannot be flushed (a full disk)
-  // the count stays at the images flushed before, and how the sweep ended is still recorded.
+  // Whatever fails, the file is closed (over MPI ranks closing is collective: every rank must get
+  // there, and a file left open is closed by HDF5 as the process exits, which a failed flush can
+  // crash), how the sweep ended recorded where the disk lets it; the first failure is reported
+  // then.
+  std::exception_ptr failure;
+  const auto attempt = [&](auto&& step) {
+    try {
+      step();
+    } catch (...) {
+      H5Eclear2(H5E_DEFAULT);
+      if (!failure) failure = std::current_exception();
+    }
+  };
+  // The images written since the last flush counted; where they cannot be flushed (a full disk,
+  // which the sweep has reported already) the count stays at the images flushed before.
   try {
     flush();
   } catch (const std::exception&) {
@@ -936,18 +983,28 @@ void SweepFileWriter::finish(const std::string& status,
   std::copy_n(nonfinite_image.begin(), std::min(nonfinite_image.size(), first.size()),
               first.begin());
   if (access_.writes_shared_data) {
-    h5::check(
-        H5Dwrite(h_->nonfinite, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, first.data()),
-        "write /nonfinite_image to " + path_.string());
+    attempt([&] {
+      h5::check(
+          H5Dwrite(h_->nonfinite, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, first.data()),
+          "write /nonfinite_image to " + path_.string());
+    });
   }
-  h5::rewrite_string_attribute(h_->file, "status", status);
-  record_no_writer(h_->file);  // collective over MPI ranks, each writing the same values
+  // In place, in blocks the file was given at its start (reserve_metadata_blocks).
+  attempt([&] { h5::rewrite_string_attribute(h_->file, "status", status); });
+  attempt([&] { record_no_writer(h_->file); });  // collective over MPI ranks, the same values
   // Every process asks where the images lie (metadata reads are collective over MPI).
-  const std::vector<ImagePlaces> places = sweep_image_places(
-      h_->u.get(), h_->v.get(), meta_.members(), meta_.images, meta_.problem.grid.volume());
-  if (access_.writes_shared_data) write_sweep_xdmf(path_, meta_, places);
+  std::vector<ImagePlaces> places;
+  attempt([&] {
+    places = sweep_image_places(h_->u.get(), h_->v.get(), meta_.members(), meta_.images,
+                                meta_.problem.grid.volume());
+  });
   h_->close_datasets();
-  if (H5Fclose(h_->file.release()) < 0) h5::fail("close " + path_.string());
+  attempt([&] {
+    if (H5Fclose(h_->file.release()) < 0) h5::fail("close " + path_.string());
+  });
+  if (access_.writes_shared_data && !places.empty())
+    attempt([&] { write_sweep_xdmf(path_, meta_, places); });
+  if (failure) std::rethrow_exception(failure);
 }
 
 void place_unwritten_chunks(const fs::path& path) {

@@ -128,6 +128,10 @@ class SweepFileWriter {
   // Writes the counts of the members whose images written grew; false when none did.
   bool count_written_images();
   void complete_final_checkpoints();
+  // Gives every byte of the file but the images' room its blocks on the disk (see
+  // reserve_metadata_blocks). `where`: the file's name now. Over MPI every process calls it (it
+  // reads metadata), one gives the blocks.
+  void give_metadata_its_blocks(const std::filesystem::path& where);
   void write_slot_images(int slot, std::int64_t member_begin, std::int64_t member_count);
   // How this file writes a checkpoint of members [member_begin, member_begin + member_count)'s
   // state u, v (see CheckpointSlots).
