@@ -168,8 +168,9 @@ void describe_file(const std::string& path) {
                   : "none (continues from the initial state)");
   std::string state;
   if (r.live_writer != 0) {
+    // Parallel HDF5 has no SWMR (and marks no file): a run over MPI ranks is read once it ends.
     state = "being written by process " + std::to_string(r.live_writer) +
-            " (h5py reads it with swmr=True)";
+            (r.marked_open ? " (h5py reads it with swmr=True)" : " (read it once it has ended)");
   } else if (r.needs_repair()) {
     // HDF5's mark of a file open for writing is what readers refuse: a file written over MPI
     // ranks has none (parallel HDF5 sets no such mark), only its status says it never ended.

@@ -320,6 +320,26 @@ with h5py.File("held.h5", "r") as f:
     check(f["v"].shape[0] == 4 and f.attrs["status"] == "complete",
           "--force over a held file did not leave the new run")
 
+# A killed writer's pid that another process took since (a reboot, a container) is not its writer:
+# the file is repaired and continued, as writer_process tells them apart.
+p = start("run", *PROBLEM, "-o", "reused.h5", "--checkpoint-every", "2")
+while p.poll() is None and not os.path.exists("reused.h5"):
+    time.sleep(0.02)
+time.sleep(0.2 * duration)
+p.kill()
+p.communicate()
+stranger = subprocess.Popen(["sleep", "60"])
+subprocess.run(["h5clear", "-s", "reused.h5"], capture_output=True)
+with h5py.File("reused.h5", "r+") as f:
+    check(f.attrs["writer_pid"] == p.pid and "/" in f.attrs["writer_process"],
+          "the writer's pid and process are not recorded while it writes")
+    f.attrs["writer_pid"] = stranger.pid
+r = run("repair", "reused.h5")
+check(r.returncode == 0 and "repaired" in r.stdout,
+      f"a live process that took the killed writer's pid blocks repair: {r.stderr}")
+stranger.kill()
+stranger.wait()
+
 # A stale companion never sits beside a new file: --force replaces it at once.
 r = run("run", *small, "-o", "stale.h5")
 p = start("run", *PROBLEM, "-o", "stale.h5", "--force")

@@ -203,6 +203,35 @@ code, err = finished(mpi(2, "run", "--resume", "earlier.h5"))
 check(code != 0 and "earlier grayscott" in err and "without mpirun" in err and
       err.count("grayscott: error") == 1, f"an earlier version's file is not refused over MPI: {err!r}")
 
+# A file that ranks are writing is theirs: neither repaired, continued nor replaced by another
+# process (rank 0 is recorded as its writer), and info says so; once the ranks are gone it is.
+long_enough = ["--images", "400", "--steps-per-image", "2000"]  # a minute: killed before its end
+for kind, args in (("run", ["run", *base("periodic", "single"), *long_enough]),
+                   ("sweep", ["sweep", *SWEEP, *long_enough])):
+    path = f"live-{kind}.h5"
+    p = mpi(2, *args, "-o", path, "--quiet")
+    while p.poll() is None and not os.path.exists(path):
+        time.sleep(0.02)
+    time.sleep(0.3)
+    check(p.poll() is None, f"live {kind}: the ranks ended before the file could be touched")
+    info = subprocess.run([GRAYSCOTT, "info", path], capture_output=True, text=True)
+    check("state: being written by process" in info.stdout,
+          f"live {kind}: info does not say the ranks write it: {info.stdout}{info.stderr}")
+    for action, command in (("repair", ["repair", path]),
+                            ("continue", [kind, "--resume", path, "--quiet"]),
+                            ("replace", [*args, "-o", path, "--force", "--quiet"])):
+        r = subprocess.run([GRAYSCOTT, *command], capture_output=True, text=True, timeout=60)
+        check(r.returncode == 2 and "is being written by process" in r.stderr and
+              f"{action} it once that process has ended" in r.stderr,
+              f"live {kind}: {action} was not refused: {r.returncode} {r.stderr!r}")
+    subprocess.run(["pkill", "-9", "-f", f"^{GRAYSCOTT} {kind} .*{path}"])
+    finished(p)
+    r = subprocess.run([GRAYSCOTT, "repair", path], capture_output=True, text=True)
+    check(r.returncode == 0, f"live {kind}: not repaired once its ranks were killed: {r.stderr}")
+    with h5py.File(path, "r") as f:
+        check(f.attrs["writer_pid"] == 0 and f.attrs["writer_process"] == "",
+              f"live {kind}: a repaired file still names a writer")
+
 if failures:
     print(f"{len(failures)} failed")
     sys.exit(1)

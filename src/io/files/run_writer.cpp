@@ -330,7 +330,7 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
     if (!access_.shared()) {
       record_writer(root);
     } else {
-      record_shared_writers(root);
+      record_shared_writers(root, access_.file_access);
     }
     h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + partial.string());
     // From here on readers may open the file while it grows; no new object may be created. The
@@ -374,7 +374,11 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, Cont
     places_.push_back(image_places(static_cast<hsize_t>(i)));
   }
   h5::rewrite_string_attribute(h_->file, "status", "running");
-  if (!access_.shared()) record_writer(h_->file);
+  if (access_.shared()) {
+    record_shared_writers(h_->file, access_.file_access);
+  } else {
+    record_writer(h_->file);
+  }
   h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + path.string());
   // Files of earlier versions written over MPI use the older format, which SWMR cannot use:
   // flushes still make the images durable, readers just cannot open the file while it is written.

@@ -236,7 +236,7 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
     // Who writes it, so that `grayscott repair` and `info` tell a running sweep from one whose
     // writer was killed.
     if (shared) {
-      record_shared_writers(root);
+      record_shared_writers(root, access.file_access);
     } else {
       record_writer(root);
     }
@@ -421,10 +421,9 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
   }
   counted_ = written_;
   h5::rewrite_string_attribute(h_->file, "status", "running");
-  // This process writes it now; over MPI ranks none is named (a killed single process's pid, which
-  // another process may take, not kept).
+  // This process writes it now (over MPI ranks, rank 0).
   if (shared) {
-    record_no_writer(h_->file);
+    record_shared_writers(h_->file, access.file_access);
   } else {
     record_writer(h_->file);
   }

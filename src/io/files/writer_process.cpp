@@ -2,11 +2,15 @@
 
 #include <signal.h>
 #include <unistd.h>
+#ifdef GRAYSCOTT_WITH_MPI
+#include <mpi.h>
+#endif
 
 #include <cerrno>
 #include <cstdint>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <string>
 
 #include "io/files/hdf5.hpp"
@@ -32,6 +36,50 @@ bool zombie(std::int64_t pid) {
   return name_end != std::string::npos && name_end + 2 < text.size() && text[name_end + 2] == 'Z';
 }
 
+// Process `pid` beyond its number, which another process takes once it has ended (after a
+// reboot, or in another container's PID namespace): this boot of the machine and the moment the
+// process started in it (/proc/PID/stat's starttime, clock ticks since boot). "" where /proc does
+// not tell.
+std::string process_identity(std::int64_t pid) {
+  std::ifstream boot_file("/proc/sys/kernel/random/boot_id");
+  std::string boot;
+  std::getline(boot_file, boot);
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const std::size_t name_end = text.rfind(')');
+  if (boot.empty() || name_end == std::string::npos) return {};
+  // The fields after the parenthesised name start at the third, the state: starttime is the 22nd.
+  std::istringstream fields(text.substr(name_end + 1));
+  std::string field;
+  for (int k = 3; k <= 22 && fields >> field; ++k) {
+    if (k == 22) return boot + "/" + field;
+  }
+  return {};
+}
+
+struct Writer {
+  std::int64_t pid = 0;
+  std::string host, identity;
+};
+
+void record(hid_t root, const Writer& writer) {
+  if (H5Aexists(root, "writer_pid") > 0) {
+    h5::Id attr(H5Aopen(root, "writer_pid", H5P_DEFAULT), H5Aclose, "open attribute writer_pid");
+    h5::check(H5Awrite(attr, H5T_NATIVE_INT64, &writer.pid), "write attribute writer_pid");
+  } else {
+    h5::write_attribute(root, "writer_pid", writer.pid);
+  }
+  for (const auto& [name, value] : {std::pair<const char*, const std::string&>{"writer_host",
+                                                                             writer.host},
+                                    {"writer_process", writer.identity}}) {
+    if (H5Aexists(root, name) > 0) {
+      h5::rewrite_string_attribute(root, name, value);
+    } else {
+      h5::write_attribute(root, name, value);
+    }
+  }
+}
+
 }  // namespace
 
 std::int64_t live_writer(const RunFileReader& file) {
@@ -40,7 +88,14 @@ std::int64_t live_writer(const RunFileReader& file) {
   if (pid <= 0 || file.attribute_string("writer_host") != this_host()) return 0;  // 0: closed
   if (pid == ::getpid()) return 0;  // this very process repairs or inspects its own file
   const bool exists = ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
-  return exists && !zombie(pid) ? pid : 0;
+  if (!exists || zombie(pid)) return 0;
+  // Another process with the writer's number (a file of an earlier grayscott records none).
+  if (file.has_attribute("writer_process")) {
+    const std::string recorded = file.attribute_string("writer_process");
+    const std::string now = process_identity(pid);
+    if (!recorded.empty() && !now.empty() && recorded != now) return 0;
+  }
+  return pid;
 }
 
 void refuse_if_being_written(const std::filesystem::path& path, std::int64_t pid,
@@ -52,24 +107,33 @@ void refuse_if_being_written(const std::filesystem::path& path, std::int64_t pid
 }
 
 void record_writer(hid_t root) {
-  const std::string host = this_host();
   const std::int64_t pid = ::getpid();
-  if (H5Aexists(root, "writer_pid") > 0) {
-    h5::Id attr(H5Aopen(root, "writer_pid", H5P_DEFAULT), H5Aclose, "open attribute writer_pid");
-    h5::check(H5Awrite(attr, H5T_NATIVE_INT64, &pid), "write attribute writer_pid");
-  } else {
-    h5::write_attribute(root, "writer_pid", pid);
-  }
-  if (H5Aexists(root, "writer_host") > 0) {
-    h5::rewrite_string_attribute(root, "writer_host", host);
-  } else {
-    h5::write_attribute(root, "writer_host", host);
-  }
+  record(root, {pid, this_host(), process_identity(pid)});
 }
 
-void record_shared_writers(hid_t root) {
-  h5::write_attribute(root, "writer_pid", std::int64_t{0});
-  h5::write_attribute(root, "writer_host", std::string());
+void record_shared_writers(hid_t root, [[maybe_unused]] hid_t file_access) {
+  Writer writer;
+#ifdef GRAYSCOTT_WITH_MPI
+  // Rank 0's, the same on every rank (writing attributes is collective).
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Info info = MPI_INFO_NULL;
+  h5::check(H5Pget_fapl_mpio(file_access, &comm, &info), "read the file's MPI communicator");
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  if (rank == 0) writer = {::getpid(), this_host(), process_identity(::getpid())};
+  std::int64_t pid = writer.pid;
+  MPI_Bcast(&pid, 1, MPI_INT64_T, 0, comm);
+  writer.pid = pid;
+  for (std::string* text : {&writer.host, &writer.identity}) {
+    int size = static_cast<int>(text->size());
+    MPI_Bcast(&size, 1, MPI_INT, 0, comm);
+    text->resize(static_cast<std::size_t>(size));
+    MPI_Bcast(text->data(), size, MPI_CHAR, 0, comm);
+  }
+  MPI_Comm_free(&comm);
+  if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+#endif
+  record(root, writer);
 }
 
 void record_no_writer(hid_t root) {
@@ -78,6 +142,8 @@ void record_no_writer(hid_t root) {
   h5::Id attr(H5Aopen(root, "writer_pid", H5P_DEFAULT), H5Aclose, "open attribute writer_pid");
   h5::check(H5Awrite(attr, H5T_NATIVE_INT64, &none), "write attribute writer_pid");
   if (H5Aexists(root, "writer_host") > 0) h5::rewrite_string_attribute(root, "writer_host", "");
+  if (H5Aexists(root, "writer_process") > 0)
+    h5::rewrite_string_attribute(root, "writer_process", "");
 }
 
 }  // namespace grayscott::io

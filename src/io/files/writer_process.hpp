@@ -12,22 +12,25 @@ namespace grayscott::io {
 
 class RunFileReader;
 
-// This process, as the file's one writer. Before SWMR writing starts (the attributes are created
-// then); a continued file's are written over.
+// This process, as the file's one writer: writer_pid, writer_host, and writer_process (this boot
+// of the machine and the moment the process started, so that another process given the same pid
+// later is not taken for it). Before SWMR writing starts (the attributes are created then); a
+// continued file's are written over.
 void record_writer(hid_t root);
 
-// Over MPI ranks the writers are many: none is recorded (every rank creates the same
-// attributes, as a closed file holds them).
-void record_shared_writers(hid_t root);
+// Over MPI ranks (`file_access` the file's MPI-IO access properties): rank 0, which ends with
+// the others (mpiexec ends every rank when one is killed), recorded by every rank alike (writing
+// attributes is collective).
+void record_shared_writers(hid_t root, hid_t file_access);
 
 // No process writes the file any more (a clean close, a repair): pid 0, no host, so that two
 // finished files hold the same attributes. Nothing where none was recorded (an earlier version's
 // file).
 void record_no_writer(hid_t root);
 
-// The pid recorded by the single process writing the file, when that process is alive on this
-// machine; 0 otherwise (closed, another machine's, an MPI run's, this process's own, or a file of
-// an earlier version).
+// The pid recorded by the process writing the file (an MPI run's rank 0), when that very process
+// is alive on this machine; 0 otherwise (closed, another machine's, this process's own, a
+// process that took the writer's pid after it ended, or a file of an earlier version).
 std::int64_t live_writer(const RunFileReader& file);
 
 // Throws InvalidInput ("... is being written by process N on this machine: <action> it once that
