@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "engine/registry.hpp"
+#include "io/files/output_path.hpp"
 #include "io/files/xdmf.hpp"
 #include "model/cell_update.hpp"
 #include "pipeline/run.hpp"
@@ -125,6 +126,11 @@ void BenchRequest::validate() const {
   if (io == OutputMode::Hdf5 && output.empty()) {
     throw InvalidInput("--io hdf5 needs --output FILE (the file each repeat writes)");
   }
+  if (io != OutputMode::Hdf5 && !output.empty()) {
+    throw InvalidInput("--output is written only with --io hdf5 (--io none times the stepping)");
+  }
+  // As run refuses it: an existing file (or its .xmf) is replaced only with --force.
+  if (io == OutputMode::Hdf5) io::check_output_path(output, overwrite, 0);
   Problem p = problem;
   p.grid = workloads.front().grid();
   p.validate();

@@ -64,7 +64,8 @@ struct BenchRequest {
   std::vector<Workload> workloads;
   EngineOptions engine;
   OutputMode io = OutputMode::None;
-  std::filesystem::path output;  // the HDF5 file written by --io hdf5 (overwritten)
+  std::filesystem::path output;  // the HDF5 file written by --io hdf5
+  bool overwrite = false;        // an existing `output` replaced (--force); else refused
   // --stats: the run also measures the statistics of every image (the run command's --stats,
   // its default histogram), timed apart from the stepping; needs --io hdf5.
   bool statistics = false;

@@ -7,6 +7,9 @@
 #include "app/bench.hpp"
 #include "app/cli.hpp"
 #include "app/commands.hpp"
+#if GRAYSCOTT_WITH_MPI
+#include "mpi/session.hpp"
+#endif
 
 namespace grayscott::app {
 
@@ -17,7 +20,7 @@ struct BenchCliState {
   std::string preset = "quick", io = "none", output, config;
   std::int64_t images = 0, steps = 0, batch = 1, warmup = 0;
   int repeat = 0;
-  bool json = false, stats = false;
+  bool json = false, stats = false, force = false;
 };
 
 template <class T>
@@ -43,30 +46,41 @@ void add_bench_command(CLI::App& root) {
                    "seed (1080x1920, 1000 images x 32 steps), quick (10 images), "
                    "batch-vs-large (1024 x 128x128 against one 4096x4096), or 3d (256x256x256, "
                    "100 steps, seven-point); the options below override its values")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   // The initial state is the benchmark's own (the course's rectangle); --preset is the bench's
   // own (workloads), so a course's program is not one of its options.
   add_settings(*bench, state->problem, requests::problem_settings(),
                {"init", "seed", "init-values", "preset"});
-  bench->add_option("--images,--nbimage", state->images, "Images (the preset's by default)");
+  bench->add_option("--images,--nbimage", state->images, "Images (the preset's by default)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   bench->add_option("--steps-per-image,--nbextrastep", state->steps,
-                    "Steps between images (the preset's by default)");
+                    "Steps between images (the preset's by default)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   bench->add_option("--batch", state->batch,
-                    "Simulations of the given size advanced together by one engine");
+                    "Simulations of the given size advanced together by one engine")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   add_settings(*bench, state->engine, requests::engine_settings());
   bench
       ->add_option("--io", state->io,
                    "none (stepping only) or hdf5 (the run command's output of every image of v)")
-      ->capture_default_str();
-  bench->add_option("-o,--output", state->output, "The HDF5 file --io hdf5 writes (overwritten)");
+      ->capture_default_str()
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  bench
+      ->add_option("-o,--output", state->output,
+                   "With --io hdf5: the file each repeat writes (an existing one only with --force)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  bench->add_flag("--force", state->force, "Replace an existing --output file (and its .xmf)");
   bench->add_flag("--stats", state->stats,
                   "With --io hdf5: also measure the statistics of every image (as run --stats) "
                   "and report their time against the stepping's");
   bench->add_option("--repeat", state->repeat,
-                    "Timed repeats, the median is reported (the preset's by default)");
+                    "Timed repeats, the median is reported (the preset's by default)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   bench->add_option(
       "--warmup", state->warmup,
-      "Images of the untimed warm-up run (default: a tenth of the images, at least 1)");
+      "Images of the untimed warm-up run (default: a tenth of the images, at least 1)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   bench->add_flag("--json", state->json, "Print one JSON object instead of the table");
   add_config_option(*bench, state->config);
 
@@ -82,6 +96,14 @@ void add_bench_command(CLI::App& root) {
     overrides.batch = if_given(*bench, "--batch", state->batch);
     overrides.depth = if_given(*bench, "--depth", state->problem.depth);
 
+#if GRAYSCOTT_WITH_MPI
+    // Every rank would time the same benchmark on its own and write the same --output.
+    if (mpi::launched_by_mpi_launcher()) {
+      throw InvalidInput(
+          "bench times one process: run it without mpirun (grayscott run under mpirun reports "
+          "the ranks' rate)");
+    }
+#endif
     bench::BenchRequest request;
     request.preset_name = preset.name;
     request.workloads = bench::resolve_workloads(preset, overrides);
@@ -95,6 +117,7 @@ void add_bench_command(CLI::App& root) {
     request.engine = state->engine.engine_options();
     request.io = bench::parse_output_mode(state->io);
     request.output = state->output;
+    request.overwrite = state->force;
     request.statistics = state->stats;
     request.repeat = if_given(*bench, "--repeat", state->repeat).value_or(preset.repeat);
     request.warmup_images = if_given(*bench, "--warmup", state->warmup);

@@ -248,21 +248,25 @@ void add_run_command(CLI::App& root) {
 #if GRAYSCOTT_WITH_MPI
   run->add_option("--decomposition", state->distributed.decomposition,
                   "Under mpirun/srun: ROWSxCOLS ranks, a volume's PLANESxROWSxCOLS (default: "
-                  "MPI_Dims_create's choice; a volume's, the fewest halo cells)");
+                  "MPI_Dims_create's choice; a volume's, the fewest halo cells)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   run->add_option("--halo-depth", state->distributed.halo_depth,
                   "Under mpirun/srun: halo cells = steps per halo exchange (0: automatic; the CPU "
                   "fuses the steps between exchanges)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   run->add_option("--gpu-aware-mpi", state->distributed.gpu_aware_mpi,
                   "Under mpirun/srun, on a device backend: pass halo messages to MPI in device "
                   "memory (auto: when the MPI library says it can)")
       ->check(CLI::IsMember({"auto", "on", "off"}))
-      ->capture_default_str();
+      ->capture_default_str()
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   run->add_option("--overlap-writes", state->distributed.overlap_writes,
                   "Under mpirun/srun: write each image while the next is computed (auto: when "
                   "each rank leaves a core free for its writer thread)")
       ->check(CLI::IsMember({"auto", "on", "off"}))
-      ->capture_default_str();
+      ->capture_default_str()
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
 #endif
 
   run->callback([run, state] {
@@ -311,9 +315,14 @@ void add_run_command(CLI::App& root) {
     const RunRequest request = make_request();
 #if GRAYSCOTT_WITH_MPI
     // The other options of a run over ranks mean nothing to one process: refused, not ignored
-    // (given on the command line or in --config, which make_request read).
-    for (const char* option : {"--halo-depth", "--gpu-aware-mpi", "--overlap-writes"}) {
-      if (app::given(*run, option)) {
+    // (given on the command line or in --config, which make_request read), unless at their
+    // default, which asks for nothing (as a decomposition of 1x1 does).
+    const DistributedRunOptions& over_ranks = state->distributed;
+    for (const auto& [option, at_default] :
+         {std::pair<const char*, bool>{"--halo-depth", over_ranks.halo_depth == 0},
+          {"--gpu-aware-mpi", over_ranks.gpu_aware_mpi == "auto"},
+          {"--overlap-writes", over_ranks.overlap_writes == "auto"}}) {
+      if (app::given(*run, option) && !at_default) {
         throw InvalidInput(std::string(option).substr(2) +
                            ": an option of a run over MPI ranks; it needs an MPI launcher "
                            "(mpirun -n P, srun)");

@@ -124,7 +124,7 @@ inside = sum(p[n] for n in names if not n.startswith("writer_"))
 assert inside <= r["seconds"] * 1.01, (inside, r["seconds"])
 ' || fail "io hdf5: bad phases: $out"
 table=$("$grayscott" bench --rows 40 --cols 60 --images 4 --steps-per-image 3 --repeat 1 --io hdf5 \
-        --output "$work/bench.h5") || fail "io hdf5 table exited $?"
+        --output "$work/bench.h5" --force) || fail "io hdf5 table exited $?"
 echo "$table" | grep -q "where the time went" || fail "io hdf5: no breakdown in the table: $table"
 echo "$table" | grep -q "beside it, the writer thread: writing" || fail "io hdf5: no writer line: $table"
 # --stats: the statistics timed apart from the stepping, the file holding them.
@@ -144,7 +144,7 @@ with h5py.File(sys.argv[1]) as f:
     assert f['stats/v_histogram'].shape == (5, 50), f['stats/v_histogram'].shape
 " "$work/stats.h5" || fail "--stats: the file has no statistics"
 "$grayscott" bench --rows 60 --cols 80 --images 5 --steps-per-image 4 --repeat 1 --io hdf5 \
-  --output "$work/stats.h5" --stats | grep -q "statistics of every image: .* ms an image, .* % of the stepping" ||
+  --output "$work/stats.h5" --force --stats | grep -q "statistics of every image: .* ms an image, .* % of the stepping" ||
   fail "--stats: no statistics line in the table"
 
 # The comparison preset, made small: both runs and their ratio.

@@ -185,7 +185,23 @@ if "$gs" run --help | grep -q -- --halo-depth; then  # a build with MPI
   for option in "--halo-depth 5" "--overlap-writes on" "--gpu-aware-mpi on"; do
     name=${option%% *}; expect_error "${name#--}: an option of a run over MPI ranks" run $option --rows 8 --cols 8 -o one.h5
   done
+  # At their defaults they ask for nothing (a config written from --print-config's comments).
+  "$gs" run --halo-depth 0 --overlap-writes auto --gpu-aware-mpi auto --decomposition 1x1 \
+    --rows 8 --cols 8 --images 1 --quiet -o defaults.h5 && pass ||
+    fail "the MPI options at their defaults are refused without a launcher"
+  # Given twice, the later wins, as for every option of run.
+  "$gs" run --halo-depth 5 --halo-depth 0 --rows 8 --cols 8 --images 1 --quiet -o halo-twice.h5 &&
+    pass || fail "--halo-depth given twice is refused"
 fi
+# bench writes only what it is asked to, never over a file without --force, and once per machine.
+cp run.h5 victim.h5
+expect_error "output victim.h5 already exists (use --force to overwrite)" \
+  bench --preset quick --rows 16 --cols 16 --io hdf5 -o victim.h5
+cmp -s run.h5 victim.h5 && pass || fail "bench -o changed an existing file"
+expect_error "--output is written only with --io hdf5" bench --preset quick --rows 16 --cols 16 -o b.h5
+[[ "$("$gs" bench --preset quick --rows 16 --cols 16 --images 5 --images 2 --repeat 1 --json |
+      python3 -c 'import json, sys; print(json.load(sys.stdin)["images"])')" == 2 ]] && pass ||
+  fail "bench --images given twice does not take the later"
 # A continued volume is checked against its own grid: its stencil named again is no contradiction.
 timeout -s INT 1 "$gs" run --depth 16 --rows 16 --cols 16 --images 100000 --threads 1 --quiet \
   -o volume-stopped.h5 2>/dev/null
