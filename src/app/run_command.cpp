@@ -142,9 +142,13 @@ void refuse_contradictions(const CLI::App& run, const RunRequest& given,
 // The summary line and the optional pictures, from the one process that reports.
 void report(const RunRequest& request, const RunSummary& summary) {
   const Grid& g = request.problem.grid;
-  if (!request.quiet) {
-    // What this invocation wrote: a continued run's earlier images are the file's, not its own.
-    const std::int64_t written = summary.images_written - summary.first_image;
+  // What this invocation wrote: a continued run's earlier images are the file's, not its own.
+  const std::int64_t written = summary.images_written - summary.first_image;
+  if (!request.quiet && written == 0 && summary.completed) {
+    // Killed after its last image: the resume only closed the file as a complete run's.
+    std::fprintf(stderr, "%s: all %lld images were written before; completed its file\n",
+                 request.output.c_str(), static_cast<long long>(request.images));
+  } else if (!request.quiet) {
     const std::string count = std::to_string(written) + (written == 1 ? " image" : " images");
     const std::string continued = summary.first_image > 0
                                       ? " (images " + std::to_string(summary.first_image + 1) +

@@ -340,6 +340,22 @@ check(r.returncode == 0 and "repaired" in r.stdout,
 stranger.kill()
 stranger.wait()
 
+# Killed after its last image, before its final checkpoint filled both slots (one still holds an
+# earlier state, as the file is then): --resume writes it into both, bitwise the uninterrupted file.
+last = ["--rows", "32", "--cols", "32", "--images", "20", "--steps-per-image", "10",
+        "--checkpoint-every", "5", "--quiet"]
+run("run", *last, "-o", "last-whole.h5")
+run("run", *with_options(last, images=15), "-o", "last-15.h5")
+shutil.copy("last-whole.h5", "last-killed.h5")
+with h5py.File("last-killed.h5", "r+") as f, h5py.File("last-15.h5", "r") as earlier:
+    f["checkpoint/images"][...] = [15, 20]
+    f["checkpoint/u"][0] = earlier["checkpoint/u"][0]
+    f.attrs["status"] = "running"
+r = run("run", "--resume", "last-killed.h5")
+check(r.returncode == 0 and "all 20 images were written before" in r.stderr,
+      f"a run killed after its last image does not resume to its end: {r.stderr}")
+same_file("last-whole.h5", "last-killed.h5", "a run killed after its last image, resumed")
+
 # A stale companion never sits beside a new file: --force replaces it at once.
 r = run("run", *small, "-o", "stale.h5")
 p = start("run", *PROBLEM, "-o", "stale.h5", "--force")

@@ -122,6 +122,8 @@ class RunFileWriter {
   void write_statistics(hsize_t first);  // /stats of the images appended since, from `first`
   void make_images_durable();            // flushes the images, then /step that counts them
   void after_write_error();
+  // A continued file whose run ended with its last image: its final state into both slots.
+  void complete_final_checkpoint();
   // A single process's file after a failed write: cuts every dataset along time to `images`
   // (counted by /step) and flushes; false where the flush failed.
   bool keep_images(std::int64_t images);

@@ -387,6 +387,34 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, Cont
     if (!swmr_) H5Eclear2(H5E_DEFAULT);
   }
   give_metadata_its_blocks(path);
+  if (!access_.shared() && from.images_done == meta_.images) complete_final_checkpoint();
+}
+
+void RunFileWriter::complete_final_checkpoint() {
+  // A run killed after its last image: its final state is in one slot; the other gets it too,
+  // as an uninterrupted run's file holds it (what the resume adds to the file, as a sweep does).
+  const std::int64_t in0 = h_->slots.images(0, 0), in1 = h_->slots.images(1, 0);
+  if (std::max(in0, in1) != meta_.images || in0 == in1) return;
+  const hid_t mem_type =
+      meta_.problem.precision == Precision::Single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+  const std::size_t bytes =
+      static_cast<std::size_t>(meta_.problem.grid.cells()) * H5Tget_size(mem_type);
+  std::vector<std::byte> u(bytes), v(bytes);
+  const std::vector<hsize_t> count = h5::with_image_axes({1}, meta_.problem.grid);
+  std::vector<hsize_t> start(count.size(), 0);
+  start[0] = in0 > in1 ? 0u : 1u;
+  h5::Id mem = h5::simple_space(count);
+  for (const auto& [dataset, state] :
+       {std::pair<hid_t, std::byte*>{h_->checkpoint_u, u.data()}, {h_->checkpoint_v, v.data()}}) {
+    if (dataset < 0) continue;  // a field the images hold
+    h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
+    h5::check(
+        H5Sselect_hyperslab(space, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
+        "select a checkpoint slot");
+    h5::check(H5Dread(dataset, mem_type, mem, space, H5P_DEFAULT, state),
+              "read the checkpoint of " + path_.string());
+  }
+  h_->slots.save_into_older_slot(0, 1, meta_.images, slot_writes(u.data(), v.data()));
 }
 
 void RunFileWriter::open_datasets() {
