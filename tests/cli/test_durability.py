@@ -364,6 +364,24 @@ text = open("stale.xmf").read()
 check("32 32" not in text, "the companion of a replaced run still describes the old file")
 p.kill()
 p.communicate()
+# A sweep writes its companion when it ends: the replaced sweep's is gone once the new file is.
+run("sweep", "--feed", "0.02,0.03", "--kill", "0.06", "--rows", "16", "--cols", "16", "--images", "2",
+    "--quiet", "-o", "stale-sweep.h5")
+p = start("sweep", "--feed", "0.02,0.03", "--kill", "0.06", "--rows", "192", "--cols", "160",
+          "--images", "400", "--steps-per-image", "200", "-o", "stale-sweep.h5", "--force")
+deadline = time.monotonic() + 30
+while time.monotonic() < deadline:
+    try:
+        with h5py.File("stale-sweep.h5", "r", swmr=True) as f:
+            if f.attrs["rows"] == 192:
+                break
+    except OSError:
+        pass
+    time.sleep(0.02)
+check(not os.path.exists("stale-sweep.xmf"),
+      "the companion of a replaced sweep stays beside the new sweep's file")
+p.kill()
+p.communicate()
 
 # ---- a disk that fills up mid-run ---------------------------------------------------------------
 # Twice: on a tmpfs (images through the page cache) and on an ext4 file system in a file (images

@@ -375,7 +375,10 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
     if (!shared && H5Fstart_swmr_write(h_->file) < 0) H5Eclear2(H5E_DEFAULT);
     // After SWMR's start, which cuts the file at its end (and any blocks past it).
     give_metadata_its_blocks(partial);
-    if (access.writes_shared_data) move_into_place(partial, path, overwrite);
+    if (access.writes_shared_data) {
+      if (overwrite) remove_companion_of_replaced(path);
+      move_into_place(partial, path, overwrite);
+    }
   } catch (...) {
     h_->close_datasets();
     h_->file.reset();

@@ -53,6 +53,14 @@ fs::path xdmf_path_for(const fs::path& h5_path) {
   return xmf;
 }
 
+void remove_companion_of_replaced(const std::filesystem::path& h5_path) {
+  std::error_code ignored;
+  const std::filesystem::path companion = xdmf_path_for(h5_path);
+  if (std::filesystem::is_regular_file(std::filesystem::symlink_status(companion, ignored)) ||
+      std::filesystem::is_symlink(std::filesystem::symlink_status(companion, ignored)))
+    std::filesystem::remove(companion, ignored);
+}
+
 namespace {
 
 // One grid of one image: a mesh one cell deep, (z, y, x) = (1, rows, cols), in the XY plane (x

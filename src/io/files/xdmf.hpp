@@ -24,6 +24,10 @@
 namespace grayscott::io {
 
 std::filesystem::path xdmf_path_for(const std::filesystem::path& h5_path);
+// Before a new file replaces `h5_path` (--force): its old companion removed first, so that a
+// process killed between the two never leaves the new file beside a companion describing the old
+// one (a file without one is what `grayscott repair` gives one).
+void remove_companion_of_replaced(const std::filesystem::path& h5_path);
 
 // Where one image of each field lies in the HDF5 file: the offset of its first byte, its bytes
 // following contiguously, little-endian; nullopt where the field is not written or the image is
