@@ -458,7 +458,8 @@ class Simulation(_core._Simulation):
         second, status, whether it settled).
 
         ``stats=True`` measures every image as it is made (``sim.stats()`` inside ``on_image``;
-        ``/stats`` in the file, ``gs.open(output).stats``); ``until_steady=TOL`` stops once the
+        ``/stats`` in the file, beside v in ``gs.open(output)``: ``ds.v_mean``, ...);
+        ``until_steady=TOL`` stops once the
         change of v per step stays below TOL for ``steady_images`` images in a row;
         ``classify=True`` labels every image with its pattern class (``/stats/class``).
         """
@@ -611,7 +612,7 @@ def sweep(
     preset: str | None = _SWEEP["preset"],
     fields: str = _SWEEP["fields"],
     overwrite: bool = _SWEEP["overwrite"],
-    quiet: bool = True,
+    quiet: bool = False,
     checkpoint_every=_SWEEP["checkpoint_every"],
     max_batch_memory=_SWEEP["max_batch_memory"],
     backend: str = _SWEEP["backend"],
