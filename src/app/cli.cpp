@@ -70,6 +70,35 @@ std::string nearest_option(const CLI::App& command, std::string_view name, bool 
   return best;
 }
 
+}  // namespace
+
+std::string nearest_name(std::string_view name, const std::vector<std::string>& known) {
+  std::string best;
+  std::size_t best_distance = std::max<std::size_t>(2, name.size() / 3) + 1;
+  for (const std::string& candidate : known) {
+    const std::size_t distance = edit_distance(name, candidate);
+    if (distance < best_distance) best_distance = distance, best = candidate;
+  }
+  return best;
+}
+
+std::string empty_option_value(int argc, const char* const* argv) {
+  for (int k = 1; k < argc; ++k) {
+    const std::string_view arg = argv[k];
+    if (arg == "--") break;  // what follows is not an option
+    // "--output=": CLI11 would take the next argument as its value (a file named --force).
+    if (arg.size() > 3 && arg.starts_with("--") && arg.ends_with("=") &&
+        arg.find('=') == arg.size() - 1) {
+      const std::string option(arg.substr(0, arg.size() - 1));
+      return option + "= has an empty value: give one (" + option + "=VALUE), or leave " + option +
+             " out for its default";
+    }
+  }
+  return {};
+}
+
+namespace {
+
 bool takes_whole_number(const CLI::Option& option) {
   return option.get_type_name().rfind("INT", 0) == 0;
 }

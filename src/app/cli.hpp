@@ -75,6 +75,13 @@ struct ConfigPrinted {};
 // Every command of `app` (CLI11's get_subcommands() lists only those given on the command line).
 std::vector<CLI::App*> commands_of(CLI::App& app);
 
+// The one of `known` near enough to `name` to be a slip of the keyboard, or "".
+std::string nearest_name(std::string_view name, const std::vector<std::string>& known);
+
+// The message for an option given as "--name=" with nothing after the '=' (which CLI11 answers
+// by taking the next argument as its value), or "" when there is none.
+std::string empty_option_value(int argc, const char* const* argv);
+
 // The help footers' last line: where the documentation is.
 std::string docs_pointer();
 

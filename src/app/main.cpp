@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
+#include <string>
+#include <vector>
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
@@ -33,9 +35,11 @@ int main(int argc, char** argv) {
   app::name_metavars(app);
   // An unknown or missing command is named, with the list, before CLI11 says something vaguer.
   std::string commands;
+  std::vector<std::string> command_names;
   bool known = false;
   for (const CLI::App* command : app::commands_of(app)) {
     commands += (commands.empty() ? "" : ", ") + command->get_name();
+    command_names.push_back(command->get_name());
     known = known || (argc >= 2 && command->check_name(argv[1]));
   }
   const bool first_is_an_option = argc >= 2 && argv[1][0] == '-';  // --help, --version, ...
@@ -45,11 +49,18 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "grayscott: error: a command is needed: %s (see grayscott --help)\n",
                    commands.c_str());
     } else {
+      const std::string near = app::nearest_name(argv[1], command_names);
       std::fprintf(stderr,
-                   "grayscott: error: unknown command '%s'; the commands are %s (see grayscott "
+                   "grayscott: error: unknown command '%s'%s; the commands are %s (see grayscott "
                    "--help)\n",
-                   argv[1], commands.c_str());
+                   argv[1], near.empty() ? "" : (" (did you mean " + near + "?)").c_str(),
+                   commands.c_str());
     }
+    return 2;
+  }
+  if (const std::string empty = app::empty_option_value(argc, argv); !empty.empty()) {
+    if (app::secondary_mpi_process()) return 2;
+    std::fprintf(stderr, "grayscott: error: %s\n", empty.c_str());
     return 2;
   }
   // Where a parse error sends the user: the help of the command being parsed.

@@ -193,6 +193,10 @@ if "$gs" run --help | grep -q -- --halo-depth; then  # a build with MPI
   "$gs" run --halo-depth 5 --halo-depth 0 --rows 8 --cols 8 --images 1 --quiet -o halo-twice.h5 &&
     pass || fail "--halo-depth given twice is refused"
 fi
+# "--output=" with nothing after it: refused, not given the next argument as its value.
+expect_error "--output= has an empty value" run --rows 8 --cols 8 --images 1 --output= --force
+[[ ! -e --force ]] && pass || fail "--output= wrote a file named --force"
+expect_error "unknown command 'reapir' (did you mean repair?)" reapir run.h5
 # bench writes only what it is asked to, never over a file without --force, and once per machine.
 cp run.h5 victim.h5
 expect_error "output victim.h5 already exists (use --force to overwrite)" \
