@@ -166,15 +166,19 @@ CLI::Option* option_for(CLI::App& app, const std::string& name) {
 }
 
 void apply_key(CLI::Option& option, const toml::node& node, const std::string& where) {
-  if (option.count() > 0) return;  // the command line (or the command's own section) wins
+  // The command line (or the command's own section) wins; the key is checked all the same, so
+  // that a file is valid or not whatever the command line beside it.
+  const bool overridden = option.count() > 0;
   try {
     if (is_flag(option)) {
       const auto b = node.as_boolean();
       if (!b) throw InvalidInput(where + ": expected true or false");
-      if (!b->get()) return;
+      if (overridden || !b->get()) return;
       option.add_result("true");
     } else {
-      option.add_result(option_text(option, node, where));
+      const std::string text = option_text(option, node, where);
+      if (overridden) return;
+      option.add_result(text);
     }
     option.run_callback();
   } catch (const CLI::ParseError& e) {

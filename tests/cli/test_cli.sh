@@ -226,6 +226,9 @@ printf '[run]\nnbrow = 40\n' >alias.toml
 expect_error "key 'run.nbrow': unknown key (did you mean rows?)" run --config alias.toml
 printf 'depth = 4.0\n' >float.toml
 expect_error "key 'depth': expected a whole number (without quotes), got a float" run --config float.toml
+# A key the command line overrides is checked all the same: the file is wrong either way.
+expect_error "key 'depth': expected a whole number (without quotes), got a float" \
+  run --config float.toml --depth 1
 expect_error "seeds: no value given" sweep --init noise --seeds "" --rows 8 --cols 8 -o no-seeds.h5
 # info of a sweep says what it measured, how many members settled and which patterns formed.
 "$gs" sweep --feed 0.01:0.06:4 --kill 0.04:0.07:4 --rows 32 --cols 32 --images 20 --steps-per-image 50 \
