@@ -541,6 +541,22 @@ def full_disk_sweep_test(disk, ranks):
     print(f"full {kind}: {written.sum()} images kept, resumed bitwise", flush=True)
 
 
+def full_companion_test(disk):
+    """A run whose images all fit but whose companion, rewritten beside itself at the end, does
+    not: the file is complete and says so, the error names the companion and the remedy."""
+    path = os.path.join(disk, "long.h5")
+    r = run("run", "--rows", "8", "--cols", "8", "--images", "3000", "--steps-per-image", "20",
+            "--checkpoint-every", "1000", "--quiet", "-o", path)
+    with h5py.File(path, "r") as f:
+        status, n = f.attrs["status"], len(f["step"])
+    check(status == "complete" and n == 3000,
+          f"full companion: the run's file says {status!r} with {n} of 3000 images")
+    if r.returncode != 0:  # the companion did not fit: said so, with the remedy
+        check("XDMF companion" in r.stderr and "grayscott repair" in r.stderr,
+              f"full companion: the error does not name the companion and the remedy: {r.stderr}")
+    print(f"full companion: status {status!r}, exit {r.returncode}", flush=True)
+
+
 if os.geteuid() != 0:
     print("skipped the full-disk tests: mounting a small file system needs root (CI runs as root)")
 else:
@@ -572,6 +588,11 @@ else:
         finally:
             subprocess.run(["umount", disk])
     os.remove(image)
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", disk]).returncode == 0:
+        try:
+            full_companion_test(disk)
+        finally:
+            subprocess.run(["umount", disk])
     if not MPIEXEC:
         print("skipped the full disk under MPI ranks: no MPIEXEC given (a build without MPI)")
     elif subprocess.run(["mount", "-t", "tmpfs", "-o", "size=24m", "tmpfs", disk]).returncode != 0:

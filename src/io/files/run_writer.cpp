@@ -818,13 +818,15 @@ void RunFileWriter::flush() {
     rethrow_naming_a_full_disk(path_);
   }
   durable_ = written_;
-  // The companion lists exactly the images /step counts; each flush adds the new ones only.
+  // The companion lists exactly the images /step counts; each flush adds the new ones only. It
+  // is written beside and renamed, so it needs room twice: where the disk has none, the images
+  // (durable now) go on, and the companion is tried again at the next flush and at the end (one
+  // process writes it: over MPI ranks its failure must not part them).
   if (access_.writes_companions) {
     try {
       write_companion();
     } catch (const std::exception&) {
-      after_write_error();
-      rethrow_naming_a_full_disk(path_);
+      H5Eclear2(H5E_DEFAULT);
     }
   }
 }
@@ -928,7 +930,15 @@ void RunFileWriter::finish(const std::string& status) {
       H5Eclear2(H5E_DEFAULT);  // grayscott repair cuts it
     }
   }
-  if (access_.writes_companions) write_companion();
+  if (access_.writes_companions) {
+    try {
+      write_companion();
+    } catch (const std::exception& e) {
+      // The file is whole and says how the run ended; only its companion is missing or behind.
+      throw std::runtime_error(std::string(e.what()) + " (the run's file is whole; grayscott " +
+                               "repair " + path_.string() + " writes its .xmf once there is room)");
+    }
+  }
 }
 
 }  // namespace grayscott::io
