@@ -197,6 +197,10 @@ fi
 expect_error "--output= has an empty value" run --rows 8 --cols 8 --images 1 --output= --force
 [[ ! -e --force ]] && pass || fail "--output= wrote a file named --force"
 expect_error "unknown command 'reapir' (did you mean repair?)" reapir run.h5
+# A name near the system's 255-byte limit: its temporary names (the file's, the .xmf's) fit too.
+long_name=$(printf 'n%.0s' {1..250}).h5
+"$gs" run --rows 8 --cols 8 --images 1 --quiet -o "$long_name" && [[ -f ${long_name%.h5}.xmf ]] &&
+  pass || fail "a 253-byte output name"
 # bench writes only what it is asked to, never over a file without --force, and once per machine.
 cp run.h5 victim.h5
 expect_error "output victim.h5 already exists (use --force to overwrite)" \

@@ -58,6 +58,11 @@ check(r.returncode == 0, f"the run: {r.stderr}")
 r = run("render", "run.h5", "--video", "run.mp4")
 check(r.returncode == 0 and "rendered 12 frames into run.mp4" in r.stderr, f"mp4: {r.stderr}")
 check(probe("run.mp4") == ("h264", 96, 64, 12, "10/1"), f"mp4 probe: {probe('run.mp4')}")
+# Names ffmpeg would read as an option or a protocol are files all the same.
+for name in ("-dash.mp4", "colon:name.mp4"):
+    r = run("render", "run.h5", "--video", name, "--fps", "10")
+    check(r.returncode == 0 and os.path.isfile(name) and probe("./" + name)[3] == 12,
+          f"--video {name}: {r.stderr}")
 r = run("render", "run.h5", "--video", "run.webm", "--every", "5", "--fps", "4")
 check(r.returncode == 0, f"webm: {r.stderr}")
 # Images 0, 5, 10 and the last, 11: a video always ends on the last image.

@@ -124,7 +124,12 @@ void check_output_path(const fs::path& path, bool overwrite, std::uint64_t bytes
 }
 
 fs::path partial_name(const fs::path& path, const std::string& tag) {
-  return path.string() + ".partial-" + tag;
+  const std::string suffix = ".partial-" + tag;
+  // A name near the system's limit (255 bytes) has room for no suffix: its beginning is used.
+  constexpr std::size_t longest = 255;
+  std::string name = path.filename().string();
+  if (name.size() + suffix.size() > longest) name.resize(longest - suffix.size());
+  return path.parent_path() / (name + suffix);
 }
 
 void move_into_place(const fs::path& partial, const fs::path& path, bool overwrite) {

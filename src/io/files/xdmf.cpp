@@ -11,6 +11,8 @@
 #include <system_error>
 #include <utility>
 
+#include "io/files/output_path.hpp"
+
 namespace grayscott::io {
 
 namespace fs = std::filesystem;
@@ -212,7 +214,7 @@ XdmfCompanion::XdmfCompanion(const fs::path& h5_path, std::string collection_nam
 }
 
 void XdmfCompanion::write(std::int64_t steps) {
-  const fs::path partial = xmf_.string() + ".partial-" + std::to_string(::getpid());
+  const fs::path partial = partial_name(xmf_, std::to_string(::getpid()));
   int out = ::open(partial.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (out < 0) {
     throw std::runtime_error("cannot write " + xmf_.string() + ": " + std::strerror(errno));

@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "io/files/output_path.hpp"
 #include "io/pictures/colormaps.hpp"
 #include "io/pictures/inferno.hpp"
 #include "model/model.hpp"
@@ -96,7 +97,7 @@ void write_png_to(const std::filesystem::path& path, std::FILE* file, const Rgb8
 void write_png(const std::filesystem::path& path, const Rgb8Image& image) {
   // Written beside its name and renamed over it: a symbolic link there is replaced, never
   // written through, and a reader sees the old picture or the new one.
-  const std::filesystem::path partial = path.string() + ".partial-" + std::to_string(::getpid());
+  const std::filesystem::path partial = partial_name(path, std::to_string(::getpid()));
   std::FILE* file = std::fopen(partial.c_str(), "wbx");
   if (file == nullptr) {
     throw std::runtime_error("cannot write " + partial.string() + ": " + std::strerror(errno));
@@ -124,8 +125,26 @@ void write_png(const std::filesystem::path& path, const Rgb8Image& image) {
 
 namespace {
 
+// What stopped libpng: its message, and the system's reason where a write failed (a full disk),
+// told by the program in one line rather than printed by libpng.
+struct PngFailure {
+  std::string message;
+  int system_error = 0;
+};
+
+void on_png_error(png_structp png, png_const_charp message) {
+  auto* failure = static_cast<PngFailure*>(png_get_error_ptr(png));
+  failure->system_error = errno;  // what the failed fwrite left
+  failure->message = message;
+  png_longjmp(png, 1);
+}
+
+void on_png_warning(png_structp, png_const_charp) {}
+
 void write_png_to(const std::filesystem::path& path, std::FILE* out, const Rgb8Image& image) {
-  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+  PngFailure failure;
+  png_structp png =
+      png_create_write_struct(PNG_LIBPNG_VER_STRING, &failure, on_png_error, on_png_warning);
   png_infop info = png ? png_create_info_struct(png) : nullptr;
   struct PngGuard {
     png_structp* png;
@@ -134,7 +153,11 @@ void write_png_to(const std::filesystem::path& path, std::FILE* out, const Rgb8I
   } guard{&png, &info};
   if (!png || !info) throw std::runtime_error("libpng: out of memory");
   // libpng reports errors by longjmp; nothing with a destructor lives between here and the writes.
-  if (setjmp(png_jmpbuf(png))) throw std::runtime_error("libpng: cannot write " + path.string());
+  if (setjmp(png_jmpbuf(png))) {
+    throw std::runtime_error("cannot write " + path.string() + ": " +
+                             (failure.system_error != 0 ? std::strerror(failure.system_error)
+                                                        : "libpng: " + failure.message));
+  }
   png_init_io(png, out);
   png_set_IHDR(png, info, static_cast<png_uint_32>(image.width),
                static_cast<png_uint_32>(image.height), 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,

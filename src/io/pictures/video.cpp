@@ -215,7 +215,8 @@ void VideoWriter::start(std::int64_t width, std::int64_t height) {
     args.insert(args.end(), {"-vf", "split[a][b];[a]palettegen=stats_mode=full[p];[b][p]paletteuse",
                              "-loop", "0", "-f", "gif"});
   }
-  args.insert(args.end(), {"-y", partial_.string()});
+  // As a file, whatever the name: ffmpeg reads "-x.mp4" as an option and "a:b.mp4" as a protocol.
+  args.insert(args.end(), {"-y", "file:" + partial_.string()});
   log_ = std::tmpfile();
   if (log_ == nullptr) throw std::runtime_error("cannot create a temporary file for ffmpeg's log");
   int fds[2];
