@@ -275,6 +275,9 @@ void add_run_command(CLI::App& root) {
 
   run->callback([run, state] {
     const auto make_request = [run, state] {
+      // Nothing is written yet: a stop signal ends the process at once (a config read from a
+      // FIFO or stdin may block).
+      const pipeline::StopAtOnce reading_options;
       apply_config(*run, state->config);
       record_given(*run, state->settings.problem);
       refuse_empty_name(*run, "--resume", state->resume);

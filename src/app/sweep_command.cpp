@@ -98,6 +98,9 @@ void add_sweep_command(CLI::App& root) {
 
   sweep->callback([sweep, state] {
     const auto make_request = [sweep, state] {
+      // Nothing is written yet: a stop signal ends the process at once (a config read from a
+      // FIFO or stdin may block).
+      const pipeline::StopAtOnce reading_options;
       apply_config(*sweep, state->config);
       record_given(*sweep, state->settings.problem);
       const requests::SweepSettings& given = state->settings;

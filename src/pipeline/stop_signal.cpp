@@ -56,7 +56,16 @@ std::int64_t monotonic_ns() {
   return std::int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec;
 }
 
+std::atomic<bool> at_once{false};  // a StopAtOnce lives
+static_assert(std::atomic<bool>::is_always_lock_free, "read in a signal handler");
+
 void on_stop_signal(int signal) {
+  if (at_once.load()) {
+    // Its default action, once this handler returns (signal and raise are async-signal-safe).
+    ::signal(signal, SIG_DFL);
+    ::raise(signal);
+    return;
+  }
   const std::int64_t now = monotonic_ns();
   int none = 0;
   if (!requested.compare_exchange_strong(none, signal)) {
@@ -126,6 +135,9 @@ StopSignals::~StopSignals() {
   }
   alive.fetch_sub(1);
 }
+
+StopAtOnce::StopAtOnce() { at_once.store(true); }
+StopAtOnce::~StopAtOnce() { at_once.store(false); }
 
 void announce_stop_signals(bool on) {
   on_terminal.store(::isatty(STDERR_FILENO) == 1);

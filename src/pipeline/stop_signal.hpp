@@ -35,6 +35,17 @@ class StopSignals {
   bool owner_ = false;  // the first alive: it installed the handlers and restores them
 };
 
+// While it lives (a front end reading its options, a config file from a FIFO or stdin included),
+// a stop signal ends the process at once, by its default action: nothing is written yet, so
+// there is no image boundary to wait for, and a read that blocks would otherwise never see it.
+class StopAtOnce {
+ public:
+  StopAtOnce();
+  ~StopAtOnce();
+  StopAtOnce(const StopAtOnce&) = delete;
+  StopAtOnce& operator=(const StopAtOnce&) = delete;
+};
+
 // Whether the first stop signal says on stderr that the run stops after the image in progress
 // (an image may take long): a front end's choice (not with --quiet, only from one MPI rank).
 void announce_stop_signals(bool announce);

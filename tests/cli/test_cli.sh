@@ -201,6 +201,11 @@ expect_error "unknown command 'reapir' (did you mean repair?)" reapir run.h5
 long_name=$(printf 'n%.0s' {1..250}).h5
 "$gs" run --rows 8 --cols 8 --images 1 --quiet -o "$long_name" && [[ -f ${long_name%.h5}.xmf ]] &&
   pass || fail "a 253-byte output name"
+# A stop signal while the options are read (a config from a FIFO blocks) ends the process at once:
+# timeout's SIGTERM suffices (124), its SIGKILL 5 s later is not needed (137).
+mkfifo config.fifo
+timeout -k 5 1 "$gs" run --config config.fifo --rows 8 --cols 8 -o fifo.h5 2>/dev/null
+[[ $? -eq 124 && ! -e fifo.h5 ]] && pass || fail "SIGTERM while reading a config from a FIFO"
 # bench writes only what it is asked to, never over a file without --force, and once per machine.
 cp run.h5 victim.h5
 expect_error "output victim.h5 already exists (use --force to overwrite)" \
