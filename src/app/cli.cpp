@@ -250,7 +250,7 @@ void record_given(const CLI::App& app, requests::ProblemSettings& problem) {
   }
 }
 
-void apply_config(CLI::App& app, const std::string& path) {
+void apply_config(CLI::App& app, const std::string& path, const std::function<void()>& check) {
   const bool print = app.get_option("--print-config")->count() > 0;
   refuse_empty_name(app, "--config", path);
   if (!path.empty()) {
@@ -344,6 +344,7 @@ void apply_config(CLI::App& app, const std::string& path) {
     }
   }
   if (print) {
+    if (check) check();
     if (!secondary_mpi_process()) print_config(app);
     throw ConfigPrinted();
   }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <initializer_list>
 #include <span>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -67,9 +68,9 @@ std::string explain_parse_error(const CLI::ParseError& error, CLI::App& command)
 // option (one that no command has is an error). A value of the wrong type (rows = "128") is an
 // error. With --print-config (added too), apply_config prints the command's effective options as
 // a TOML section that --config reads back, and throws ConfigPrinted: the command does nothing
-// else.
+// else. `check` (when given) validates the options first, so that what is printed is a valid run.
 void add_config_option(CLI::App& app, std::string& path);
-void apply_config(CLI::App& app, const std::string& path);
+void apply_config(CLI::App& app, const std::string& path, const std::function<void()>& check = {});
 struct ConfigPrinted {};
 
 // Every command of `app` (CLI11's get_subcommands() lists only those given on the command line).

@@ -206,6 +206,9 @@ long_name=$(printf 'n%.0s' {1..250}).h5
 mkfifo config.fifo
 timeout -k 5 1 "$gs" run --config config.fifo --rows 8 --cols 8 -o fifo.h5 2>/dev/null
 [[ $? -eq 124 && ! -e fifo.h5 ]] && pass || fail "SIGTERM while reading a config from a FIFO"
+# --print-config prints a run that reads back: a contradiction is refused, not printed.
+expect_error "outside: the values beyond the edge are the fixed boundary's" \
+  run --rows 16 --boundary periodic --outside 0.5,0.1 --print-config
 # bench writes only what it is asked to, never over a file without --force, and once per machine.
 cp run.h5 victim.h5
 expect_error "output victim.h5 already exists (use --force to overwrite)" \
