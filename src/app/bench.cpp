@@ -541,7 +541,8 @@ std::string format_table(const BenchReport& r) {
   out << "grayscott bench" << (r.preset_name.empty() ? "" : " --preset " + r.preset_name) << ": "
       << r.backend;
   if (!r.on_device)
-    out << " (" << r.threads << " threads, fuse " << fuse_text(r.engine.fuse_steps) << ")";
+    out << " (" << r.threads << (r.threads == 1 ? " thread" : " threads") << ", fuse "
+        << fuse_text(r.engine.fuse_steps) << ")";
   else
     out << " (device " << r.engine.device << ", fuse " << fuse_text(r.engine.fuse_steps) << ")";
   out << ", " << to_string(r.problem.precision) << ", " << r.problem.stencil.name() << ", "

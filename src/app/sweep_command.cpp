@@ -28,11 +28,12 @@ void report(const SweepRequest& request, const SweepSummary& summary) {
   const Grid& g = request.problem.grid;
   if (!request.quiet) {
     std::fprintf(stderr,
-                 "%s %lld members x %lld images of %lldx%lld (%s, %s, %lld batch%s of up to "
+                 "%s %lld member%s x %lld image%s of %s (%s, %s, %lld batch%s of up to "
                  "%lld) to %s in %s: %s\n",
                  summary.completed ? "wrote" : "wrote only part of",
-                 static_cast<long long>(summary.members), static_cast<long long>(request.images),
-                 static_cast<long long>(g.rows), static_cast<long long>(g.cols),
+                 static_cast<long long>(summary.members), summary.members == 1 ? "" : "s",
+                 static_cast<long long>(request.images), request.images == 1 ? "" : "s",
+                 g.text().c_str(),
                  std::string(to_string(request.problem.precision)).c_str(), summary.backend.c_str(),
                  static_cast<long long>(summary.batches), summary.batches == 1 ? "" : "es",
                  static_cast<long long>(summary.batch_size), request.output.c_str(),
@@ -40,8 +41,11 @@ void report(const SweepRequest& request, const SweepSummary& summary) {
                  format_rate(summary.cell_updates_per_s).c_str());
   }
   if (summary.nonfinite_members > 0) {
-    std::fprintf(stderr, "warning: %lld members became non-finite (see /nonfinite_image in %s)\n",
-                 static_cast<long long>(summary.nonfinite_members), request.output.c_str());
+    std::fprintf(stderr,
+                 "grayscott: warning: %lld member%s became non-finite (see /nonfinite_image in "
+                 "%s)\n",
+                 static_cast<long long>(summary.nonfinite_members),
+                 summary.nonfinite_members == 1 ? "" : "s", request.output.c_str());
   }
   if (summary.signal != 0 && !summary.completed) {
     throw pipeline::RunInterrupted(

@@ -320,11 +320,11 @@ class GridOverRanks final : public OverRanks<Real> {
                                                          : "pinned host memory"));
     std::fprintf(stderr,
                  "decomposition %s over %d ranks %s, halo depth %d: %llu halo bytes per "
-                 "exchange from rank 0 (%d messages), %lld exchanges, %.3f s waiting on halos; "
+                 "exchange from rank 0 (%d message%s), %lld exchanges, %.3f s waiting on halos; "
                  "images written %s\n",
                  g.text().c_str(), this->session_.size(), where.c_str(), options_.halo_depth,
                  static_cast<unsigned long long>(halo.bytes_sent_per_exchange),
-                 halo.messages_per_exchange, static_cast<long long>(halo.exchanges),
+                 halo.messages_per_exchange, halo.messages_per_exchange == 1 ? "" : "s", static_cast<long long>(halo.exchanges),
                  halo.seconds_waiting,
                  placement_.overlap_writes ? "while stepping" : "between steps");
   }
