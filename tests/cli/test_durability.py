@@ -217,8 +217,10 @@ p.send_signal(signal.SIGINT)
 time.sleep(0.3)  # a second keystroke; one within 20 ms is taken for the same one delivered twice
 p.send_signal(signal.SIGINT)
 t = time.monotonic()
-p.communicate(timeout=60)
+_, err = p.communicate(timeout=60)
 check(p.returncode == 130, f"second SIGINT: exit status {p.returncode}, not 130")
+check("second SIGINT: exiting now" in err and "grayscott repair" in err,
+      f"second SIGINT: no line saying so and naming the remedy: {err!r}")
 check(time.monotonic() - t < 1.0, "second SIGINT: did not exit at once")
 with h5py.File("twice.h5", "r", swmr=True) as f:
     check(f.attrs["status"] == "running" and f["v"].shape[0] >= f["step"].shape[0],
