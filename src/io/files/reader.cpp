@@ -49,7 +49,21 @@ RunFileReader::RunFileReader(const fs::path& path) : h_(std::make_unique<Handles
     }
     throw InvalidInput(path.string() + " is not an HDF5 file");
   }
-  h_->file = h5::Id(open_for_reading(path), H5Fclose, "open " + path.string());
+  const hid_t file = open_for_reading(path);
+  if (file < 0) {
+    // A file cut short (a copy or a transfer that did not finish): said as such, not in HDF5's
+    // words ("truncated file: eof = 5000, sblock->base_addr = 0, stored_eof = 109056").
+    const std::string reason = h5::system_reason();
+    if (reason.find("truncated file") != std::string::npos) {
+      const auto recorded = reason.find("stored_eof = ");
+      const std::string expected =
+          recorded == std::string::npos ? std::string() : reason.substr(recorded + 13);
+      throw InvalidInput(path.string() + " is cut short: " + std::to_string(fs::file_size(path, ec)) +
+                         " bytes" + (expected.empty() ? "" : " of the " + expected + " it records") +
+                         " (a copy or a transfer that did not finish?); nothing can be read from it");
+    }
+  }
+  h_->file = h5::Id(file, H5Fclose, "open " + path.string());
 }
 
 RunFileReader::~RunFileReader() = default;
