@@ -46,12 +46,17 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 // The command's long option nearest to `name`, if it is near enough to be a slip, or the one it
 // begins (--proj: --projection). `primary`: named by its first long name (what a config file's
 // key must be), not by the course's alias that matched.
+bool is_about_the_options(const std::string& name);
+
 std::string nearest_option(const CLI::App& command, std::string_view name, bool primary = false) {
   std::string best, begun;
-  std::size_t best_distance = std::max<std::size_t>(2, name.size() / 3) + 1;
+  // A slip of a third of the letters, at least 2 (1 in a name of 1 or 2: "o" is not "du").
+  std::size_t best_distance = (name.size() <= 2 ? 1 : std::max<std::size_t>(2, name.size() / 3)) + 1;
   int begins = 0;
   for (const CLI::Option* option : command.get_options()) {
     const auto& names = option->get_lnames();
+    // A config file's key is never --help, --config or --print-config (nor suggested as one).
+    if (primary && !names.empty() && is_about_the_options(names.front())) continue;
     for (const std::string& known : names) {
       const std::string shown = primary ? names.front() : known;
       const std::size_t distance = edit_distance(name, known);
@@ -305,6 +310,10 @@ void apply_config(CLI::App& app, const std::string& path, const std::function<vo
     }
     for (const auto& [key, node] : table) {
       const std::string name(key.str());
+      if (node.is_array_of_tables() && is_command(name)) {
+        throw InvalidInput(where(node, name) + ": [[" + name + "]] is an array of tables; a " +
+                           "command's section is [" + name + "]");
+      }
       if (node.is_table()) {
         if (is_command(name)) continue;  // a section: its command's
         throw InvalidInput(where(node, name) + ": unknown section (sections are the commands)");
