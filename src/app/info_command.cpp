@@ -115,13 +115,23 @@ void describe_start(const std::string& path) {
   const io::RunFileReader file(path);
   if (!file.has_attribute("init")) return;
   const std::string init = file.attribute_string("init");
+  // The values inside the start's shape (the course's programs differ in them).
+  std::string inside;
+  if (file.has_attribute("init_values")) {
+    const std::vector<double> values = file.attribute_doubles("init_values");
+    char text[96];
+    if (values.size() == 2) {
+      std::snprintf(text, sizeof text, ", u %.10g and v %.10g inside", values[0], values[1]);
+      inside = text;
+    }
+  }
   if (init == "custom") {
     std::printf("initial state: custom, as the run was given it (/initial_state)\n");
   } else if (init == "noise" && file.has_attribute("seed")) {
     std::printf("initial state: noise, seed %lld\n",
                 static_cast<long long>(file.attribute_int64("seed")));
   } else {
-    std::printf("initial state: %s\n", init.c_str());
+    std::printf("initial state: %s%s\n", init.c_str(), inside.c_str());
   }
 }
 
@@ -131,9 +141,12 @@ void describe_file(const std::string& path) {
   std::printf("file: %s (a grayscott %s file%s%s)\n", path.c_str(), r.sweep ? "sweep" : "run",
               r.version.empty() ? "" : ", written by grayscott ", r.version.c_str());
   // rows x cols, or a volume's depth x rows x cols (the arrays' order).
-  std::printf("grid: %s, %s precision, stencil %s, boundary %s\n", p.grid.text().c_str(),
+  // A fixed boundary's values beyond the grid tell the course's programs apart (1,0 or 0,0).
+  const std::string outside =
+      p.boundary == Boundary::Fixed ? " (outside u,v = " + to_string(p.outside) + ")" : "";
+  std::printf("grid: %s, %s precision, stencil %s, boundary %s%s\n", p.grid.text().c_str(),
               std::string(to_string(p.precision)).c_str(), p.stencil.name().c_str(),
-              std::string(to_string(p.boundary)).c_str());
+              std::string(to_string(p.boundary)).c_str(), outside.c_str());
   if (r.sweep) {
     std::printf("members: %lld\n", static_cast<long long>(r.members));
     std::printf("rates: du %.10g, dv %.10g, dt %.10g (feed and kill per member)\n", p.params.du,

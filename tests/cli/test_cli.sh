@@ -209,6 +209,11 @@ timeout -k 5 1 "$gs" run --config config.fifo --rows 8 --cols 8 -o fifo.h5 2>/de
 # --print-config prints a run that reads back: a contradiction is refused, not printed.
 expect_error "outside: the values beyond the edge are the fixed boundary's" \
   run --rows 16 --boundary periodic --outside 0.5,0.1 --print-config
+# info tells the course's programs apart: the values beyond a fixed boundary and inside the start.
+"$gs" run --preset course-cupy --rows 16 --cols 16 --images 1 --quiet -o cupy-info.h5 &&
+  "$gs" info cupy-info.h5 >info.txt && grep -q "boundary fixed (outside u,v = 0,0)" info.txt &&
+  grep -q "initial state: box, u 0.7 and v 0.25 inside" info.txt && pass ||
+  fail "info of a course-cupy run: $(cat info.txt)"
 # bench writes only what it is asked to, never over a file without --force, and once per machine.
 cp run.h5 victim.h5
 expect_error "output victim.h5 already exists (use --force to overwrite)" \
