@@ -446,7 +446,7 @@ void name_metavars(CLI::App& app) {
       {"decomposition", "ROWSxCOLS"},
       {"range", "LO:HI"},
       {"field", "u|v"},
-      {"video", "FILE.mp4|.webm|.gif"},
+      {"video", "FILE.mp4|.webm|.gif|.avi"},
       {"colormap", "NAME"},
       {"scale", "N|auto"},
       {"resume", "FILE.h5"},

@@ -175,8 +175,12 @@ void describe_file(const std::string& path) {
   std::printf("status: %s\n", r.status.c_str());
   if (!r.sweep) describe_statistics(path, r.images);
   if (r.sweep) describe_sweep_statistics(path, r);
+  const bool members_differ = r.sweep && r.least_checkpoint_images != r.checkpoint_images;
   std::printf("checkpoint: %s\n",
-              r.checkpoint_images > 0
+              members_differ ? ("after images " + std::to_string(r.least_checkpoint_images) +
+                                " to " + std::to_string(r.checkpoint_images) + " (per member)")
+                                   .c_str()
+              : r.checkpoint_images > 0
                   ? ("after image " + std::to_string(r.checkpoint_images)).c_str()
                   : "none (continues from the initial state)");
   std::string state;

@@ -47,7 +47,7 @@ void add_render_command(CLI::App& root) {
   };
   auto state = std::make_shared<State>();
   CLI::App* render = root.add_subcommand(
-      "render", "Write PNG pictures or a video (MP4, WebM, GIF) of a run file's images");
+      "render", "Write PNG pictures or a video (MP4, WebM, GIF, AVI) of a run file's images");
   render->footer(
       "Examples:\n"
       "  grayscott render run.h5 --out pictures/ --annotate --colormap viridis\n"

@@ -123,11 +123,21 @@ FileReport inspect_file(const fs::path& path) {
     }
   }
   if (file.has_field("checkpoint/images")) {
-    for (std::int64_t n : file.read_int64("checkpoint/images")) {
+    const std::vector<std::int64_t> marks = file.read_int64("checkpoint/images");
+    for (std::int64_t n : marks) {
       // A run's checkpoint never runs ahead of the images durable before it.
       if (report.sweep || n <= report.images) {
         report.checkpoint_images = std::max(report.checkpoint_images, n);
       }
+    }
+    if (report.sweep) {
+      // Each member's newest; the members' may differ (a sweep stopped within a batch).
+      CheckpointSlots slots(report.members);
+      slots.marks() = marks;
+      report.least_checkpoint_images = report.checkpoint_images;
+      for (std::int64_t m = 0; m < report.members; ++m)
+        report.least_checkpoint_images =
+            std::min(report.least_checkpoint_images, slots.newest_images(m));
     }
   }
   if (report.sweep) {

@@ -30,6 +30,8 @@ struct FileReport {
   std::string status;
   std::string version;
   std::int64_t checkpoint_images = 0;  // the newest valid checkpoint; 0: none
+  // A sweep: the images of the oldest of its members' newest checkpoints.
+  std::int64_t least_checkpoint_images = 0;
   // HDF5 marks the file open for writing: only SWMR readers open it until it is repaired (or
   // continued). True of a file being written as well.
   bool marked_open = false;
