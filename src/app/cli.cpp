@@ -51,7 +51,8 @@ bool is_about_the_options(const std::string& name);
 std::string nearest_option(const CLI::App& command, std::string_view name, bool primary = false) {
   std::string best, begun;
   // A slip of a third of the letters, at least 2 (1 in a name of 1 or 2: "o" is not "du").
-  std::size_t best_distance = (name.size() <= 2 ? 1 : std::max<std::size_t>(2, name.size() / 3)) + 1;
+  std::size_t best_distance =
+      (name.size() <= 2 ? 1 : std::max<std::size_t>(2, name.size() / 3)) + 1;
   int begins = 0;
   for (const CLI::Option* option : command.get_options()) {
     const auto& names = option->get_lnames();

@@ -4,9 +4,9 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <functional>
 #include <initializer_list>
 #include <span>
-#include <functional>
 #include <string>
 #include <string_view>
 #include <type_traits>

@@ -191,8 +191,8 @@ void describe_file(const std::string& path) {
   } else if (r.needs_repair()) {
     // HDF5's mark of a file open for writing is what readers refuse: a file written over MPI
     // ranks has none (parallel HDF5 sets no such mark), only its status says it never ended.
-    state = r.marked_open          ? "needs repair: its writer was killed (h5py refuses it "
-                                     "without swmr=True)"
+    state = r.marked_open           ? "needs repair: its writer was killed (h5py refuses it "
+                                      "without swmr=True)"
             : r.status == "running" ? "needs repair: its writer was killed (its status still "
                                       "says running)"
                                     : "needs repair: /v holds more images than /step counts "

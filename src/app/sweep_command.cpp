@@ -33,11 +33,10 @@ void report(const SweepRequest& request, const SweepSummary& summary) {
                  summary.completed ? "wrote" : "wrote only part of",
                  static_cast<long long>(summary.members), summary.members == 1 ? "" : "s",
                  static_cast<long long>(request.images), request.images == 1 ? "" : "s",
-                 g.text().c_str(),
-                 std::string(to_string(request.problem.precision)).c_str(), summary.backend.c_str(),
-                 static_cast<long long>(summary.batches), summary.batches == 1 ? "" : "es",
-                 static_cast<long long>(summary.batch_size), request.output.c_str(),
-                 format_duration(summary.seconds).c_str(),
+                 g.text().c_str(), std::string(to_string(request.problem.precision)).c_str(),
+                 summary.backend.c_str(), static_cast<long long>(summary.batches),
+                 summary.batches == 1 ? "" : "es", static_cast<long long>(summary.batch_size),
+                 request.output.c_str(), format_duration(summary.seconds).c_str(),
                  format_rate(summary.cell_updates_per_s).c_str());
   }
   if (summary.nonfinite_members > 0) {

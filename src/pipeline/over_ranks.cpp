@@ -324,8 +324,8 @@ class GridOverRanks final : public OverRanks<Real> {
                  "images written %s\n",
                  g.text().c_str(), this->session_.size(), where.c_str(), options_.halo_depth,
                  static_cast<unsigned long long>(halo.bytes_sent_per_exchange),
-                 halo.messages_per_exchange, halo.messages_per_exchange == 1 ? "" : "s", static_cast<long long>(halo.exchanges),
-                 halo.seconds_waiting,
+                 halo.messages_per_exchange, halo.messages_per_exchange == 1 ? "" : "s",
+                 static_cast<long long>(halo.exchanges), halo.seconds_waiting,
                  placement_.overlap_writes ? "while stepping" : "between steps");
   }
 

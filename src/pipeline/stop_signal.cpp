@@ -80,7 +80,8 @@ void on_stop_signal(int signal) {
     if (now - earlier < 20'000'000) return;
     // Said even with --quiet: the file is left as a kill leaves it.
     static constexpr char text[] =
-        "\ngrayscott: second SIGINT: exiting now; the file keeps the images flushed before (grayscott "
+        "\ngrayscott: second SIGINT: exiting now; the file keeps the images flushed before "
+        "(grayscott "
         "repair FILE makes it readable, grayscott run --resume FILE continues it)\n";
     [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, text, sizeof text - 1);
     ::_exit(128 + SIGINT);

@@ -90,6 +90,15 @@ Id simple_space(std::span<const hsize_t> dims, std::span<const hsize_t> max_dims
             H5Sclose, "create a dataspace");
 }
 
+void read_block(hid_t dataset, std::span<const hsize_t> start, std::span<const hsize_t> count,
+                hid_t mem_type, void* out, const std::string& what) {
+  Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
+  check(H5Sselect_hyperslab(space, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
+        "select " + what);
+  Id mem = simple_space(count);
+  check(H5Dread(dataset, mem_type, mem, space, H5P_DEFAULT, out), "read " + what);
+}
+
 namespace {
 void write_numeric(hid_t obj, const std::string& name, hid_t type, std::span<const hsize_t> dims,
                    const void* data) {

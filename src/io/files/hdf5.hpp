@@ -74,6 +74,11 @@ inline void check(herr_t status, const std::string& what) {
 
 Id simple_space(std::span<const hsize_t> dims, std::span<const hsize_t> max_dims = {});
 
+// Reads the block of `dataset` at `start` of extent `count` (all of the dataset's axes) into
+// `out`, as `mem_type`; `what` names it in the error ("the checkpoint of run.h5").
+void read_block(hid_t dataset, std::span<const hsize_t> start, std::span<const hsize_t> count,
+                hid_t mem_type, void* out, const std::string& what);
+
 // The file access properties to write a file with: a copy of `shared` (the processes' MPI-IO
 // access), or for one process alone (`shared` = H5P_DEFAULT) the newest file format, which SWMR
 // needs.

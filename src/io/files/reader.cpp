@@ -58,9 +58,10 @@ RunFileReader::RunFileReader(const fs::path& path) : h_(std::make_unique<Handles
       const auto recorded = reason.find("stored_eof = ");
       const std::string expected =
           recorded == std::string::npos ? std::string() : reason.substr(recorded + 13);
-      throw InvalidInput(path.string() + " is cut short: " + std::to_string(fs::file_size(path, ec)) +
-                         " bytes" + (expected.empty() ? "" : " of the " + expected + " it records") +
-                         " (a copy or a transfer that did not finish?); nothing can be read from it");
+      throw InvalidInput(
+          path.string() + " is cut short: " + std::to_string(fs::file_size(path, ec)) + " bytes" +
+          (expected.empty() ? "" : " of the " + expected + " it records") +
+          " (a copy or a transfer that did not finish?); nothing can be read from it");
     }
   }
   h_->file = h5::Id(file, H5Fclose, "open " + path.string());

@@ -59,7 +59,8 @@ std::vector<std::string> run_datasets_along_time() {
 
 bool exists(hid_t file, const std::string& name) {
   const auto slash = name.find('/');
-  if (slash != std::string::npos && H5Lexists(file, name.substr(0, slash).c_str(), H5P_DEFAULT) <= 0)
+  if (slash != std::string::npos &&
+      H5Lexists(file, name.substr(0, slash).c_str(), H5P_DEFAULT) <= 0)
     return false;
   return H5Lexists(file, name.c_str(), H5P_DEFAULT) > 0;
 }

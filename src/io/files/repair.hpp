@@ -58,10 +58,10 @@ struct RepairOutcome {
 };
 
 // Turns a file whose writer was killed (or ran out of disk) into one every reader opens: HDF5's
-// mark of a file open for writing cleared, /v, /u, /time and /stats cut to the images /step counts (the
-// complete ones: a kill can leave larger sizes than the images flushed), the status "killed after
-// image N" where it still said "running", and the .xmf rewritten. A sweep's members are counted
-// each (cut_sweep_to_complete_images: /images_written, and what lies past it read as never
+// mark of a file open for writing cleared, /v, /u, /time and /stats cut to the images /step counts
+// (the complete ones: a kill can leave larger sizes than the images flushed), the status "killed
+// after image N" where it still said "running", and the .xmf rewritten. A sweep's members are
+// counted each (cut_sweep_to_complete_images: /images_written, and what lies past it read as never
 // written), its status "killed with N of M images complete". Changes nothing else, so a second
 // repair finds nothing to do. Refuses (InvalidInput) a file that is not a grayscott file and one
 // whose writer still runs on this machine.

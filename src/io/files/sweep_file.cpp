@@ -455,7 +455,7 @@ void SweepFileWriter::save_checkpoint(std::int64_t member_begin, std::int64_t me
   }
   try {
     slots_.save(member_begin, member_count, images_done, images_done == meta_.images,
-                 slot_writes(member_begin, member_count, u, v));
+                slot_writes(member_begin, member_count, u, v));
   } catch (const std::exception&) {
     rethrow_naming_a_full_disk(path_);
   }
@@ -527,17 +527,13 @@ void SweepFileWriter::complete_final_checkpoints() {
     const std::vector<hsize_t> count = h5::with_image_axes({1, 1}, p.grid);
     std::vector<hsize_t> start(count.size(), 0);
     start[0] = in0 > in1 ? 0u : 1u, start[1] = m;
-    h5::Id mem = h5::simple_space(count);
-    for (const auto& [dataset, state] :
-         {std::pair<hid_t, std::byte*>{h_->checkpoint_u, u.data()}, {h_->checkpoint_v, v.data()}}) {
-      if (dataset < 0) continue;  // a field the images hold
-      h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
-      h5::check(
-          H5Sselect_hyperslab(space, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
-          "select a member");
-      h5::check(H5Dread(dataset, mem_type, mem, space, H5P_DEFAULT, state),
-                "read the checkpoint of " + path_.string());
-    }
+    // The fields the images do not hold.
+    if (h_->checkpoint_u.get() >= 0)
+      h5::read_block(h_->checkpoint_u, start, count, mem_type, u.data(),
+                     "checkpoint/u of " + path_.string());
+    if (h_->checkpoint_v.get() >= 0)
+      h5::read_block(h_->checkpoint_v, start, count, mem_type, v.data(),
+                     "checkpoint/v of " + path_.string());
     // Into the older slot, marked valid once the state is written.
     slots_.save_into_older_slot(member, 1, meta_.images,
                                 slot_writes(member, 1, u.data(), v.data()));

@@ -69,9 +69,9 @@ void record(hid_t root, const Writer& writer) {
   } else {
     h5::write_attribute(root, "writer_pid", writer.pid);
   }
-  for (const auto& [name, value] : {std::pair<const char*, const std::string&>{"writer_host",
-                                                                             writer.host},
-                                    {"writer_process", writer.identity}}) {
+  for (const auto& [name, value] :
+       {std::pair<const char*, const std::string&>{"writer_host", writer.host},
+        {"writer_process", writer.identity}}) {
     if (H5Aexists(root, name) > 0) {
       h5::rewrite_string_attribute(root, name, value);
     } else {
