@@ -232,6 +232,21 @@ for kind, args in (("run", ["run", *base("periodic", "single"), *long_enough]),
         check(f.attrs["writer_pid"] == 0 and f.attrs["writer_process"] == "",
               f"live {kind}: a repaired file still names a writer")
 
+# Killed after its last image, one checkpoint slot still older (as the file then is): --resume on
+# 2 ranks writes the final state into both, bitwise the uninterrupted file, as on one process.
+last = ["--rows", "32", "--cols", "40", "--images", "20", "--steps-per-image", "10",
+        "--checkpoint-every", "5", "--quiet"]
+finished(mpi(0, "run", *last, "-o", "last-whole.h5"))
+finished(mpi(0, "run", *last[:4], "--images", "15", *last[6:], "-o", "last-15.h5"))
+finished(mpi(0, "run", *last, "-o", "last-killed.h5"))
+with h5py.File("last-killed.h5", "r+") as f, h5py.File("last-15.h5", "r") as earlier:
+    f["checkpoint/images"][...] = [15, 20]
+    f["checkpoint/u"][0] = earlier["checkpoint/u"][0]
+    f.attrs["status"] = "running"
+code, err = finished(mpi(2, "run", "--resume", "last-killed.h5", "--quiet"))
+check(code == 0, f"a run killed after its last image, resumed on 2 ranks: {err}")
+same("last-whole.h5", "last-killed.h5", "a run killed after its last image, resumed on 2 ranks")
+
 if failures:
     print(f"{len(failures)} failed")
     sys.exit(1)

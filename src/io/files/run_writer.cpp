@@ -388,7 +388,7 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, Cont
     if (!swmr_) H5Eclear2(H5E_DEFAULT);
   }
   give_metadata_its_blocks(path);
-  if (!access_.shared() && from.images_done == meta_.images) complete_final_checkpoint();
+  if (from.images_done == meta_.images) complete_final_checkpoint();
 }
 
 void RunFileWriter::complete_final_checkpoint() {
@@ -398,12 +398,21 @@ void RunFileWriter::complete_final_checkpoint() {
   if (std::max(in0, in1) != meta_.images || in0 == in1) return;
   const hid_t mem_type =
       meta_.problem.precision == Precision::Single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
-  const std::size_t bytes =
-      static_cast<std::size_t>(meta_.problem.grid.cells()) * H5Tget_size(mem_type);
+  // This process's block of the newest slot (over MPI ranks each rank's; alone the image), to
+  // be written into the other as a checkpoint is (collectively over ranks).
+  const Grid& grid = meta_.problem.grid;
+  std::vector<hsize_t> start{in0 > in1 ? 0u : 1u}, count{1};
+  if (grid.volume()) {
+    start.push_back(static_cast<hsize_t>(access_.plane_begin));
+    count.push_back(static_cast<hsize_t>(access_.planes));
+  }
+  start.push_back(static_cast<hsize_t>(access_.row_begin));
+  start.push_back(static_cast<hsize_t>(access_.col_begin));
+  count.push_back(static_cast<hsize_t>(access_.rows));
+  count.push_back(static_cast<hsize_t>(access_.cols));
+  const std::size_t bytes = static_cast<std::size_t>(access_.planes * access_.rows * access_.cols) *
+                            H5Tget_size(mem_type);
   std::vector<std::byte> u(bytes), v(bytes);
-  const std::vector<hsize_t> count = h5::with_image_axes({1}, meta_.problem.grid);
-  std::vector<hsize_t> start(count.size(), 0);
-  start[0] = in0 > in1 ? 0u : 1u;
   // The fields the images do not hold.
   if (h_->checkpoint_u.get() >= 0)
     h5::read_block(h_->checkpoint_u, start, count, mem_type, u.data(),
