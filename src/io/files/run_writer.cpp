@@ -124,6 +124,23 @@ RunFileAccess with_block(RunFileAccess access, const Grid& grid) {
   if (access.planes <= 0) access.plane_begin = 0, access.planes = grid.depth;
   return access;
 }
+
+// Where this process's block of image `index` of a dataset of images lies: (start, count) along
+// the dataset's axes (time, a volume's planes, rows, cols).
+std::pair<std::vector<hsize_t>, std::vector<hsize_t>> block_of(hsize_t index,
+                                                               const RunFileAccess& access,
+                                                               const Grid& grid) {
+  std::vector<hsize_t> start{index}, count{1};
+  if (grid.volume()) {
+    start.push_back(static_cast<hsize_t>(access.plane_begin));
+    count.push_back(static_cast<hsize_t>(access.planes));
+  }
+  start.push_back(static_cast<hsize_t>(access.row_begin));
+  start.push_back(static_cast<hsize_t>(access.col_begin));
+  count.push_back(static_cast<hsize_t>(access.rows));
+  count.push_back(static_cast<hsize_t>(access.cols));
+  return {start, count};
+}
 }  // namespace
 
 RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool overwrite,
@@ -400,16 +417,7 @@ void RunFileWriter::complete_final_checkpoint() {
       meta_.problem.precision == Precision::Single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
   // This process's block of the newest slot (over MPI ranks each rank's; alone the image), to
   // be written into the other as a checkpoint is (collectively over ranks).
-  const Grid& grid = meta_.problem.grid;
-  std::vector<hsize_t> start{in0 > in1 ? 0u : 1u}, count{1};
-  if (grid.volume()) {
-    start.push_back(static_cast<hsize_t>(access_.plane_begin));
-    count.push_back(static_cast<hsize_t>(access_.planes));
-  }
-  start.push_back(static_cast<hsize_t>(access_.row_begin));
-  start.push_back(static_cast<hsize_t>(access_.col_begin));
-  count.push_back(static_cast<hsize_t>(access_.rows));
-  count.push_back(static_cast<hsize_t>(access_.cols));
+  const auto [start, count] = block_of(in0 > in1 ? 0u : 1u, access_, meta_.problem.grid);
   const std::size_t bytes = static_cast<std::size_t>(access_.planes * access_.rows * access_.cols) *
                             H5Tget_size(mem_type);
   std::vector<std::byte> u(bytes), v(bytes);
@@ -469,15 +477,7 @@ namespace {
 void write_block(hid_t dataset, hsize_t index, const RunFileAccess& access, const Grid& grid,
                  hid_t mem_type, const void* data, const std::string& what) {
   h5::Id file_space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
-  std::vector<hsize_t> start{index}, count{1};
-  if (grid.volume()) {
-    start.push_back(static_cast<hsize_t>(access.plane_begin));
-    count.push_back(static_cast<hsize_t>(access.planes));
-  }
-  start.push_back(static_cast<hsize_t>(access.row_begin));
-  start.push_back(static_cast<hsize_t>(access.col_begin));
-  count.push_back(static_cast<hsize_t>(access.rows));
-  count.push_back(static_cast<hsize_t>(access.cols));
+  const auto [start, count] = block_of(index, access, grid);
   h5::check(
       H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
       "select an image");
