@@ -43,6 +43,12 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
+// The edits that make a name a slip of the keyboard for another: a third of its letters, at least
+// 2 (1 in a name of 1 or 2 letters: "o" is not "du").
+std::size_t slips_allowed(std::string_view name) {
+  return name.size() <= 2 ? 1 : std::max<std::size_t>(2, name.size() / 3);
+}
+
 // The command's long option nearest to `name`, if it is near enough to be a slip, or the one it
 // begins (--proj: --projection). `primary`: named by its first long name (what a config file's
 // key must be), not by the course's alias that matched.
@@ -50,9 +56,7 @@ bool is_about_the_options(const std::string& name);
 
 std::string nearest_option(const CLI::App& command, std::string_view name, bool primary = false) {
   std::string best, begun;
-  // A slip of a third of the letters, at least 2 (1 in a name of 1 or 2: "o" is not "du").
-  std::size_t best_distance =
-      (name.size() <= 2 ? 1 : std::max<std::size_t>(2, name.size() / 3)) + 1;
+  std::size_t best_distance = slips_allowed(name) + 1;
   int begins = 0;
   for (const CLI::Option* option : command.get_options()) {
     const auto& names = option->get_lnames();
@@ -80,7 +84,7 @@ std::string nearest_option(const CLI::App& command, std::string_view name, bool 
 
 std::string nearest_name(std::string_view name, const std::vector<std::string>& known) {
   std::string best;
-  std::size_t best_distance = std::max<std::size_t>(2, name.size() / 3) + 1;
+  std::size_t best_distance = slips_allowed(name) + 1;
   for (const std::string& candidate : known) {
     const std::size_t distance = edit_distance(name, candidate);
     if (distance < best_distance) best_distance = distance, best = candidate;

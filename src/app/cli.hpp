@@ -56,6 +56,20 @@ void refuse_empty_name(const CLI::App& app, const char* option, const std::strin
 // in --config, so that a preset or a pattern leaves those as given.
 void record_given(const CLI::App& app, requests::ProblemSettings& problem);
 
+// For --print-config (apply_config's `check`): the options of `app` checked as its request would
+// check them, on a copy of `settings` (a continued run's or sweep's, `resume` given, come from its
+// file, unchecked here).
+template <class Settings>
+std::function<void()> request_check(const CLI::App& app, const Settings& settings,
+                                    const std::string& resume) {
+  return [&app, &settings, &resume] {
+    if (!resume.empty()) return;
+    Settings checked = settings;
+    record_given(app, checked.problem);
+    (void)checked.request();
+  };
+}
+
 // CLI11's parse errors in the words of this program: an unknown option with the nearest known
 // one ("did you mean --images?"), a value of the wrong type with the type the option takes.
 std::string explain_parse_error(const CLI::ParseError& error, CLI::App& command);

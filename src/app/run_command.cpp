@@ -278,12 +278,7 @@ void add_run_command(CLI::App& root) {
       // Nothing is written yet: a stop signal ends the process at once (a config read from a
       // FIFO or stdin may block).
       const pipeline::StopAtOnce reading_options;
-      apply_config(*run, state->config, [&] {
-        if (!state->resume.empty()) return;  // a continued run's options come from its file
-        requests::RunSettings checked = state->settings;
-        record_given(*run, checked.problem);
-        (void)checked.request();
-      });
+      apply_config(*run, state->config, request_check(*run, state->settings, state->resume));
       record_given(*run, state->settings.problem);
       refuse_empty_name(*run, "--resume", state->resume);
       std::optional<RunRequest> continued;

@@ -104,12 +104,7 @@ void add_sweep_command(CLI::App& root) {
       // Nothing is written yet: a stop signal ends the process at once (a config read from a
       // FIFO or stdin may block).
       const pipeline::StopAtOnce reading_options;
-      apply_config(*sweep, state->config, [&] {
-        if (!state->resume.empty()) return;  // a continued sweep's options come from its file
-        requests::SweepSettings checked = state->settings;
-        record_given(*sweep, checked.problem);
-        (void)checked.request();
-      });
+      apply_config(*sweep, state->config, request_check(*sweep, state->settings, state->resume));
       record_given(*sweep, state->settings.problem);
       const requests::SweepSettings& given = state->settings;
       refuse_empty_name(*sweep, "--resume", state->resume);

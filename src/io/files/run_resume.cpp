@@ -109,15 +109,11 @@ void read_state_block(hid_t file, const fs::path& path, const std::string& name,
     start[1] = static_cast<hsize_t>(plane_begin);
     count[1] = static_cast<hsize_t>(planes);
   }
-  h5::check(
-      H5Sselect_hyperslab(space, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
-      "select a block of /" + name);
-  h5::Id mem_space = h5::simple_space(count);
   hsize_t values = 1;
   for (hsize_t n : count) values *= n;
   out.resize(values);
-  h5::check(H5Dread(dataset, h5::native_type<Real>(), mem_space, space, H5P_DEFAULT, out.data()),
-            "read /" + name + " from " + path.string());
+  h5::read_block(dataset, start, count, h5::native_type<Real>(), out.data(),
+                 "/" + name + " from " + path.string());
 }
 
 }  // namespace

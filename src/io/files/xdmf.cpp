@@ -57,10 +57,10 @@ fs::path xdmf_path_for(const fs::path& h5_path) {
 
 void remove_companion_of_replaced(const std::filesystem::path& h5_path) {
   std::error_code ignored;
-  const std::filesystem::path companion = xdmf_path_for(h5_path);
-  if (std::filesystem::is_regular_file(std::filesystem::symlink_status(companion, ignored)) ||
-      std::filesystem::is_symlink(std::filesystem::symlink_status(companion, ignored)))
-    std::filesystem::remove(companion, ignored);
+  const fs::path companion = xdmf_path_for(h5_path);
+  // Only what --force may replace (check_replaceable refused anything else before).
+  const fs::file_status status = fs::symlink_status(companion, ignored);
+  if (fs::is_regular_file(status) || fs::is_symlink(status)) fs::remove(companion, ignored);
 }
 
 namespace {
