@@ -23,8 +23,9 @@ void add_repair_command(CLI::App& root) {
                                          " images (" + std::to_string(before.members) + " members)"
                                    : std::to_string(outcome.images) + " images";
     if (!outcome.changed) {
-      std::printf("%s: nothing to repair (%s, status: %s); its .xmf rewritten\n", file->c_str(),
-                  images.c_str(), outcome.status.c_str());
+      std::printf("%s: nothing to repair (%s, status: %s); its .xmf %s\n", file->c_str(),
+                  images.c_str(), outcome.status.c_str(),
+                  outcome.companion_written ? "rewritten" : "is current");
       return;
     }
     std::printf("%s: repaired: %s, status: %s; every reader opens it now\n", file->c_str(),

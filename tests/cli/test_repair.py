@@ -125,13 +125,17 @@ def repaired(label, path, seen, marked=True):
     with open(path[:-3] + ".xmf") as companion:
         xmf = companion.read()
     check(xmf.count('<Grid Name="image ') == n, f"{label}: the .xmf does not list {n} images")
-    # Idempotent: a second repair changes nothing.
+    # Idempotent: a second repair changes nothing, the .xmf not even rewritten (same inode), so
+    # that a repaired file on a read-only disk repairs without an error.
     before = open(path, "rb").read()
+    companion_inode = os.stat(path[:-3] + ".xmf").st_ino
     r = run("repair", path)
-    check(r.returncode == 0 and "nothing to repair" in r.stdout,
+    check(r.returncode == 0 and "nothing to repair" in r.stdout and "its .xmf is current" in r.stdout,
           f"{label}: a second repair: {r.stdout}{r.stderr}")
     check(open(path, "rb").read() == before, f"{label}: a second repair changed the file")
     check(open(path[:-3] + ".xmf").read() == xmf, f"{label}: a second repair changed the .xmf")
+    check(os.stat(path[:-3] + ".xmf").st_ino == companion_inode,
+          f"{label}: a second repair rewrote the .xmf")
     return n
 
 
@@ -342,12 +346,15 @@ def repaired_sweep(label, path, seen, marked=True):
     info = run("info", path)
     check(f"complete: {total} of {MEMBERS * IMAGES} images" in info.stdout
           and "needs repair" not in info.stdout, f"{label}: info after repair: {info.stdout}")
-    # Idempotent: a second repair changes nothing.
+    # Idempotent: a second repair changes nothing, the .xmf not even rewritten (same inode).
     before = open(path, "rb").read()
     xmf = open(path[:-3] + ".xmf").read()
+    companion_inode = os.stat(path[:-3] + ".xmf").st_ino
     r = run("repair", path)
-    check(r.returncode == 0 and "nothing to repair" in r.stdout,
+    check(r.returncode == 0 and "nothing to repair" in r.stdout and "its .xmf is current" in r.stdout,
           f"{label}: a second repair: {r.stdout}{r.stderr}")
+    check(os.stat(path[:-3] + ".xmf").st_ino == companion_inode,
+          f"{label}: a second repair rewrote the sweep's .xmf")
     check(open(path, "rb").read() == before, f"{label}: a second repair changed the sweep")
     check(open(path[:-3] + ".xmf").read() == xmf, f"{label}: a second repair changed the .xmf")
     # --resume finishes it, bitwise the uninterrupted sweep.

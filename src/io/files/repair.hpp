@@ -55,6 +55,7 @@ struct RepairOutcome {
   std::int64_t images = 0;  // counted after the repair (a sweep: its members' complete images)
   std::string status;       // after the repair
   bool changed = false;     // anything was written besides the .xmf
+  bool companion_written = false;  // the .xmf was (re)written; false: it was current
 };
 
 // Turns a file whose writer was killed (or ran out of disk) into one every reader opens: HDF5's

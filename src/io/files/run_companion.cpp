@@ -15,7 +15,7 @@ XdmfGridInfo xdmf_grid_of(const RunMetadata& meta) {
   return {p.grid.rows, p.grid.cols, meta.steps_per_image, p.params.dt, p.precision, p.grid.depth};
 }
 
-void write_xdmf(const fs::path& h5_path, const RunMetadata& meta, std::int64_t images) {
+bool write_xdmf(const fs::path& h5_path, const RunMetadata& meta, std::int64_t images) {
   h5::silence_library_errors();
   h5::Id file(open_for_reading(h5_path), H5Fclose, "open " + h5_path.string());
   std::vector<ImagePlaces> places;
@@ -42,7 +42,7 @@ void write_xdmf(const fs::path& h5_path, const RunMetadata& meta, std::int64_t i
                             return xdmf_run_step(h5_path, grid, i,
                                                  places[static_cast<std::size_t>(i)]);
                           });
-  companion.write(images);
+  return companion.write(images);
 }
 
 }  // namespace grayscott::io

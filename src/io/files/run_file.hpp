@@ -191,7 +191,8 @@ void read_initial_state(const std::filesystem::path& path, std::int64_t row_begi
 
 // Writes the XDMF companion (NAME.xmf) that lets ParaView and VisIt open the run as a time
 // series, listing the first `images` images (those /step counts), from where the file holds them.
-void write_xdmf(const std::filesystem::path& h5_path, const RunMetadata& meta, std::int64_t images);
+// False where the companion there already listed exactly these (left unwritten).
+bool write_xdmf(const std::filesystem::path& h5_path, const RunMetadata& meta, std::int64_t images);
 // What every image of a run shares in its companion.
 XdmfGridInfo xdmf_grid_of(const RunMetadata& meta);
 

@@ -59,7 +59,7 @@ void create_images_written(hid_t file, hid_t member_scale, std::span<const std::
 
 }  // namespace
 
-void write_sweep_xdmf(const fs::path& h5_path, const SweepMetadata& meta,
+bool write_sweep_xdmf(const fs::path& h5_path, const SweepMetadata& meta,
                       const std::vector<ImagePlaces>& places) {
   const Problem& p = meta.problem;
   const XdmfGridInfo grid{p.grid.rows, p.grid.cols, meta.steps_per_image,
@@ -71,7 +71,7 @@ void write_sweep_xdmf(const fs::path& h5_path, const SweepMetadata& meta,
         h5_path, grid, i,
         std::vector<ImagePlaces>(first, first + static_cast<std::ptrdiff_t>(members)));
   });
-  companion.write(meta.images);
+  return companion.write(meta.images);
 }
 
 std::vector<ImagePlaces> sweep_image_places(hid_t u, hid_t v, std::int64_t members,

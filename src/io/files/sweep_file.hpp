@@ -48,8 +48,9 @@ struct SweepMetadata {
 // The XDMF companion (NAME.xmf, written by finish()): a temporal collection of images, each a
 // spatial collection of one grid per member, member m at z = m (a volume's member m from
 // z = m * (depth + 1), one empty plane apart), so that ParaView and VisIt open the whole sweep.
-// `places[i * members + m]` is where image i of member m lies in the file.
-void write_sweep_xdmf(const std::filesystem::path& h5_path, const SweepMetadata& meta,
+// `places[i * members + m]` is where image i of member m lies in the file. False where the
+// companion there already listed exactly these (left unwritten).
+bool write_sweep_xdmf(const std::filesystem::path& h5_path, const SweepMetadata& meta,
                       const std::vector<ImagePlaces>& places);
 // Where every image of every member lies in an open sweep file (image-major), for its companion;
 // every process calls it where metadata reads are collective. `volume`: images of

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -201,6 +202,21 @@ bool copy_prefix(const fs::path& from, std::uint64_t bytes, std::uint64_t expect
   return ok;
 }
 
+// Reads `file` on from where it stands and tells whether its next bytes are `expected`.
+bool next_bytes_are(int file, const std::string& expected, std::vector<char>& buffer) {
+  std::size_t compared = 0;
+  while (compared < expected.size()) {
+    buffer.resize(std::min<std::size_t>(expected.size() - compared, 1 << 20));
+    const ssize_t n = ::read(file, buffer.data(), buffer.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    if (std::memcmp(buffer.data(), expected.data() + compared, static_cast<std::size_t>(n)) != 0)
+      return false;
+    compared += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
 }  // namespace
 
 XdmfCompanion::XdmfCompanion(const fs::path& h5_path, std::string collection_name,
@@ -213,7 +229,35 @@ XdmfCompanion::XdmfCompanion(const fs::path& h5_path, std::string collection_nam
   footer_ = "</Grid>\n</Domain>\n</Xdmf>\n";
 }
 
-void XdmfCompanion::write(std::int64_t steps) {
+bool XdmfCompanion::lists_exactly(std::int64_t steps, std::uint64_t& listed_bytes) const {
+  const int in = ::open(xmf_.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (in < 0) return false;
+  struct stat st {};
+  bool same = ::fstat(in, &st) == 0 && S_ISREG(st.st_mode);
+  std::vector<char> buffer;
+  std::uint64_t bytes = header_.size();
+  same = same && next_bytes_are(in, header_, buffer);
+  for (std::int64_t i = 0; same && i < steps; ++i) {
+    const std::string step = step_text_(i);
+    same = next_bytes_are(in, step, buffer);
+    bytes += step.size();
+  }
+  same = same && next_bytes_are(in, footer_, buffer) &&
+         static_cast<std::uint64_t>(st.st_size) == bytes + footer_.size();
+  ::close(in);
+  if (same) listed_bytes = bytes;
+  return same;
+}
+
+bool XdmfCompanion::write(std::int64_t steps) {
+  // A companion that already lists exactly these steps (a file being repaired or continued whose
+  // .xmf is current) is left as it is: nothing written, so a read-only copy needs no write.
+  std::uint64_t current_bytes = 0;
+  if (listed_ == 0 && lists_exactly(steps, current_bytes)) {
+    listed_ = steps;
+    listed_bytes_ = current_bytes;
+    return false;
+  }
   const fs::path partial = partial_name(xmf_, std::to_string(::getpid()));
   int out = ::open(partial.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (out < 0) {
@@ -252,6 +296,7 @@ void XdmfCompanion::write(std::int64_t steps) {
     }
     listed_ = steps;
     listed_bytes_ = bytes;
+    return true;
   } catch (...) {
     if (out >= 0) ::close(out);
     std::error_code ignored;

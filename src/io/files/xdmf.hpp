@@ -65,11 +65,17 @@ class XdmfCompanion {
  public:
   XdmfCompanion(const std::filesystem::path& h5_path, std::string collection_name,
                 std::function<std::string(std::int64_t)> step_text);
-  // Replaces NAME.xmf by one listing steps [0, steps). Throws std::runtime_error.
-  void write(std::int64_t steps);
+  // Replaces NAME.xmf by one listing steps [0, steps); true where it wrote, false where the file
+  // there already listed exactly those (this object's first write only). Throws
+  // std::runtime_error.
+  bool write(std::int64_t steps);
   std::int64_t steps_listed() const { return listed_; }
 
  private:
+  // NAME.xmf is a regular file holding exactly the text of steps [0, steps); its bytes before
+  // the footer into `listed_bytes`.
+  bool lists_exactly(std::int64_t steps, std::uint64_t& listed_bytes) const;
+
   std::filesystem::path xmf_;
   std::string header_, footer_;
   std::function<std::string(std::int64_t)> step_text_;
