@@ -559,6 +559,38 @@ def full_companion_test(disk):
     print(f"full companion: status {status!r}, exit {r.returncode}", flush=True)
 
 
+def read_only_disk_test(disk):
+    """Finished files on a disk mounted read-only: read, repaired (nothing to do, nothing written)
+    and rendered elsewhere without an error; a new output there refused in one line naming it."""
+    run_file, sweep_file = os.path.join(disk, "done.h5"), os.path.join(disk, "swept.h5")
+    r = run("run", "--rows", "32", "--cols", "32", "--images", "3", "--steps-per-image", "10",
+            "--quiet", "-o", run_file)
+    check(r.returncode == 0, f"read-only disk: the run failed: {r.stderr}")
+    r = run("sweep", "--rows", "16", "--cols", "16", "--images", "2", "--steps-per-image", "10",
+            "--feed", "0.02,0.03", "--quiet", "-o", sweep_file)
+    check(r.returncode == 0, f"read-only disk: the sweep failed: {r.stderr}")
+    if subprocess.run(["mount", "-o", "remount,ro", disk]).returncode != 0:
+        failures.append("cannot remount a tmpfs read-only although running as root")
+        return
+    for path in (run_file, sweep_file):
+        r = run("repair", path)
+        check(r.returncode == 0 and "nothing to repair" in r.stdout and "is current" in r.stdout,
+              f"read-only disk: repair of the complete {path}: exit {r.returncode}: "
+              f"{r.stdout}{r.stderr}")
+        r = run("info", path)
+        check(r.returncode == 0 and "complete" in r.stdout,
+              f"read-only disk: info {path}: {r.stdout}{r.stderr}")
+    r = run("render", run_file, "--out", os.path.join(WORK, "read-only-pictures"))
+    check(r.returncode == 0 and len(os.listdir(os.path.join(WORK, "read-only-pictures"))) == 3,
+          f"read-only disk: render into another folder: {r.stderr}")
+    r = run("run", "--rows", "8", "--cols", "8", "--images", "1", "--quiet",
+            "-o", os.path.join(disk, "new.h5"))
+    check(r.returncode != 0 and len(r.stderr.strip().splitlines()) == 1
+          and "Read-only file system" in r.stderr,
+          f"read-only disk: a new output there: exit {r.returncode}: {r.stderr}")
+    print("read-only disk: repair, info and render of finished files pass", flush=True)
+
+
 if os.geteuid() != 0:
     print("skipped the full-disk tests: mounting a small file system needs root (CI runs as root)")
 else:
@@ -593,6 +625,11 @@ else:
     if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", disk]).returncode == 0:
         try:
             full_companion_test(disk)
+        finally:
+            subprocess.run(["umount", disk])
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", disk]).returncode == 0:
+        try:
+            read_only_disk_test(disk)
         finally:
             subprocess.run(["umount", disk])
     if not MPIEXEC:

@@ -112,8 +112,8 @@ void check_output_path(const fs::path& path, bool overwrite, std::uint64_t bytes
   if (!fs::is_directory(folder, ec)) {
     throw PathNotFound("output folder " + folder.string() + " does not exist");
   }
-  if (::access(folder.c_str(), W_OK) != 0) {
-    throw PathDenied("output folder " + folder.string() + " is not writable");
+  if (const std::string why = why_not_writable(folder); !why.empty()) {
+    throw PathDenied("output folder " + folder.string() + " is not writable (" + why + ")");
   }
   const fs::space_info space = fs::space(folder, ec);
   // The new file is created beside the old one before it replaces it: nothing is reclaimed.
@@ -121,6 +121,11 @@ void check_output_path(const fs::path& path, bool overwrite, std::uint64_t bytes
     throw InvalidInput("output needs " + format_bytes(bytes) + " but " + folder.string() +
                        " has only " + format_bytes(space.available) + " free");
   }
+}
+
+std::string why_not_writable(const fs::path& folder) {
+  if (::access(folder.c_str(), W_OK | X_OK) == 0) return {};
+  return std::strerror(errno);
 }
 
 fs::path partial_name(const fs::path& path, const std::string& tag) {

@@ -17,6 +17,10 @@ std::string format_bytes(std::uint64_t bytes);
 // and is writable, and the disk has room for `bytes`. Throws InvalidInput with a one-line reason.
 void check_output_path(const std::filesystem::path& path, bool overwrite, std::uint64_t bytes);
 
+// Why this process cannot create files in `folder` ("Read-only file system", "Permission
+// denied"); empty where it can.
+std::string why_not_writable(const std::filesystem::path& folder);
+
 // Refuses, with or without --force, an output name where something other than a regular file (or
 // a symbolic link, which is replaced, never followed) stands: a device node, a FIFO, a socket or a
 // directory is never replaced by a file. `what` names the output in the message ("output").

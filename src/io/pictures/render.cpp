@@ -73,14 +73,13 @@ void make_picture_folder(const fs::path& dir) {
 void check_render_folder(const fs::path& dir) {
   if (dir.empty()) throw InvalidInput("render: the folder name is empty");
   std::error_code ec;
-  const auto writable = [](const fs::path& folder) {
-    return ::access(folder.c_str(), W_OK | X_OK) == 0;
-  };
   if (fs::exists(dir, ec)) {
     if (!fs::is_directory(dir, ec)) {
       throw InvalidInput("render " + dir.string() + " is a file, not a folder");
     }
-    if (!writable(dir)) throw PathDenied("render folder " + dir.string() + " is not writable");
+    if (const std::string why = why_not_writable(dir); !why.empty()) {
+      throw PathDenied("render folder " + dir.string() + " is not writable (" + why + ")");
+    }
     return;
   }
   // create_directories makes every missing level below the nearest existing one.
@@ -91,9 +90,9 @@ void check_render_folder(const fs::path& dir) {
     throw InvalidInput("render folder " + dir.string() +
                        " cannot be created: " + ancestor.string() + " is a file");
   }
-  if (!writable(ancestor)) {
+  if (const std::string why = why_not_writable(ancestor); !why.empty()) {
     throw PathDenied("render folder " + dir.string() + " cannot be created: " + ancestor.string() +
-                     " is not writable");
+                     " is not writable (" + why + ")");
   }
 }
 

@@ -144,8 +144,8 @@ void check_video_output(const fs::path& path, bool overwrite) {
   if (!fs::is_directory(folder, ec)) {
     throw PathNotFound("video folder " + folder.string() + " does not exist");
   }
-  if (::access(folder.c_str(), W_OK) != 0) {
-    throw PathDenied("video folder " + folder.string() + " is not writable");
+  if (const std::string why = why_not_writable(folder); !why.empty()) {
+    throw PathDenied("video folder " + folder.string() + " is not writable (" + why + ")");
   }
   if (find_ffmpeg().empty()) {
     const char* env = std::getenv("GRAYSCOTT_FFMPEG");
