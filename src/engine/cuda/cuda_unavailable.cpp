@@ -7,7 +7,8 @@ namespace grayscott::cuda {
 
 namespace {
 constexpr const char* reason =
-    "this grayscott was built without CUDA (configure with -DGRAYSCOTT_CUDA=ON)";
+    "this grayscott was built without CUDA (rebuild it where nvcc is found: cmake "
+    "-DGRAYSCOTT_CUDA=ON, or pip install . --config-settings=cmake.define.GRAYSCOTT_CUDA=ON)";
 }
 
 bool available(std::string* why, int) {
