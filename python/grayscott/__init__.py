@@ -698,9 +698,15 @@ def explore(rows: int = 128, cols: int = 128, steps: int = 3000, feed: float = 0
         sim.advance(steps)
         picture.value = _picture_of(numpy.asarray(sim.v), pixels=_LIVE_PIXELS)
 
-    controls = widgets.interactive(draw, feed=feed_slider, kill=kill_slider)
-    controls.update()  # the first picture
-    return widgets.VBox([controls, picture])
+    # Observers rather than widgets.interactive, whose output area clears itself with terminal
+    # escapes when the panel is made outside a notebook (a script, a test).
+    def redraw(_change=None):
+        draw(feed_slider.value, kill_slider.value)
+
+    feed_slider.observe(redraw, names="value")
+    kill_slider.observe(redraw, names="value")
+    redraw()  # the first picture; a refused setting raises here, before any panel is shown
+    return widgets.VBox([widgets.VBox([feed_slider, kill_slider]), picture])
 
 
 # The pattern classes, in the order of the C++ enum (src/analysis/classify.hpp): the order files

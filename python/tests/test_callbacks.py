@@ -229,14 +229,25 @@ def test_a_video_from_python(tmp_path):
     assert int(frames) == 5
 
 
-def test_the_sliders_run_the_simulation_again_at_every_change():
+def test_the_sliders_run_the_simulation_again_at_every_change(capfd):
     pytest.importorskip("ipywidgets")
     panel = gs.explore(rows=32, cols=32, steps=300, backend="cpu")
     controls, picture = panel.children
     first = picture.value
     assert first[:4] == b"\x89PNG"
     controls.children[0].value = 0.025  # feed
-    assert picture.value != first and picture.value[:4] == b"\x89PNG"
+    second = picture.value
+    assert second != first and second[:4] == b"\x89PNG"
+    controls.children[1].value = 0.058  # kill
+    assert picture.value != second
+    # Made outside a notebook, the panel writes nothing (no terminal escapes on a script's output).
+    assert capfd.readouterr() == ("", "")
+
+
+def test_the_sliders_refuse_a_wrong_setting_at_once():
+    pytest.importorskip("ipywidgets")
+    with pytest.raises(ValueError, match="boundary"):
+        gs.explore(rows=32, cols=32, steps=10, boundary="sideways")
 
 
 def test_a_progress_callable_may_read_the_simulation(tmp_path):
