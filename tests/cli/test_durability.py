@@ -385,6 +385,40 @@ check(not os.path.exists("stale-sweep.xmf"),
 p.kill()
 p.communicate()
 
+# Two processes given one name with --force at the same moment: not both go on (one would write
+# into a file that is gone while the other's companion describes a file of another size). The
+# later is refused, naming the earlier; what stays under the name is one whole run, its companion
+# describing it, no temporary file left.
+def force_race(command, sizes):
+    for name in os.listdir("."):
+        if name.startswith("race."):
+            os.remove(name)
+    outputs = []
+    processes = [start(command, "--rows", str(rows), "--cols", str(rows), "--images", str(images),
+                       *(["--feed", "0.02,0.03"] if command == "sweep" else []),
+                       "-o", "race.h5", "--force", "--quiet") for rows, images in sizes]
+    for p in processes:
+        outputs.append(p.communicate(timeout=120) + (p.returncode,))
+    refused = [err for _, err, code in outputs if code != 0]
+    check(len(refused) <= 1 and all("race.h5 is being written by process" in e for e in refused),
+          f"{command} --force race: {[(code, err) for _, err, code in outputs]}")
+    with h5py.File("race.h5", "r") as f:
+        shape, status = f["v"].shape, f.attrs["status"]
+    xmf = open("race.xmf").read()
+    rows, images, listed = shape[-1], shape[-3], xmf.count('<Grid Name="image ')
+    check(status == "complete" and f'Dimensions="1 {rows} {rows}"' in xmf and listed == images
+          and (rows, images) in sizes,
+          f"{command} --force race: race.h5 holds {shape} ({status}) beside a companion of "
+          f"{listed} images")
+    check(not [n for n in os.listdir(".") if n.startswith("race.h5.partial")],
+          f"{command} --force race: a temporary file was left: {os.listdir('.')}")
+    return len(refused)
+
+
+refusals = sum(force_race("run", [(128, 20), (96, 30)]) for _ in range(4))
+refusals += sum(force_race("sweep", [(64, 20), (48, 30)]) for _ in range(2))
+print(f"--force at once: {refusals} of 6 later claims refused, every file whole", flush=True)
+
 # ---- a disk that fills up mid-run ---------------------------------------------------------------
 # Twice: on a tmpfs (images through the page cache) and on an ext4 file system in a file (images
 # written straight to the disk, past the page cache: io/files/direct_writes.hpp).

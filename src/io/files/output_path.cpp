@@ -1,5 +1,7 @@
 #include "io/files/output_path.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -17,6 +19,46 @@
 namespace grayscott::io {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+void refuse_to_replace_a_live_file(const fs::path& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return;
+  std::int64_t writer = 0;
+  try {
+    writer = live_writer(RunFileReader(path));
+  } catch (const std::exception&) {
+    // Not a grayscott file that can be read: nobody of ours writes it.
+  }
+  refuse_if_being_written(path, writer, "replace");
+}
+
+// An exclusive lock on a folder (flock), released when it goes out of scope; none where the file
+// system offers none (the claim is then as safe as the checks before it).
+class FolderLock {
+ public:
+  explicit FolderLock(const fs::path& folder)
+      : fd_(::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
+    if (fd_ < 0) return;
+    while (::flock(fd_, LOCK_EX) != 0) {
+      if (errno == EINTR) continue;
+      ::close(fd_);
+      fd_ = -1;
+      return;
+    }
+  }
+  ~FolderLock() {
+    if (fd_ >= 0) ::close(fd_);  // closing releases the lock
+  }
+  FolderLock(const FolderLock&) = delete;
+  FolderLock& operator=(const FolderLock&) = delete;
+
+ private:
+  int fd_;
+};
+
+}  // namespace
 
 std::string format_bytes(std::uint64_t bytes) {
   // Sizes are saturated there by whoever computes them: the true figure is larger still.
@@ -90,15 +132,7 @@ void check_output_path(const fs::path& path, bool overwrite, std::uint64_t bytes
   }
   // --force replaces a file, not a run in progress: its writer would go on into a file that is
   // gone.
-  if (overwrite && fs::is_regular_file(path, ec)) {
-    std::int64_t writer = 0;
-    try {
-      writer = live_writer(RunFileReader(path));
-    } catch (const std::exception&) {
-      // Not a grayscott file that can be read: nobody of ours writes it.
-    }
-    refuse_if_being_written(path, writer, "replace");
-  }
+  if (overwrite) refuse_to_replace_a_live_file(path);
   const fs::path xmf = xdmf_path_for(path);
   if (!fs::is_directory(xmf, ec)) check_replaceable(xmf, "output companion");
   if (fs::exists(fs::symlink_status(xmf, ec)) && !overwrite) {
@@ -135,6 +169,17 @@ fs::path partial_name(const fs::path& path, const std::string& tag) {
   std::string name = path.filename().string();
   if (name.size() + suffix.size() > longest) name.resize(longest - suffix.size());
   return path.parent_path() / (name + suffix);
+}
+
+void claim_output(const fs::path& partial, const fs::path& path, bool overwrite) {
+  if (!overwrite) {
+    move_into_place(partial, path, false);  // a hard link: never replaces what appeared meanwhile
+    return;
+  }
+  const FolderLock lock(path.has_parent_path() ? path.parent_path() : fs::path("."));
+  refuse_to_replace_a_live_file(path);
+  remove_companion_of_replaced(path);
+  move_into_place(partial, path, true);
 }
 
 void move_into_place(const fs::path& partial, const fs::path& path, bool overwrite) {

@@ -357,8 +357,7 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
     // after the flush above, which gave the file its size.
     give_metadata_its_blocks(partial);
     if (access_.writes_companions) {
-      if (overwrite) remove_companion_of_replaced(path);
-      move_into_place(partial, path, overwrite);
+      claim_output(partial, path, overwrite);
       write_companion();  // no image yet: replaces any stale companion
     }
   } catch (...) {
