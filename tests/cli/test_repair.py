@@ -338,6 +338,29 @@ def repaired_sweep(label, path, seen, marked=True):
             images = np.ma.filled(v[m], np.nan)
             check(np.array_equal(images[:n], reference_v[m, :n]) and np.isnan(images[n:]).all(),
                   f"{label}: netCDF4 reads member {m} otherwise")
+    # render draws what was written: by default the last image every member holds (where one
+    # holds none, the last any holds), the images no member holds refused, a video as long as the
+    # longest member, a note of what each holds.
+    least, most = min(counts), max(counts)
+    default_image = least - 1 if least > 0 else most - 1
+    for out, extra in ((f"{path}-atlas", []), (f"{path}-atlas-at", ["--image", str(default_image)])):
+        r = run("render", path, "--out", out, "--force", *extra)
+        held = f"{least}" if least == most else f"{least} to {most}"
+        check(r.returncode == 0 and f"its members hold {held} of {IMAGES} images" in r.stderr,
+              f"{label}: render {extra}: {r.returncode} {r.stderr!r}")
+    check(open(f"{path}-atlas/atlas_seed1.png", "rb").read()
+          == open(f"{path}-atlas-at/atlas_seed1.png", "rb").read(),
+          f"{label}: the atlas is not of image {default_image}, the last every member holds")
+    r = run("render", path, "--out", f"{path}-past", "--image", str(most))
+    check(r.returncode != 0 and "out of range" in r.stderr,
+          f"{label}: render of image {most}, which no member holds: {r.returncode} {r.stderr!r}")
+    if shutil.which("ffprobe"):
+        r = run("render", path, "--video", f"{path}.mp4", "--force", "--quiet")
+        frames = subprocess.run(["ffprobe", "-v", "error", "-count_frames", "-select_streams",
+                                 "v:0", "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0",
+                                 f"{path}.mp4"], capture_output=True, text=True).stdout.strip()
+        check(r.returncode == 0 and frames == str(most),
+              f"{label}: the video has {frames} frames, not the {most} images written: {r.stderr}")
     # A copy as repair left it, for ParaView at the end (--resume below completes this one).
     os.makedirs("repaired", exist_ok=True)
     for name in (path, path[:-3] + ".xmf"):

@@ -139,6 +139,18 @@ struct AtlasPainter::State {
       throw InvalidInput(file.string() + ": /feed, /kill and /seed do not match the members");
     }
     if (images == 0) throw InvalidInput(no_image_message(reader, file));
+    // Each member's images in the file, its first ones: all of them but in a sweep stopped or
+    // killed before its end, whose later images were never written (they read as NaN).
+    written = reader.has_field("images_written") ? reader.read_int64("images_written")
+                                                 : std::vector<std::int64_t>(
+                                                       static_cast<std::size_t>(members), images);
+    if (static_cast<std::int64_t>(written.size()) != members) {
+      throw InvalidInput(file.string() + ": /images_written does not match the members");
+    }
+    for (std::int64_t& w : written) w = std::clamp<std::int64_t>(w, 0, images);
+    if (*std::max_element(written.begin(), written.end()) == 0) {
+      throw InvalidInput(no_image_message(reader, file));
+    }
     if (reader.has_field("step")) steps = reader.read_int64("step");
     feed_index = axis(feed), kill_index = axis(kill);
     for (std::int64_t s : seed) {  // in order of first appearance
@@ -177,6 +189,7 @@ struct AtlasPainter::State {
   std::optional<VolumePicture> view;  // of a sweep of volumes: what each tile shows
   std::vector<double> feed, kill;
   std::vector<std::int64_t> seed, steps, seeds;
+  std::vector<std::int64_t> written;  // per member, its images in the file (its first ones)
   std::map<double, std::int64_t> feed_index, kill_index;
   AtlasLayout layout;
   bool noise = false;
@@ -282,7 +295,12 @@ AtlasPainter::AtlasPainter(const fs::path& file, const RenderOptions& options)
     : s_(std::make_unique<State>(file, options)) {}
 AtlasPainter::~AtlasPainter() = default;
 
-std::int64_t AtlasPainter::images() const { return s_->images; }
+std::int64_t AtlasPainter::images() const {
+  return *std::max_element(s_->written.begin(), s_->written.end());
+}
+std::int64_t AtlasPainter::images_of_every_member() const {
+  return *std::min_element(s_->written.begin(), s_->written.end());
+}
 const std::vector<std::int64_t>& AtlasPainter::seeds() const { return s_->seeds; }
 const AtlasLayout& AtlasPainter::layout() const { return s_->layout; }
 const AtlasTicks& AtlasPainter::ticks() const { return s_->ticks; }
@@ -298,6 +316,8 @@ Rgb8Image AtlasPainter::paint(std::int64_t image, std::int64_t seed_value) const
                       static_cast<std::size_t>(3 * layout.width * layout.height), background)};
   for (std::int64_t m = 0; m < st.members; ++m) {
     if (st.seed[static_cast<std::size_t>(m)] != seed_value) continue;
+    // A member that had not written this image when the sweep stopped: its tile left blank.
+    if (image >= st.written[static_cast<std::size_t>(m)]) continue;
     const auto values = st.view ? volume_picture_values(st.reader, st.field, image, m, *st.view)
                                 : st.reader.read_image(st.field, image, m);
     const Rgb8Image tile = colorize(values, st.rows, st.cols, st.lo, st.hi, st.colormap);
@@ -413,7 +433,12 @@ Rgb8Image AtlasPainter::paint(std::int64_t image, std::int64_t seed_value) const
 
 std::vector<fs::path> render_atlas(const fs::path& file, const RenderOptions& options) {
   const AtlasPainter painter(file, options);
-  const std::int64_t image = resolve_image(options.image.value_or(-1), painter.images());
+  // By default the last image every member holds (of a sweep stopped early, the last one some
+  // member holds where one holds none).
+  const std::int64_t every = painter.images_of_every_member();
+  const std::int64_t image =
+      options.image ? resolve_image(*options.image, painter.images())
+                    : (every > 0 ? every - 1 : painter.images() - 1);
   const auto atlas_path = [&](std::int64_t s) {
     return options.out_dir / (painter.seeds().size() == 1
                                   ? std::string("atlas.png")

@@ -84,7 +84,11 @@ class AtlasPainter {
   // Throws InvalidInput for a file that is not a sweep or holds no image.
   AtlasPainter(const std::filesystem::path& file, const RenderOptions& options);
   ~AtlasPainter();
+  // The images to paint: those some member holds (a sweep stopped early holds fewer than it
+  // planned; the tiles of members that had not reached an image are left blank).
   std::int64_t images() const;
+  // The images every member holds.
+  std::int64_t images_of_every_member() const;
   const std::vector<std::int64_t>& seeds() const;  // in order of first appearance
   const AtlasLayout& layout() const;
   const AtlasTicks& ticks() const;
@@ -97,7 +101,7 @@ class AtlasPainter {
 };
 
 // Writes DIR/atlas.png (one seed) or DIR/atlas_seed<S>.png (one per seed); returns the paths.
-// options.image picks the image shown (default: the last).
+// options.image picks the image shown (default: the last one every member holds).
 std::vector<std::filesystem::path> render_atlas(const std::filesystem::path& file,
                                                 const RenderOptions& options);
 

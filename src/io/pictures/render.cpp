@@ -219,10 +219,31 @@ std::string unfinished_note(const fs::path& file, const std::string& field) {
   const auto dims = reader.shape(field);
   const std::int64_t planned =
       reader.has_attribute("images") ? reader.attribute_int64("images") : -1;
+  const std::string of_planned = planned >= 0 ? " of " + std::to_string(planned) : "";
+  // Its images grow while it is rendered: what it holds now is not what was read.
+  if (status == "running") {
+    return file.string() + " is still being written (" +
+           (planned >= 0 ? std::to_string(planned) + " images planned" : "status: running") +
+           "): the pictures are of the images it held when read";
+  }
+  const std::size_t image_axes = reader.depth() > 1 ? 3 : 2;
   // A run's images: [images, rows, cols], or a volume's [images, depth, rows, cols].
-  if (dims.size() == (reader.depth() > 1 ? 4u : 3u) && planned >= 0) {
-    return file.string() + " holds " + std::to_string(dims[0]) + " of " + std::to_string(planned) +
+  if (dims.size() == image_axes + 1) {
+    return file.string() + " holds " + std::to_string(dims[0]) + of_planned +
            " images (status: " + status + ")";
+  }
+  // A sweep's: [members, images, ...], each member's first /images_written of them written.
+  if (dims.size() == image_axes + 2 && reader.has_field("images_written")) {
+    const std::vector<std::int64_t> written = reader.read_int64("images_written");
+    if (!written.empty()) {
+      const auto [least, most] = std::minmax_element(written.begin(), written.end());
+      const std::string held = *least == *most ? std::to_string(*least)
+                                               : std::to_string(*least) + " to " +
+                                                     std::to_string(*most);
+      return file.string() + ": its members hold " + held + of_planned + " images (status: " +
+             status + ")" +
+             (*least < *most ? "; a member's tile is blank past its last image" : "");
+    }
   }
   return file.string() + " is not complete (status: " + status + ")";
 }

@@ -95,8 +95,8 @@ std::vector<std::filesystem::path> picture_paths(const std::filesystem::path& di
 std::string count_pictures(std::size_t n);
 
 // What an unfinished file holds, for a note after rendering it: "FILE holds 3 of 10 images
-// (status: interrupted by SIGINT after image 3)"; empty for a complete file, or one written by
-// another program (no status).
+// (status: interrupted by SIGINT after image 3)", a sweep's per member, a file still being
+// written said to be; empty for a complete file, or one written by another program (no status).
 std::string unfinished_note(const std::filesystem::path& file, const std::string& field);
 
 // What a file holds when it holds no image to render: "FILE holds no image (status: ...)".
