@@ -8,9 +8,12 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <sstream>
+#include <thread>
 
 #include "engine/registry.hpp"
 #include "io/files/output_path.hpp"
@@ -479,6 +482,29 @@ Measurement measure(const BenchRequest& request, const Workload& w, const BenchR
 
 }  // namespace
 
+namespace {
+
+// /proc/cpuinfo's first "model name" (x86) or "Model" (some Arm boards); "unknown" without one.
+std::string cpu_model_name() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    if (!line.starts_with("model name") && !line.starts_with("Model")) continue;
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const auto first = line.find_first_not_of(" \t", colon + 1);
+    if (first != std::string::npos) return line.substr(first);
+  }
+  return "unknown";
+}
+
+double load_average() {
+  double load[1];
+  return ::getloadavg(load, 1) == 1 ? load[0] : -1;
+}
+
+}  // namespace
+
 BenchReport run_benchmark(const BenchRequest& request) {
   request.validate();
   BenchReport report;
@@ -488,6 +514,9 @@ BenchReport run_benchmark(const BenchRequest& request) {
   report.io = request.io;
   report.statistics = request.statistics;
   report.repeat = request.repeat;
+  report.cpu_model = cpu_model_name();
+  report.logical_cpus = static_cast<int>(std::thread::hardware_concurrency());
+  report.load_before = load_average();
 
   // First the proof: no figure for a kernel that computes something else.
   for (const Workload& w : request.workloads) {
@@ -508,7 +537,7 @@ BenchReport run_benchmark(const BenchRequest& request) {
   report.copy_bytes_per_s = copy.bytes_per_s;
   report.copy_method = copy.method;
   const ArithmeticPeak peak = backend.arithmetic_peak(request.engine, request.problem.precision);
-  report.peak_flops_per_s = peak.flops_per_s;
+  report.peak_flops_per_s = report.peak_flops_per_s_before = peak.flops_per_s;
   report.peak_method = peak.method;
   report.flops_per_cell_update = flops_per_cell_update(request.problem.stencil.kind);
   for (const Workload& w : request.workloads) {
@@ -519,6 +548,17 @@ BenchReport run_benchmark(const BenchRequest& request) {
   // Again after: if the stepping rate falls over a long run while this holds, the program is the
   // cause, not the machine.
   report.copy_bytes_per_s_after = backend.copy_bandwidth(request.engine).bytes_per_s;
+  // The peak again, the better of the two the roofline: a probe that other work on the machine
+  // kept from every core measures less than the machine computes.
+  report.peak_flops_per_s_after =
+      backend.arithmetic_peak(request.engine, request.problem.precision).flops_per_s;
+  report.peak_flops_per_s = std::max(report.peak_flops_per_s_before, report.peak_flops_per_s_after);
+  for (Measurement& m : report.measurements) {
+    m.fraction_of_peak =
+        report.peak_flops_per_s > 0 ? m.flops_per_s / report.peak_flops_per_s : 0;
+    report.peak_disturbed = report.peak_disturbed || m.fraction_of_peak > 1;
+  }
+  report.load_after = load_average();
   return report;
 }
 
@@ -559,7 +599,20 @@ std::string format_table(const BenchReport& r) {
       << ", bytes read + written)\n";
   out << "arithmetic peak: " << fixed(r.peak_flops_per_s / 1e9, 1) << " Gflop/s in "
       << to_string(r.problem.precision) << " (" << r.peak_method
-      << ": a fused multiply-add each, two flops)\n";
+      << ": a fused multiply-add each, two flops; the better of "
+      << fixed(r.peak_flops_per_s_before / 1e9, 1) << " before the timed runs and "
+      << fixed(r.peak_flops_per_s_after / 1e9, 1) << " after)\n";
+  out << "machine: " << r.cpu_model << ", " << r.logical_cpus << " logical CPUs";
+  if (r.load_before >= 0 && r.load_after >= 0) {
+    out << ", load average " << fixed(r.load_before, 2) << " before, " << fixed(r.load_after, 2)
+        << " after";
+  }
+  out << "\n";
+  if (r.peak_disturbed) {
+    out << "note: a workload computed more than the arithmetic peak measured: other work on the "
+           "machine disturbed both probes (see the load average), so the fractions of the peak "
+           "below mean nothing; measure on a quiet machine\n";
+  }
   if (r.copy_bytes_per_s_after < 0.9 * r.copy_bytes_per_s) {
     out << "note: the memory copied more slowly after the runs than before: the machine was "
            "busier, so compare these figures with care\n";
@@ -710,7 +763,16 @@ std::string format_json(const BenchReport& r) {
       .number("copy_bytes_per_s_after", r.copy_bytes_per_s_after)
       .string("copy_method", r.copy_method)
       .number("peak_flops_per_s", r.peak_flops_per_s)
-      .string("peak_method", r.peak_method);
+      .number("peak_flops_per_s_before", r.peak_flops_per_s_before)
+      .number("peak_flops_per_s_after", r.peak_flops_per_s_after)
+      .field("peak_disturbed", r.peak_disturbed ? "true" : "false")
+      .string("peak_method", r.peak_method)
+      .number("feed", r.problem.params.feed)
+      .number("kill", r.problem.params.kill)
+      .string("cpu_model", r.cpu_model)
+      .integer("logical_cpus", r.logical_cpus)
+      .number("load_average_before", r.load_before)
+      .number("load_average_after", r.load_after);
   std::string verifications = "[";
   for (std::size_t i = 0; i < r.verifications.size(); ++i) {
     const Verification& v = r.verifications[i];

@@ -150,10 +150,20 @@ struct BenchReport {
   double copy_bytes_per_s = 0;        // before the timed runs: the roofline "of copy" is against
   double copy_bytes_per_s_after = 0;  // after them: a machine whose memory slowed meanwhile shows
   std::string copy_method;
-  // The arithmetic roofline, before the timed runs, and what one cell update computes
-  // (model/cell_update.hpp's count for the stencil).
+  // The arithmetic roofline: the best of a probe before the timed runs and one after (a probe
+  // disturbed by other work on the machine measures too little), and what one cell update
+  // computes (model/cell_update.hpp's count for the stencil).
   double peak_flops_per_s = 0;
+  double peak_flops_per_s_before = 0, peak_flops_per_s_after = 0;
   std::string peak_method;
+  // A workload computed faster than the peak measured: both probes were disturbed, and the
+  // fractions of the peak mean nothing.
+  bool peak_disturbed = false;
+  // The machine: its CPU (/proc/cpuinfo's model name), logical CPUs, and the load average (over
+  // a minute) before and after, which tells a busy machine.
+  std::string cpu_model;
+  int logical_cpus = 0;
+  double load_before = -1, load_after = -1;
   int flops_per_cell_update = 0;
   std::vector<Verification> verifications;  // one per workload
   std::vector<Measurement> measurements;    // one per workload
