@@ -21,6 +21,7 @@
 #include "model/cell_update.hpp"
 #include "pipeline/run.hpp"
 #include "reference/from_model.hpp"
+#include "requests/settings.hpp"
 
 namespace grayscott::app::bench {
 
@@ -134,9 +135,14 @@ void BenchRequest::validate() const {
   }
   // As run refuses it: an existing file (or its .xmf) is replaced only with --force.
   if (io == OutputMode::Hdf5) io::check_output_path(output, overwrite, 0);
-  Problem p = problem;
-  p.grid = workloads.front().grid();
-  p.validate();
+  // Each workload's state must fit where it is stepped, as run and sweep check it: beyond, the
+  // allocation fails (std::bad_alloc) or the kernel's out-of-memory killer ends the process.
+  for (const Workload& w : workloads) {
+    Problem p = problem;
+    p.grid = w.grid();
+    p.validate();
+    requests::check_state_fits(p, static_cast<std::size_t>(w.batch), engine);
+  }
 }
 
 int bytes_per_cell_update(Precision precision) { return precision == Precision::Single ? 16 : 32; }

@@ -188,6 +188,10 @@ expect_error "io" --rows 8 --cols 8 --io csv
 expect_error "batch" --rows 8 --cols 8 --batch 0
 expect_error "batch" --rows 8 --cols 8 --batch 2 --io hdf5 --output "$work/x.h5"
 expect_error "rows" --rows 0
+# A state larger than the memory is refused before anything is allocated (not std::bad_alloc, not
+# the kernel's out-of-memory killer), as run and sweep refuse it.
+expect_error "needs 14.6 TiB of host memory" --rows 1000000 --cols 1000000 --images 1
+expect_error "members) needs" --preset quick --batch 1000000 --repeat 1
 expect_error "images" --rows 8 --cols 8 --images -1
 expect_error "backend" --rows 8 --cols 8 --backend tpu
 expect_error "batch-vs-large" --preset batch-vs-large --rows 64
