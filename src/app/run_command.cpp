@@ -291,7 +291,10 @@ void add_run_command(CLI::App& root) {
       }
       RunRequest request = state->settings.request();
       // The pictures come after the run: a folder they cannot go into is refused before it.
-      if (request.render_dir) io::check_render_folder(*request.render_dir);
+      if (request.render_dir) {
+        io::check_render_folder(*request.render_dir,
+                                continued ? std::filesystem::path(state->resume) : request.output);
+      }
       if (continued) {
         refuse_contradictions(*run, request, state->settings.out, *continued);
         continued->engine = request.engine;

@@ -310,6 +310,8 @@ expect_error "range: expected" render run.h5 --range 1
 touch notafolder
 expect_error "render notafolder is a file, not a folder" run "${small[@]}" -o pics.h5 --render notafolder
 expect_error "cannot be created: notafolder is a file" run "${small[@]}" -o pics.h5 --render notafolder/pics
+expect_error "render folder pics.h5 is the name of the run's file pics.h5" run "${small[@]}" -o pics.h5 --render pics.h5
+expect_error "render folder ./pics.xmf is the name of the run's file pics.xmf" run "${small[@]}" -o pics.h5 --render ./pics.xmf
 [[ ! -e pics.h5 ]] && pass || fail "a refused --render left an output file"
 expect_error "render notafolder is a file, not a folder" render run.h5 --out notafolder
 

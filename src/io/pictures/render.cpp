@@ -13,6 +13,7 @@
 
 #include "io/files/output_path.hpp"
 #include "io/files/reader.hpp"
+#include "io/files/xdmf.hpp"
 #include "io/pictures/atlas.hpp"
 #include "io/pictures/png.hpp"
 #include "io/pictures/text.hpp"
@@ -67,12 +68,28 @@ VolumeView parse_projection(const std::string& text) {
 void make_picture_folder(const fs::path& dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (!fs::is_directory(dir)) throw InvalidInput("cannot create folder " + dir.string());
+  if (!fs::is_directory(dir)) {
+    throw InvalidInput("cannot create folder " + dir.string() +
+                       (ec ? ": " + ec.message() : std::string(": a file has that name")));
+  }
 }
 
-void check_render_folder(const fs::path& dir) {
+void check_render_folder(const fs::path& dir, const fs::path& output) {
   if (dir.empty()) throw InvalidInput("render: the folder name is empty");
   std::error_code ec;
+  if (!output.empty()) {
+    // The run's file (or its companion) will stand at that name when the pictures are made.
+    const auto same = [&](const fs::path& file) {
+      return dir.lexically_normal() == file.lexically_normal() ||
+             fs::weakly_canonical(dir, ec) == fs::weakly_canonical(file, ec);
+    };
+    for (const fs::path& file : {output, xdmf_path_for(output)}) {
+      if (same(file)) {
+        throw InvalidInput("render folder " + dir.string() + " is the name of the run's file " +
+                           file.string() + ": the pictures need a folder of their own");
+      }
+    }
+  }
   if (fs::exists(dir, ec)) {
     if (!fs::is_directory(dir, ec)) {
       throw InvalidInput("render " + dir.string() + " is a file, not a folder");

@@ -128,9 +128,11 @@ std::vector<std::int64_t> field_shape(const RunFileReader& reader,
 
 // Checks, before anything is computed, that pictures can be written into `dir`: it is a writable
 // folder, or it does not exist and its nearest existing ancestor is a writable folder (it is
-// created when the first picture is written). Creates nothing. Throws InvalidInput, e.g. when
-// `dir` is a regular file.
-void check_render_folder(const std::filesystem::path& dir);
+// created when the first picture is written), and not the name of `output` (the file a run
+// writes, or its .xmf; empty: none). Creates nothing. Throws InvalidInput, e.g. when `dir` is a
+// regular file.
+void check_render_folder(const std::filesystem::path& dir,
+                         const std::filesystem::path& output = {});
 // Creates the folder pictures go into (and the ones above it); throws InvalidInput when it cannot.
 void make_picture_folder(const std::filesystem::path& dir);
 
