@@ -484,17 +484,24 @@ void write_block(hid_t dataset, hsize_t index, const RunFileAccess& access, cons
   h5::check(H5Dwrite(dataset, mem_type, mem_space, file_space, access.transfer, data), what);
 }
 
+// Below this, an image goes through the page cache: a direct write waits for the disk, which costs
+// a small image more than the copy it saves.
+constexpr std::size_t smallest_direct_image = std::size_t{64} << 10;
+
 // Writes image `index` of a 3-D dataset of whole images (of `grid`, `element` bytes a value, in
-// chunks of `chunk_rows` rows) straight to the disk, chunk by chunk at the places HDF5 gave them
-// in the file. Returns false where a chunk cannot be written so (not aligned as the disk asks, or
-// the file system declines): the caller then writes the image through HDF5, which writes the same
-// bytes to the same places. HDF5 keeps no copy of these chunks (no chunk cache, nothing written
-// at placement), so nothing of it goes stale.
+// chunks of `chunk_rows` rows) straight to the disk at the places HDF5 gave its chunks in the
+// file, chunks that follow each other in the file and in memory in one write (an image's chunks,
+// a volume's planes, were placed in order: one write an image). Returns false where a piece
+// cannot be written so (not aligned as the disk asks, or the file system declines) or the image
+// is small: the caller then writes the image through HDF5, which writes the same bytes to the
+// same places. HDF5 keeps no copy of these chunks (no chunk cache, nothing written at placement),
+// so nothing of it goes stale.
 bool write_image_directly(DirectWrites& direct, h5::ImageLocator& places, hsize_t index,
                           const Grid& grid, std::size_t element, const void* data,
                           const std::string& what) {
   // The file holds little-endian values: the memory's bytes are the file's only on such a CPU.
   if (!direct.usable() || std::endian::native != std::endian::little) return false;
+  if (static_cast<std::size_t>(grid.cells()) * element < smallest_direct_image) return false;
   const auto rows = static_cast<hsize_t>(grid.rows), cols = static_cast<hsize_t>(grid.cols);
   const hsize_t chunk_rows = places.chunk_rows();
   if (chunk_rows == 0) return false;
@@ -516,9 +523,17 @@ bool write_image_directly(DirectWrites& direct, h5::ImageLocator& places, hsize_
       const Chunk chunk{plane_data + row * cols * element,
                         static_cast<std::size_t>(std::min(chunk_rows, rows - row) * cols * element),
                         *address};
-      if (!direct.accepts(chunk.data, chunk.bytes, chunk.address)) return false;
-      chunks.push_back(chunk);
+      Chunk* last = chunks.empty() ? nullptr : &chunks.back();
+      if (last != nullptr && last->data + last->bytes == chunk.data &&
+          last->address + last->bytes == chunk.address) {
+        last->bytes += chunk.bytes;  // the next piece of the file and of memory: one write
+      } else {
+        chunks.push_back(chunk);
+      }
     }
+  }
+  for (const Chunk& chunk : chunks) {
+    if (!direct.accepts(chunk.data, chunk.bytes, chunk.address)) return false;
   }
   for (const Chunk& chunk : chunks) {
     if (!direct.write(chunk.data, chunk.bytes, chunk.address, what)) return false;
