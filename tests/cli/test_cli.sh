@@ -80,6 +80,15 @@ expect_error "--pattern with --resume: a continued run keeps the parameters of i
   run --resume stopped.h5 --pattern worms
 expect_error "--preset with --resume: a continued run keeps the parameters of its file" \
   run --resume stopped.h5 --preset adios2
+# A file another program holds open (HDF5 readers take a shared lock: h5py, xarray, ParaView) is
+# not continued, and the message says why rather than HDF5's "Resource temporarily unavailable".
+flock -s stopped.h5 sleep 10 &
+holder=$!
+sleep 0.3
+expect_error "the file is open elsewhere: a reader such as h5py, xarray, gs.open or ParaView holds it" \
+  run --resume stopped.h5
+kill $holder 2>/dev/null
+wait $holder 2>/dev/null
 cmp -s stopped.h5 stopped-before.h5 && pass || fail "a refused --resume changed the file"
 # --outside under --resume is compared with the file's, whose boundary is the one that counts.
 timeout -s INT 0.7 "$gs" run --rows 64 --cols 64 --images 60 --steps-per-image 20000 \

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "model/model.hpp"
@@ -80,7 +82,13 @@ std::string system_reason() {
 }
 
 void fail(const std::string& what) {
-  const std::string reason = system_reason();
+  std::string reason = system_reason();
+  // HDF5 locks a file it opens (flock): a lock refused means another open of it, in another
+  // program or through another HDF5 library in this one (h5py's).
+  if (reason == std::strerror(EWOULDBLOCK)) {
+    reason += " (the file is open elsewhere: a reader such as h5py, xarray, gs.open or ParaView "
+              "holds it; close it there and try again)";
+  }
   throw std::runtime_error("HDF5: cannot " + what + (reason.empty() ? "" : ": " + reason));
 }
 
