@@ -15,6 +15,7 @@ See docs/python.md for the whole API.
 
 from __future__ import annotations
 
+import atexit as _atexit
 import contextvars as _contextvars
 import functools as _functools
 import inspect as _inspect
@@ -25,6 +26,10 @@ import time as _time
 from . import _core
 
 __version__ = _core.__version__
+
+# A run (sweep, render) still going on in another thread when the interpreter exits stops at its
+# next image, its file continuable, before the interpreter ends that thread.
+_atexit.register(_core._stop_work_at_exit)
 
 __all__ = [
     "Simulation", "Sweep", "DeviceArray", "open", "sweep", "render", "video", "show", "explore",

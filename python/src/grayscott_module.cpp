@@ -82,6 +82,18 @@ std::function<bool()> python_interrupt(bool& interrupted) {
   };
 }
 
+// Runs, sweeps, renders and videos in progress in this process, in any thread. The interpreter's
+// exit stops them at their next image (stop_work_at_exit) before it ends the threads they run
+// in: a daemon thread ended inside one, as the interpreter ends them, unwinds through the engine
+// and aborts the process, leaving the file "running".
+std::atomic<int> work_in_progress{0};
+struct WorkInProgress {
+  WorkInProgress() { ++work_in_progress; }
+  ~WorkInProgress() { --work_in_progress; }
+  WorkInProgress(const WorkInProgress&) = delete;
+  WorkInProgress& operator=(const WorkInProgress&) = delete;
+};
+
 // "ValueError: boom": the exception as Python prints its last line.
 std::string exception_line(const nb::python_error& error) {
   std::string what = Py_TYPE(error.value().ptr())->tp_name;
@@ -831,6 +843,9 @@ class Batch {
   std::atomic<std::thread::id> running_thread_{};
   // The statistics of the image an on_image callback is called with, while it runs.
   std::vector<analysis::ImageStatistics> held_statistics_;
+  // The state's v and u before an on_image callback whose image does not carry them (a run
+  // writing one field only), to tell whether the callback wrote into them.
+  std::vector<std::byte> v_before_callback_, u_before_callback_;
   analysis::HistogramSpec held_histogram_;  // the histogram of held_statistics_
   bool views_on_device_ = false;  // device views were handed out: wait for others' work first
   std::recursive_mutex mutex_;
@@ -958,10 +973,31 @@ class Simulation : public Batch {
   }
 
  private:
+  // Before an on_image callback: a copy of each field of the host engine's state that the image
+  // does not carry, for restore_written_field.
+  void remember_unheld_fields(const pipeline::LoopImage& image) {
+    v_before_callback_.clear();
+    u_before_callback_.clear();
+    std::visit(
+        [&](auto& engine) {
+          using Real = typename std::remove_reference_t<decltype(*engine)>::real_type;
+          const auto state = engine->state();
+          if (state.on_device) return;
+          const std::size_t bytes = static_cast<std::size_t>(block_.cells()) * sizeof(Real);
+          const auto copy = [&](const void* field, std::vector<std::byte>& into) {
+            const auto* first = static_cast<const std::byte*>(field);
+            into.assign(first, first + bytes);
+          };
+          if (image.v == nullptr) copy(state.v, v_before_callback_);
+          if (image.u == nullptr) copy(state.u, u_before_callback_);
+        },
+        engine_);
+  }
+
   // After an on_image callback: the field ("v", "u") of a host engine's state that differs from
-  // the image it was called with, put back as the image holds it; null when none did (or the
-  // state is on a device, where the check would cost a copy of the state per image). u is
-  // checked where the image holds it (an image that carries a checkpoint, or fields u).
+  // the image it was called with (u: or from its copy taken before the call), put back as it
+  // was; null when none did (or the state is on a device, where the check would cost a copy of
+  // the state per image).
   const char* restore_written_field(const pipeline::LoopImage& image) {
     return std::visit(
         [&](auto& engine) -> const char* {
@@ -970,8 +1006,15 @@ class Simulation : public Batch {
           if (state.on_device) return nullptr;
           const std::size_t bytes = static_cast<std::size_t>(block_.cells()) * sizeof(Real);
           const char* changed = nullptr;
-          for (auto [name, held, live] : {std::tuple{"v", image.v, static_cast<void*>(state.v)},
-                                          std::tuple{"u", image.u, static_cast<void*>(state.u)}}) {
+          const auto held_or_copy = [](const void* held, const std::vector<std::byte>& copy) {
+            return held != nullptr ? held
+                   : copy.empty()  ? nullptr
+                                   : static_cast<const void*>(copy.data());
+          };
+          const void* v_held = held_or_copy(image.v, v_before_callback_);
+          const void* u_held = held_or_copy(image.u, u_before_callback_);
+          for (auto [name, held, live] : {std::tuple{"v", v_held, static_cast<void*>(state.v)},
+                                          std::tuple{"u", u_held, static_cast<void*>(state.u)}}) {
             if (held == nullptr || std::memcmp(held, live, bytes) == 0) continue;
             std::memcpy(live, held, bytes);
             if (changed == nullptr) changed = name;
@@ -1032,6 +1075,7 @@ class Simulation : public Batch {
                                                    : image_view<double>(values, problem_.grid))
                              : single    ? image_copy<float>(values, problem_.grid)
                                          : image_copy<double>(values, problem_.grid);
+          remember_unheld_fields(image);
           on_image(image.index, image.step, time_, array);
           // The callback may read the state, not write it (the file could not tell): a field
           // changed is put back as the image holds it, and the run stops there with the reason.
@@ -1070,6 +1114,7 @@ class Simulation : public Batch {
     // SIGTERM, SIGHUP, SIGUSR1 (a batch system's stop) left to their default action stop the run
     // at an image boundary with its checkpoint, then end the process as they would have.
     pipeline::StopSignals stop_signals(pipeline::StopSignals::WhereDefault{});
+    const WorkInProgress in_progress;
     try {
       nb::gil_scoped_release unlocked;
       summary = std::visit(
@@ -1424,6 +1469,8 @@ NB_MODULE(_core, m) {
       PyErr_SetString(PyExc_FileExistsError, python_words(e.what()).c_str());
     } catch (const PathDenied& e) {
       PyErr_SetString(PyExc_PermissionError, python_words(e.what()).c_str());
+    } catch (const PathIsDirectory& e) {
+      PyErr_SetString(PyExc_IsADirectoryError, python_words(e.what()).c_str());
     } catch (const InvalidInput& e) {
       PyErr_SetString(PyExc_ValueError, python_words(e.what()).c_str());
     } catch (const nb::builtin_exception&) {
@@ -1556,6 +1603,7 @@ NB_MODULE(_core, m) {
         pipeline::SweepSummary summary;
         {
           pipeline::StopSignals stop_signals;
+          const WorkInProgress in_progress;
           try {
             nb::gil_scoped_release unlocked;
             summary = pipeline::execute_sweep(request);
@@ -1654,6 +1702,16 @@ NB_MODULE(_core, m) {
       "stencil"_a, "du"_a.none(), "dv"_a.none(), "feed"_a.none(), "kill"_a.none(),
       "everywhere"_a.none());
 
+  // Registered with atexit by the package: runs (and sweeps, renders) still going on in other
+  // threads when the interpreter exits stop at their next image, their files consistent and
+  // continuable, as Ctrl-C leaves them, before the interpreter ends those threads.
+  m.def("_stop_work_at_exit", [] {
+    if (work_in_progress.load() == 0) return;
+    pipeline::request_stop(std::string("the Python interpreter exited while it ran"));
+    nb::gil_scoped_release unlocked;  // their callbacks need the GIL to reach the image's end
+    while (work_in_progress.load() > 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  });
+
   m.def(
       "_render",
       [](const std::string& file, const std::string& out, nb::dict settings) {
@@ -1665,6 +1723,7 @@ NB_MODULE(_core, m) {
         std::vector<std::filesystem::path> written;
         {
           pipeline::StopSignals stop_signals(pipeline::StopSignals::WhereDefault{});
+          const WorkInProgress in_progress;
           try {
             nb::gil_scoped_release unlocked;
             written = io::render_run(file, options);
@@ -1689,6 +1748,7 @@ NB_MODULE(_core, m) {
         bool interrupted = false;
         options.stop_requested = python_interrupt(interrupted);
         pipeline::StopSignals stop_signals(pipeline::StopSignals::WhereDefault{});
+        const WorkInProgress in_progress;
         std::int64_t frames = 0;
         try {
           nb::gil_scoped_release unlocked;

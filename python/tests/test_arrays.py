@@ -122,6 +122,33 @@ def test_one_simulation_from_several_threads_one_at_a_time():
     assert np.array_equal(shared.v, alone.v)
 
 
+@pytest.mark.parametrize("work", ["run", "sweep"])
+def test_a_run_in_a_daemon_thread_stops_at_an_image_when_the_interpreter_exits(tmp_path, work):
+    # The interpreter ends daemon threads at its exit; one ended inside the engine aborted the
+    # process ("terminate called without an active exception", exit 134) and left the file
+    # "running". It stops at an image instead, the file continuable, the process's exit its own.
+    import subprocess
+    import sys
+
+    import h5py
+
+    output = tmp_path / "daemon.h5"
+    start = {"run": "gs.Simulation(rows=64, cols=64, backend='cpu').run(images=10**6, "
+                    "steps_per_image=64, output=OUT, quiet=True)",
+             "sweep": "gs.sweep(feed=[0.02, 0.03], kill=[0.06], rows=64, cols=64, images=10**5, "
+                      "steps_per_image=64, output=OUT, quiet=True)"}[work]
+    script = ("import threading, time, grayscott as gs\n"
+              f"OUT = {str(output)!r}\n"
+              f"threading.Thread(target=lambda: {start}, daemon=True).start()\n"
+              "time.sleep(1.5)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0 and "terminate" not in done.stderr, done.stderr
+    with h5py.File(output, "r") as f:  # no swmr: closed as a stopped file is
+        status = f.attrs["status"]
+    assert "the Python interpreter exited while it ran" in status, status
+
+
 def test_a_second_thread_waits_for_a_run_to_end_then_steps_from_where_it_left(tmp_path):
     sim = gs.Simulation(rows=48, cols=48, backend="cpu", threads=1)
     started = threading.Event()

@@ -86,6 +86,10 @@ def test_paths_raise_the_exceptions_python_has_for_them(tmp_path):
     gs.render(tmp_path / "x.h5", out=tmp_path / "pictures")
     with pytest.raises(FileExistsError, match="overwrite=True"):
         gs.render(tmp_path / "x.h5", out=tmp_path / "pictures")
+    with pytest.raises(IsADirectoryError, match="is a directory, not a file"):
+        sim.run(images=1, output=tmp_path / "pictures", overwrite=True, quiet=True)
+    with pytest.raises(IsADirectoryError, match="is a directory, not a file"):
+        gs.Simulation.resume(tmp_path / "pictures")
     if os.geteuid() != 0:  # root writes anywhere
         locked = tmp_path / "locked"
         locked.mkdir(mode=0o500)

@@ -16,7 +16,7 @@ struct InvalidInput : std::runtime_error {
 };
 
 // Refusals about a path, which front ends tell apart (Python raises FileNotFoundError,
-// FileExistsError, PermissionError for them).
+// FileExistsError, PermissionError, IsADirectoryError for them).
 struct PathNotFound : InvalidInput {
   using InvalidInput::InvalidInput;
 };
@@ -24,6 +24,9 @@ struct PathExists : InvalidInput {
   using InvalidInput::InvalidInput;
 };
 struct PathDenied : InvalidInput {
+  using InvalidInput::InvalidInput;
+};
+struct PathIsDirectory : InvalidInput {
   using InvalidInput::InvalidInput;
 };
 

@@ -118,7 +118,7 @@ void check_output_path(const fs::path& path, bool overwrite, std::uint64_t bytes
   if (path.empty()) throw InvalidInput("output: the file name is empty");
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
-    throw InvalidInput("output " + path.string() + " is a directory, not a file");
+    throw PathIsDirectory("output " + path.string() + " is a directory, not a file");
   }
   check_replaceable(path, "output");
   if (path.extension() == ".xmf" || path.extension() == ".xdmf") {

@@ -28,7 +28,9 @@ RunFileReader::RunFileReader(const fs::path& path) : h_(std::make_unique<Handles
   h5::silence_library_errors();
   std::error_code ec;
   if (!fs::exists(path, ec)) throw PathNotFound(path.string() + ": no such file");
-  if (fs::is_directory(path, ec)) throw InvalidInput(path.string() + " is a directory, not a file");
+  if (fs::is_directory(path, ec)) {
+    throw PathIsDirectory(path.string() + " is a directory, not a file");
+  }
   // A file that cannot be read is not "not HDF5": say why it cannot be.
   if (std::FILE* readable = std::fopen(path.c_str(), "rb")) {
     std::fclose(readable);

@@ -134,7 +134,7 @@ void check_video_output(const fs::path& path, bool overwrite) {
   video_format(path);
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
-    throw InvalidInput("video " + path.string() + " is a directory, not a file");
+    throw PathIsDirectory("video " + path.string() + " is a directory, not a file");
   }
   check_replaceable(path, "video");
   if (fs::exists(fs::symlink_status(path, ec)) && !overwrite) {
