@@ -250,12 +250,14 @@ void Parameters::validate() const {
     double value;
   } rates[] = {{"feed", feed}, {"kill", kill}, {"du", du}, {"dv", dv}, {"dt", dt}};
   for (const auto& r : rates) {
-    if (!std::isfinite(r.value) || r.value < 0.0) {
-      throw InvalidInput(std::string(r.name) + " must be a finite non-negative number, got " +
+    // A time step of 0 steps nothing: dt alone must be above 0.
+    const bool dt_rate = std::string_view(r.name) == "dt";
+    if (!std::isfinite(r.value) || r.value < 0.0 || (dt_rate && r.value == 0.0)) {
+      throw InvalidInput(std::string(r.name) + " must be a finite " +
+                         (dt_rate ? "positive" : "non-negative") + " number, got " +
                          format_number(r.value));
     }
   }
-  if (dt == 0.0) throw InvalidInput("dt must be positive");
 }
 
 void Problem::validate() const {

@@ -182,7 +182,11 @@ EngineOptions EngineSettings::engine_options() const {
     throw InvalidInput("threads must be 0 (all cores) or a whole number from 1 to " +
                        std::to_string(max_threads) + ", got " + std::to_string(threads));
   }
-  if (fuse < 0 || fuse > max_fuse) {
+  if (fuse < 0) {
+    throw InvalidInput("fuse must be 0 (the backend's best) or a positive whole number, got " +
+                       std::to_string(fuse));
+  }
+  if (fuse > max_fuse) {
     throw InvalidInput("fuse must be 0 (the backend's best) or a whole number from 1 to " +
                        std::to_string(max_fuse) + ", got " + std::to_string(fuse));
   }

@@ -285,6 +285,11 @@ expect_error "du must be a finite non-negative number" run --du inf
 expect_error "stability limit 4.83" run --dt 5.5
 expect_error "stability limit 4.83" run --dt 4.9
 expect_error "stability limit 2.45" run --stencil five-point --dt 3
+# One rule for a time step, whatever its sign: above 0.
+expect_error "dt must be a finite positive number, got 0" run --dt 0
+expect_error "dt must be a finite positive number, got -1" run --dt -1
+expect_error "du must be a finite non-negative number, got -1" run --du -1
+expect_error "fuse must be 0 (the backend's best) or a positive whole number, got -1" run --fuse -1
 expect_error "got 8 values" run --stencil 1,1,1,1,0,1,1,1
 expect_error "not a number" run --stencil 1,1,1,1,0,1,1,1,x
 expect_error "finite" run --stencil 1,1,1,1,0,1,1,1,inf
