@@ -13,6 +13,7 @@
 #include "pipeline/run.hpp"
 #include "pipeline/stop_signal.hpp"
 #if GRAYSCOTT_WITH_MPI
+#include "mpi/decomposition.hpp"
 #include "pipeline/distributed_run.hpp"
 #include "pipeline/under_mpi.hpp"
 #endif
@@ -191,6 +192,28 @@ void report(const RunRequest& request, const RunSummary& summary) {
 }
 
 #if GRAYSCOTT_WITH_MPI
+// A decomposition given to a run of one process (without a launcher, or on one rank): a malformed
+// one named as such, then refused unless it is the one process's whole grid (1x1 of a plane,
+// 1x1x1 of a volume), as a launcher's ranks would refuse it.
+void check_one_process_decomposition(const std::string& text, const Grid& grid, bool launched) {
+  if (text.empty()) return;
+  const mpi::ProcessGrid g = mpi::parse_decomposition(text);
+  if (g.ranks() != 1) {
+    throw InvalidInput("decomposition " + text +
+                       (launched ? " needs " + std::to_string(g.ranks()) +
+                                       " ranks, but the run has 1"
+                                 : std::string(" needs an MPI launcher (mpirun -n P, srun)")));
+  }
+  if (grid.volume() && g.axes != 3) {
+    throw InvalidInput("decomposition " + text + ": a volume (" + grid.text() +
+                       ") is split PLANESxROWSxCOLS of ranks (e.g. 1x1x1)");
+  }
+  if (!grid.volume() && g.axes != 2) {
+    throw InvalidInput("decomposition " + text + ": a plane (" + grid.text() +
+                       ") is split ROWSxCOLS of ranks (e.g. 1x1)");
+  }
+}
+
 // Under an MPI launcher. One rank: exactly the serial program. Several: the distributed run;
 // every rank gets the same outcome and rank 0 reports it.
 void run_under_mpi(const std::function<RunRequest()>& make_request,
@@ -198,10 +221,7 @@ void run_under_mpi(const std::function<RunRequest()>& make_request,
   pipeline::run_on_every_rank([&](const mpi::Session& session) {
     const RunRequest request = make_request();
     if (session.size() == 1) {
-      if (!options.decomposition.empty() && options.decomposition != "1x1" &&
-          options.decomposition != "1x1x1") {
-        throw InvalidInput("decomposition " + options.decomposition + " needs more than one rank");
-      }
+      check_one_process_decomposition(options.decomposition, request.problem.grid, true);
       report(request, pipeline::execute_run(request));
       return;
     }
@@ -316,14 +336,10 @@ void add_run_command(CLI::App& root) {
     const pipeline::StopSignals stop_signals;
 #if GRAYSCOTT_WITH_MPI
     if (mpi::launched_by_mpi_launcher()) return run_under_mpi(make_request, state->distributed);
-    if (!state->distributed.decomposition.empty() && state->distributed.decomposition != "1x1" &&
-        state->distributed.decomposition != "1x1x1") {
-      throw InvalidInput("decomposition " + state->distributed.decomposition +
-                         " needs an MPI launcher (mpirun -n P, srun)");
-    }
 #endif
     const RunRequest request = make_request();
 #if GRAYSCOTT_WITH_MPI
+    check_one_process_decomposition(state->distributed.decomposition, request.problem.grid, false);
     // The other options of a run over ranks mean nothing to one process: refused, not ignored
     // (given on the command line or in --config, which make_request read), unless at their
     // default, which asks for nothing (as a decomposition of 1x1 does).

@@ -198,6 +198,18 @@ if "$gs" run --help | grep -q -- --halo-depth; then  # a build with MPI
   "$gs" run --halo-depth 0 --overlap-writes auto --gpu-aware-mpi auto --decomposition 1x1 \
     --rows 8 --cols 8 --images 1 --quiet -o defaults.h5 && pass ||
     fail "the MPI options at their defaults are refused without a launcher"
+  # A decomposition to one process: a malformed one named as such, a split of more than one rank
+  # refused, and the one process's whole grid only in its own form (a volume's is PxRxC).
+  expect_error "decomposition: expected ROWSxCOLS of ranks (e.g. 2x2), or a volume's PLANESxROWSxCOLS (e.g. 2x1x1), got 'axbxc'" \
+    run --decomposition axbxc --rows 8 --cols 8 -o one.h5
+  expect_error "decomposition 2x1 needs an MPI launcher (mpirun -n P, srun)" \
+    run --decomposition 2x1 --rows 8 --cols 8 -o one.h5
+  expect_error "decomposition 1x1: a volume (5x11x17) is split PLANESxROWSxCOLS of ranks" \
+    run --decomposition 1x1 --depth 5 --rows 11 --cols 17 -o one.h5
+  expect_error "decomposition 1x1x1: a plane (8x8) is split ROWSxCOLS of ranks" \
+    run --decomposition 1x1x1 --rows 8 --cols 8 -o one.h5
+  "$gs" run --decomposition 1x1x1 --depth 5 --rows 11 --cols 17 --images 1 --quiet -o one-volume.h5 &&
+    pass || fail "a volume's 1x1x1 to one process is refused"
   # Given twice, the later wins, as for every option of run.
   "$gs" run --halo-depth 5 --halo-depth 0 --rows 8 --cols 8 --images 1 --quiet -o halo-twice.h5 &&
     pass || fail "--halo-depth given twice is refused"
