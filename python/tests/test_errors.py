@@ -71,6 +71,29 @@ def test_sweep_needs_values():
         gs.Sweep(feed=[-0.1], kill=[0.05])
 
 
+def test_an_array_is_not_taken_for_the_number_it_holds():
+    # NumPy turns an array of one value into that number, which would take a list for a number.
+    with pytest.raises(TypeError, match=r"^rows: expected an int, got numpy.ndarray"):
+        gs.Simulation(rows=np.array([32]), cols=32, backend="cpu")
+    with pytest.raises(TypeError, match=r"^feed: expected a number, got numpy.ndarray"):
+        gs.Simulation(rows=32, cols=32, feed=np.array([0.02]), backend="cpu")
+    sim = gs.Simulation(rows=np.int64(16), cols=16, feed=np.float32(0.02), backend="cpu")
+    with pytest.raises(TypeError, match=r"^steps: expected an int, got numpy.ndarray"):
+        sim.advance(np.array([3]))
+    sim.advance(np.array(3))  # a value without axes is a number
+    assert sim.step == 3
+
+
+def test_a_misspelt_keyword_gets_the_command_lines_hint():
+    with pytest.raises(TypeError, match=r"^Simulation\(\) got an unexpected keyword argument "
+                                        r"'colls' \(did you mean cols\?\)$"):
+        gs.Simulation(colls=64)
+    with pytest.raises(TypeError, match=r"did you mean images\?"):
+        gs.Simulation(rows=8, cols=8, backend="cpu").run(imagse=2)
+    with pytest.raises(TypeError, match=r"^sweep\(\) got an unexpected keyword argument 'zzz'$"):
+        gs.sweep(feed=[0.02], kill=[0.06], zzz=1)
+
+
 def test_paths_raise_the_exceptions_python_has_for_them(tmp_path):
     sim = gs.Simulation(rows=8, cols=8, backend="cpu")
     with pytest.raises(FileNotFoundError, match="output folder .*missing does not exist"):

@@ -97,8 +97,11 @@ for folder, shape, count in (("middle", (R, C), IMAGES), ("y", (D, C), IMAGES), 
         check(picture.shape[:2] == shape, f"{folder}: a picture of {picture.shape[:2]}")
         check(np.ptp(picture[..., :3]) > 0.1, f"{folder}: the picture is blank")
 refused = run(grayscott, "render", "volume.h5", "--out", "bad", "--slice", f"z={D}", ok=False)
-check(refused.returncode != 0 and f"z={D} is out of range" in refused.stderr,
-      f"a slice past the volume: {refused.stderr}")
+check(refused.returncode != 0 and f"z={D} is out of range: the grid has {D} planes (z = 0 to "
+      f"{D - 1})" in refused.stderr, f"a slice past the volume: {refused.stderr}")
+refused = run(grayscott, "render", "volume.h5", "--out", "bad", "--slice", f"y={R}", ok=False)
+check(refused.returncode != 0 and f"y={R} is out of range: the grid has {R} rows (y = 0 to "
+      f"{R - 1})" in refused.stderr, f"a slice past the rows: {refused.stderr}")
 both = run(grayscott, "render", "volume.h5", "--slice", "z=1", "--projection", "max", ok=False)
 check(both.returncode != 0, "--slice and --projection together are refused")
 run(writer, "plane.h5", "1", str(R), str(C), "1")

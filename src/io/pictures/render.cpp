@@ -412,10 +412,11 @@ VolumePicture plan_volume_picture(const std::optional<VolumeView>& view, std::in
     const std::int64_t index = p.view.index.value_or(along / 2);
     if (index >= along) {
       const char axis = "zyx"[p.view.axis];
+      // z counts planes, y rows, x columns.
+      const char* cells = p.view.axis == 0 ? " planes (z" : p.view.axis == 1 ? " rows (y" : " columns (x";
       throw InvalidInput("slice " + std::string(1, axis) + "=" + std::to_string(index) +
-                         " is out of range: the grid has " + std::to_string(along) +
-                         " planes along " + std::string(1, axis) + " (0 to " +
-                         std::to_string(along - 1) + ")");
+                         " is out of range: the grid has " + std::to_string(along) + cells +
+                         " = 0 to " + std::to_string(along - 1) + ")");
     }
     p.view.index = index;
     // A slice across y is depth x cols, across x depth x rows (plane 0 at the top).
