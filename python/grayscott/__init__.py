@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import atexit as _atexit
 import contextvars as _contextvars
+import difflib as _difflib
 import functools as _functools
 import inspect as _inspect
 import os as _os
@@ -55,7 +56,20 @@ def _records_given(function):
 
     @_functools.wraps(function)
     def call(*args, **kwargs):
-        token = _GIVEN.set(tuple(signature.bind(*args, **kwargs).arguments))
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError:
+            # A misspelt keyword gets the command line's hint ("did you mean cols?").
+            unknown = [name for name in kwargs if name not in signature.parameters]
+            if not unknown:
+                raise
+            names = [name for name in signature.parameters if name != "self"]
+            close = _difflib.get_close_matches(unknown[0], names, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            called = function.__qualname__.removesuffix(".__init__")
+            raise TypeError(f"{called}() got an unexpected keyword argument {unknown[0]!r}{hint}"
+                            ) from None
+        token = _GIVEN.set(tuple(bound.arguments))
         try:
             return function(*args, **kwargs)
         finally:

@@ -133,17 +133,30 @@ bool flag(std::string_view keyword, nb::handle value) {
   return PyObject_IsTrue(value.ptr()) == 1;
 }
 
-bool is_whole(nb::handle value) { return !is_bool(value) && PyIndex_Check(value.ptr()); }
+// An array of one or more axes (np.array([32])): NumPy converts one of a single value to a number,
+// which would take a list for its one element.
+bool is_array_with_axes(nb::handle value) {
+  if (!nb::hasattr(value, "ndim")) return false;
+  const nb::object ndim = value.attr("ndim");
+  return PyLong_Check(ndim.ptr()) && PyLong_AsLong(ndim.ptr()) > 0;
+}
+
+bool is_whole(nb::handle value) {
+  return !is_bool(value) && PyIndex_Check(value.ptr()) && !is_array_with_axes(value);
+}
 
 bool is_number(nb::handle value) {
-  if (is_bool(value) || PyUnicode_Check(value.ptr())) return false;
+  if (is_bool(value) || PyUnicode_Check(value.ptr()) || is_array_with_axes(value)) return false;
   return PyLong_Check(value.ptr()) || PyFloat_Check(value.ptr()) || nb::hasattr(value, "__float__");
 }
 
 std::int64_t whole_number(std::string_view keyword, nb::handle value) {
   if (!is_whole(value)) wrong_type(keyword, "an int", value);
   const nb::object index = nb::steal(PyNumber_Index(value.ptr()));
-  if (!index.is_valid()) throw nb::python_error();
+  if (!index.is_valid()) {
+    PyErr_Clear();
+    wrong_type(keyword, "an int", value);
+  }
   int overflow = 0;
   const long long whole = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
   if (overflow != 0) {
