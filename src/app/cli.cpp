@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <string_view>
 
 #include "app/commands.hpp"
@@ -175,6 +176,13 @@ CLI::Option* option_for(CLI::App& app, const std::string& name) {
   return option;
 }
 
+// The options whose values a config file gave, each with where: a value refused later (by the
+// request's checks, which know nothing of files) is traced back to its line.
+std::map<std::string, std::string>& taken_from_config() {
+  static std::map<std::string, std::string> origins;
+  return origins;
+}
+
 void apply_key(CLI::Option& option, const toml::node& node, const std::string& where) {
   // The command line (or the command's own section) wins; the key is checked all the same, so
   // that a file is valid or not whatever the command line beside it.
@@ -190,6 +198,7 @@ void apply_key(CLI::Option& option, const toml::node& node, const std::string& w
       if (overridden) return;
       option.add_result(text);
     }
+    if (!option.get_lnames().empty()) taken_from_config()[option.get_lnames().front()] = where;
     option.run_callback();
   } catch (const CLI::ParseError& e) {
     throw InvalidInput(where + ": " + e.what());
@@ -260,6 +269,12 @@ void record_given(const CLI::App& app, requests::ProblemSettings& problem) {
   }
 }
 
+std::string config_origin_of(const std::string& message) {
+  const std::string name = message.substr(0, message.find_first_of(" :"));
+  const auto found = taken_from_config().find(name);
+  return found == taken_from_config().end() ? std::string() : " (" + found->second + ")";
+}
+
 void apply_config(CLI::App& app, const std::string& path, const std::function<void()>& check) {
   const bool print = app.get_option("--print-config")->count() > 0;
   refuse_empty_name(app, "--config", path);
@@ -293,10 +308,11 @@ void apply_config(CLI::App& app, const std::string& path, const std::function<vo
     const auto unknown_key = [&](const toml::node& node, const std::string& key,
                                  const std::string& name) {
       const std::string near = nearest_option(app, name, /*primary=*/true);
-      const std::string hint = name == "config" || name == "print-config"
-                                   ? " (a config file names options, not another config)"
-                               : near.empty() ? ""
-                                              : " (did you mean " + near + "?)";
+      const std::string hint =
+          name == "config"         ? " (a config file names options, not another config)"
+          : name == "print-config" ? " (--print-config is asked for on the command line)"
+          : near.empty()           ? ""
+                                   : " (did you mean " + near + "?)";
       unknown.emplace_back(node.source().begin.line, "line " +
                                                          std::to_string(node.source().begin.line) +
                                                          ", key '" + key + "': unknown key" + hint);
@@ -392,6 +408,15 @@ std::string explain_parse_error(const CLI::ParseError& error, CLI::App& command)
                                    : type.rfind("FLOAT", 0) == 0 ? "a number"
                                                                  : "another value";
       return name + ": expected " + expected + ", got '" + value + "'";
+    }
+  }
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&error) != nullptr) {
+    // CLI11 says "--config: At Most 1 required but received 2".
+    const std::string text = error.what();
+    const std::string marker = ": At Most 1 required but received ";
+    if (const std::size_t at = text.find(marker); at != std::string::npos) {
+      return text.substr(0, at) + " given " + text.substr(at + marker.size()) +
+             " times; it takes one value";
     }
   }
   return error.what();

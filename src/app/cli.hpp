@@ -85,6 +85,10 @@ std::string explain_parse_error(const CLI::ParseError& error, CLI::App& command)
 // else. `check` (when given) validates the options first, so that what is printed is a valid run.
 void add_config_option(CLI::App& app, std::string& path);
 void apply_config(CLI::App& app, const std::string& path, const std::function<void()>& check = {});
+// Where a refused value came from, for its message: " (config run.toml line 3, key 'rows')" when
+// `message` ("rows must be a positive integer") begins with an option's name whose value
+// apply_config took from a file; empty otherwise.
+std::string config_origin_of(const std::string& message);
 struct ConfigPrinted {};
 
 // Every command of `app` (CLI11's get_subcommands() lists only those given on the command line).

@@ -95,7 +95,8 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const InvalidInput& e) {
     if (app::secondary_mpi_process()) return 2;
-    std::fprintf(stderr, "grayscott: error: %s\n", e.what());
+    std::fprintf(stderr, "grayscott: error: %s%s\n", e.what(),
+                 app::config_origin_of(e.what()).c_str());
     return 2;
   } catch (const std::exception& e) {
     if (app::secondary_mpi_process()) return 1;

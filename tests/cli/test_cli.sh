@@ -165,6 +165,16 @@ expect_error "line 2, key 'steps': unknown key" run --config unknown.toml -o x.h
 printf 'rows = [1,\n' >broken.toml
 expect_error "config broken.toml line" run --config broken.toml -o x.h5
 expect_error "could not be opened" run --config missing.toml -o x.h5
+# A value the request refuses later is traced back to its line; the command line's is not.
+printf 'cols = 16\n[run]\nrows = -32\n' > negative.toml
+expect_error "rows must be a positive integer (config negative.toml line 3, key 'run.rows')" \
+  run --config negative.toml -o x.h5
+expect_error "rows must be a positive integer" run --config negative.toml --rows -3 -o x.h5
+! grep -q "negative.toml" err.txt && pass || fail "a command line value blamed on the config: $(cat err.txt)"
+printf 'print-config = true\n' > printing.toml
+expect_error "key 'print-config': unknown key (--print-config is asked for on the command line)" \
+  run --config printing.toml -o x.h5
+expect_error "--config given 2 times; it takes one value" run --config run.toml --config run.toml
 # Every unknown key at once, in the file's order, with the nearest option where there is one.
 printf 'velocity = 3\nrows = 8\ncolour = 1\n[run]\nimags = 2\n' >unknowns.toml
 expect_error "config unknowns.toml line 1, key 'velocity': unknown key; line 3, key 'colour': unknown key; line 5, key 'run.imags': unknown key (did you mean images?)" \
