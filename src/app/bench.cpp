@@ -622,6 +622,10 @@ std::string format_table(const BenchReport& r) {
   if (r.copy_bytes_per_s_after < 0.9 * r.copy_bytes_per_s) {
     out << "note: the memory copied more slowly after the runs than before: the machine was "
            "busier, so compare these figures with care\n";
+  } else if (r.copy_bytes_per_s_after > 1.1 * r.copy_bytes_per_s) {
+    out << "note: the memory copied faster after the runs than before: the machine was busier "
+           "before (the fractions of the copy bandwidth are against the slower figure), so "
+           "compare these figures with care\n";
   }
   out << "\n";
   char line[256];

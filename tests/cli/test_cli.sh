@@ -346,6 +346,10 @@ expect_error "range: expected" render run.h5 --range 1
 touch notafolder
 expect_error "render notafolder is a file, not a folder" run "${small[@]}" -o pics.h5 --render notafolder
 expect_error "cannot be created: notafolder is a file" run "${small[@]}" -o pics.h5 --render notafolder/pics
+# A folder on a file system of no size (/proc: root may write there, yet no file can be made).
+if [[ $EUID -eq 0 ]]; then
+  expect_error "output folder /proc is on a file system that holds no files" run "${small[@]}" -o /proc/x.h5
+fi
 expect_error "render folder pics.h5 is the name of the run's file pics.h5" run "${small[@]}" -o pics.h5 --render pics.h5
 expect_error "render folder ./pics.xmf is the name of the run's file pics.xmf" run "${small[@]}" -o pics.h5 --render ./pics.xmf
 [[ ! -e pics.h5 ]] && pass || fail "a refused --render left an output file"

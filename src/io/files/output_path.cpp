@@ -150,6 +150,11 @@ void check_output_path(const fs::path& path, bool overwrite, std::uint64_t bytes
     throw PathDenied("output folder " + folder.string() + " is not writable (" + why + ")");
   }
   const fs::space_info space = fs::space(folder, ec);
+  // A file system of no size at all (/proc, /sys) holds no files, whatever the space it reports.
+  if (!ec && space.capacity == 0) {
+    throw InvalidInput("output folder " + folder.string() +
+                       " is on a file system that holds no files (such as /proc or /sys)");
+  }
   // The new file is created beside the old one before it replaces it: nothing is reclaimed.
   if (!ec && static_cast<double>(space.available) < 1.01 * static_cast<double>(bytes)) {
     throw InvalidInput("output needs " + format_bytes(bytes) + " but " + folder.string() +
