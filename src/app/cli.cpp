@@ -242,7 +242,10 @@ void print_config(const CLI::App& app) {
     const bool is_seed = option->get_type_name() == "UINT";
     if (!is_flag(*option) && !takes_number(*option) && !is_seed) value = toml_string(value);
     if (!given && !noted) {
-      std::printf("# not given: the default, unless a preset, a pattern or --depth sets it\n");
+      // Only a command with presets has defaults that another option changes.
+      std::printf(app.get_option_no_throw("--preset") != nullptr
+                      ? "# not given: the default, unless a preset, a pattern or --depth sets it\n"
+                      : "# not given: the default\n");
       noted = true;
     }
     std::printf("%s%s = %s\n", given ? "" : "# ", name.c_str(), value.c_str());

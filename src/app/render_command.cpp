@@ -111,16 +111,22 @@ void add_render_command(CLI::App& root) {
     if (!state->projection.empty()) options.volume = io::parse_projection(state->projection);
   };
   render->callback([render, state, image, seed, look] {
-    apply_config(*render, state->config);
-    refuse_empty_name(*render, "--video", state->video);
-    // A video's options without one would be ignored: pictures are written of every image.
-    for (const char* option : {"--every", "--fps", "--seed"}) {
-      if (state->video.empty() && given(*render, option)) {
-        throw InvalidInput(std::string(option) +
-                           " is a video's option: give --video NAME.mp4 (pictures are written "
-                           "of every image)");
+    // Checked before --print-config prints them too: what it prints is a rendering that runs.
+    const auto check_options = [&] {
+      refuse_empty_name(*render, "--video", state->video);
+      // A video's options without one would be ignored: pictures are written of every image.
+      for (const char* option : {"--every", "--fps", "--seed"}) {
+        if (state->video.empty() && given(*render, option)) {
+          throw InvalidInput(std::string(option) +
+                             " is a video's option: give --video NAME.mp4 (pictures are written "
+                             "of every image)");
+        }
       }
-    }
+      io::RenderOptions appearance;
+      look(appearance);  // the range, colormap, scale and view parse
+    };
+    apply_config(*render, state->config, check_options);
+    check_options();
     // A stop signal ends the rendering between two pictures or frames (no partial file left).
     const pipeline::StopSignals stop_signals;
     const auto stop_requested = [] { return pipeline::stop_requested() != 0; };

@@ -115,6 +115,11 @@ data[100:400] = bytes((i * 37 + 11) % 256 for i in range(300))
 open("scrambled.h5", "wb").write(data)'
 expect_error "HDF5: cannot read the attributes of scrambled.h5: incorrect metadata checksum" info scrambled.h5
 expect_error "--every is a video's option: give --video NAME.mp4" render run.h5 --every 2 --out every
+# --print-config prints only what runs: the same options are refused there.
+expect_error "--every is a video's option: give --video NAME.mp4" render run.h5 --every 2 --print-config
+expect_error "range: expected LO:HI" render run.h5 --range 1:0 --print-config
+"$gs" render run.h5 --print-config >printed.txt 2>&1 && grep -qx "# not given: the default" printed.txt &&
+  pass || fail "render --print-config: $(cat printed.txt)"
 expect_error "video: the file name is empty" render run.h5 --video ""
 /usr/bin/python3 - run.h5 <<'PY' && pass || fail "h5py read-back"
 import sys, h5py, numpy as np
