@@ -692,8 +692,11 @@ def show(what, range=(0.0, 0.5), colormap: str = "inferno"):
     import numpy
     from IPython.display import Image
 
-    values = what.v if isinstance(what, Simulation) else what
-    return Image(data=_picture_of(numpy.asarray(values), range, colormap, _LIVE_PIXELS), format="png")
+    values = numpy.asarray(what.v if isinstance(what, Simulation) else what)
+    if values.dtype.kind not in "biuf":
+        raise TypeError(f"show: expected a Simulation or a 2D array of numbers, got "
+                        f"{type(what).__name__} {what!r:.40}")
+    return Image(data=_picture_of(values, range, colormap, _LIVE_PIXELS), format="png")
 
 
 def explore(rows: int = 128, cols: int = 128, steps: int = 3000, feed: float = 0.037,

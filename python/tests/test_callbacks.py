@@ -262,3 +262,17 @@ def test_a_progress_callable_may_read_the_simulation(tmp_path):
 
     sim.run(images=3, steps_per_image=4, output=tmp_path / "p.h5", progress=progress, quiet=True)
     assert [(d, t, s) for d, t, s, _ in seen] == [(1, 3, 4), (2, 3, 8), (3, 3, 12)]
+
+
+def test_show_pictures_a_simulation_or_any_2d_array():
+    pytest.importorskip("IPython")
+    sim = gs.Simulation(rows=24, cols=32, backend="cpu")
+    sim.advance(50)
+    picture = gs.show(sim)
+    assert picture.format == "png" and picture.data[:4] == b"\x89PNG"
+    # Any 2D array of numbers, as the simulation's own v gives the same picture.
+    assert gs.show(np.array(sim.v, dtype=np.float64)).data == picture.data
+    with pytest.raises(TypeError, match="show: expected a Simulation or a 2D array of numbers, got str"):
+        gs.show("x")
+    with pytest.raises(ValueError):
+        gs.show(np.zeros(5))
