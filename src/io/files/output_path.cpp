@@ -176,7 +176,7 @@ fs::path partial_name(const fs::path& path, const std::string& tag) {
   return path.parent_path() / (name + suffix);
 }
 
-void claim_output(const fs::path& partial, const fs::path& path, bool overwrite) {
+void take_output_name(const fs::path& partial, const fs::path& path, bool overwrite) {
   if (!overwrite) {
     move_into_place(partial, path, false);  // a hard link: never replaces what appeared meanwhile
     return;

@@ -357,7 +357,7 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
     // after the flush above, which gave the file its size.
     give_metadata_its_blocks(partial);
     if (access_.writes_companions) {
-      claim_output(partial, path, overwrite);
+      take_output_name(partial, path, overwrite);
       write_companion();  // no image yet: replaces any stale companion
     }
   } catch (...) {

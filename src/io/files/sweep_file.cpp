@@ -376,7 +376,7 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
     // After SWMR's start, which cuts the file at its end (and any blocks past it).
     give_metadata_its_blocks(partial);
     if (access.writes_shared_data) {
-      claim_output(partial, path, overwrite);
+      take_output_name(partial, path, overwrite);
     }
   } catch (...) {
     h_->close_datasets();
