@@ -39,7 +39,7 @@ void move_into_place(const std::filesystem::path& partial, const std::filesystem
 // processes given one name with --force at once, the later finds the earlier's file being written
 // and is refused, instead of both going on and one writing into a file that is gone.
 void take_output_name(const std::filesystem::path& partial, const std::filesystem::path& path,
-                  bool overwrite);
+                      bool overwrite);
 // The temporary name move_into_place expects: "NAME.partial-TAG" beside `path`.
 std::filesystem::path partial_name(const std::filesystem::path& path, const std::string& tag);
 
