@@ -549,7 +549,7 @@ class Sweep(_core._Sweep):
     ``feed`` and ``kill`` are a number, a sequence of numbers, or the command line's
     "START:STOP:COUNT". ``u`` and ``v`` have shape (members, rows, cols) and are views, as for
     Simulation. With ``seeds`` the members start from the rectangle with noise (``init`` defaults
-    to "noise" then), one seed each.
+    to "noise" then, as for ``grayscott sweep --seeds``), one seed each.
     """
 
     __slots__ = ("_on_device",)
@@ -579,8 +579,6 @@ class Sweep(_core._Sweep):
         fuse_steps: int = _SWEEP["fuse_steps"],
         device: int = _SWEEP["device"],
     ):
-        if init is None:
-            init = _SWEEP["init"] if seeds is None else "noise"
         super().__init__(_named_arguments(locals()))
         self._on_device = self.on_device
 
@@ -651,8 +649,6 @@ def sweep(
     total)`` is called after each image with the member-images written and to write (default: a
     tqdm bar unless quiet). Ctrl-C stops it at an image boundary with its checkpoints saved;
     ``grayscott sweep --resume output`` continues it."""
-    if init is None:
-        init = _SWEEP["init"] if seeds is None else "noise"
     output = _path("output", output, _SWEEP["output"])
     if _progress(progress) is None:
         progress = _default_progress(quiet, output)

@@ -291,14 +291,23 @@ pipeline::RunRequest RunSettings::request() const {
   return request;
 }
 
+ProblemSettings SweepSettings::seeded_problem() const {
+  ProblemSettings seeded = problem;
+  if (!seeds.empty() && !problem.is_given("init") && problem.preset.empty()) seeded.init = "noise";
+  return seeded;
+}
+
 std::vector<pipeline::SweepMember> SweepSettings::members() const {
-  const InitialState initial = problem.initial_state();
+  const InitialState initial = seeded_problem().initial_state();
   std::vector<std::uint64_t> seed_list{initial.seed};
   // An empty list given (a script's empty variable, seeds = []) is not the default seed.
   if (seeds.empty() && problem.is_given("seeds")) throw InvalidInput("seeds: no value given");
   if (!seeds.empty()) {
     if (!problem.seed.empty()) throw InvalidInput("seeds: give --seed or --seeds, not both");
-    if (initial.kind != InitialKind::Noise) throw InvalidInput("seeds: seeds need --init noise");
+    if (initial.kind != InitialKind::Noise) {
+      throw InvalidInput("seeds: seeds draw the noise of --init noise, and the start is " +
+                         std::string(to_string(initial.kind)));
+    }
     seed_list = parse_seed_list(seeds);
   }
   // A preset's or a pattern's rates, unless the sets are given.
@@ -324,7 +333,7 @@ pipeline::SweepRequest SweepSettings::request() const {
   pipeline::SweepRequest request;
   request.members = members();
   request.problem = shared_problem(request.members);
-  request.init = problem.initial_state();
+  request.init = seeded_problem().initial_state();
   apply_output(out, request);
   refuse_unmeasured_settings(request.analysis,
                              [this](std::string_view option) { return problem.is_given(option); });

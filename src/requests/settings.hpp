@@ -145,6 +145,9 @@ struct SweepSettings {
   std::string seeds;                             // a list of seeds, with init noise
   std::string max_batch_memory;                  // e.g. 8G; empty: the default
 
+  // The members' problem: `problem`, its start noise where seeds are given and no start is (the
+  // seeds draw that noise; a start given, or a preset's, stands and must be noise).
+  ProblemSettings seeded_problem() const;
   std::vector<pipeline::SweepMember> members() const;
   // The problem the members share (grid, diffusion, stencil, boundary, precision), validated with
   // the first member's rates: what a batch engine is made for.

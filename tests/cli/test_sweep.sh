@@ -102,11 +102,22 @@ expect_error() {
   grep -q -- "$pattern" err.txt || fail "$*: expected '$pattern', got: $(cat err.txt)"
   [ ! -e bad.h5 ] || fail "$* wrote a file"
 }
+# Seeds draw noise: given alone, they make the start noise, the same sweep as with --init noise.
+"$grayscott" sweep --seeds 1,2 --rows 16 --cols 16 --images 2 --steps-per-image 5 -o seeded.h5 --quiet
+"$grayscott" sweep --init noise --seeds 1,2 --rows 16 --cols 16 --images 2 --steps-per-image 5 \
+  -o seeded-noise.h5 --quiet
+/usr/bin/python3 - <<'PY' || fail "--seeds alone is not --init noise --seeds"
+import h5py, numpy as np
+with h5py.File("seeded.h5", "r") as a, h5py.File("seeded-noise.h5", "r") as b:
+    assert a.attrs["init"] == "noise" and list(a["seed"][:]) == [1, 2]
+    assert np.array_equal(a["v"][...], b["v"][...])
+PY
 expect_error "count must be at least 1" sweep --feed 0.01:0.06:0
 expect_error "reversed" sweep --kill 0.07:0.04:4
 expect_error "not a number" sweep --feed 0.01,abc
 expect_error "appears twice" sweep --feed 0.01,0.01
-expect_error "seeds need --init noise" sweep --seeds 1,2
+expect_error "seeds: seeds draw the noise of --init noise, and the start is rectangle" sweep --init rectangle --seeds 1,2
+expect_error "seeds: seeds draw the noise of --init noise, and the start is box" sweep --preset course-numpy --seeds 1,2
 expect_error "not both" sweep --init noise --seed 1 --seeds 1,2
 expect_error "init: expected rectangle, noise, box, box-bordered, drop or cube" sweep --init stripes
 expect_error "needs --init noise" run --seed 4
