@@ -22,6 +22,7 @@ import functools as _functools
 import inspect as _inspect
 import os as _os
 import sys as _sys
+import threading as _threading
 import time as _time
 
 from . import _core
@@ -31,6 +32,12 @@ __version__ = _core.__version__
 # A run (sweep, render) still going on in another thread when the interpreter exits stops at its
 # next image, its file continuable, before the interpreter ends that thread.
 _atexit.register(_core._stop_work_at_exit)
+
+# The HDF5 library this package is built with is not thread-safe: two files written or read at
+# once from two threads corrupt its caches ("ring type mismatch", a crash). Runs, sweeps and
+# renderings of one process take turns (a second thread's waits, without the GIL, for the
+# first's to end); the same thread may nest them (a video made from an on_image callback).
+_FILE_WORK = _threading.RLock()
 
 __all__ = [
     "Simulation", "Sweep", "DeviceArray", "open", "sweep", "render", "video", "show", "explore",
@@ -487,7 +494,8 @@ class Simulation(_core._Simulation):
         if _progress(progress) is None and not self._over_ranks:
             progress = _default_progress(quiet, output)
         hook, views = _callbacks(images, on_image, live)
-        return self._run(settings, progress, hook, False, views)
+        with _FILE_WORK:
+            return self._run(settings, progress, hook, False, views)
 
     @classmethod
     def resume(cls, path, backend: str = _SIMULATION["backend"], threads: int = _SIMULATION["threads"],
@@ -501,14 +509,15 @@ class Simulation(_core._Simulation):
         ``decomposition`` as in Simulation; each rank's simulation then holds its block."""
         path = _path("path", path)
         _progress(progress)
-        parameters = _core._resumable_run(path)
-        sim = cls(**parameters, backend=backend, threads=threads, comm=comm,
-                  decomposition=decomposition)
-        if progress is None and not sim._over_ranks:
-            progress = _default_progress(quiet, path)
-        hook, views = _callbacks(0, on_image, live)
-        sim._run({"output": path, "quiet": quiet, "checkpoint_every": checkpoint_every}, progress,
-                 hook, True, views)
+        with _FILE_WORK:
+            parameters = _core._resumable_run(path)
+            sim = cls(**parameters, backend=backend, threads=threads, comm=comm,
+                      decomposition=decomposition)
+            if progress is None and not sim._over_ranks:
+                progress = _default_progress(quiet, path)
+            hook, views = _callbacks(0, on_image, live)
+            sim._run({"output": path, "quiet": quiet, "checkpoint_every": checkpoint_every},
+                     progress, hook, True, views)
         return sim
 
     def stats(self, bins: int | None = None, range=None) -> dict:
@@ -652,7 +661,9 @@ def sweep(
     output = _path("output", output, _SWEEP["output"])
     if _progress(progress) is None:
         progress = _default_progress(quiet, output)
-    return _core._sweep_to_file(_named_arguments(locals(), "progress"), progress)
+    arguments = _named_arguments(locals(), "progress")
+    with _FILE_WORK:
+        return _core._sweep_to_file(arguments, progress)
 
 
 def render(file, out="images", *, field: str = "v", range=(0.0, 0.5), colormap: str = "inferno",
@@ -663,8 +674,9 @@ def render(file, out="images", *, field: str = "v", range=(0.0, 0.5), colormap: 
     look = _arguments(locals(), "file", "out")
     import pathlib
 
-    return [pathlib.Path(p)
-            for p in _core._render(_path("file", file), _path("out", out, "images"), look)]
+    with _FILE_WORK:
+        written = _core._render(_path("file", file), _path("out", out, "images"), look)
+    return [pathlib.Path(p) for p in written]
 
 
 def video(file, path, *, every: int = 1, fps: float = 10, field: str = "v", range=(0.0, 0.5),
@@ -677,7 +689,8 @@ def video(file, path, *, every: int = 1, fps: float = 10, field: str = "v", rang
     import pathlib
 
     path = _path("path", path)
-    _core._video(_path("file", file), path, look)
+    with _FILE_WORK:
+        _core._video(_path("file", file), path, look)
     return pathlib.Path(path)
 
 

@@ -87,8 +87,16 @@ std::function<bool()> python_interrupt(bool& interrupted) {
 // in: a daemon thread ended inside one, as the interpreter ends them, unwinds through the engine
 // and aborts the process, leaving the file "running".
 std::atomic<int> work_in_progress{0};
+// Set once the interpreter exits (stop_work_at_exit): work in progress stops, none starts.
+std::atomic<bool> interpreter_exiting{false};
 struct WorkInProgress {
-  WorkInProgress() { ++work_in_progress; }
+  WorkInProgress() {
+    ++work_in_progress;
+    if (interpreter_exiting.load()) {
+      --work_in_progress;
+      throw std::runtime_error("the Python interpreter is exiting: no run starts");
+    }
+  }
   ~WorkInProgress() { --work_in_progress; }
   WorkInProgress(const WorkInProgress&) = delete;
   WorkInProgress& operator=(const WorkInProgress&) = delete;
@@ -473,7 +481,12 @@ template <class Work, class Done>
 void advance_interruptibly(std::int64_t steps, std::int64_t& slice, Work&& work, Done&& done) {
   using Clock = std::chrono::steady_clock;
   constexpr double target_seconds = 0.05;
+  const WorkInProgress in_progress;
   while (steps > 0) {
+    // The interpreter's exit ends a long advance in another thread at a slice's end.
+    if (interpreter_exiting.load()) {
+      throw std::runtime_error("the Python interpreter exited while advance() ran");
+    }
     const std::int64_t n = std::min(std::max<std::int64_t>(slice, 1), steps);
     const auto start = Clock::now();
     {
@@ -1123,11 +1136,11 @@ class Simulation : public Batch {
           "on_image: a run over MPI ranks calls no Python callback (each rank holds a block); "
           "read the file afterwards, or run without comm");
     }
+    const WorkInProgress in_progress;
     running_thread_ = std::this_thread::get_id();
     // SIGTERM, SIGHUP, SIGUSR1 (a batch system's stop) left to their default action stop the run
     // at an image boundary with its checkpoint, then end the process as they would have.
     pipeline::StopSignals stop_signals(pipeline::StopSignals::WhereDefault{});
-    const WorkInProgress in_progress;
     try {
       nb::gil_scoped_release unlocked;
       summary = std::visit(
@@ -1573,8 +1586,8 @@ NB_MODULE(_core, m) {
             keywords.refuse_unknown();
             sweep.problem = made.problem;
             const auto members = sweep.members();
-            new (self) Sweep(sweep.shared_problem(members), members, made.problem.initial_state(),
-                             made.engine.engine_options());
+            new (self) Sweep(sweep.shared_problem(members), members,
+                             sweep.seeded_problem().initial_state(), made.engine.engine_options());
           },
           "settings"_a)
       .def_prop_ro("members", [](const Sweep& s) {
@@ -1719,10 +1732,22 @@ NB_MODULE(_core, m) {
   // threads when the interpreter exits stop at their next image, their files consistent and
   // continuable, as Ctrl-C leaves them, before the interpreter ends those threads.
   m.def("_stop_work_at_exit", [] {
+    interpreter_exiting = true;  // nothing new starts
     if (work_in_progress.load() == 0) return;
-    pipeline::request_stop(std::string("the Python interpreter exited while it ran"));
     nb::gil_scoped_release unlocked;  // their callbacks need the GIL to reach the image's end
-    while (work_in_progress.load() > 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+    // For good: each run clears the requests as it starts and ends, which the others still need.
+    pipeline::request_final_stop("the Python interpreter exited while it ran");
+    while (work_in_progress.load() > 0) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        std::fprintf(stderr,
+                     "grayscott: work in another thread did not reach the end of an image within "
+                     "a minute of the interpreter's exit; it is left as it is (grayscott repair "
+                     "makes its file readable)\n");
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
   });
 
   m.def(

@@ -273,8 +273,12 @@ void record_given(const CLI::App& app, requests::ProblemSettings& problem) {
 }
 
 std::string config_origin_of(const std::string& message) {
-  const std::string name = message.substr(0, message.find_first_of(" :"));
-  const auto found = taken_from_config().find(name);
+  // The request's checks say "NAME must ..." or "NAME: ..." of a value they refuse.
+  const std::size_t end = message.find_first_of(" :");
+  if (end == std::string::npos) return {};
+  const std::string_view rest = std::string_view(message).substr(end);
+  if (!rest.starts_with(" must ") && !rest.starts_with(": ")) return {};
+  const auto found = taken_from_config().find(message.substr(0, end));
   return found == taken_from_config().end() ? std::string() : " (" + found->second + ")";
 }
 

@@ -150,7 +150,23 @@ void announce_stop_signals(bool on) {
   announce.store(on);
 }
 
-int stop_requested() { return requested.load(std::memory_order_relaxed); }
+namespace {
+// A stop for good (request_final_stop): clear_stop_request() leaves it.
+std::atomic<bool> final_stop{false};
+std::string final_cause;  // set once, before final_stop, under cause_mutex
+}  // namespace
+
+int stop_requested() {
+  const int signal = requested.load(std::memory_order_relaxed);
+  if (signal == 0 && final_stop.load(std::memory_order_acquire)) return SIGINT;
+  return signal;
+}
+void request_final_stop(const std::string& cause) {
+  const std::lock_guard lock(cause_mutex);
+  if (final_stop.load()) return;
+  final_cause = cause;
+  final_stop.store(true, std::memory_order_release);
+}
 void request_stop(int signal) {
   int none = 0;
   requested.compare_exchange_strong(none, signal);
@@ -163,6 +179,7 @@ void request_stop(const std::string& cause) {
 }
 std::string stop_cause() {
   const std::lock_guard lock(cause_mutex);
+  if (requested_cause.empty() && final_stop.load()) return final_cause;
   return requested_cause;
 }
 void clear_stop_request() {

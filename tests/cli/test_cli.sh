@@ -82,13 +82,12 @@ expect_error "--preset with --resume: a continued run keeps the parameters of it
   run --resume stopped.h5 --preset adios2
 # A file another program holds open (HDF5 readers take a shared lock: h5py, xarray, ParaView) is
 # not continued, and the message says why rather than HDF5's "Resource temporarily unavailable".
-flock -s stopped.h5 sleep 10 &
-holder=$!
-sleep 0.3
+# (The lock taken by this shell itself, held until its descriptor closes.)
+exec {held}<stopped.h5
+flock -s "$held"
 expect_error "the file is open elsewhere: a reader such as h5py, xarray, gs.open or ParaView holds it" \
   run --resume stopped.h5
-kill $holder 2>/dev/null
-wait $holder 2>/dev/null
+exec {held}<&-
 cmp -s stopped.h5 stopped-before.h5 && pass || fail "a refused --resume changed the file"
 # --outside under --resume is compared with the file's, whose boundary is the one that counts.
 timeout -s INT 0.7 "$gs" run --rows 64 --cols 64 --images 60 --steps-per-image 20000 \
@@ -357,6 +356,7 @@ if [[ $EUID -eq 0 ]]; then
 fi
 expect_error "render folder pics.h5 is the name of the run's file pics.h5" run "${small[@]}" -o pics.h5 --render pics.h5
 expect_error "render folder ./pics.xmf is the name of the run's file pics.xmf" run "${small[@]}" -o pics.h5 --render ./pics.xmf
+expect_error "render folder pics.h5/ is the name of the run's file pics.h5" run "${small[@]}" -o pics.h5 --render pics.h5/
 [[ ! -e pics.h5 ]] && pass || fail "a refused --render left an output file"
 expect_error "render notafolder is a file, not a folder" render run.h5 --out notafolder
 

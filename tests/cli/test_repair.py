@@ -299,6 +299,12 @@ def repaired_sweep(label, path, seen, marked=True):
     info = run("info", path)
     check(info.returncode == 0 and "needs repair" in info.stdout,
           f"{label}: info does not say the sweep needs repair: {info.stdout}{info.stderr}")
+    # Rendered before the repair, its note says the writer is gone (not that it is being written)
+    # and names the remedy.
+    r = run("render", path, "--out", f"{path}-unrepaired", "--force")
+    check(r.returncode == 0 and "its writer is gone: grayscott repair" in r.stderr
+          and "still being written" not in r.stderr,
+          f"{label}: render of the killed sweep: {r.returncode} {r.stderr!r}")
     r = run("repair", path)
     check(r.returncode == 0 and "repaired" in r.stdout,
           f"{label}: repair failed: {r.stdout}{r.stderr}")

@@ -7,8 +7,8 @@ namespace grayscott::cuda {
 
 namespace {
 constexpr const char* reason =
-    "this grayscott was built without CUDA (rebuild it where nvcc is found: cmake "
-    "-DGRAYSCOTT_CUDA=ON, or pip install . --config-settings=cmake.define.GRAYSCOTT_CUDA=ON)";
+    "this grayscott was built without CUDA (rebuild it where nvcc is found, with CMake's "
+    "GRAYSCOTT_CUDA=ON, through pip the config setting cmake.define.GRAYSCOTT_CUDA=ON)";
 }
 
 bool available(std::string* why, int) {

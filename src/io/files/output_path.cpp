@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <string_view>
 #include <system_error>
 
 #include "io/files/reader.hpp"
@@ -28,8 +30,17 @@ void refuse_to_replace_a_live_file(const fs::path& path) {
   std::int64_t writer = 0;
   try {
     writer = live_writer(RunFileReader(path));
-  } catch (const std::exception&) {
-    // Not a grayscott file that can be read: nobody of ours writes it.
+  } catch (const InvalidInput&) {
+    // Not a grayscott file (nor HDF5): nobody of ours writes it.
+  } catch (const std::exception& e) {
+    // HDF5's lock refused: a writer that does not share the file (over MPI ranks, or another
+    // program) holds it open.
+    if (std::string_view(e.what()).find(std::strerror(EWOULDBLOCK)) != std::string_view::npos) {
+      throw InvalidInput("output " + path.string() +
+                         " is open for writing in another program: replace it once that has "
+                         "ended");
+    }
+    // Otherwise unreadable (cut short, damaged): replaced, as asked.
   }
   refuse_if_being_written(path, writer, "replace");
 }
@@ -150,13 +161,20 @@ void check_output_path(const fs::path& path, bool overwrite, std::uint64_t bytes
     throw PathDenied("output folder " + folder.string() + " is not writable (" + why + ")");
   }
   const fs::space_info space = fs::space(folder, ec);
-  // A file system of no size at all (/proc, /sys) holds no files, whatever the space it reports.
-  if (!ec && space.capacity == 0) {
-    throw InvalidInput("output folder " + folder.string() +
-                       " is on a file system that holds no files (such as /proc or /sys)");
+  // The kernel's own file systems (/proc, /sys) hold no files, whatever the space they report
+  // (none: "0 B free"). A file system of no set size (ramfs, tmpfs size=0) reports none too, and
+  // holds files: the type, not the size, tells them apart.
+  if (struct statfs kind {}; ::statfs(folder.c_str(), &kind) == 0) {
+    constexpr long proc_magic = 0x9fa0, sysfs_magic = 0x62656572;
+    if (kind.f_type == proc_magic || kind.f_type == sysfs_magic) {
+      throw InvalidInput("output folder " + folder.string() +
+                         " is on a file system that holds no files (such as /proc or /sys)");
+    }
   }
-  // The new file is created beside the old one before it replaces it: nothing is reclaimed.
-  if (!ec && static_cast<double>(space.available) < 1.01 * static_cast<double>(bytes)) {
+  // The new file is created beside the old one before it replaces it: nothing is reclaimed. (A
+  // file system of no set size, capacity 0, says nothing of its room.)
+  if (!ec && space.capacity > 0 &&
+      static_cast<double>(space.available) < 1.01 * static_cast<double>(bytes)) {
     throw InvalidInput("output needs " + format_bytes(bytes) + " but " + folder.string() +
                        " has only " + format_bytes(space.available) + " free");
   }
@@ -177,11 +195,13 @@ fs::path partial_name(const fs::path& path, const std::string& tag) {
 }
 
 void take_output_name(const fs::path& partial, const fs::path& path, bool overwrite) {
+  // Taken without --force too: a claim with --force checks and replaces within the lock, so a
+  // file linked into place without it cannot appear between the two.
+  const FolderLock lock(path.has_parent_path() ? path.parent_path() : fs::path("."));
   if (!overwrite) {
     move_into_place(partial, path, false);  // a hard link: never replaces what appeared meanwhile
     return;
   }
-  const FolderLock lock(path.has_parent_path() ? path.parent_path() : fs::path("."));
   refuse_to_replace_a_live_file(path);
   remove_companion_of_replaced(path);
   move_into_place(partial, path, true);

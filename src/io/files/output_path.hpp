@@ -34,10 +34,12 @@ void check_replaceable(const std::filesystem::path& path, const std::string& wha
 void move_into_place(const std::filesystem::path& partial, const std::filesystem::path& path,
                      bool overwrite);
 // A new run or sweep file takes its name: with `overwrite`, the replaced file's companion removed
-// first (remove_companion_of_replaced), then move_into_place. With `overwrite` this holds a lock
-// on the folder and checks once more that no live process writes the file it replaces: of two
-// processes given one name with --force at once, the later finds the earlier's file being written
-// and is refused, instead of both going on and one writing into a file that is gone.
+// first (remove_companion_of_replaced), then move_into_place. This holds a lock on the folder
+// (flock), and with `overwrite` checks once more that no live process writes the file it
+// replaces: of two processes given one name with --force at once, the later finds the earlier's
+// file being written and is refused, instead of both going on and one writing into a file that
+// is gone. Where the file system has no such locks (some NFS and Lustre mounts), only that check,
+// made again just before the file is replaced, stands between two such claims.
 void take_output_name(const std::filesystem::path& partial, const std::filesystem::path& path,
                       bool overwrite);
 // The temporary name move_into_place expects: "NAME.partial-TAG" beside `path`.

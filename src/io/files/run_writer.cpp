@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <exception>
 #include <system_error>
 
 #include "analysis/classify.hpp"
@@ -524,8 +525,11 @@ bool write_image_directly(DirectWrites& direct, h5::ImageLocator& places, hsize_
                         static_cast<std::size_t>(std::min(chunk_rows, rows - row) * cols * element),
                         *address};
       Chunk* last = chunks.empty() ? nullptr : &chunks.back();
+      // At most 1 GiB a write: Linux writes at most 2 GiB less a page at once, and a write cut
+      // short there would leave the rest misaligned for the disk.
       if (last != nullptr && last->data + last->bytes == chunk.data &&
-          last->address + last->bytes == chunk.address) {
+          last->address + last->bytes == chunk.address &&
+          last->bytes + chunk.bytes <= (std::size_t{1} << 30)) {
         last->bytes += chunk.bytes;  // the next piece of the file and of memory: one write
       } else {
         chunks.push_back(chunk);
@@ -931,6 +935,17 @@ void RunFileWriter::finish(const std::string& status) {
   }
   // Over MPI, the images appended since the last flush are not counted yet; closing flushes.
   if (!uncounted_steps_.empty()) make_images_durable();
+  // The companion before the file says its writer has gone: once it says so, another process
+  // may replace the file (--force), and a companion written after that would land beside the
+  // new file. (Over ranks after a failed write, once the closed file is cut, below.)
+  std::exception_ptr companion_failure;
+  if (access_.writes_companions && !failed_anywhere) {
+    try {
+      write_companion();
+    } catch (const std::exception&) {
+      companion_failure = std::current_exception();
+    }
+  }
   // In place: a reader never finds the file in any other state than open for SWMR or closed.
   h5::rewrite_string_attribute(h_->file, "status", status);
   // Collective over MPI ranks, each writing the same values.
@@ -948,10 +963,15 @@ void RunFileWriter::finish(const std::string& status) {
     } catch (const std::exception&) {
       H5Eclear2(H5E_DEFAULT);  // grayscott repair cuts it
     }
-  }
-  if (access_.writes_companions) {
     try {
       write_companion();
+    } catch (const std::exception&) {
+      companion_failure = std::current_exception();
+    }
+  }
+  if (companion_failure) {
+    try {
+      std::rethrow_exception(companion_failure);
     } catch (const std::exception& e) {
       // The file is whole and says how the run ended; only its companion is missing or behind.
       throw std::runtime_error(std::string(e.what()) + " (the run's file is whole; grayscott " +

@@ -986,21 +986,24 @@ void SweepFileWriter::finish(const std::string& status,
           "write /nonfinite_image to " + path_.string());
     });
   }
-  // In place, in blocks the file was given at its start (reserve_metadata_blocks).
-  attempt([&] { h5::rewrite_string_attribute(h_->file, "status", status); });
-  attempt([&] { record_no_writer(h_->file); });  // collective over MPI ranks, the same values
   // Every process asks where the images lie (metadata reads are collective over MPI).
   std::vector<ImagePlaces> places;
   attempt([&] {
     places = sweep_image_places(h_->u.get(), h_->v.get(), meta_.members(), meta_.images,
                                 meta_.problem.grid.volume());
   });
+  // The companion before the file says its writer has gone: once it says so, another process
+  // may replace the file (--force), and a companion written after that would land beside the
+  // new file.
+  if (access_.writes_shared_data && !places.empty())
+    attempt([&] { write_sweep_xdmf(path_, meta_, places); });
+  // In place, in blocks the file was given at its start (reserve_metadata_blocks).
+  attempt([&] { h5::rewrite_string_attribute(h_->file, "status", status); });
+  attempt([&] { record_no_writer(h_->file); });  // collective over MPI ranks, the same values
   h_->close_datasets();
   attempt([&] {
     if (H5Fclose(h_->file.release()) < 0) h5::fail("close " + path_.string());
   });
-  if (access_.writes_shared_data && !places.empty())
-    attempt([&] { write_sweep_xdmf(path_, meta_, places); });
   if (failure) std::rethrow_exception(failure);
 }
 

@@ -301,6 +301,12 @@ std::int64_t AtlasPainter::images() const {
 std::int64_t AtlasPainter::images_of_every_member() const {
   return *std::min_element(s_->written.begin(), s_->written.end());
 }
+std::int64_t AtlasPainter::images_of_seed(std::int64_t seed) const {
+  std::int64_t most = 0;
+  for (std::size_t m = 0; m < s_->written.size(); ++m)
+    if (s_->seed[m] == seed) most = std::max(most, s_->written[m]);
+  return most;
+}
 const std::vector<std::int64_t>& AtlasPainter::seeds() const { return s_->seeds; }
 const AtlasLayout& AtlasPainter::layout() const { return s_->layout; }
 const AtlasTicks& AtlasPainter::ticks() const { return s_->ticks; }

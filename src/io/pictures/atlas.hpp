@@ -89,6 +89,8 @@ class AtlasPainter {
   std::int64_t images() const;
   // The images every member holds.
   std::int64_t images_of_every_member() const;
+  // The images some member of seed `seed` holds (its atlas's frames).
+  std::int64_t images_of_seed(std::int64_t seed) const;
   const std::vector<std::int64_t>& seeds() const;  // in order of first appearance
   const AtlasLayout& layout() const;
   const AtlasTicks& ticks() const;

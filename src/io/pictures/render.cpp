@@ -13,6 +13,7 @@
 
 #include "io/files/output_path.hpp"
 #include "io/files/reader.hpp"
+#include "io/files/writer_process.hpp"
 #include "io/files/xdmf.hpp"
 #include "io/pictures/atlas.hpp"
 #include "io/pictures/png.hpp"
@@ -79,9 +80,14 @@ void check_render_folder(const fs::path& dir, const fs::path& output) {
   std::error_code ec;
   if (!output.empty()) {
     // The run's file (or its companion) will stand at that name when the pictures are made.
+    // "pics.h5/" names the same entry as "pics.h5".
+    const fs::path folder = dir.has_filename() ? dir : dir.parent_path();
     const auto same = [&](const fs::path& file) {
-      return dir.lexically_normal() == file.lexically_normal() ||
-             fs::weakly_canonical(dir, ec) == fs::weakly_canonical(file, ec);
+      if (folder.lexically_normal() == file.lexically_normal()) return true;
+      std::error_code folder_error, file_error;
+      const fs::path a = fs::weakly_canonical(folder, folder_error);
+      const fs::path b = fs::weakly_canonical(file, file_error);
+      return !folder_error && !file_error && a == b;
     };
     for (const fs::path& file : {output, xdmf_path_for(output)}) {
       if (same(file)) {
@@ -238,16 +244,22 @@ std::string unfinished_note(const fs::path& file, const std::string& field) {
       reader.has_attribute("images") ? reader.attribute_int64("images") : -1;
   const std::string of_planned = planned >= 0 ? " of " + std::to_string(planned) : "";
   // Its images grow while it is rendered: what it holds now is not what was read.
-  if (status == "running") {
+  if (status == "running" && live_writer(reader) != 0) {
     return file.string() + " is still being written (" +
            (planned >= 0 ? std::to_string(planned) + " images planned" : "status: running") +
            "): the pictures are of the images it held when read";
   }
+  // Its writer was killed: what it holds is settled, and repair makes it a file every reader
+  // opens.
+  const std::string remedy =
+      status == "running" ? "; its writer is gone: grayscott repair " + file.string() +
+                                " makes it readable by every reader"
+                          : "";
   const std::size_t image_axes = reader.depth() > 1 ? 3 : 2;
   // A run's images: [images, rows, cols], or a volume's [images, depth, rows, cols].
   if (dims.size() == image_axes + 1) {
     return file.string() + " holds " + std::to_string(dims[0]) + of_planned +
-           " images (status: " + status + ")";
+           " images (status: " + status + ")" + remedy;
   }
   // A sweep's: [members, images, ...], each member's first /images_written of them written.
   if (dims.size() == image_axes + 2 && reader.has_field("images_written")) {
@@ -259,10 +271,10 @@ std::string unfinished_note(const fs::path& file, const std::string& field) {
                                                      std::to_string(*most);
       return file.string() + ": its members hold " + held + of_planned + " images (status: " +
              status + ")" +
-             (*least < *most ? "; a member's tile is blank past its last image" : "");
+             (*least < *most ? "; a member's tile is blank past its last image" : "") + remedy;
     }
   }
-  return file.string() + " is not complete (status: " + status + ")";
+  return file.string() + " is not complete (status: " + status + ")" + remedy;
 }
 
 std::string no_image_message(const RunFileReader& reader, const fs::path& file) {
@@ -605,7 +617,11 @@ std::int64_t render_video(const fs::path& file, const RenderOptions& options) {
       throw InvalidInput("seed " + std::to_string(seed) + ": " + file.string() +
                          " has no member with that seed");
     }
-    last = atlas->images();
+    // Its frames: the images some member of that seed holds (of a sweep stopped early, no frame
+    // of blank tiles only).
+    last = atlas->images_of_seed(seed);
+    if (last == 0) throw InvalidInput(file.string() + ": no member of seed " +
+                                      std::to_string(seed) + " has written an image");
     if (options.image) {
       first = resolve_image(*options.image, last);
       last = first + 1;
