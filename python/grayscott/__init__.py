@@ -39,6 +39,41 @@ _atexit.register(_core._stop_work_at_exit)
 # first's to end); the same thread may nest them (a video made from an on_image callback).
 _FILE_WORK = _threading.RLock()
 
+
+class _NoTurnAfterFork:
+    """The turn in a child forked while its parent's files were being worked on: the HDF5
+    library may have been in the middle of a write, and the thread that held the turn is gone
+    (the child would wait for it for ever)."""
+
+    def __enter__(self):
+        raise RuntimeError(
+            "this process was forked while its parent ran a run, sweep or rendering: the HDF5 "
+            "library may be in the middle of a write here; start it with multiprocessing's "
+            "'spawn' or 'forkserver' start method, or fork between runs")
+
+    def __exit__(self, *exc):
+        return False
+
+
+_TURN_HELD_AT_FORK = False
+
+
+def _note_the_turn_before_fork():
+    global _TURN_HELD_AT_FORK
+    owned = _FILE_WORK._is_owned() if hasattr(_FILE_WORK, "_is_owned") else False
+    free = not owned and _FILE_WORK.acquire(blocking=False)
+    if free:
+        _FILE_WORK.release()
+    _TURN_HELD_AT_FORK = not free
+
+
+def _file_work_anew_in_a_child():
+    global _FILE_WORK
+    _FILE_WORK = _NoTurnAfterFork() if _TURN_HELD_AT_FORK else _threading.RLock()
+
+
+_os.register_at_fork(before=_note_the_turn_before_fork, after_in_child=_file_work_anew_in_a_child)
+
 __all__ = [
     "Simulation", "Sweep", "DeviceArray", "open", "sweep", "render", "video", "show", "explore",
     "dt_limit", "classify", "change_per_step", "Classification", "PATTERN_CLASSES",
@@ -57,25 +92,49 @@ _SWEEP = _core._defaults("sweep")
 _GIVEN = _contextvars.ContextVar("grayscott_given", default=())
 
 
+# The command line's names that Python spells otherwise, for the hints below.
+_COMMAND_LINE_NAMES = {"force": "overwrite", "o": "output", "nbrow": "rows", "nbcol": "cols",
+                       "nbimage": "images", "nbextrastep": "steps_per_image"}
+
+
+def _bind(function, signature, args, kwargs):
+    """signature.bind, a misspelt keyword (or the command line's name) given the command line's
+    hint: "Simulation() got an unexpected keyword argument 'colls' (did you mean cols?)"."""
+    try:
+        return signature.bind(*args, **kwargs)
+    except TypeError:
+        unknown = [name for name in kwargs if name not in signature.parameters]
+        if not unknown or any(p.kind == p.VAR_KEYWORD for p in signature.parameters.values()):
+            raise
+        names = [name for name in signature.parameters if name != "self"]
+        close = _difflib.get_close_matches(unknown[0].replace("-", "_"), names, n=1)
+        if _COMMAND_LINE_NAMES.get(unknown[0]) in names:
+            close = [_COMMAND_LINE_NAMES[unknown[0]]]
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        called = function.__qualname__.removesuffix(".__init__")
+        raise TypeError(f"{called}() got an unexpected keyword argument {unknown[0]!r}{hint}"
+                        ) from None
+
+
+def _hints_misspelt_keywords(function):
+    """`function` as it is, a misspelt keyword given a hint (see _bind)."""
+    signature = _inspect.signature(function)
+
+    @_functools.wraps(function)
+    def call(*args, **kwargs):
+        _bind(function, signature, args, kwargs)
+        return function(*args, **kwargs)
+
+    return call
+
+
 def _records_given(function):
     """Records which arguments each call of `function` names (its signature stays as it is)."""
     signature = _inspect.signature(function)
 
     @_functools.wraps(function)
     def call(*args, **kwargs):
-        try:
-            bound = signature.bind(*args, **kwargs)
-        except TypeError:
-            # A misspelt keyword gets the command line's hint ("did you mean cols?").
-            unknown = [name for name in kwargs if name not in signature.parameters]
-            if not unknown:
-                raise
-            names = [name for name in signature.parameters if name != "self"]
-            close = _difflib.get_close_matches(unknown[0], names, n=1)
-            hint = f" (did you mean {close[0]}?)" if close else ""
-            called = function.__qualname__.removesuffix(".__init__")
-            raise TypeError(f"{called}() got an unexpected keyword argument {unknown[0]!r}{hint}"
-                            ) from None
+        bound = _bind(function, signature, args, kwargs)
         token = _GIVEN.set(tuple(bound.arguments))
         try:
             return function(*args, **kwargs)
@@ -99,6 +158,7 @@ def _named_arguments(values: dict, *leave_out: str) -> dict:
     return arguments
 
 
+@_hints_misspelt_keywords
 def dt_limit(stencil: str = _SIMULATION["stencil"], du: float = _SIMULATION["du"],
              dv: float = _SIMULATION["dv"], feed: float = _SIMULATION["feed"],
              kill: float = _SIMULATION["kill"], everywhere: bool = False) -> float:
@@ -520,6 +580,7 @@ class Simulation(_core._Simulation):
                      progress, hook, True, views)
         return sim
 
+    @_hints_misspelt_keywords
     def stats(self, bins: int | None = None, range=None) -> dict:
         """Statistics of the current state: ``u_min``, ``u_max``, ``u_mean``, ``u_std``, the same
         of v, a ``histogram`` of v (``bins`` bins over ``range``, by default 50 over (0, 1);
@@ -601,6 +662,7 @@ class Sweep(_core._Sweep):
         """Every member's current v, shape (members, rows, cols), without a copy."""
         return _view(self, "v")
 
+    @_hints_misspelt_keywords
     def stats(self, bins: int | None = None, range=None) -> list:
         """Each member's statistics of its current state (see `Simulation.stats`)."""
         return self._statistics(bins, *_pair("range", range))
@@ -666,6 +728,7 @@ def sweep(
         return _core._sweep_to_file(arguments, progress)
 
 
+@_hints_misspelt_keywords
 def render(file, out="images", *, field: str = "v", range=(0.0, 0.5), colormap: str = "inferno",
            scale="auto", annotate: bool = False, image: int | None = None,
            overwrite: bool = False) -> list:
@@ -679,6 +742,7 @@ def render(file, out="images", *, field: str = "v", range=(0.0, 0.5), colormap: 
     return [pathlib.Path(p) for p in written]
 
 
+@_hints_misspelt_keywords
 def video(file, path, *, every: int = 1, fps: float = 10, field: str = "v", range=(0.0, 0.5),
           colormap: str = "inferno", scale="auto", annotate: bool = False,
           seed: int | None = None, overwrite: bool = False):
@@ -694,6 +758,7 @@ def video(file, path, *, every: int = 1, fps: float = 10, field: str = "v", rang
     return pathlib.Path(path)
 
 
+@_hints_misspelt_keywords
 def show(what, range=(0.0, 0.5), colormap: str = "inferno"):
     """A picture of a Simulation's v or of any 2D array (``sweep.v[3]``, a CuPy array's
     ``.get()``), for a notebook: an IPython Image, row 0 at the top, coloured as ``grayscott
@@ -829,6 +894,7 @@ def _whole(name, value):
     raise TypeError(f"{name}: expected an int, got {type(value).__name__} {value!r}")
 
 
+@_hints_misspelt_keywords
 def classify(v, periodic: bool = False, change_per_step: float | None = None) -> Classification:
     """The pattern of one 2D image of v: ``decayed``, ``uniform``, ``spots``, ``stripes``,
     ``holes``, ``mixed`` or ``waves``, with the features that decided it.
@@ -844,6 +910,7 @@ def classify(v, periodic: bool = False, change_per_step: float | None = None) ->
     return Classification(pattern, features)
 
 
+@_hints_misspelt_keywords
 def change_per_step(previous, current, steps: int) -> float:
     """sqrt(mean((current - previous)**2)) / steps: the RMS change of v per step between two
     images ``steps`` steps apart, as ``classify`` takes it."""

@@ -87,19 +87,63 @@ std::function<bool()> python_interrupt(bool& interrupted) {
 // in: a daemon thread ended inside one, as the interpreter ends them, unwinds through the engine
 // and aborts the process, leaving the file "running".
 std::atomic<int> work_in_progress{0};
-// Set once the interpreter exits (stop_work_at_exit): work in progress stops, none starts.
+// Set once the interpreter exits (stop_work_at_exit), with the thread that runs its exit
+// handlers: work in progress in other threads stops, and none starts there; that thread's own
+// later exit handlers may still run and step.
 std::atomic<bool> interpreter_exiting{false};
+std::atomic<std::thread::id> exiting_thread{};
+// Work this thread has in progress (WorkInProgress, GilReleased): its own calls, from its run's
+// callbacks, go on while the exit waits for that work to end.
+thread_local int work_of_this_thread = 0;
+bool exit_begun_elsewhere() {
+  return interpreter_exiting.load() && exiting_thread.load() != std::this_thread::get_id();
+}
+bool exit_refuses_this_thread() { return exit_begun_elsewhere() && work_of_this_thread == 0; }
+// Once the exit has begun, another thread's call into the module waits here, without the GIL,
+// until the process ends. Let go on, it would be ended by the interpreter inside this module's
+// frames at its next taking of the GIL (a NumPy array made, an exception raised), which unwinds
+// through them and aborts the process; nor may it start work.
+[[noreturn]] void wait_for_the_exit() {
+  PyEval_SaveThread();  // the GIL, given up for good
+  for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+}
 struct WorkInProgress {
   WorkInProgress() {
+    if (exit_refuses_this_thread()) wait_for_the_exit();
     ++work_in_progress;
-    if (interpreter_exiting.load()) {
-      --work_in_progress;
-      throw std::runtime_error("the Python interpreter is exiting: no run starts");
-    }
+    ++work_of_this_thread;
   }
-  ~WorkInProgress() { --work_in_progress; }
+  ~WorkInProgress() {
+    --work_of_this_thread;
+    --work_in_progress;
+  }
   WorkInProgress(const WorkInProgress&) = delete;
   WorkInProgress& operator=(const WorkInProgress&) = delete;
+};
+
+// Releases the GIL for the C++ work of its scope, counted as work in progress, so that the
+// interpreter's exit waits for it to take the GIL back: a thread the interpreter ends while it
+// waits for the GIL unwinds through this destructor and aborts the process. Once the exit has
+// begun, another thread waits for the process's end instead (wait_for_the_exit).
+class GilReleased {
+ public:
+  GilReleased() {
+    // Under the GIL, as stop_work_at_exit's look at the count is: no exit slips in between.
+    if (exit_refuses_this_thread()) wait_for_the_exit();
+    ++work_in_progress;
+    ++work_of_this_thread;
+    released_.emplace();
+  }
+  ~GilReleased() {
+    released_.reset();
+    --work_of_this_thread;
+    --work_in_progress;
+  }
+  GilReleased(const GilReleased&) = delete;
+  GilReleased& operator=(const GilReleased&) = delete;
+
+ private:
+  std::optional<nb::gil_scoped_release> released_;
 };
 
 // "ValueError: boom": the exception as Python prints its last line.
@@ -483,14 +527,15 @@ void advance_interruptibly(std::int64_t steps, std::int64_t& slice, Work&& work,
   constexpr double target_seconds = 0.05;
   const WorkInProgress in_progress;
   while (steps > 0) {
-    // The interpreter's exit ends a long advance in another thread at a slice's end.
-    if (interpreter_exiting.load()) {
+    // The interpreter's exit ends a long advance in another thread at a slice's end (the exit
+    // waits for it to unwind, its lock given up, before it goes on).
+    if (exit_begun_elsewhere()) {
       throw std::runtime_error("the Python interpreter exited while advance() ran");
     }
     const std::int64_t n = std::min(std::max<std::int64_t>(slice, 1), steps);
     const auto start = Clock::now();
     {
-      nb::gil_scoped_release unlocked;
+      const GilReleased unlocked;
       work(n);
     }
     done(n);
@@ -702,11 +747,11 @@ class Batch {
     std::visit(
         [&](auto& engine) {
           const auto home = [&] {
-            nb::gil_scoped_release unlocked;
+            const GilReleased unlocked;
             engine->home_state();
           };
           if (views_on_device_) {
-            nb::gil_scoped_release unlocked;
+            const GilReleased unlocked;
             engine->finish_foreign_work();
           }
           try {
@@ -726,6 +771,7 @@ class Batch {
   }
 
   FieldView field(char which) {
+    if (exit_refuses_this_thread()) wait_for_the_exit();  // its array is made through Python
     const auto lock = acquire();
     return std::visit(
         [&](auto& engine) {
@@ -752,7 +798,7 @@ class Batch {
           const std::size_t cells = block_cells();
           auto values = std::make_unique<Real[]>(members_.size() * cells);
           {
-            nb::gil_scoped_release unlocked;
+            const GilReleased unlocked;
             engine->capture(FieldSet{which == 'u', which == 'v'});
             for (std::size_t m = 0; m < members_.size(); ++m) {
               Real* out = values.get() + m * cells;
@@ -801,7 +847,7 @@ class Batch {
             using Real = typename std::remove_reference_t<decltype(*engine)>::real_type;
             const std::size_t cells = block_cells();
             std::vector<Real> u(cells), v(cells);
-            nb::gil_scoped_release unlocked;
+            const GilReleased unlocked;
             for (std::size_t m = 0; m < members_.size(); ++m) {
               engine->copy_state(m, u.data(), v.data());
               result.push_back(analysis::finish(
@@ -829,9 +875,11 @@ class Batch {
   // The same thread may take it again (a run's callback reads the views); others wait, without
   // holding the GIL meanwhile.
   std::unique_lock<std::recursive_mutex> acquire() {
+    // Before the lock: a thread waiting for the exit holds none that the simulation's end needs.
+    if (exit_refuses_this_thread()) wait_for_the_exit();
     std::unique_lock lock(mutex_, std::try_to_lock);
     if (!lock.owns_lock()) {
-      nb::gil_scoped_release unlocked;
+      const GilReleased unlocked;
       lock.lock();
     }
     return lock;
@@ -1142,7 +1190,7 @@ class Simulation : public Batch {
     // at an image boundary with its checkpoint, then end the process as they would have.
     pipeline::StopSignals stop_signals(pipeline::StopSignals::WhereDefault{});
     try {
-      nb::gil_scoped_release unlocked;
+      const GilReleased unlocked;
       summary = std::visit(
           [&](auto& engine) {
             using Real = typename std::remove_reference_t<decltype(*engine)>::real_type;
@@ -1447,7 +1495,7 @@ nb::tuple classify_array(nb::ndarray<const Real, nb::ndim<2>, nb::c_contig, nb::
   }
   analysis::Classification c;
   {
-    nb::gil_scoped_release unlocked;
+    const GilReleased unlocked;
     c = analysis::classify(std::span<const Real>(v.data(), v.size()), rows, cols, periodic,
                            change.value_or(analysis::unknown_change));
   }
@@ -1479,6 +1527,9 @@ NB_MODULE(_core, m) {
   using namespace grayscott::python;
   m.doc() = "The grayscott engines and run pipeline (use the grayscott package, not this module).";
   m.attr("__version__") = std::string(version);
+  // Simulations still held at the interpreter's exit (by a daemon thread, a global) are no
+  // reference-counting bug, which is what nanobind's warning about them would suggest.
+  nb::set_leak_warnings(false);
 
   // The command line's one-line messages, in Python's words, as the exceptions Python users
   // expect.
@@ -1631,7 +1682,7 @@ NB_MODULE(_core, m) {
           pipeline::StopSignals stop_signals;
           const WorkInProgress in_progress;
           try {
-            nb::gil_scoped_release unlocked;
+            const GilReleased unlocked;
             summary = pipeline::execute_sweep(request);
           } catch (...) {
             stop_signals.end_as_asked(pipeline::stop_requested());
@@ -1732,22 +1783,27 @@ NB_MODULE(_core, m) {
   // threads when the interpreter exits stop at their next image, their files consistent and
   // continuable, as Ctrl-C leaves them, before the interpreter ends those threads.
   m.def("_stop_work_at_exit", [] {
-    interpreter_exiting = true;  // nothing new starts
+    // Nothing new starts in another thread; this one's later exit handlers may still work.
+    exiting_thread = std::this_thread::get_id();
+    interpreter_exiting = true;
     if (work_in_progress.load() == 0) return;
-    nb::gil_scoped_release unlocked;  // their callbacks need the GIL to reach the image's end
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
-    // For good: each run clears the requests as it starts and ends, which the others still need.
-    pipeline::request_final_stop("the Python interpreter exited while it ran");
-    while (work_in_progress.load() > 0) {
-      if (std::chrono::steady_clock::now() > deadline) {
-        std::fprintf(stderr,
-                     "grayscott: work in another thread did not reach the end of an image within "
-                     "a minute of the interpreter's exit; it is left as it is (grayscott repair "
-                     "makes its file readable)\n");
-        return;
+    {
+      nb::gil_scoped_release unlocked;  // their callbacks need the GIL to reach the image's end
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+      // Lasting: each run clears the requests as it starts and ends, which the others need.
+      pipeline::request_lasting_stop("the Python interpreter exited while it ran");
+      while (work_in_progress.load() > 0) {
+        if (std::chrono::steady_clock::now() > deadline) {
+          std::fprintf(stderr,
+                       "grayscott: work in another thread did not reach the end of an image "
+                       "within a minute of the interpreter's exit; it is left as it is "
+                       "(grayscott repair makes its file readable)\n");
+          return;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
       }
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
+    pipeline::end_lasting_stop();  // for this thread's later exit handlers
   });
 
   m.def(
@@ -1763,7 +1819,7 @@ NB_MODULE(_core, m) {
           pipeline::StopSignals stop_signals(pipeline::StopSignals::WhereDefault{});
           const WorkInProgress in_progress;
           try {
-            nb::gil_scoped_release unlocked;
+            const GilReleased unlocked;
             written = io::render_run(file, options);
           } catch (...) {
             stop_signals.end_as_asked(pipeline::stop_requested());
@@ -1772,6 +1828,12 @@ NB_MODULE(_core, m) {
           stop_signals.end_as_asked(pipeline::stop_requested());  // the pictures kept
         }
         if (interrupted) throw nb::python_error();  // the KeyboardInterrupt, pictures kept
+        // Stopped for a cause, not a signal (the interpreter's exit): said, the pictures kept.
+        if (const std::string cause = pipeline::stop_cause();
+            pipeline::stop_requested() != 0 && !cause.empty()) {
+          throw std::runtime_error("render stopped after " + io::count_pictures(written.size()) +
+                                   ": " + cause);
+        }
         std::vector<std::string> paths;
         for (const auto& path : written) paths.push_back(path.string());
         return paths;
@@ -1789,11 +1851,16 @@ NB_MODULE(_core, m) {
         const WorkInProgress in_progress;
         std::int64_t frames = 0;
         try {
-          nb::gil_scoped_release unlocked;
+          const GilReleased unlocked;
           frames = io::render_video(file, options);
         } catch (const io::RenderStopped&) {
           stop_signals.end_as_asked(pipeline::stop_requested());  // no partial video left
           if (interrupted) throw nb::python_error();              // the KeyboardInterrupt
+          // Stopped for a cause, not a signal (the interpreter's exit).
+          if (const std::string cause = pipeline::stop_cause(); !cause.empty()) {
+            throw std::runtime_error("video stopped: " + cause + "; " + video +
+                                     " was not written");
+          }
           // A stop signal another run's handler took (this video made from its callback).
           const int signal = pipeline::stop_requested();
           throw pipeline::RunInterrupted("video stopped by " + pipeline::signal_name(signal),

@@ -92,6 +92,13 @@ def test_a_misspelt_keyword_gets_the_command_lines_hint():
         gs.Simulation(rows=8, cols=8, backend="cpu").run(imagse=2)
     with pytest.raises(TypeError, match=r"^sweep\(\) got an unexpected keyword argument 'zzz'$"):
         gs.sweep(feed=[0.02], kill=[0.06], zzz=1)
+    # The command line's own names point to Python's; the other functions hint alike.
+    with pytest.raises(TypeError, match=r"'force' \(did you mean overwrite\?\)"):
+        gs.Simulation(rows=8, cols=8, backend="cpu").run(force=True)
+    with pytest.raises(TypeError, match=r"^render\(\) got .* 'feild' \(did you mean field\?\)"):
+        gs.render("x.h5", feild="u")
+    with pytest.raises(TypeError, match=r"did you mean bins\?"):
+        gs.Simulation(rows=8, cols=8, backend="cpu").stats(bnis=3)
 
 
 def test_paths_raise_the_exceptions_python_has_for_them(tmp_path):

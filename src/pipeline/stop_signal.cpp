@@ -151,9 +151,9 @@ void announce_stop_signals(bool on) {
 }
 
 namespace {
-// A stop for good (request_final_stop): clear_stop_request() leaves it.
+// A stop that lasts (request_lasting_stop): clear_stop_request() leaves it.
 std::atomic<bool> final_stop{false};
-std::string final_cause;  // set once, before final_stop, under cause_mutex
+std::string final_cause;  // set before final_stop, under cause_mutex
 }  // namespace
 
 int stop_requested() {
@@ -161,11 +161,16 @@ int stop_requested() {
   if (signal == 0 && final_stop.load(std::memory_order_acquire)) return SIGINT;
   return signal;
 }
-void request_final_stop(const std::string& cause) {
+void request_lasting_stop(const std::string& cause) {
   const std::lock_guard lock(cause_mutex);
   if (final_stop.load()) return;
   final_cause = cause;
   final_stop.store(true, std::memory_order_release);
+}
+void end_lasting_stop() {
+  const std::lock_guard lock(cause_mutex);
+  final_stop.store(false, std::memory_order_release);
+  final_cause.clear();
 }
 void request_stop(int signal) {
   int none = 0;

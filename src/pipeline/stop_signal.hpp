@@ -59,11 +59,12 @@ void request_stop(int signal);
 // callback that raised: "progress raised ValueError: x"): the run's status then reads
 // "stopped after image N: CAUSE". Not from a signal handler.
 void request_stop(const std::string& cause);
-// Asks every loop of this process to stop at its next image boundary for `cause`, for good:
-// clear_stop_request() leaves it, and stop_requested() reports SIGINT from then on (a process
-// about to exit, as Python's interpreter does with runs going on in other threads, each of which
-// clears the requests as it starts and ends).
-void request_final_stop(const std::string& cause);
+// Asks every loop of this process to stop at its next image boundary for `cause`, until
+// end_lasting_stop(): clear_stop_request() leaves it, and stop_requested() reports SIGINT
+// meanwhile (a process about to exit, as Python's interpreter does with runs going on in other
+// threads, each of which clears the requests as it starts and ends).
+void request_lasting_stop(const std::string& cause);
+void end_lasting_stop();
 // The cause of the stop requested, or "" (none, or a signal).
 std::string stop_cause();
 void clear_stop_request();

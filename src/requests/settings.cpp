@@ -305,7 +305,7 @@ std::vector<pipeline::SweepMember> SweepSettings::members() const {
   if (!seeds.empty()) {
     if (!problem.seed.empty()) throw InvalidInput("seeds: give --seed or --seeds, not both");
     if (initial.kind != InitialKind::Noise) {
-      throw InvalidInput("seeds: seeds draw the noise of --init noise, and the start is " +
+      throw InvalidInput("seeds: seeds draw the noise of --init noise; the start here is " +
                          std::string(to_string(initial.kind)));
     }
     seed_list = parse_seed_list(seeds);

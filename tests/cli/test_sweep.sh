@@ -116,8 +116,8 @@ expect_error "count must be at least 1" sweep --feed 0.01:0.06:0
 expect_error "reversed" sweep --kill 0.07:0.04:4
 expect_error "not a number" sweep --feed 0.01,abc
 expect_error "appears twice" sweep --feed 0.01,0.01
-expect_error "seeds: seeds draw the noise of --init noise, and the start is rectangle" sweep --init rectangle --seeds 1,2
-expect_error "seeds: seeds draw the noise of --init noise, and the start is box" sweep --preset course-numpy --seeds 1,2
+expect_error "seeds: seeds draw the noise of --init noise; the start here is rectangle" sweep --init rectangle --seeds 1,2
+expect_error "seeds: seeds draw the noise of --init noise; the start here is box" sweep --preset course-numpy --seeds 1,2
 expect_error "not both" sweep --init noise --seed 1 --seeds 1,2
 expect_error "init: expected rectangle, noise, box, box-bordered, drop or cube" sweep --init stripes
 expect_error "needs --init noise" run --seed 4
