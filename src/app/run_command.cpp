@@ -305,9 +305,12 @@ void add_run_command(CLI::App& root) {
       if (!state->resume.empty()) {
         continued = pipeline::resume_request(state->resume);
         // The options given are checked against the file's grid: a volume's stencil is not
-        // refused as a plane's for want of --depth.
-        if (!app::given(*run, "--depth"))
-          state->settings.problem.depth = continued->problem.grid.depth;
+        // refused as a plane's for want of --depth, nor the memory check made for the file's
+        // depth of the default planes (2000 planes of 1080x1920 for a file of 8x8 ones).
+        const Grid& grid = continued->problem.grid;
+        if (!app::given(*run, "--depth")) state->settings.problem.depth = grid.depth;
+        if (!app::given(*run, "--rows")) state->settings.problem.rows = grid.rows;
+        if (!app::given(*run, "--cols")) state->settings.problem.cols = grid.cols;
       }
       RunRequest request = state->settings.request();
       // The pictures come after the run: a folder they cannot go into is refused before it.

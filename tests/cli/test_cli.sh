@@ -228,6 +228,12 @@ if "$gs" run --help | grep -q -- --halo-depth; then  # a build with MPI
   "$gs" run --halo-depth 5 --halo-depth 0 --rows 8 --cols 8 --images 1 --quiet -o halo-twice.h5 &&
     pass || fail "--halo-depth given twice is refused"
 fi
+# A volume of many small planes, continued: its memory checked for the file's grid, not for its
+# depth of the default 1080x1920 planes (1500 of them: 99 GiB).
+timeout -s INT 1 "$gs" run --depth 1500 --rows 4 --cols 4 --images 3000 --steps-per-image 20 \
+  --backend cpu --quiet -o deep-stopped.h5 2>/dev/null
+"$gs" run --resume deep-stopped.h5 --quiet 2>err.txt && pass ||
+  fail "the resume of a deep volume of small planes: $(cat err.txt)"
 # "--output=" with nothing after it: refused, not given the next argument as its value.
 expect_error "--output= has an empty value" run --rows 8 --cols 8 --images 1 --output= --force
 [[ ! -e --force ]] && pass || fail "--output= wrote a file named --force"
