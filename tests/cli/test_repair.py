@@ -299,6 +299,16 @@ def repaired_sweep(label, path, seen, marked=True):
     info = run("info", path)
     check(info.returncode == 0 and "needs repair" in info.stdout,
           f"{label}: info does not say the sweep needs repair: {info.stdout}{info.stderr}")
+    # A copy of it cut short (a transfer that did not finish) is refused in seconds: its damaged
+    # metadata was read again and again, each wait twice the last (render hung for good).
+    with open(path, "rb") as whole, open(f"{path}-cut.h5", "wb") as cut:
+        cut.write(whole.read(os.path.getsize(path) // 3))
+    for command in (["render", f"{path}-cut.h5", "--out", f"{path}-cut"], ["info", f"{path}-cut.h5"]):
+        try:
+            r = subprocess.run([grayscott, *command], capture_output=True, text=True, timeout=60)
+            check(r.returncode != 0, f"{label}: {command[0]} of a cut copy: {r.returncode}")
+        except subprocess.TimeoutExpired:
+            check(False, f"{label}: {command[0]} of a cut copy did not end within a minute")
     # Rendered before the repair, its note says the writer is gone (not that it is being written)
     # and names the remedy.
     r = run("render", path, "--out", f"{path}-unrepaired", "--force")

@@ -17,7 +17,16 @@ hid_t open_for_reading(const fs::path& path) {
   hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   if (file >= 0) return file;
   H5Eclear2(H5E_DEFAULT);
-  return H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, H5P_DEFAULT);
+  // A metadata block whose checksum fails is read again, the wait doubling from a nanosecond
+  // each time: HDF5's 100 attempts would wait for ever on a damaged file (a killed writer's file
+  // cut short by a copy), where a writer's flush in progress needs a few milliseconds. 30
+  // attempts wait about two seconds in all.
+  const hid_t access = H5Pcreate(H5P_FILE_ACCESS);
+  if (access >= 0) H5Pset_metadata_read_attempts(access, 30);
+  const hid_t swmr = H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ,
+                             access >= 0 ? access : H5P_DEFAULT);
+  if (access >= 0) H5Pclose(access);
+  return swmr;
 }
 
 struct RunFileReader::Handles {
