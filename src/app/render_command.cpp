@@ -27,10 +27,23 @@ std::int64_t parse_scale(const std::string& text) {
 }
 
 // After rendering an unfinished file: what it holds, so that nobody takes its pictures for a
-// whole run.
-void note_unfinished(const std::string& file, const std::string& field) {
-  const std::string note = io::unfinished_note(file, field);
+// whole run. `before`: the note of the file as it was before the rendering, which stands where
+// the file was completed meanwhile (its pictures are of what it held then).
+void note_unfinished(const std::string& file, const std::string& field,
+                     const std::string& before) {
+  const std::string after = io::unfinished_note(file, field);
+  const std::string& note = after.empty() ? before : after;
   if (!note.empty()) std::fprintf(stderr, "note: %s\n", note.c_str());
+}
+
+// The note of the file before it is rendered; none where it cannot be read (the rendering then
+// says why, in its own words).
+std::string note_before(const std::string& file, const std::string& field) {
+  try {
+    return io::unfinished_note(file, field);
+  } catch (const std::exception&) {
+    return {};
+  }
 }
 
 }  // namespace
@@ -151,6 +164,7 @@ void add_render_command(CLI::App& root) {
         progress.update(done);
       };
       std::int64_t frames = 0;
+      const std::string before = state->quiet ? "" : note_before(state->file, state->field);
       try {
         frames = io::render_video(state->file, options);
       } catch (const io::RenderStopped& stopped) {
@@ -161,7 +175,7 @@ void add_render_command(CLI::App& root) {
       if (!state->quiet) {
         std::fprintf(stderr, "rendered %lld frame%s into %s\n", static_cast<long long>(frames),
                      frames == 1 ? "" : "s", state->video.c_str());
-        note_unfinished(state->file, state->field);
+        note_unfinished(state->file, state->field, before);
       }
       return;
     }
@@ -172,6 +186,7 @@ void add_render_command(CLI::App& root) {
     look(options);
     if (image->count() > 0) options.image = state->image;
     options.overwrite = state->force;
+    const std::string before = state->quiet ? "" : note_before(state->file, state->field);
     const auto written = io::render_run(state->file, options);
     if (stop_requested()) {
       throw interrupted("stopped after " + io::count_pictures(written.size()) + " into " +
@@ -180,7 +195,7 @@ void add_render_command(CLI::App& root) {
     if (!state->quiet) {
       std::fprintf(stderr, "rendered %s into %s\n", io::count_pictures(written.size()).c_str(),
                    state->out.c_str());
-      note_unfinished(state->file, state->field);
+      note_unfinished(state->file, state->field, before);
     }
   });
 }

@@ -219,8 +219,9 @@ void move_into_place(const fs::path& partial, const fs::path& path, bool overwri
   if (::link(partial.c_str(), path.c_str()) != 0) {
     const int error = errno;
     if (error == EEXIST) {
-      throw std::runtime_error("output " + path.string() +
-                               " appeared while the run was starting (use --force to overwrite)");
+      // The refusal of an existing output, as check_output_path's (exit 2; FileExistsError).
+      throw PathExists("output " + path.string() +
+                       " appeared while the run was starting (use --force to overwrite)");
     }
     throw std::runtime_error("cannot create " + path.string() + ": " + std::strerror(error));
   }
