@@ -354,11 +354,16 @@ def repaired_sweep(label, path, seen, marked=True):
             images = np.ma.filled(v[m], np.nan)
             check(np.array_equal(images[:n], reference_v[m, :n]) and np.isnan(images[n:]).all(),
                   f"{label}: netCDF4 reads member {m} otherwise")
-    # render draws what was written: by default the last image every member holds (where one
-    # holds none, the last any holds), the images no member holds refused, a video (of the first
-    # seed's atlas) as long as that seed's longest member, a note of what each holds.
+    # render draws what was written: each seed's atlas by default at the last image every member
+    # of that seed holds (where one holds none, the last any holds), the images no member holds
+    # refused, a video (of the first seed's atlas) as long as that seed's longest member, a note
+    # of what each holds.
     least, most = min(counts), max(counts)
-    default_image = least - 1 if least > 0 else most - 1
+    with h5py.File(path, "r") as f:
+        first_seed = f["seed"][...] == f["seed"][0]
+    seed_counts = [n for n, first in zip(counts, first_seed) if first]
+    # (A seed none of whose members wrote an image: its atlas is of image 0, every tile blank.)
+    default_image = min(seed_counts) - 1 if min(seed_counts) > 0 else max(max(seed_counts) - 1, 0)
     for out, extra in ((f"{path}-atlas", []), (f"{path}-atlas-at", ["--image", str(default_image)])):
         r = run("render", path, "--out", out, "--force", *extra)
         held = f"{least}" if least == most else f"{least} to {most}"
@@ -366,7 +371,8 @@ def repaired_sweep(label, path, seen, marked=True):
               f"{label}: render {extra}: {r.returncode} {r.stderr!r}")
     check(open(f"{path}-atlas/atlas_seed1.png", "rb").read()
           == open(f"{path}-atlas-at/atlas_seed1.png", "rb").read(),
-          f"{label}: the atlas is not of image {default_image}, the last every member holds")
+          f"{label}: the atlas is not of image {default_image}, the last every member of its "
+          f"seed holds")
     r = run("render", path, "--out", f"{path}-past", "--image", str(most))
     check(r.returncode != 0 and "out of range" in r.stderr,
           f"{label}: render of image {most}, which no member holds: {r.returncode} {r.stderr!r}")
@@ -375,12 +381,14 @@ def repaired_sweep(label, path, seen, marked=True):
         frames = subprocess.run(["ffprobe", "-v", "error", "-count_frames", "-select_streams",
                                  "v:0", "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0",
                                  f"{path}.mp4"], capture_output=True, text=True).stdout.strip()
-        with h5py.File(path, "r") as f:
-            first_seed = f["seed"][...] == f["seed"][0]
-        seed_most = max(n for n, first in zip(counts, first_seed) if first)
-        check(r.returncode == 0 and frames == str(seed_most),
-              f"{label}: the video has {frames} frames, not the {seed_most} images its seed's "
-              f"members wrote: {r.stderr}")
+        seed_most = max(seed_counts)
+        if seed_most == 0:  # no frame to make: refused, naming the seed
+            check(r.returncode != 0 and "no member of seed" in r.stderr,
+                  f"{label}: a video of a seed without images: {r.returncode} {r.stderr}")
+        else:
+            check(r.returncode == 0 and frames == str(seed_most),
+                  f"{label}: the video has {frames} frames, not the {seed_most} images its "
+                  f"seed's members wrote: {r.stderr}")
     # A copy as repair left it, for ParaView at the end (--resume below completes this one).
     os.makedirs("repaired", exist_ok=True)
     for name in (path, path[:-3] + ".xmf"):

@@ -1,6 +1,7 @@
 #include "io/pictures/atlas.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -301,6 +302,12 @@ std::int64_t AtlasPainter::images() const {
 std::int64_t AtlasPainter::images_of_every_member() const {
   return *std::min_element(s_->written.begin(), s_->written.end());
 }
+std::int64_t AtlasPainter::images_of_every_member_of_seed(std::int64_t seed) const {
+  std::int64_t least = std::numeric_limits<std::int64_t>::max();
+  for (std::size_t m = 0; m < s_->written.size(); ++m)
+    if (s_->seed[m] == seed) least = std::min(least, s_->written[m]);
+  return least == std::numeric_limits<std::int64_t>::max() ? 0 : least;
+}
 std::int64_t AtlasPainter::images_of_seed(std::int64_t seed) const {
   std::int64_t most = 0;
   for (std::size_t m = 0; m < s_->written.size(); ++m)
@@ -439,12 +446,14 @@ Rgb8Image AtlasPainter::paint(std::int64_t image, std::int64_t seed_value) const
 
 std::vector<fs::path> render_atlas(const fs::path& file, const RenderOptions& options) {
   const AtlasPainter painter(file, options);
-  // By default the last image every member holds (of a sweep stopped early, the last one some
-  // member holds where one holds none).
-  const std::int64_t every = painter.images_of_every_member();
-  const std::int64_t image =
-      options.image ? resolve_image(*options.image, painter.images())
-                    : (every > 0 ? every - 1 : painter.images() - 1);
+  // By default, each seed's atlas at the last image every member of that seed holds (of a sweep
+  // stopped early, the last one some member of it holds where one holds none).
+  const auto image_of = [&](std::int64_t seed) {
+    if (options.image) return resolve_image(*options.image, painter.images());
+    const std::int64_t every = painter.images_of_every_member_of_seed(seed);
+    const std::int64_t some = painter.images_of_seed(seed);
+    return every > 0 ? every - 1 : std::max<std::int64_t>(some - 1, 0);
+  };
   const auto atlas_path = [&](std::int64_t s) {
     return options.out_dir / (painter.seeds().size() == 1
                                   ? std::string("atlas.png")
@@ -457,7 +466,7 @@ std::vector<fs::path> render_atlas(const fs::path& file, const RenderOptions& op
   std::vector<fs::path> written;
   for (std::int64_t s : painter.seeds()) {
     const fs::path path = atlas_path(s);
-    write_png(path, painter.paint(image, s));
+    write_png(path, painter.paint(image_of(s), s));
     written.push_back(path);
   }
   return written;

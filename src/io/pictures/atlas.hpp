@@ -89,8 +89,9 @@ class AtlasPainter {
   std::int64_t images() const;
   // The images every member holds.
   std::int64_t images_of_every_member() const;
-  // The images some member of seed `seed` holds (its atlas's frames).
+  // The images some member of seed `seed` holds (its atlas's frames), and those every one holds.
   std::int64_t images_of_seed(std::int64_t seed) const;
+  std::int64_t images_of_every_member_of_seed(std::int64_t seed) const;
   const std::vector<std::int64_t>& seeds() const;  // in order of first appearance
   const AtlasLayout& layout() const;
   const AtlasTicks& ticks() const;
