@@ -221,16 +221,23 @@ def test_a_child_forked_while_a_run_goes_on_is_told_not_to_run(tmp_path):
         on_image=lambda *a: (started.set(), done.wait(60))))
     runner.start()
     assert started.wait(60)
-    child = os.fork()
-    if child == 0:
-        code = 1
-        try:
-            gs.Simulation(rows=16, cols=16, backend="cpu", threads=1).run(
-                images=2, steps_per_image=5, output=tmp_path / "child.h5", quiet=True)
-        except RuntimeError as error:
-            code = 0 if "forked while its parent ran" in str(error) else 2
-        finally:
-            os._exit(code)
+    def fork_a_run(refused):
+        """A child that runs; its exit status 0 where it is `refused` as a fork during a run
+        (or, not, where its run completes)."""
+        child = os.fork()
+        if child == 0:
+            code = 1
+            try:
+                gs.Simulation(rows=16, cols=16, backend="cpu", threads=1).run(
+                    images=2, steps_per_image=5, output=tmp_path / "child.h5", quiet=True)
+                code = 2 if refused else 0
+            except RuntimeError as error:
+                code = 0 if refused and "forked while its parent ran" in str(error) else 3
+            finally:
+                os._exit(code)
+        return child
+
+    child = fork_a_run(refused=True)
     deadline = time.time() + 60
     while time.time() < deadline:
         finished, status = os.waitpid(child, os.WNOHANG)
@@ -244,16 +251,7 @@ def test_a_child_forked_while_a_run_goes_on_is_told_not_to_run(tmp_path):
     done.set()
     runner.join(120)
     assert status == 0, f"the forked child was not refused at once ({status})"
-    child = os.fork()
-    if child == 0:
-        code = 1
-        try:
-            gs.Simulation(rows=16, cols=16, backend="cpu", threads=1).run(
-                images=2, steps_per_image=5, output=tmp_path / "child.h5", quiet=True)
-            code = 0
-        finally:
-            os._exit(code)
-    assert os.waitpid(child, 0)[1] == 0, "a child forked between runs did not run"
+    assert os.waitpid(fork_a_run(refused=False), 0)[1] == 0, "a child forked between runs did not run"
 
 
 def test_runs_sweeps_and_renderings_in_several_threads_take_turns(tmp_path):

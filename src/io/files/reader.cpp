@@ -21,12 +21,15 @@ hid_t open_for_reading(const fs::path& path) {
   // each time: HDF5's 100 attempts would wait for ever on a damaged file (a killed writer's file
   // cut short by a copy), where a writer's flush in progress needs a few milliseconds. 30
   // attempts wait about two seconds in all.
-  const hid_t access = H5Pcreate(H5P_FILE_ACCESS);
-  if (access >= 0) H5Pset_metadata_read_attempts(access, 30);
-  const hid_t swmr = H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ,
-                             access >= 0 ? access : H5P_DEFAULT);
-  if (access >= 0) H5Pclose(access);
-  return swmr;
+  // Made once and kept: closing it after a failed open would clear the error stack, whose
+  // reason the caller reads ("truncated file").
+  static const hid_t access = [] {
+    const hid_t made = H5Pcreate(H5P_FILE_ACCESS);
+    if (made >= 0) H5Pset_metadata_read_attempts(made, 30);
+    return made;
+  }();
+  return H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ,
+                 access >= 0 ? access : H5P_DEFAULT);
 }
 
 struct RunFileReader::Handles {
