@@ -791,6 +791,7 @@ class Batch {
 
   // A copy of one field in host memory (from the device on a GPU), through the engine's capture.
   nb::object copy_field(char which) {
+    const WorkInProgress counted;  // its array is made through Python: the exit waits for it
     const auto lock = acquire();
     return std::visit(
         [&](auto& engine) -> nb::object {
@@ -824,6 +825,7 @@ class Batch {
   // asked for is another; otherwise measured now from the current state, without a change. None:
   // the run's histogram there, 50 bins over [0, 1] elsewhere.
   nb::list statistics(nb::handle bins_argument, nb::handle low_argument, nb::handle high_argument) {
+    const WorkInProgress counted;  // the exit waits for it (see WorkInProgress)
     const auto lock = acquire();
     const analysis::HistogramSpec usual =
         held_statistics_.empty() ? analysis::HistogramSpec{} : held_histogram_;
@@ -1309,6 +1311,9 @@ nb::object device_view(const FieldView& view, nb::handle owner) {
 }
 
 nb::object field_array(Batch& batch, nb::handle self, char which) {
+  // Its array is made through NumPy's Python code, where the interpreter's exit could end the
+  // thread inside this module's frames: counted, so that the exit waits for it.
+  const WorkInProgress counted;
   const FieldView view = batch.field(which);
   const bool single = batch.problem().precision == Precision::Single;
   if (view.on_device)
@@ -1320,6 +1325,7 @@ nb::object field_array(Batch& batch, nb::handle self, char which) {
 // later advance does not move): a capsule is consumed by the one library that takes it, so each
 // `__dlpack__` call needs its own.
 nb::object device_capsule(Batch& batch, char which, std::uintptr_t pointer) {
+  const WorkInProgress counted;  // as field_array
   FieldView view = batch.field(which);
   if (!view.on_device) throw nb::type_error("a host field has no device capsule; use the array");
   view.pointer = pointer;
@@ -1329,6 +1335,7 @@ nb::object device_capsule(Batch& batch, char which, std::uintptr_t pointer) {
 }
 
 nb::dict field_interface(Batch& batch, char which) {
+  const WorkInProgress counted;  // as field_array
   const FieldView view = batch.field(which);
   nb::dict d;
   d["pointer"] = view.pointer;
