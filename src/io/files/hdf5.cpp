@@ -107,6 +107,13 @@ void read_block(hid_t dataset, std::span<const hsize_t> start, std::span<const h
   check(H5Dread(dataset, mem_type, mem, space, H5P_DEFAULT, out), "read " + what);
 }
 
+void read_checkpoint_block(hid_t u_dataset, hid_t v_dataset, std::span<const hsize_t> start,
+                           std::span<const hsize_t> count, hid_t mem_type, void* u, void* v,
+                           const std::string& file) {
+  if (u_dataset >= 0) read_block(u_dataset, start, count, mem_type, u, "checkpoint/u of " + file);
+  if (v_dataset >= 0) read_block(v_dataset, start, count, mem_type, v, "checkpoint/v of " + file);
+}
+
 namespace {
 void write_numeric(hid_t obj, const std::string& name, hid_t type, std::span<const hsize_t> dims,
                    const void* data) {

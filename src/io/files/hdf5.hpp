@@ -78,6 +78,11 @@ Id simple_space(std::span<const hsize_t> dims, std::span<const hsize_t> max_dims
 // `out`, as `mem_type`; `what` names it in the error ("the checkpoint of run.h5").
 void read_block(hid_t dataset, std::span<const hsize_t> start, std::span<const hsize_t> count,
                 hid_t mem_type, void* out, const std::string& what);
+// The same block of a checkpoint's /checkpoint/u and /checkpoint/v of `file` into `u` and `v`,
+// each where its dataset is open (a negative id: the file's images hold that field instead).
+void read_checkpoint_block(hid_t u_dataset, hid_t v_dataset, std::span<const hsize_t> start,
+                           std::span<const hsize_t> count, hid_t mem_type, void* u, void* v,
+                           const std::string& file);
 
 // The file access properties to write a file with: a copy of `shared` (the processes' MPI-IO
 // access), or for one process alone (`shared` = H5P_DEFAULT) the newest file format, which SWMR

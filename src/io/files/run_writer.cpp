@@ -422,12 +422,8 @@ void RunFileWriter::complete_final_checkpoint() {
                             H5Tget_size(mem_type);
   std::vector<std::byte> u(bytes), v(bytes);
   // The fields the images do not hold.
-  if (h_->checkpoint_u.get() >= 0)
-    h5::read_block(h_->checkpoint_u, start, count, mem_type, u.data(),
-                   "checkpoint/u of " + path_.string());
-  if (h_->checkpoint_v.get() >= 0)
-    h5::read_block(h_->checkpoint_v, start, count, mem_type, v.data(),
-                   "checkpoint/v of " + path_.string());
+  h5::read_checkpoint_block(h_->checkpoint_u.get(), h_->checkpoint_v.get(), start, count, mem_type,
+                            u.data(), v.data(), path_.string());
   h_->slots.save_into_older_slot(0, 1, meta_.images, slot_writes(u.data(), v.data()));
 }
 

@@ -527,12 +527,8 @@ void SweepFileWriter::complete_final_checkpoints() {
     std::vector<hsize_t> start(count.size(), 0);
     start[0] = in0 > in1 ? 0u : 1u, start[1] = m;
     // The fields the images do not hold.
-    if (h_->checkpoint_u.get() >= 0)
-      h5::read_block(h_->checkpoint_u, start, count, mem_type, u.data(),
-                     "checkpoint/u of " + path_.string());
-    if (h_->checkpoint_v.get() >= 0)
-      h5::read_block(h_->checkpoint_v, start, count, mem_type, v.data(),
-                     "checkpoint/v of " + path_.string());
+    h5::read_checkpoint_block(h_->checkpoint_u.get(), h_->checkpoint_v.get(), start, count,
+                              mem_type, u.data(), v.data(), path_.string());
     // Into the older slot, marked valid once the state is written.
     slots_.save_into_older_slot(member, 1, meta_.images,
                                 slot_writes(member, 1, u.data(), v.data()));
