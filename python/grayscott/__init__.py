@@ -60,6 +60,9 @@ _TURN_HELD_AT_FORK = False
 
 def _note_the_turn_before_fork():
     global _TURN_HELD_AT_FORK
+    if isinstance(_FILE_WORK, _NoTurnAfterFork):  # a child's own child: refused alike
+        _TURN_HELD_AT_FORK = True
+        return
     owned = _FILE_WORK._is_owned() if hasattr(_FILE_WORK, "_is_owned") else False
     free = not owned and _FILE_WORK.acquire(blocking=False)
     if free:

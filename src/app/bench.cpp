@@ -481,8 +481,7 @@ Measurement measure(const BenchRequest& request, const Workload& w, const BenchR
   m.fraction_of_copy =
       rooflines.copy_bytes_per_s > 0 ? m.bytes_per_s / rooflines.copy_bytes_per_s : 0;
   m.flops_per_s = m.cell_updates_per_s * rooflines.flops_per_cell_update;
-  m.fraction_of_peak =
-      rooflines.peak_flops_per_s > 0 ? m.flops_per_s / rooflines.peak_flops_per_s : 0;
+  // (fraction_of_peak: set by run_benchmark once the peak is probed after the runs too.)
   return m;
 }
 

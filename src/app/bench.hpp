@@ -128,7 +128,7 @@ struct Measurement {
   double bytes_per_s = 0;
   double fraction_of_copy = 0;
   double flops_per_s = 0;  // cell updates per second x flops_per_cell_update of the stencil
-  double fraction_of_peak = 0;
+  double fraction_of_peak = 0;  // of the better of the peak probes before and after the runs
   // --io hdf5: where the median repeat's time went (seconds by phase, in the run's order; the
   // writer thread's phases last, beside the stepping thread's).
   std::vector<std::pair<std::string, double>> phases;

@@ -194,24 +194,14 @@ void report(const RunRequest& request, const RunSummary& summary) {
 #if GRAYSCOTT_WITH_MPI
 // A decomposition given to a run of one process (without a launcher, or on one rank): a malformed
 // one named as such, then refused unless it is the one process's whole grid (1x1 of a plane,
-// 1x1x1 of a volume), as a launcher's ranks would refuse it.
+// 1x1x1 of a volume), as ranks refuse a split (choose_process_grid's checks, for one rank).
 void check_one_process_decomposition(const std::string& text, const Grid& grid, bool launched) {
   if (text.empty()) return;
   const mpi::ProcessGrid g = mpi::parse_decomposition(text);
-  if (g.ranks() != 1) {
-    throw InvalidInput("decomposition " + text +
-                       (launched ? " needs " + std::to_string(g.ranks()) +
-                                       " ranks, but the run has 1"
-                                 : std::string(" needs an MPI launcher (mpirun -n P, srun)")));
+  if (!launched && g.ranks() != 1) {
+    throw InvalidInput("decomposition " + text + " needs an MPI launcher (mpirun -n P, srun)");
   }
-  if (grid.volume() && g.axes != 3) {
-    throw InvalidInput("decomposition " + text + ": a volume (" + grid.text() +
-                       ") is split PLANESxROWSxCOLS of ranks (e.g. 1x1x1)");
-  }
-  if (!grid.volume() && g.axes != 2) {
-    throw InvalidInput("decomposition " + text + ": a plane (" + grid.text() +
-                       ") is split ROWSxCOLS of ranks (e.g. 1x1)");
-  }
+  mpi::choose_process_grid(1, grid, g, 1);
 }
 
 // Under an MPI launcher. One rank: exactly the serial program. Several: the distributed run;

@@ -299,20 +299,15 @@ AtlasPainter::~AtlasPainter() = default;
 std::int64_t AtlasPainter::images() const {
   return *std::max_element(s_->written.begin(), s_->written.end());
 }
-std::int64_t AtlasPainter::images_of_every_member() const {
-  return *std::min_element(s_->written.begin(), s_->written.end());
-}
-std::int64_t AtlasPainter::images_of_every_member_of_seed(std::int64_t seed) const {
-  std::int64_t least = std::numeric_limits<std::int64_t>::max();
-  for (std::size_t m = 0; m < s_->written.size(); ++m)
-    if (s_->seed[m] == seed) least = std::min(least, s_->written[m]);
-  return least == std::numeric_limits<std::int64_t>::max() ? 0 : least;
-}
-std::int64_t AtlasPainter::images_of_seed(std::int64_t seed) const {
-  std::int64_t most = 0;
-  for (std::size_t m = 0; m < s_->written.size(); ++m)
-    if (s_->seed[m] == seed) most = std::max(most, s_->written[m]);
-  return most;
+AtlasPainter::SeedImages AtlasPainter::images_of_seed(std::int64_t seed) const {
+  SeedImages held{std::numeric_limits<std::int64_t>::max(), 0};
+  for (std::size_t m = 0; m < s_->written.size(); ++m) {
+    if (s_->seed[m] != seed) continue;
+    held.every = std::min(held.every, s_->written[m]);
+    held.some = std::max(held.some, s_->written[m]);
+  }
+  if (held.some == 0) held.every = 0;  // no member of that seed (or none that wrote)
+  return held;
 }
 const std::vector<std::int64_t>& AtlasPainter::seeds() const { return s_->seeds; }
 const AtlasLayout& AtlasPainter::layout() const { return s_->layout; }
@@ -450,8 +445,7 @@ std::vector<fs::path> render_atlas(const fs::path& file, const RenderOptions& op
   // stopped early, the last one some member of it holds where one holds none).
   const auto image_of = [&](std::int64_t seed) {
     if (options.image) return resolve_image(*options.image, painter.images());
-    const std::int64_t every = painter.images_of_every_member_of_seed(seed);
-    const std::int64_t some = painter.images_of_seed(seed);
+    const auto [every, some] = painter.images_of_seed(seed);
     return every > 0 ? every - 1 : std::max<std::int64_t>(some - 1, 0);
   };
   const auto atlas_path = [&](std::int64_t s) {

@@ -87,11 +87,12 @@ class AtlasPainter {
   // The images to paint: those some member holds (a sweep stopped early holds fewer than it
   // planned; the tiles of members that had not reached an image are left blank).
   std::int64_t images() const;
-  // The images every member holds.
-  std::int64_t images_of_every_member() const;
-  // The images some member of seed `seed` holds (its atlas's frames), and those every one holds.
-  std::int64_t images_of_seed(std::int64_t seed) const;
-  std::int64_t images_of_every_member_of_seed(std::int64_t seed) const;
+  // The images of the members of seed `seed`: those every one holds, and those some one holds
+  // (its atlas's frames).
+  struct SeedImages {
+    std::int64_t every, some;
+  };
+  SeedImages images_of_seed(std::int64_t seed) const;
   const std::vector<std::int64_t>& seeds() const;  // in order of first appearance
   const AtlasLayout& layout() const;
   const AtlasTicks& ticks() const;

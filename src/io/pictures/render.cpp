@@ -619,7 +619,7 @@ std::int64_t render_video(const fs::path& file, const RenderOptions& options) {
     }
     // Its frames: the images some member of that seed holds (of a sweep stopped early, no frame
     // of blank tiles only).
-    last = atlas->images_of_seed(seed);
+    last = atlas->images_of_seed(seed).some;
     if (last == 0) throw InvalidInput(file.string() + ": no member of seed " +
                                       std::to_string(seed) + " has written an image");
     if (options.image) {
