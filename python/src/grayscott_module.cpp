@@ -1865,8 +1865,7 @@ NB_MODULE(_core, m) {
           if (interrupted) throw nb::python_error();              // the KeyboardInterrupt
           // Stopped for a cause, not a signal (the interpreter's exit).
           if (const std::string cause = pipeline::stop_cause(); !cause.empty()) {
-            throw std::runtime_error("video stopped: " + cause + "; " + video +
-                                     " was not written");
+            throw std::runtime_error("video stopped: " + cause + "; " + video + " was not written");
           }
           // A stop signal another run's handler took (this video made from its callback).
           const int signal = pipeline::stop_requested();

@@ -7,8 +7,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -559,8 +559,7 @@ BenchReport run_benchmark(const BenchRequest& request) {
       backend.arithmetic_peak(request.engine, request.problem.precision).flops_per_s;
   report.peak_flops_per_s = std::max(report.peak_flops_per_s_before, report.peak_flops_per_s_after);
   for (Measurement& m : report.measurements) {
-    m.fraction_of_peak =
-        report.peak_flops_per_s > 0 ? m.flops_per_s / report.peak_flops_per_s : 0;
+    m.fraction_of_peak = report.peak_flops_per_s > 0 ? m.flops_per_s / report.peak_flops_per_s : 0;
     report.peak_disturbed = report.peak_disturbed || m.fraction_of_peak > 1;
   }
   report.load_after = load_average();

@@ -29,8 +29,7 @@ std::int64_t parse_scale(const std::string& text) {
 // After rendering an unfinished file: what it holds, so that nobody takes its pictures for a
 // whole run. `before`: the note of the file as it was before the rendering, which stands where
 // the file was completed meanwhile (its pictures are of what it held then).
-void note_unfinished(const std::string& file, const std::string& field,
-                     const std::string& before) {
+void note_unfinished(const std::string& file, const std::string& field, const std::string& before) {
   const std::string after = io::unfinished_note(file, field);
   const std::string& note = after.empty() ? before : after;
   if (!note.empty()) std::fprintf(stderr, "note: %s\n", note.c_str());

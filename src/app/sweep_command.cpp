@@ -34,8 +34,7 @@ void report(const SweepRequest& request, const SweepSummary& summary) {
     std::fprintf(stderr,
                  "%s %lld member%s x %lld image%s of %s (%s, %s, %lld batch%s of up to "
                  "%lld) to %s in %s: %s%s\n",
-                 verb,
-                 static_cast<long long>(summary.members), summary.members == 1 ? "" : "s",
+                 verb, static_cast<long long>(summary.members), summary.members == 1 ? "" : "s",
                  static_cast<long long>(request.images), request.images == 1 ? "" : "s",
                  g.text().c_str(), std::string(to_string(request.problem.precision)).c_str(),
                  summary.backend.c_str(), static_cast<long long>(summary.batches),

@@ -86,8 +86,9 @@ void fail(const std::string& what) {
   // HDF5 locks a file it opens (flock): a lock refused means another open of it, in another
   // program or through another HDF5 library in this one (h5py's).
   if (reason == std::strerror(EWOULDBLOCK)) {
-    reason += " (the file is open elsewhere: a reader such as h5py, xarray, gs.open or ParaView "
-              "holds it; close it there and try again)";
+    reason +=
+        " (the file is open elsewhere: a reader such as h5py, xarray, gs.open or ParaView "
+        "holds it; close it there and try again)";
   }
   throw std::runtime_error("HDF5: cannot " + what + (reason.empty() ? "" : ": " + reason));
 }

@@ -164,7 +164,7 @@ void check_output_path(const fs::path& path, bool overwrite, std::uint64_t bytes
   // The kernel's own file systems (/proc, /sys) hold no files, whatever the space they report
   // (none: "0 B free"). A file system of no set size (ramfs, tmpfs size=0) reports none too, and
   // holds files: the type, not the size, tells them apart.
-  if (struct statfs kind {}; ::statfs(folder.c_str(), &kind) == 0) {
+  if (struct statfs kind{}; ::statfs(folder.c_str(), &kind) == 0) {
     constexpr long proc_magic = 0x9fa0, sysfs_magic = 0x62656572;
     if (kind.f_type == proc_magic || kind.f_type == sysfs_magic) {
       throw InvalidInput("output folder " + folder.string() +

@@ -197,9 +197,10 @@ RepairOutcome repair_file(const fs::path& path) {
     h5::Id u, v;
     if (state.meta.fields.u) u = h5::Id(H5Dopen2(file, "u", H5P_DEFAULT), H5Dclose, "open /u");
     if (state.meta.fields.v) v = h5::Id(H5Dopen2(file, "v", H5P_DEFAULT), H5Dclose, "open /v");
-    outcome.companion_written = write_sweep_xdmf(path, state.meta,
-                     sweep_image_places(u.get(), v.get(), state.meta.members(), state.meta.images,
-                                        state.meta.problem.grid.volume()));
+    outcome.companion_written =
+        write_sweep_xdmf(path, state.meta,
+                         sweep_image_places(u.get(), v.get(), state.meta.members(),
+                                            state.meta.images, state.meta.problem.grid.volume()));
   } else {
     outcome.companion_written = write_xdmf(path, read_run_state(path).meta, outcome.images);
   }

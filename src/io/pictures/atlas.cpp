@@ -1,11 +1,11 @@
 #include "io/pictures/atlas.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -142,9 +142,9 @@ struct AtlasPainter::State {
     if (images == 0) throw InvalidInput(no_image_message(reader, file));
     // Each member's images in the file, its first ones: all of them but in a sweep stopped or
     // killed before its end, whose later images were never written (they read as NaN).
-    written = reader.has_field("images_written") ? reader.read_int64("images_written")
-                                                 : std::vector<std::int64_t>(
-                                                       static_cast<std::size_t>(members), images);
+    written = reader.has_field("images_written")
+                  ? reader.read_int64("images_written")
+                  : std::vector<std::int64_t>(static_cast<std::size_t>(members), images);
     if (static_cast<std::int64_t>(written.size()) != members) {
       throw InvalidInput(file.string() + ": /images_written does not match the members");
     }

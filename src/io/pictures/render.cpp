@@ -251,10 +251,10 @@ std::string unfinished_note(const fs::path& file, const std::string& field) {
   }
   // Its writer was killed: what it holds is settled, and repair makes it a file every reader
   // opens.
-  const std::string remedy =
-      status == "running" ? "; its writer is gone: grayscott repair " + file.string() +
-                                " makes it readable by every reader"
-                          : "";
+  const std::string remedy = status == "running"
+                                 ? "; its writer is gone: grayscott repair " + file.string() +
+                                       " makes it readable by every reader"
+                                 : "";
   const std::size_t image_axes = reader.depth() > 1 ? 3 : 2;
   // A run's images: [images, rows, cols], or a volume's [images, depth, rows, cols].
   if (dims.size() == image_axes + 1) {
@@ -266,11 +266,11 @@ std::string unfinished_note(const fs::path& file, const std::string& field) {
     const std::vector<std::int64_t> written = reader.read_int64("images_written");
     if (!written.empty()) {
       const auto [least, most] = std::minmax_element(written.begin(), written.end());
-      const std::string held = *least == *most ? std::to_string(*least)
-                                               : std::to_string(*least) + " to " +
-                                                     std::to_string(*most);
-      return file.string() + ": its members hold " + held + of_planned + " images (status: " +
-             status + ")" +
+      const std::string held = *least == *most
+                                   ? std::to_string(*least)
+                                   : std::to_string(*least) + " to " + std::to_string(*most);
+      return file.string() + ": its members hold " + held + of_planned +
+             " images (status: " + status + ")" +
              (*least < *most ? "; a member's tile is blank past its last image" : "") + remedy;
     }
   }
@@ -425,7 +425,9 @@ VolumePicture plan_volume_picture(const std::optional<VolumeView>& view, std::in
     if (index >= along) {
       const char axis = "zyx"[p.view.axis];
       // z counts planes, y rows, x columns.
-      const char* cells = p.view.axis == 0 ? " planes (z" : p.view.axis == 1 ? " rows (y" : " columns (x";
+      const char* cells = p.view.axis == 0   ? " planes (z"
+                          : p.view.axis == 1 ? " rows (y"
+                                             : " columns (x";
       throw InvalidInput("slice " + std::string(1, axis) + "=" + std::to_string(index) +
                          " is out of range: the grid has " + std::to_string(along) + cells +
                          " = 0 to " + std::to_string(along - 1) + ")");
@@ -620,8 +622,9 @@ std::int64_t render_video(const fs::path& file, const RenderOptions& options) {
     // Its frames: the images some member of that seed holds (of a sweep stopped early, no frame
     // of blank tiles only).
     last = atlas->images_of_seed(seed).some;
-    if (last == 0) throw InvalidInput(file.string() + ": no member of seed " +
-                                      std::to_string(seed) + " has written an image");
+    if (last == 0)
+      throw InvalidInput(file.string() + ": no member of seed " + std::to_string(seed) +
+                         " has written an image");
     if (options.image) {
       first = resolve_image(*options.image, last);
       last = first + 1;
