@@ -6,6 +6,7 @@
 #include "app/version.hpp"
 #include "io/files/run_file.hpp"
 #include "io/files/sweep_file.hpp"
+#include "io/files/writer_process.hpp"
 #include "pipeline/adapters.hpp"
 #include "pipeline/progress.hpp"
 
@@ -115,12 +116,14 @@ class RunJobFile final : public JobFile<Real> {
   void open(const std::string& backend, const io::RunFileAccess& access) override {
     meta_.backend = backend;
     if (continued_)
-      writer_.emplace(request_.output, meta_, io::RunFileWriter::Continue{start_image(0)}, access);
+      writer_.emplace(request_.output, meta_,
+                      io::RunFileWriter::Continue{start_image(0), continued_->identity}, access);
     else
       writer_.emplace(request_.output, meta_, request_.overwrite, access);
   }
   void read_checkpoint(std::int64_t, std::int64_t, const BlockPlace& block, std::vector<Real>& u,
                        std::vector<Real>& v) const override {
+    io::refuse_if_replaced(request_.output, continued_->identity);
     io::read_checkpoint<Real>(request_.output, block.row_begin, block.rows, block.col_begin,
                               block.cols, u, v, block.plane_begin, block.planes);
   }
@@ -206,12 +209,14 @@ class SweepJobFile final : public JobFile<Real> {
     const io::SweepFileAccess sweep_access{access.file_access, access.writes_companions,
                                            access.partial_tag};
     if (request_.resume)
-      writer_.emplace(request_.output, meta_, io::SweepFileWriter::Continue{}, sweep_access);
+      writer_.emplace(request_.output, meta_, io::SweepFileWriter::Continue{request_.continued_file},
+                      sweep_access);
     else
       writer_.emplace(request_.output, meta_, request_.overwrite, sweep_access);
   }
   void read_checkpoint(std::int64_t first, std::int64_t count, const BlockPlace&,
                        std::vector<Real>& u, std::vector<Real>& v) const override {
+    io::refuse_if_replaced(request_.output, request_.continued_file);
     io::read_sweep_checkpoint<Real>(request_.output, first, count, u, v);
   }
   std::unique_ptr<ImageSink<Real>> sink(std::int64_t first, std::int64_t count, std::size_t cells,

@@ -123,6 +123,7 @@ SweepRequest resume_sweep_request(const std::filesystem::path& path) {
     throw InvalidInput("nothing to resume: " + path.string() + " holds a complete sweep");
   }
   SweepRequest request;
+  request.continued_file = state.identity;
   request.problem = state.meta.problem;
   for (std::size_t m = 0; m < state.meta.feed.size(); ++m) {
     request.members.push_back({state.meta.feed[m], state.meta.kill[m], state.meta.seed[m]});

@@ -56,6 +56,7 @@ struct SweepRequest {
   bool every_chunk_placed = true;  // the file's chunks are all in place (see io::SweepFileState)
   // Per member, where it stood towards settling at its checkpoint (see io::SteadyHistory).
   std::vector<io::SteadyHistory> steady_history;
+  io::FileIdentity continued_file;  // the file resume_sweep_request read
   AnalysisRequest analysis;  // statistics of every member's images, settling
   // Called after each image of a batch with (member-images done, member-images in the sweep),
   // counting those the file held already; none: the terminal's progress bar unless quiet.

@@ -85,7 +85,7 @@ expect_error "--preset with --resume: a continued run keeps the parameters of it
 # (The lock taken by this shell itself, held until its descriptor closes.)
 exec {held}<stopped.h5
 flock -s "$held"
-expect_error "the file is open elsewhere: a reader such as h5py, xarray, gs.open or ParaView holds it" \
+expect_error "the file is open elsewhere: another grayscott starting on it, or a reader such as h5py, xarray, gs.open or ParaView that holds it" \
   run --resume stopped.h5
 exec {held}<&-
 cmp -s stopped.h5 stopped-before.h5 && pass || fail "a refused --resume changed the file"

@@ -423,6 +423,77 @@ refusals = sum(force_race("run", [(128, 20), (96, 30)]) for _ in range(4))
 refusals += sum(force_race("sweep", [(64, 20), (48, 30)]) for _ in range(2))
 print(f"--force at once: {refusals} of 6 later claims refused, every file whole", flush=True)
 
+# A stopped file continued by two processes at once, or continued while a run given its name with
+# --force replaces it: never both (two writers in one file, or the resume writing its images into
+# the new run's file). One goes on, the other is refused naming why; what stays is whole: the
+# resumed run, bitwise the uninterrupted one, or the new run.
+RESUMED = ["--rows", "96", "--cols", "96", "--images", "60", "--steps-per-image", "400",
+           "--threads", "1", "--checkpoint-every", "5"]
+run("run", *RESUMED, "--quiet", "-o", "resume-reference.h5")
+p = start("run", *RESUMED, "--quiet", "-o", "resume-stopped.h5")
+while p.poll() is None:
+    try:
+        with h5py.File("resume-stopped.h5", "r", swmr=True) as f:
+            if len(f["step"]) >= 8:
+                break
+    except (OSError, KeyError):
+        pass
+    time.sleep(0.02)
+p.send_signal(signal.SIGINT)
+p.communicate()
+check(p.returncode == 128 + signal.SIGINT, "the run to continue was not stopped by SIGINT")
+REFUSALS = ("is being written by process", "was replaced since it was read", "open elsewhere",
+            "open for writing elsewhere")
+
+
+def resume_race(second):
+    for name in ("resumed.h5", "resumed.xmf"):
+        if os.path.exists(name):
+            os.remove(name)
+    shutil.copy("resume-stopped.h5", "resumed.h5")
+    # Either first, the other a few milliseconds later.
+    commands = [["run", "--resume", "resumed.h5", "--quiet"], second]
+    order = [0, 1] if random.random() < 0.5 else [1, 0]
+    processes = {}
+    for k in order:
+        processes[k] = start(*commands[k])
+        time.sleep(random.uniform(0, 0.01))
+    outputs = [processes[k].communicate(timeout=120) + (processes[k].returncode,) for k in (0, 1)]
+    what = f"--resume against {' '.join(second[:2])}: {[(c, e.strip()) for _, e, c in outputs]}"
+    refused = [err for _, err, code in outputs if code != 0]
+    check(len(refused) == 1 and any(r in refused[0] for r in REFUSALS), what)
+    with h5py.File("resumed.h5", "r") as f:
+        status, feed = f.attrs["status"], f.attrs["feed"]
+    check(status == "complete", f"{what}: the file left says {status!r}")
+    if feed != 0.03:
+        same_file("resume-reference.h5", "resumed.h5", f"{what}: the resumed file")
+    return outputs[0][2] == 0
+
+
+won = sum(resume_race(["run", "--resume", "resumed.h5", "--quiet"]) for _ in range(4))
+won += sum(resume_race(["run", *RESUMED, "--feed", "0.03", "--force", "--quiet", "-o", "resumed.h5"])
+           for _ in range(4))
+print(f"--resume against a second --resume or a --force run: the resume went on in {won} of 8, "
+      "the other refused, every file whole", flush=True)
+
+# The temporary file of a writer killed before its file took its name (NAME.partial-PID): the next
+# claim of that name removes it once plainly abandoned (its process gone, unchanged for a minute);
+# one whose process lives, or one changed just now, stays.
+gone = subprocess.Popen(["true"])
+gone.wait()
+abandoned, fresh, alive = (f"claimed.h5.partial-{pid}" for pid in (gone.pid, gone.pid + 1, os.getpid()))
+for name in (abandoned, fresh, alive):
+    open(name, "wb").close()
+minutes_ago = time.time() - 120
+os.utime(abandoned, (minutes_ago, minutes_ago))
+os.utime(alive, (minutes_ago, minutes_ago))
+r = run("run", "--rows", "8", "--cols", "8", "--images", "1", "--quiet", "-o", "claimed.h5")
+check(r.returncode == 0 and not os.path.exists(abandoned) and os.path.exists(alive),
+      f"an abandoned temporary file: {r.stderr} {sorted(n for n in os.listdir('.') if 'claimed' in n)}")
+for name in (fresh, alive):
+    if os.path.exists(name):
+        os.remove(name)
+
 # ---- a disk that fills up mid-run ---------------------------------------------------------------
 # Twice: on a tmpfs (images through the page cache) and on an ext4 file system in a file (images
 # written straight to the disk, past the page cache: io/files/direct_writes.hpp).
@@ -582,19 +653,65 @@ def full_disk_sweep_test(disk, ranks):
 
 
 def full_companion_test(disk):
-    """A run whose images all fit but whose companion, rewritten beside itself at the end, does
-    not: the file is complete and says so, the error names the companion and the remedy."""
+    """A run that fits the disk when it starts, whose companion, rewritten beside itself at the
+    end, no longer does (another program filled the disk meanwhile, leaving room for the images
+    alone): the file is complete and says so, the error names the companion and the remedy. The
+    room the run asks for up front counts the companion, so without the other program it fits."""
     path = os.path.join(disk, "long.h5")
-    r = run("run", "--rows", "8", "--cols", "8", "--images", "3000", "--steps-per-image", "20",
-            "--checkpoint-every", "1000", "--quiet", "-o", path)
+    args = ["run", "--rows", "4", "--cols", "4", "--images", "1500", "--steps-per-image",
+            "100000", "--checkpoint-every", "1000", "--quiet", "-o", path]
+    p = subprocess.Popen([GRAYSCOTT, *args], stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while p.poll() is None and time.time() < deadline:
+        try:
+            with h5py.File(path, "r", swmr=True) as f:
+                if len(f["step"]) >= 300:
+                    break
+        except (OSError, KeyError):
+            pass
+        time.sleep(0.05)
+    check(p.poll() is None, "full companion: the run ended before the disk could be filled")
+    os.kill(p.pid, signal.SIGSTOP)
+    room = os.statvfs(disk)
+    # The images left need at most 1200 x 64 bytes (and their index, in the room the file was
+    # given past its end); the companion of 1500 images about 0.7 MB, twice.
+    with open(os.path.join(disk, "filler"), "wb") as filler:
+        filler.write(b"\0" * max(0, room.f_bavail * room.f_frsize - (400 << 10)))
+    os.kill(p.pid, signal.SIGCONT)
+    _, err = p.communicate(timeout=300)
     with h5py.File(path, "r") as f:
         status, n = f.attrs["status"], len(f["step"])
-    check(status == "complete" and n == 3000,
-          f"full companion: the run's file says {status!r} with {n} of 3000 images")
-    if r.returncode != 0:  # the companion did not fit: said so, with the remedy
-        check("XDMF companion" in r.stderr and "grayscott repair" in r.stderr,
-              f"full companion: the error does not name the companion and the remedy: {r.stderr}")
-    print(f"full companion: status {status!r}, exit {r.returncode}", flush=True)
+    check(status == "complete" and n == 1500,
+          f"full companion: the run's file says {status!r} with {n} of 1500 images: {err}")
+    check(p.returncode != 0 and "XDMF companion" in err and "grayscott repair" in err,
+          f"full companion: the error does not name the companion and the remedy: {err}")
+    os.remove(os.path.join(disk, "filler"))
+    r = run("repair", path)
+    check(r.returncode == 0 and os.path.exists(path[:-3] + ".xmf"),
+          f"full companion: repair did not write the companion once there was room: {r.stderr}")
+    print(f"full companion: status {status!r}, exit {p.returncode}", flush=True)
+
+
+def room_counted_up_front_test(disk):
+    """Runs and sweeps on a small disk, asking for a little less and a little more than it holds:
+    each is refused before it starts or finishes whole, its companion too; none fails midway."""
+    for images in range(110, 200, 8):
+        for command in (["run", "--rows", "64", "--cols", "64"],
+                        ["run", "--rows", "64", "--cols", "64", "--stats"],
+                        ["sweep", "--rows", "32", "--cols", "32", "--feed", "0.02,0.03",
+                         "--kill", "0.05,0.06", "--stats"]):
+            subprocess.run(["rm", "-f", *[os.path.join(disk, n) for n in os.listdir(disk)]])
+            what = f"{' '.join(command)} --images {images} on a 3 MiB disk"
+            r = run(*command, "--images", str(images), "--steps-per-image", "10", "--quiet",
+                    "-o", os.path.join(disk, "room.h5"))
+            if r.returncode == 2:
+                check("but" in r.stderr and "free" in r.stderr and
+                      not os.path.exists(os.path.join(disk, "room.h5")),
+                      f"{what}: refused, but not for the room: {r.stderr}")
+                continue
+            check(r.returncode == 0 and os.path.exists(os.path.join(disk, "room.xmf")),
+                  f"{what}: started and failed: exit {r.returncode}: {r.stderr}")
+    print("room counted up front: every run and sweep refused or whole", flush=True)
 
 
 def read_only_disk_test(disk):
@@ -663,6 +780,7 @@ else:
     if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", disk]).returncode == 0:
         try:
             full_companion_test(disk)
+            room_counted_up_front_test(disk)
         finally:
             subprocess.run(["umount", disk])
     if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", disk]).returncode == 0:

@@ -4,7 +4,9 @@ process, and one MPI rank) leaves a file h5py refuses without swmr ("file is alr
 write"); `info` says it needs repair; `repair` makes it one that h5py (no swmr), xarray, netCDF4 and
 ParaView open, /step and /time counting the complete images (no image counted before the kill is
 lost, each equal to an uninterrupted run's), status "killed after image N", the .xmf rewritten;
-a second repair changes nothing; `--resume` then finishes it bitwise. A file being written, a
+a second repair changes nothing; `--resume` then finishes it bitwise; the mark a writer without
+SWMR leaves when killed (a repair or a resume cut short) is named by info and --resume, and
+cleared by repair. A file being written, a
 file that is not grayscott's and a file that is not HDF5 are refused. Sweeps alike (one process
 killed in the middle of a batch, and one of two MPI ranks): each member's /images_written counts
 exactly its images complete (every one counted before the kill kept, each the uninterrupted
@@ -225,6 +227,38 @@ check(r.returncode == 0, f"--resume of a repaired file failed: {r.stderr}")
 with h5py.File("killed0.h5", "r") as f:
     check(f.attrs["status"] == "complete" and np.array_equal(f["v"][...], reference["v"]),
           "the resumed file is not the uninterrupted run's")
+
+# 4b. A writer that opened the file without SWMR (a repair or a resume does, before its SWMR
+# writing starts) killed with it open leaves a mark no reader accepts, not even an SWMR one: info
+# and --resume say so and name repair, which clears it while no such writer has the file open
+# (HDF5's lock refuses it while one has: a program holding it open, here h5py).
+shutil.copy("killed1.h5", "marked.h5")
+holder = subprocess.Popen([sys.executable, "-c", """
+import sys, time, h5py
+f = h5py.File(sys.argv[1], "r+", libver="latest")
+print("open", flush=True)
+time.sleep(300)
+""", "marked.h5"], stdout=subprocess.PIPE, text=True)
+check(holder.stdout.readline().strip() == "open", "h5py could not open a repaired file for writing")
+before = open("marked.h5", "rb").read()
+for args in (["repair", "marked.h5"], ["info", "marked.h5"]):
+    r = run(*args)
+    check(r.returncode != 0 and "open elsewhere" in r.stderr and open("marked.h5", "rb").read() == before,
+          f"{' '.join(args)} of a file a live writer holds: {r.returncode} {r.stderr}")
+holder.kill()
+holder.wait()
+for args in (["info", "marked.h5"], ["run", "--resume", "marked.h5", "--quiet"]):
+    r = run(*args)
+    lines = r.stderr.strip().splitlines()
+    check(r.returncode != 0 and len(lines) == 1 and "marked open for writing" in lines[0]
+          and "grayscott repair marked.h5" in lines[0], f"{' '.join(args)} of a marked file: {r.stderr}")
+r = run("repair", "marked.h5")
+check(r.returncode == 0, f"repair of a file whose writer without SWMR was killed: {r.stderr}")
+r = run("run", "--resume", "marked.h5", "--quiet")
+check(r.returncode == 0, f"--resume after that repair: {r.stderr}")
+with h5py.File("marked.h5", "r") as f:
+    check(f.attrs["status"] == "complete" and np.array_equal(f["v"][...], reference["v"]),
+          "the file a killed writer had marked, repaired and resumed, is not the uninterrupted run's")
 
 # 5. Refused: not a grayscott file, not an HDF5 file, no file.
 with h5py.File("foreign.h5", "w") as f:

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <string>
 
+#include "analysis/statistics.hpp"
 #include "io/files/hdf5.hpp"
 #include "io/files/output_path.hpp"
 
@@ -129,8 +130,20 @@ void reserve_metadata_blocks(hid_t file, std::vector<ByteRange> rooms,
 #ifdef FALLOC_FL_KEEP_SIZE
   // And blocks past the end for what HDF5 may add there (a new heap for a longer status), beyond
   // the file's size, which stays as it is.
-  ::fallocate(fd, FALLOC_FL_KEEP_SIZE, static_cast<off_t>(end), 256 << 10);
+  ::fallocate(fd, FALLOC_FL_KEEP_SIZE, static_cast<off_t>(end), metadata_room_past_end);
 #endif
+}
+
+double bytes_of_an_image(double bytes) { return bytes >= 64 * 1024 ? bytes + 4096 : bytes; }
+
+double bytes_beside_an_image(const AnalysisAttributes& analysis) {
+  double bytes = 2 * 8 + 2 * 700;  // its step and time; its XDMF entry, twice
+  if (analysis.statistics) {
+    bytes += 8.0 * static_cast<double>(std::size(analysis::statistics_names) +
+                                       static_cast<std::size_t>(analysis.statistics->bins));
+    if (analysis.classify) bytes += 8.0 * (std::size(analysis::classification_names) + 1);
+  }
+  return bytes;
 }
 
 }  // namespace grayscott::io

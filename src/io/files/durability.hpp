@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "io/files/problem_attributes.hpp"
+
 namespace grayscott::io {
 
 // Writes the raw bytes out of the operating system's cache (a node that loses power keeps the
@@ -49,5 +51,16 @@ std::optional<ByteRange> chunk_room(hid_t dataset);
 // tells no descriptor): it is opened once more, and its size is the end a flush gave it.
 void reserve_metadata_blocks(hid_t file, std::vector<ByteRange> rooms,
                              const std::optional<std::filesystem::path>& shared_path = {});
+// The blocks reserve_metadata_blocks gives past a file's end.
+inline constexpr std::uint64_t metadata_room_past_end = 256 << 10;
+// A file's own metadata (its attributes, the datasets' headers and indexes), at most.
+inline constexpr std::uint64_t metadata_bytes = 64 << 10;
+// The room an image of `bytes` may take in a file, with the gap before it where it starts on a
+// 4 KiB boundary (images of 64 KiB and more: see h5::writer_access).
+double bytes_of_an_image(double bytes);
+// What a file holds beside each of its images (a sweep's: each member's): its step and time,
+// the statistics `analysis` asks for, and its entry in the XDMF companion (about 700 bytes),
+// twice, since the companion is written beside the last one and then renamed over it.
+double bytes_beside_an_image(const AnalysisAttributes& analysis);
 
 }  // namespace grayscott::io

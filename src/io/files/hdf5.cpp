@@ -87,8 +87,8 @@ void fail(const std::string& what) {
   // program or through another HDF5 library in this one (h5py's).
   if (reason == std::strerror(EWOULDBLOCK)) {
     reason +=
-        " (the file is open elsewhere: a reader such as h5py, xarray, gs.open or ParaView "
-        "holds it; close it there and try again)";
+        " (the file is open elsewhere: another grayscott starting on it, or a reader such as "
+        "h5py, xarray, gs.open or ParaView that holds it; close it there and try again)";
   }
   throw std::runtime_error("HDF5: cannot " + what + (reason.empty() ? "" : ": " + reason));
 }

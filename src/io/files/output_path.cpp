@@ -5,7 +5,10 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include <signal.h>
+
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -37,37 +40,14 @@ void refuse_to_replace_a_live_file(const fs::path& path) {
     // program) holds it open.
     if (std::string_view(e.what()).find(std::strerror(EWOULDBLOCK)) != std::string_view::npos) {
       throw InvalidInput("output " + path.string() +
-                         " is open for writing in another program: replace it once that has "
-                         "ended");
+                         " is open for writing elsewhere (another grayscott starting on it, or "
+                         "another program): replace it once that has ended");
     }
     // Otherwise unreadable (cut short, damaged): replaced, as asked.
   }
   refuse_if_being_written(path, writer, "replace");
 }
 
-// An exclusive lock on a folder (flock), released when it goes out of scope; none where the file
-// system offers none (the claim is then as safe as the checks before it).
-class FolderLock {
- public:
-  explicit FolderLock(const fs::path& folder)
-      : fd_(::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
-    if (fd_ < 0) return;
-    while (::flock(fd_, LOCK_EX) != 0) {
-      if (errno == EINTR) continue;
-      ::close(fd_);
-      fd_ = -1;
-      return;
-    }
-  }
-  ~FolderLock() {
-    if (fd_ >= 0) ::close(fd_);  // closing releases the lock
-  }
-  FolderLock(const FolderLock&) = delete;
-  FolderLock& operator=(const FolderLock&) = delete;
-
- private:
-  int fd_;
-};
 
 }  // namespace
 
@@ -185,6 +165,27 @@ std::string why_not_writable(const fs::path& folder) {
   return std::strerror(errno);
 }
 
+FolderLock::FolderLock(const fs::path& path_in_it)
+    : fd_(::open((path_in_it.has_parent_path() ? path_in_it.parent_path() : fs::path(".")).c_str(),
+                 O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
+  if (fd_ < 0) return;
+  // A claim holds it for milliseconds. Held for seconds, it is not a claim's: `flock DIR command`
+  // holds it for the command's whole life, this program's included. The claim then goes on
+  // without it, as where the file system offers none.
+  for (int attempt = 0;; ++attempt) {
+    if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
+    if (errno == EINTR) continue;
+    if (errno != EWOULDBLOCK || attempt == 500) break;
+    ::usleep(10'000);
+  }
+  ::close(fd_);
+  fd_ = -1;
+}
+
+FolderLock::~FolderLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing releases the lock
+}
+
 fs::path partial_name(const fs::path& path, const std::string& tag) {
   const std::string suffix = ".partial-" + tag;
   // A name near the system's limit (255 bytes) has room for no suffix: its beginning is used.
@@ -194,10 +195,41 @@ fs::path partial_name(const fs::path& path, const std::string& tag) {
   return path.parent_path() / (name + suffix);
 }
 
+namespace {
+
+// The temporary files of earlier claims of `path` (NAME.partial-PID) whose writer was killed
+// before the file took its name: removed once plainly abandoned, their process gone from this
+// machine and the file unchanged for a minute. (Over MPI ranks the number is rank 0's, which may
+// be another machine's: a claim in progress there changes its file within seconds.)
+void remove_abandoned_partials(const fs::path& path, const fs::path& ours) {
+  const std::string prefix = partial_name(path, "").filename().string();
+  const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  if (prefix.size() != path.filename().string().size() + 9) return;  // a name cut to fit
+  std::error_code ec;
+  for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string tag = name.substr(prefix.size());
+    if (tag.find_first_not_of("0123456789") != std::string::npos || tag.size() > 9) continue;
+    if (it->path().filename() == ours.filename()) continue;
+    const auto pid = static_cast<pid_t>(std::stol(tag));
+    if (pid <= 0 || ::kill(pid, 0) == 0 || errno == EPERM) continue;  // a process has the number
+    std::error_code age_unknown;
+    const auto changed = fs::last_write_time(it->path(), age_unknown);
+    if (age_unknown || fs::file_time_type::clock::now() - changed < std::chrono::minutes(1))
+      continue;
+    std::error_code ignored;
+    if (it->is_regular_file(ignored)) fs::remove(it->path(), ignored);
+  }
+}
+
+}  // namespace
+
 void take_output_name(const fs::path& partial, const fs::path& path, bool overwrite) {
   // Taken without --force too: a claim with --force checks and replaces within the lock, so a
   // file linked into place without it cannot appear between the two.
-  const FolderLock lock(path.has_parent_path() ? path.parent_path() : fs::path("."));
+  const FolderLock lock(path);
+  remove_abandoned_partials(path, partial);
   if (!overwrite) {
     move_into_place(partial, path, false);  // a hard link: never replaces what appeared meanwhile
     return;

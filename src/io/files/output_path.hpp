@@ -27,6 +27,20 @@ std::string why_not_writable(const std::filesystem::path& folder);
 // Throws InvalidInput.
 void check_replaceable(const std::filesystem::path& path, const std::string& what);
 
+// An exclusive lock (flock) on the folder that holds `path_in_it`, while it lives: the claims of
+// a name in that folder (take_output_name, a continued file's opening) take turns. None where the
+// file system offers none (the claim is then as safe as the checks made within it).
+class FolderLock {
+ public:
+  explicit FolderLock(const std::filesystem::path& path_in_it);
+  ~FolderLock();
+  FolderLock(const FolderLock&) = delete;
+  FolderLock& operator=(const FolderLock&) = delete;
+
+ private:
+  int fd_;
+};
+
 // Creates an output file safely: `create(name)` makes it under a temporary name beside `path`
 // (`partial`), and only then is it moved into place, replacing what is there only when
 // `overwrite` (a symbolic link there is replaced, never followed). A file that another process

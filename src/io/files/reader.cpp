@@ -1,5 +1,7 @@
 #include "io/files/reader.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -30,6 +32,23 @@ hid_t open_for_reading(const fs::path& path) {
   }();
   return H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ,
                  access >= 0 ? access : H5P_DEFAULT);
+}
+
+namespace {
+FileIdentity identity_of_status(const struct stat& status) {
+  return {static_cast<std::uint64_t>(status.st_dev), static_cast<std::uint64_t>(status.st_ino)};
+}
+}  // namespace
+
+FileIdentity identity_of(const fs::path& path) {
+  struct stat status {};
+  if (::stat(path.c_str(), &status) != 0) return {};
+  return identity_of_status(status);
+}
+
+bool marked_open_without_swmr() {
+  // HDF5's word for it, when a reader that asks for SWMR finds a writer's mark without it.
+  return h5::system_reason().find("not already open for SWMR writing") != std::string::npos;
 }
 
 struct RunFileReader::Handles {
@@ -65,6 +84,12 @@ RunFileReader::RunFileReader(const fs::path& path) : h_(std::make_unique<Handles
   }
   const hid_t file = open_for_reading(path);
   if (file < 0) {
+    if (marked_open_without_swmr()) {
+      throw InvalidInput(path.string() + " is marked open for writing without SWMR, which no " +
+                         "reader accepts: a writer has it open, or one stopped before it closed " +
+                         "it (a repair or resume cut short); if none runs, grayscott repair " +
+                         path.string() + " clears the mark");
+    }
     // A file cut short (a copy or a transfer that did not finish): said as such, not in HDF5's
     // words ("truncated file: eof = 5000, sblock->base_addr = 0, stored_eof = 109056").
     const std::string reason = h5::system_reason();
@@ -79,6 +104,13 @@ RunFileReader::RunFileReader(const fs::path& path) : h_(std::make_unique<Handles
     }
   }
   h_->file = h5::Id(file, H5Fclose, "open " + path.string());
+  void* handle = nullptr;  // the POSIX driver's: its descriptor
+  struct stat status {};
+  if (H5Fget_vfd_handle(h_->file, H5P_DEFAULT, &handle) >= 0 && handle != nullptr &&
+      ::fstat(*static_cast<int*>(handle), &status) == 0) {
+    identity_ = identity_of_status(status);
+  }
+  H5Eclear2(H5E_DEFAULT);
 }
 
 RunFileReader::~RunFileReader() = default;

@@ -16,6 +16,18 @@ namespace grayscott::io {
 // was killed while it had), as an SWMR reader, which sees every image flushed so far. For code
 // that reads datasets through HDF5 itself; the caller closes it.
 hid_t open_for_reading(const std::filesystem::path& path);
+// After open_for_reading failed: whether the file is marked open for writing by a writer that did
+// not ask for SWMR (one at work, or one stopped before it closed the file, such as a repair or a
+// resume cut short), which no reader opens, not even an SWMR one.
+bool marked_open_without_swmr();
+
+// Which file a path names: its device and inode ({} where it cannot be told). A file read, then
+// opened again by its name, is the same file only where the two agree.
+struct FileIdentity {
+  std::uint64_t device = 0, inode = 0;
+  bool operator==(const FileIdentity&) const = default;
+};
+FileIdentity identity_of(const std::filesystem::path& path);
 
 // Reads a run file (or a sweep file's member) for rendering and for tests.
 // Opens files that are still being written (SWMR) and files whose writer was killed as well.
@@ -23,6 +35,8 @@ class RunFileReader {
  public:
   explicit RunFileReader(const std::filesystem::path& path);
   ~RunFileReader();
+  // The file it opened (not whatever its path names now).
+  FileIdentity identity() const { return identity_; }
   RunFileReader(const RunFileReader&) = delete;
   RunFileReader& operator=(const RunFileReader&) = delete;
 
@@ -61,6 +75,7 @@ class RunFileReader {
   struct Handles;
   std::unique_ptr<Handles> h_;
   std::filesystem::path path_;
+  FileIdentity identity_;
 };
 
 }  // namespace grayscott::io

@@ -16,6 +16,7 @@
 #include "analysis/statistics.hpp"
 #include "io/files/checkpoint_slots.hpp"
 #include "io/files/problem_attributes.hpp"
+#include "io/files/reader.hpp"  // FileIdentity
 #include "io/files/xdmf.hpp"  // ImagePlaces, XdmfCompanion, XdmfGridInfo: the run's companion
 #include "model/initial_state.hpp"
 #include "model/model.hpp"
@@ -76,6 +77,7 @@ class RunFileWriter {
   // `images_done`, over any image already there (the same values, recomputed).
   struct Continue {
     std::int64_t images_done = 0;
+    FileIdentity read;  // the file whose state was read (RunFileState::identity)
   };
   RunFileWriter(const std::filesystem::path& path, const RunMetadata& meta, Continue from,
                 const RunFileAccess& access = {});
@@ -118,9 +120,13 @@ class RunFileWriter {
   // One whole image (of the run's precision) into [index] of a 3-D dataset: straight to the disk
   // where it can go so (a single process, aligned; see DirectWrites), else through HDF5.
   void write_image(hid_t dataset, hsize_t index, const void* data, const std::string& what);
-  void count_images();                   // grows /time and /step over the images appended since
+  // The images appended since the last count: their /time and /stats (once), then /step.
+  void describe_uncounted_images();
+  void count_images();
+  void write_uncounted_values(hid_t dataset, hid_t value_type, const void* values,
+                              const char* name);
   void write_statistics(hsize_t first);  // /stats of the images appended since, from `first`
-  void make_images_durable();            // flushes the images, then /step that counts them
+  void make_images_durable();  // flushes the images with their /time and /stats, then /step
   void after_write_error();
   // A continued file whose run ended with its last image: its final state into both slots.
   void complete_final_checkpoint();
@@ -147,6 +153,7 @@ class RunFileWriter {
   std::vector<std::int64_t> uncounted_steps_;  // of images appended but not yet in /step
   std::vector<analysis::ImageStatistics> uncounted_statistics_;  // of the same images
   bool swmr_ = false;
+  bool uncounted_described_ = false;  // describe_uncounted_images() wrote them since
   bool write_failed_ = false;        // a write or flush failed: the status is written with care
   bool status_recorded_ = true;      // finish() wrote the status it was given
   std::vector<ImagePlaces> places_;  // of the images counted in /step, for the companion
@@ -169,6 +176,7 @@ struct RunFileState {
   SteadyHistory steady;  // read where the file was made with --until-steady
   // A custom initial state's values are whole in /initial_state (InitialKind::Custom).
   bool initial_state_stored = false;
+  FileIdentity identity;  // the file read
 };
 RunFileState read_run_state(const std::filesystem::path& path);
 // Readies a run file for MPI ranks to continue it (h5::place_unwritten_chunks on its datasets).

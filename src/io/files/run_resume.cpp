@@ -35,6 +35,7 @@ RunFileState read_run_state(const fs::path& path) {
     }
   }
   RunFileState state;
+  state.identity = file.identity();
   RunMetadata& m = state.meta;
   Problem& p = m.problem;
   p = read_problem_attributes(file);

@@ -29,17 +29,18 @@ std::size_t element_size(Precision p) { return p == Precision::Single ? 4 : 8; }
 
 std::uint64_t run_output_bytes(const RunMetadata& meta) {
   const double fields = (meta.fields.u ? 1 : 0) + (meta.fields.v ? 1 : 0);
-  const double image = static_cast<double>(meta.problem.grid.depth) *
-                       static_cast<double>(meta.problem.grid.rows) *
-                       static_cast<double>(meta.problem.grid.cols) *
-                       static_cast<double>(element_size(meta.problem.precision));
+  const double image = bytes_of_an_image(static_cast<double>(meta.problem.grid.depth) *
+                                         static_cast<double>(meta.problem.grid.rows) *
+                                         static_cast<double>(meta.problem.grid.cols) *
+                                         static_cast<double>(element_size(meta.problem.precision)));
   // In floating point: the product of absurd requests must not wrap around to a small number.
   // Images, the two checkpoint slots of the fields not written, a custom initial state's u and
-  // v, and per image its /step value and about 700 bytes of XDMF; plus the file's own metadata.
+  // v, what each image has beside it; the file's own metadata, and the room past its end.
   const double images = static_cast<double>(meta.images);
   const double initial = meta.initial.kind == InitialKind::Custom ? 2 : 0;
-  const double bytes =
-      fields * images * image + (2 * (2 - fields) + initial) * image + images * (8 + 700) + 65536;
+  const double bytes = fields * images * image + (2 * (2 - fields) + initial) * image +
+                       images * bytes_beside_an_image(meta.analysis) + metadata_bytes +
+                       metadata_room_past_end;
   return bytes >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
 }
 
@@ -378,11 +379,26 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, Cont
       access_(with_block(access, meta.problem.grid)) {
   h5::silence_library_errors();
   h_->image_axes = meta.problem.grid.volume() ? 3 : 2;
+  // Under the folder's lock, which a claim of the name takes too, held until this process has
+  // recorded itself as the writer (below): only if the file is still the one read and no live
+  // process writes it (another --resume may have opened it since it was read).
+  std::optional<FolderLock> claiming;
+  std::string refusal;
+  if (access_.writes_companions) {
+    claiming.emplace(path);
+    refusal = why_not_continued(path, from.read);
+    if (!refusal.empty() && !access_.shared()) throw InvalidInput(refusal);
+  }
   h5::Id fapl = h5::writer_access(access_.file_access);
   h5::clear_writer_marks_on_open(fapl);
   h_->file = h5::Id(H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl), H5Fclose,
                     "open " + path.string() + " to continue it");
-  if (access_.shared()) h_->agreement = std::make_unique<h5::WriteAgreement>(h_->file);
+  if (access_.shared()) {
+    h_->agreement = std::make_unique<h5::WriteAgreement>(h_->file);
+    if (h_->agreement->any(!refusal.empty()))
+      throw InvalidInput(refusal.empty() ? path.string() + " cannot be continued (see rank 0)"
+                                         : refusal);
+  }
   // A killed writer may leave the superblock's end of file behind what it flushed.
   if (!access_.shared()) H5Fincrement_filesize(h_->file, 0);
   if (!access_.shared()) h_->direct = DirectWrites(path);
@@ -404,6 +420,7 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, Cont
     swmr_ = H5Fstart_swmr_write(h_->file) >= 0;
     if (!swmr_) H5Eclear2(H5E_DEFAULT);
   }
+  claiming.reset();
   give_metadata_its_blocks(path);
   if (from.images_done == meta_.images) complete_final_checkpoint();
 }
@@ -553,11 +570,10 @@ hsize_t first_extent(hid_t dataset) {
 void RunFileWriter::append(std::int64_t step, const void* u, const void* v,
                            const analysis::ImageStatistics* statistics) {
   try {
-    if (meta_.analysis.statistics) {
-      if (statistics == nullptr) throw std::logic_error("a run with statistics appends none");
-      uncounted_statistics_.push_back(*statistics);
-    }
+    if (meta_.analysis.statistics && statistics == nullptr)
+      throw std::logic_error("a run with statistics appends none");
     append_image(step, u, v);
+    if (meta_.analysis.statistics) uncounted_statistics_.push_back(*statistics);
   } catch (const std::exception&) {
     after_write_error();
     rethrow_naming_a_full_disk(path_);
@@ -568,9 +584,14 @@ void RunFileWriter::after_write_error() {
   write_failed_ = true;
   // Shrinking is collective under MPI, and a failure need not reach every rank alike.
   if (access_.shared()) return;
-  // Every image whose writes completed is counted in /step (each append counts its image; a
-  // failed one took its own back): keep them all, made durable by one more flush. Only if that
-  // flush fails too, keep what the last flush that succeeded made durable.
+  // Every image whose writes completed (a failed append took its own back) is counted in /step,
+  // which needs no new room, and kept, made durable by one more flush. Only if that flush fails
+  // too, keep what the last flush that succeeded made durable.
+  try {
+    count_images();
+  } catch (const std::exception&) {
+    H5Eclear2(H5E_DEFAULT);
+  }
   const std::int64_t complete = written_ - static_cast<std::int64_t>(uncounted_steps_.size());
   if (keep_images(complete)) {
     durable_ = complete;
@@ -601,6 +622,7 @@ bool RunFileWriter::keep_images(std::int64_t images) {
   written_ = images;
   uncounted_steps_.clear();
   uncounted_statistics_.clear();
+  uncounted_described_ = false;
   if (places_.size() > static_cast<std::size_t>(images)) {
     places_.resize(static_cast<std::size_t>(images));
   }
@@ -654,53 +676,63 @@ void RunFileWriter::append_image(std::int64_t step, const void* u, const void* v
   if (meta_.fields.v) append_image(h_->v, v, "v");
   if (meta_.fields.u) append_image(h_->u, u, "u");
   ++written_;
-  // /step counts the images, so it is written after them. Over MPI, where nothing orders the
-  // metadata a flush writes, it grows only once the images are flushed (see count_images).
+  // /step counts the images, so it grows only once they are flushed (make_images_durable):
+  // nothing orders the metadata one flush writes, and a process killed inside it could leave
+  // /step grown and not /v, /time or /stats.
   uncounted_steps_.push_back(step);
-  if (!access_.shared()) {
-    count_images();
-    start_writeback(h_->file);
-  }
+  if (!access_.shared()) start_writeback(h_->file);
 }
 
-void RunFileWriter::count_images() {
-  if (uncounted_steps_.empty()) return;
-  const Problem& p = meta_.problem;
+// Writes `values` of the images appended since the last count into the 1-D dataset along time.
+void RunFileWriter::write_uncounted_values(hid_t dataset, hid_t value_type, const void* values,
+                                           const char* name) {
   const auto first = static_cast<hsize_t>(written_) - uncounted_steps_.size();
   const hsize_t count[1] = {uncounted_steps_.size()};
+  // A continued run writes over the values it recomputes: the dataset never shrinks.
+  const hsize_t extent[1] = {std::max(first_extent(dataset), first + count[0])};
+  h5::check(H5Dset_extent(dataset, extent), std::string("grow dataset ") + name);
+  h5::Id file_space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
+  const hsize_t start[1] = {first};
+  h5::check(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, count, nullptr),
+            std::string("select values of ") + name);
+  h5::Id mem_space = h5::simple_space(std::span<const hsize_t>(count, 1));
+  // Every process takes part in a collective write; one of them brings the values.
+  if (!access_.writes_companions) {
+    h5::check(H5Sselect_none(file_space), std::string("select no ") + name);
+    h5::check(H5Sselect_none(mem_space), std::string("select no ") + name);
+  }
+  h5::check(H5Dwrite(dataset, value_type, mem_space, file_space, access_.transfer, values),
+            std::string("write ") + name + " to " + path_.string());
+}
+
+void RunFileWriter::describe_uncounted_images() {
+  if (uncounted_steps_.empty() || uncounted_described_) return;
+  const Problem& p = meta_.problem;
   std::vector<double> times(uncounted_steps_.size());
   for (std::size_t i = 0; i < times.size(); ++i) {
     times[i] = static_cast<double>(uncounted_steps_[i]) * p.params.dt;
   }
-  auto write_values = [&](const h5::Id& dataset, hid_t value_type, const void* values,
-                          const char* name) {
-    // A continued run writes over the values it recomputes: the dataset never shrinks.
-    const hsize_t extent[1] = {std::max(first_extent(dataset), first + count[0])};
-    h5::check(H5Dset_extent(dataset, extent), std::string("grow dataset ") + name);
-    h5::Id file_space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
-    const hsize_t start[1] = {first};
-    h5::check(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, count, nullptr),
-              std::string("select values of ") + name);
-    h5::Id mem_space = h5::simple_space(std::span<const hsize_t>(count, 1));
-    // Every process takes part in a collective write; one of them brings the values.
-    if (!access_.writes_companions) {
-      h5::check(H5Sselect_none(file_space), std::string("select no ") + name);
-      h5::check(H5Sselect_none(mem_space), std::string("select no ") + name);
-    }
-    h5::check(H5Dwrite(dataset, value_type, mem_space, file_space, access_.transfer, values),
-              std::string("write ") + name + " to " + path_.string());
-  };
+  if (h_->time.get() >= 0) write_uncounted_values(h_->time, H5T_NATIVE_DOUBLE, times.data(), "time");
+  if (meta_.analysis.statistics)
+    write_statistics(static_cast<hsize_t>(written_) - uncounted_steps_.size());
+  uncounted_described_ = true;
+}
+
+void RunFileWriter::count_images() {
+  if (uncounted_steps_.empty()) return;
+  const auto first = static_cast<hsize_t>(written_) - uncounted_steps_.size();
   // The images' times and statistics, then their steps: /step, written last, never counts an
   // image whose values are not all there.
-  if (h_->time.get() >= 0) write_values(h_->time, H5T_NATIVE_DOUBLE, times.data(), "time");
-  if (meta_.analysis.statistics) write_statistics(first);
-  write_values(h_->step, H5T_NATIVE_INT64, uncounted_steps_.data(), "step");
+  describe_uncounted_images();
+  write_uncounted_values(h_->step, H5T_NATIVE_INT64, uncounted_steps_.data(), "step");
+  const hsize_t counted = first + uncounted_steps_.size();
   uncounted_steps_.clear();
   uncounted_statistics_.clear();
+  uncounted_described_ = false;
   // Every process asks (metadata reads are collective over MPI); a continued run recounts the
   // images it writes over, which stay where they were.
   places_.resize(std::min<std::size_t>(places_.size(), first));
-  for (hsize_t i = places_.size(); i < first + count[0]; ++i) places_.push_back(image_places(i));
+  for (hsize_t i = places_.size(); i < counted; ++i) places_.push_back(image_places(i));
 }
 
 void RunFileWriter::write_statistics(hsize_t first) {
@@ -750,9 +782,12 @@ void RunFileWriter::write_statistics(hsize_t first) {
 }
 
 void RunFileWriter::make_images_durable() {
+  // The images, their times and statistics in one flush; nothing orders the metadata a flush
+  // writes, so a process killed inside it may leave any of them grown and not the others.
+  describe_uncounted_images();
   h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + path_.string());
   if (uncounted_steps_.empty()) return;
-  // The images are in the file; now /step counts them, in a flush of its own.
+  // They are all in the file; now /step counts them, in a flush of its own.
   count_images();
   h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + path_.string());
 }
@@ -929,7 +964,7 @@ void RunFileWriter::finish(const std::string& status) {
     }
     return;
   }
-  // Over MPI, the images appended since the last flush are not counted yet; closing flushes.
+  // The images appended since the last flush are not counted yet; closing flushes.
   if (!uncounted_steps_.empty()) make_images_durable();
   // The companion before the file says its writer has gone: once it says so, another process
   // may replace the file (--force), and a companion written after that would land beside the

@@ -95,15 +95,20 @@ std::vector<ImagePlaces> sweep_image_places(hid_t u, hid_t v, std::int64_t membe
 }
 
 std::uint64_t sweep_output_bytes(const SweepMetadata& meta) {
-  const std::uint64_t fields = (meta.fields.u ? 1 : 0) + (meta.fields.v ? 1 : 0);
-  // The images, and the checkpoint's two slots of the fields not written. In floating point:
-  // the product of absurd requests must not wrap around to a small number.
+  const double fields = (meta.fields.u ? 1 : 0) + (meta.fields.v ? 1 : 0);
+  const double image = bytes_of_an_image(
+      static_cast<double>(meta.problem.grid.depth) * static_cast<double>(meta.problem.grid.rows) *
+      static_cast<double>(meta.problem.grid.cols) *
+      static_cast<double>(element_size(meta.problem.precision)));
+  // The images, the checkpoint's two slots of the fields not written, what each image has beside
+  // it; the file's own metadata, and the room past its end. In floating point: the product of
+  // absurd requests must not wrap around to a small number.
+  const double members = static_cast<double>(meta.members());
+  const double images = static_cast<double>(meta.images);
   const double bytes =
-      (static_cast<double>(fields) * static_cast<double>(meta.images) +
-       2.0 * static_cast<double>(2 - fields)) *
-      static_cast<double>(meta.members()) * static_cast<double>(meta.problem.grid.depth) *
-      static_cast<double>(meta.problem.grid.rows) * static_cast<double>(meta.problem.grid.cols) *
-      static_cast<double>(element_size(meta.problem.precision));
+      members * ((fields * images + 2.0 * (2 - fields)) * image +
+                 images * bytes_beside_an_image(meta.analysis)) +
+      metadata_bytes + metadata_room_past_end;
   return bytes >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
 }
 
@@ -387,15 +392,27 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
   }
 }
 
-SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta, Continue,
+SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta, Continue from,
                                  const SweepFileAccess& access)
     : h_(std::make_unique<Handles>()), path_(path), meta_(meta), access_(access) {
   h5::silence_library_errors();
   const bool shared = access.file_access != H5P_DEFAULT;
+  // As a run's (RunFileWriter's Continue): under the folder's lock until this process is the
+  // recorded writer, only if the file is still the one read and no live process writes it.
+  std::optional<FolderLock> claiming;
+  std::string refusal;
+  if (access.writes_shared_data) {
+    claiming.emplace(path);
+    refusal = why_not_continued(path, from.read);
+    if (!refusal.empty() && !shared) throw InvalidInput(refusal);
+  }
   h5::Id fapl = h5::writer_access(access.file_access);
   h5::clear_writer_marks_on_open(fapl);
   h_->file = h5::Id(H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl), H5Fclose,
                     "open " + path.string() + " to continue it");
+  if (shared && h5::WriteAgreement(h_->file).any(!refusal.empty()))
+    throw InvalidInput(refusal.empty() ? path.string() + " cannot be continued (see rank 0)"
+                                       : refusal);
   if (!shared) H5Fincrement_filesize(h_->file, 0);
   if (meta.fields.v) h_->v = h5::Id(H5Dopen2(h_->file, "v", H5P_DEFAULT), H5Dclose, "open /v");
   if (meta.fields.u) h_->u = h5::Id(H5Dopen2(h_->file, "u", H5P_DEFAULT), H5Dclose, "open /u");
@@ -433,6 +450,7 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
   if (!shared) {
     if (H5Fstart_swmr_write(h_->file) < 0) H5Eclear2(H5E_DEFAULT);
   }
+  claiming.reset();
   give_metadata_its_blocks(path);
   // Independent writes of members no rank computes again: one process does them.
   if (access.writes_shared_data) complete_final_checkpoints();
@@ -544,6 +562,7 @@ SweepFileState read_sweep_state(const fs::path& path) {
                        "--resume)");
   }
   SweepFileState state;
+  state.identity = file.identity();
   SweepMetadata& m = state.meta;
   Problem& p = m.problem;
   p = read_problem_attributes(file);
@@ -991,8 +1010,18 @@ void SweepFileWriter::finish(const std::string& status,
   // The companion before the file says its writer has gone: once it says so, another process
   // may replace the file (--force), and a companion written after that would land beside the
   // new file.
-  if (access_.writes_shared_data && !places.empty())
-    attempt([&] { write_sweep_xdmf(path_, meta_, places); });
+  if (access_.writes_shared_data && !places.empty()) {
+    attempt([&] {
+      try {
+        write_sweep_xdmf(path_, meta_, places);
+      } catch (const std::exception& e) {
+        // The sweep's file is whole (its status is recorded next); only its companion is missing.
+        throw std::runtime_error(path_.string() + ": its XDMF companion: " + e.what() +
+                                 " (the sweep's file is whole; grayscott repair " +
+                                 path_.string() + " writes its .xmf once there is room)");
+      }
+    });
+  }
   // In place, in blocks the file was given at its start (reserve_metadata_blocks).
   attempt([&] { h5::rewrite_string_attribute(h_->file, "status", status); });
   attempt([&] { record_no_writer(h_->file); });  // collective over MPI ranks, the same values

@@ -24,6 +24,7 @@
 #include "io/files/checkpoint_slots.hpp"
 #include "io/files/hdf5.hpp"
 #include "io/files/problem_attributes.hpp"
+#include "io/files/reader.hpp"  // FileIdentity
 #include "io/files/xdmf.hpp"
 #include "model/initial_state.hpp"
 #include "model/model.hpp"
@@ -99,7 +100,9 @@ class SweepFileWriter {
   void write_missing_images(std::int64_t member, std::int64_t first_image);
   // Reopens a sweep file to continue it (see read_sweep_state): images are written over what is
   // there, checkpoints into the slots.
-  struct Continue {};
+  struct Continue {
+    FileIdentity read;  // the file whose state was read (SweepFileState::identity)
+  };
   SweepFileWriter(const std::filesystem::path& path, const SweepMetadata& meta, Continue,
                   const SweepFileAccess& access = {});
   // Saves members [member_begin, member_begin + count)'s state after `images_done` images (u and
@@ -152,6 +155,7 @@ struct SweepFileState {
   bool every_chunk_placed = true;
   // Per member, where the file was made with --until-steady (else empty).
   std::vector<SteadyHistory> steady;
+  FileIdentity identity;  // the file read
 };
 SweepFileState read_sweep_state(const std::filesystem::path& path);
 // Makes a sweep file whose writer was killed (or stopped by a full disk) read as what it holds,

@@ -106,6 +106,26 @@ void refuse_if_being_written(const std::filesystem::path& path, std::int64_t pid
                      " it once that process has ended");
 }
 
+namespace {
+std::string why_replaced(const std::filesystem::path& path, const FileIdentity& read) {
+  if (read == FileIdentity{} || identity_of(path) == read) return {};
+  return path.string() + " was replaced since it was read (a run given its name with --force " +
+         "took it): nothing of it to continue";
+}
+}  // namespace
+
+void refuse_if_replaced(const std::filesystem::path& path, const FileIdentity& read) {
+  if (std::string why = why_replaced(path, read); !why.empty()) throw InvalidInput(why);
+}
+
+std::string why_not_continued(const std::filesystem::path& path, const FileIdentity& read) {
+  if (std::string why = why_replaced(path, read); !why.empty()) return why;
+  const std::int64_t pid = live_writer(RunFileReader(path));
+  if (pid == 0) return {};
+  return path.string() + " is being written by process " + std::to_string(pid) +
+         " on this machine: continue it once that process has ended";
+}
+
 void record_writer(hid_t root) {
   const std::int64_t pid = ::getpid();
   record(root, {pid, this_host(), process_identity(pid)});

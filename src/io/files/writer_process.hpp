@@ -6,11 +6,12 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <string>
 #include <string_view>
 
-namespace grayscott::io {
+#include "io/files/reader.hpp"  // FileIdentity
 
-class RunFileReader;
+namespace grayscott::io {
 
 // This process, as the file's one writer: writer_pid, writer_host, and writer_process (this boot
 // of the machine and the moment the process started, so that another process given the same pid
@@ -37,5 +38,15 @@ std::int64_t live_writer(const RunFileReader& file);
 // process has ended") when `pid` (live_writer's answer) is not 0: two writers would corrupt it.
 void refuse_if_being_written(const std::filesystem::path& path, std::int64_t pid,
                              std::string_view action);
+
+// Before a file whose state was read (from the file `read` names) is continued: "" where `path`
+// still names that file and no live process writes it, else why it cannot be continued (a run
+// given its name with --force replaced it, another --resume of it writes it). Made under the
+// folder's lock (FolderLock) that the continuing process holds until it has recorded itself as
+// the writer, so that two such checks, or one and a claim of the name, do not overlap.
+std::string why_not_continued(const std::filesystem::path& path, const FileIdentity& read);
+// Throws InvalidInput where `path` no longer names the file `read` (see why_not_continued): before
+// a continued file's checkpoint is read by its name.
+void refuse_if_replaced(const std::filesystem::path& path, const FileIdentity& read);
 
 }  // namespace grayscott::io
