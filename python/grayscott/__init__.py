@@ -73,6 +73,7 @@ def _note_the_turn_before_fork():
 def _file_work_anew_in_a_child():
     global _FILE_WORK
     _FILE_WORK = _NoTurnAfterFork() if _TURN_HELD_AT_FORK else _threading.RLock()
+    _core._work_anew_in_a_child()
 
 
 _os.register_at_fork(before=_note_the_turn_before_fork, after_in_child=_file_work_anew_in_a_child)
@@ -97,7 +98,8 @@ _GIVEN = _contextvars.ContextVar("grayscott_given", default=())
 
 # The command line's names that Python spells otherwise, for the hints below.
 _COMMAND_LINE_NAMES = {"force": "overwrite", "o": "output", "nbrow": "rows", "nbcol": "cols",
-                       "nbimage": "images", "nbextrastep": "steps_per_image"}
+                       "nbimage": "images", "nbextrastep": "steps_per_image", "fuse": "fuse_steps",
+                       "deltat": "dt", "seed": "seeds"}
 
 
 def _bind(function, signature, args, kwargs):

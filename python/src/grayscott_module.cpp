@@ -70,6 +70,18 @@ std::string short_repr(nb::handle value) {
   return text;
 }
 
+// Whether a run or sweep of this thread takes SIGINT from Python's handler while it holds no GIL
+// (pipeline::StopSignals::WhereDefault::interrupt), so that Ctrl-C stops it after the image in
+// progress, as on the command line, rather than after the next, when Python would hear of it:
+// in the main thread (the only one Python's handlers run in), where that handler is still
+// Python's own (KeyboardInterrupt), not one of the script's. The GIL held.
+bool run_takes_interrupt() {
+  const nb::module_ threading = nb::module_::import_("threading");
+  if (!threading.attr("current_thread")().is(threading.attr("main_thread")())) return false;
+  const nb::module_ signal = nb::module_::import_("signal");
+  return signal.attr("getsignal")(SIGINT).is(signal.attr("default_int_handler"));
+}
+
 // Between two pictures or frames (the GIL released): whether Ctrl-C, or another signal whose
 // Python handler raised, asks to stop (`interrupted` is then set, the exception pending), or a
 // stop signal the pipeline's handler took (pipeline::StopSignals::WhereDefault).
@@ -1186,11 +1198,15 @@ class Simulation : public Batch {
           "on_image: a run over MPI ranks calls no Python callback (each rank holds a block); "
           "read the file afterwards, or run without comm");
     }
+    // The images on_image gets are NumPy arrays: NumPy imported now, not at the first image,
+    // where a Ctrl-C that arrived meanwhile would interrupt the import.
+    if (!on_image.is_none()) nb::module_::import_("numpy");
     const WorkInProgress in_progress;
     running_thread_ = std::this_thread::get_id();
     // SIGTERM, SIGHUP, SIGUSR1 (a batch system's stop) left to their default action stop the run
-    // at an image boundary with its checkpoint, then end the process as they would have.
-    pipeline::StopSignals stop_signals(pipeline::StopSignals::WhereDefault{});
+    // at an image boundary with its checkpoint, then end the process as they would have; Ctrl-C
+    // stops it after the image in progress (run_takes_interrupt).
+    pipeline::StopSignals stop_signals(pipeline::StopSignals::WhereDefault{run_takes_interrupt()});
     try {
       const GilReleased unlocked;
       summary = std::visit(
@@ -1233,7 +1249,8 @@ class Simulation : public Batch {
     stop_signals.end_as_asked(arrived);
     step_ = summary.images_written * request.steps_per_image;
     time_ = static_cast<double>(step_) * problem_.params.dt;
-    if (callback_error) {
+    if (summary.signal == SIGINT && !callback_error) interrupted_by_python = true;
+    if (callback_error || interrupted_by_python) {
       if (interrupted_by_python) {
         // The file says "interrupted by SIGINT after image N" and holds its checkpoint.
         PyErr_SetString(PyExc_KeyboardInterrupt,
@@ -1686,7 +1703,8 @@ NB_MODULE(_core, m) {
         pipeline::clear_stop_request();
         pipeline::SweepSummary summary;
         {
-          pipeline::StopSignals stop_signals;
+          pipeline::StopSignals stop_signals(
+              pipeline::StopSignals::WhereDefault{run_takes_interrupt()});
           const WorkInProgress in_progress;
           try {
             const GilReleased unlocked;
@@ -1812,6 +1830,11 @@ NB_MODULE(_core, m) {
     }
     pipeline::end_lasting_stop();  // for this thread's later exit handlers
   });
+
+  // In a forked child, by the package's fork hook: of the parent's threads only the one that
+  // forked goes on here, so only its work is in progress (the others', counted, would make the
+  // child's exit wait a minute for work that is not there).
+  m.def("_work_anew_in_a_child", [] { work_in_progress = work_of_this_thread; });
 
   m.def(
       "_render",

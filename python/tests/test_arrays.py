@@ -1,6 +1,9 @@
 """The state is seen without copies: views of the engine's memory that a write goes through."""
 
 import gc
+import subprocess
+import sys
+import textwrap
 import threading
 import time
 
@@ -123,18 +126,18 @@ def test_one_simulation_from_several_threads_one_at_a_time():
 
 
 _DAEMON_WORK = {
-    "run": ["gs.Simulation(rows=64, cols=64, backend='cpu').run(images=10**6, steps_per_image=64, "
+    "run": ["gs.Simulation(rows=64, cols=64, backend='cpu').run(images=10**5, steps_per_image=64, "
             "output=OUT + '0.h5', quiet=True, on_image=lambda *a: started.set())"],
     "sweep": ["gs.sweep(feed=[0.02, 0.03], kill=[0.06], rows=64, cols=64, images=10**5, "
               "steps_per_image=64, output=OUT + '0.h5', quiet=True, "
               "progress=lambda *a: started.set())"],
     # Two threads: runs take turns (HDF5), so the second waits for the first, which stops at the
     # exit; the second then starts no more.
-    "two runs": [f"gs.Simulation(rows=64, cols=64, backend='cpu', threads=1).run(images=10**6, "
+    "two runs": [f"gs.Simulation(rows=64, cols=64, backend='cpu', threads=1).run(images=10**5, "
                  f"steps_per_image=64, output=OUT + '{i}.h5', quiet=True, "
                  f"on_image=lambda *a: started.set())" for i in range(2)],
     # Runs one after another: once the interpreter exits, none starts.
-    "runs in a loop": ["[gs.Simulation(rows=64, cols=64, backend='cpu').run(images=10**6, "
+    "runs in a loop": ["[gs.Simulation(rows=64, cols=64, backend='cpu').run(images=10**5, "
                        "steps_per_image=64, output=OUT + '0.h5', overwrite=True, quiet=True, "
                        "on_image=lambda *a: started.set()) for _ in iter(int, 1)]"],
     "advance": ["(started.set(), gs.Simulation(rows=256, cols=256, backend='cpu').advance(2**40))"],
@@ -252,6 +255,32 @@ def test_a_child_forked_while_a_run_goes_on_is_told_not_to_run(tmp_path):
     runner.join(120)
     assert status == 0, f"the forked child was not refused at once ({status})"
     assert os.waitpid(fork_a_run(refused=False), 0)[1] == 0, "a child forked between runs did not run"
+
+
+def test_a_child_forked_while_another_thread_steps_exits_at_once():
+    # The child holds only the thread that forked: the work of the parent's other threads is not
+    # its own, and its exit does not wait for it (a minute, then a message about a file).
+    script = textwrap.dedent("""
+        import os, sys, threading, time
+        import grayscott as gs
+        sim = gs.Simulation(rows=64, cols=64, backend="cpu", threads=1)
+        stepping = threading.Thread(target=lambda: [sim.advance(2000) for _ in range(10**6)],
+                                    daemon=True)
+        stepping.start()
+        time.sleep(0.5)
+        child = os.fork()
+        if child == 0:
+            sys.exit(0)
+        start = time.monotonic()
+        _, status = os.waitpid(child, 0)
+        print("child", os.waitstatus_to_exitcode(status), round(time.monotonic() - start, 1))
+        os._exit(0)
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=180)
+    assert done.returncode == 0, done.stderr
+    _, code, seconds = done.stdout.split()
+    assert code == "0" and float(seconds) < 10 and "did not reach" not in done.stderr, done
 
 
 def test_runs_sweeps_and_renderings_in_several_threads_take_turns(tmp_path):

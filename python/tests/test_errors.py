@@ -99,6 +99,11 @@ def test_a_misspelt_keyword_gets_the_command_lines_hint():
         gs.render("x.h5", feild="u")
     with pytest.raises(TypeError, match=r"did you mean bins\?"):
         gs.Simulation(rows=8, cols=8, backend="cpu").stats(bnis=3)
+    for keyword, meant in (("fuse", "fuse_steps"), ("deltat", "dt")):
+        with pytest.raises(TypeError, match=rf"'{keyword}' \(did you mean {meant}\?\)"):
+            gs.Simulation(rows=8, cols=8, backend="cpu", **{keyword: 1})
+    with pytest.raises(TypeError, match=r"'seed' \(did you mean seeds\?\)"):
+        gs.sweep(feed=[0.02], kill=[0.06], seed=3)
 
 
 def test_paths_raise_the_exceptions_python_has_for_them(tmp_path):

@@ -291,6 +291,23 @@ def test_ctrl_c_during_a_run_with_a_callback_stops_it_quickly(tmp_path):
         assert f.attrs["status"].startswith("interrupted by SIGINT after image")
 
 
+@pytest.mark.parametrize("callback", ["", ", on_image=lambda index, step, time, image: None"])
+def test_ctrl_c_stops_a_run_after_the_image_in_progress(tmp_path, callback):
+    # As on the command line: Python hears of a signal only when the run calls into it (an
+    # image later), so the run takes Ctrl-C itself while it runs. Images of seconds each; Ctrl-C
+    # a second into the first. With a callback, the script imported no NumPy: the first image's
+    # array does not import it then (a Ctrl-C interrupted that import: a TypeError).
+    out = tmp_path / "slow.h5"
+    process = start_script(
+        f"sim.run(images=3, steps_per_image=30000, output={str(out)!r}, quiet=True{callback})")
+    deadline = time.monotonic() + 30
+    while not out.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    interrupt(process, after=1.0, within=30)
+    with h5py.File(out, "r") as f:
+        assert f.attrs["status"] == "interrupted by SIGINT after image 1"
+
+
 # A state written into sim.u / sim.v before run(): the run starts from it, and its file says so
 # and stores it, so that a run killed before its first checkpoint continues from it too.
 CUSTOM_START = textwrap.dedent("""

@@ -50,7 +50,7 @@ def test_a_run_that_settles_stops_and_says_so(tmp_path):
                      until_steady=1e-6, steady_images=3)
     assert result["settled"] and not result["completed"]
     assert result["images_written"] < 200
-    assert result["status"].startswith(f"settled at image {result['images_written'] - 1} ")
+    assert result["status"].startswith(f"settled after image {result['images_written']} ")
 
 
 def test_a_sweep_takes_the_same_settings(tmp_path):
@@ -109,7 +109,7 @@ def test_a_resumed_run_keeps_its_criterion(tmp_path):
     resumed = gs.Simulation.resume(path, quiet=True)
     with h5py.File(path) as f:
         status = f.attrs["status"]
-        assert f.attrs["until_steady"] == 1e-6 and status.startswith("settled at image ")
+        assert f.attrs["until_steady"] == 1e-6 and status.startswith("settled after image ")
         assert f["stats/v_mean"].shape[0] == f["step"].shape[0] < 200
     assert resumed.step == f_step(path)
     # The file is the uninterrupted run's, checkpoint slots included: a settled state is final,

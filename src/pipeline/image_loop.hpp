@@ -547,7 +547,8 @@ LoopOutcome run_image_loop(ImageSource<Real>& source, ImageSink<Real>& sink, con
       }
       if (agreed & Settled) {
         outcome.settled = true;
-        outcome.stop_reason = "settled at image " + std::to_string(i) + " (step " +
+        // Counted as the other stops are ("stopped after image N"): the images written.
+        outcome.stop_reason = "settled after image " + std::to_string(i + 1) + " (step " +
                               std::to_string(slot_step(i, plan)) +
                               "): the change of v per step stayed below " +
                               shortest_text(plan.steady.tolerance) + " for " +

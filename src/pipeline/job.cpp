@@ -378,7 +378,7 @@ JobSummary run_job(Job job, JobFile<Real>& file, Placement<Real>& place) {
   summary.nonfinite_members =
       std::count_if(nonfinite.begin(), nonfinite.end(), [](std::int64_t i) { return i >= 0; });
   summary.completed = summary.status == "complete";
-  summary.settled = summary.status.starts_with("settled at image ");
+  summary.settled = summary.status.starts_with("settled after image ");
   summary.signal = static_cast<int>(place.most(cause.empty() ? outcome.signal : 0));
   summary.seconds = place.slowest(progress.elapsed_seconds());
   const std::int64_t job_member_images = place.member_images(member_images_done);

@@ -14,7 +14,9 @@ std::string nonfinite_advice(const Problem& problem) {
 }
 
 bool run_is_finished(std::string_view status) {
-  return status == "complete" || status.starts_with("settled at image ") || run_diverged(status);
+  // "settled at image I": a file of an earlier grayscott, which counted from 0.
+  return status == "complete" || status.starts_with("settled after image ") ||
+         status.starts_with("settled at image ") || run_diverged(status);
 }
 
 bool run_diverged(std::string_view status) {

@@ -94,7 +94,7 @@ void refuse_an_unstored_start(const io::RunFileState& state, const std::filesyst
 // InvalidInput when the file is not a run file or holds a complete run ("nothing to resume").
 RunRequest resume_request(const std::filesystem::path& path);
 
-// Whether a file's status says the run ended for good: as asked ("complete", or "settled at
+// Whether a file's status says the run ended for good: as asked ("complete", or "settled after
 // image ..." under --until-steady), or diverged (run_diverged): nothing to resume.
 bool run_is_finished(std::string_view status);
 // Whether its values became non-finite: continuing with the same parameters would repeat it.

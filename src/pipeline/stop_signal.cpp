@@ -31,11 +31,17 @@ std::atomic<int> alive{0};
 std::atomic<bool> announce{false}, on_terminal{false};
 static_assert(std::atomic<bool>::is_always_lock_free, "read in a signal handler");
 
+// Whether a second SIGINT ends the process (the command line's; not a host's, see WhereDefault).
+std::atomic<bool> second_interrupt_exits{true};
+
 // What the first stop signal says, written from the handler (write(2) is async-signal-safe).
 const char* announcement(int signal) {
   switch (signal) {
     case SIGINT:
-      return "\ngrayscott: SIGINT: stopping after the image in progress (Ctrl-C again: at once)\n";
+      return second_interrupt_exits.load()
+                 ? "\ngrayscott: SIGINT: stopping after the image in progress (Ctrl-C again: at "
+                   "once)\n"
+                 : "\ngrayscott: SIGINT: stopping after the image in progress\n";
     case SIGTERM:
       return "\ngrayscott: SIGTERM: stopping after the image in progress\n";
     case SIGHUP:
@@ -77,7 +83,7 @@ void on_stop_signal(int signal) {
     // and each may reach a different thread), not a second keystroke.
     std::int64_t earlier = 0;
     if (first_arrival.compare_exchange_strong(earlier, now) || signal != SIGINT) return;
-    if (now - earlier < 20'000'000) return;
+    if (now - earlier < 20'000'000 || !second_interrupt_exits.load()) return;
     // Said even with --quiet: the file is left as a kill leaves it.
     static constexpr char text[] =
         "\ngrayscott: second SIGINT: exiting now; the file keeps the images flushed before "
@@ -108,15 +114,18 @@ struct sigaction stop_action() {
 }
 }  // namespace
 
-StopSignals::StopSignals() : StopSignals(false) {}
-StopSignals::StopSignals(WhereDefault) : StopSignals(true) {}
+StopSignals::StopSignals() : StopSignals(false, true) {}
+StopSignals::StopSignals(WhereDefault where) : StopSignals(true, where.interrupt) {}
 
-StopSignals::StopSignals(bool where_default) : owner_(alive.fetch_add(1) == 0) {
+StopSignals::StopSignals(bool where_default, bool interrupt)
+    : owner_(alive.fetch_add(1) == 0) {
   if (!owner_) return;
+  second_interrupt_exits.store(!where_default);
   const struct sigaction action = stop_action();
   for (std::size_t k = 0; k < std::size(handled); ++k) {
     sigaction(handled[k], nullptr, &previous[k]);
-    installed[k] = !where_default || (handled[k] != SIGINT && previous[k].sa_handler == SIG_DFL);
+    installed[k] = !where_default || (handled[k] == SIGINT ? interrupt
+                                                           : previous[k].sa_handler == SIG_DFL);
     if (installed[k]) sigaction(handled[k], &action, nullptr);
   }
 }

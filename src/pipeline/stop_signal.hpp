@@ -18,9 +18,15 @@ class StopSignals {
   StopSignals();
   // A front end inside a host that has its own say (Python: SIGINT is its KeyboardInterrupt, and
   // a script may have handlers of its own): SIGTERM, SIGHUP and SIGUSR1 only, each only where it
-  // was left to its default action, which would end the process at once, mid-write.
-  struct WhereDefault {};
-  explicit StopSignals(WhereDefault);
+  // was left to its default action, which would end the process at once, mid-write. With
+  // `interrupt`, SIGINT too, where the host's handler would only be heard at the next image
+  // (Python's, while the run holds no GIL): the run stops after the image in progress, as on
+  // the command line, and a second SIGINT changes nothing (the host says what it means; in a
+  // Jupyter kernel, ending the process would end the kernel).
+  struct WhereDefault {
+    bool interrupt = false;
+  };
+  explicit StopSignals(WhereDefault where);
   // After the run: where `signal` is SIGTERM, SIGHUP or SIGUSR1 and this object took it over
   // from its default action, puts the default back and raises it, ending the process as the
   // sender asked, now that the file is consistent. Otherwise does nothing.
@@ -31,7 +37,7 @@ class StopSignals {
 
  private:
   // Every stop signal, or (`where_default`) those WhereDefault says.
-  explicit StopSignals(bool where_default);
+  StopSignals(bool where_default, bool interrupt);
   bool owner_ = false;  // the first alive: it installed the handlers and restores them
 };
 

@@ -413,7 +413,7 @@ grep -q "^state: diverged" info.txt && ! grep -q "resume" info.txt && pass ||
 "$gs" run --rows 64 --cols 64 --images 30 --steps-per-image 50 --feed 0.01 --kill 0.09 \
   --until-steady 1e-6 --steady-images 3 -o settled.h5 2>err.txt
 rc=$?
-[[ $rc -eq 0 ]] && grep -q "^settled at image 4 (step 250): the change of v per step stayed below 1e-06 for 3 images" err.txt &&
+[[ $rc -eq 0 ]] && grep -q "^settled after image 5 (step 250): the change of v per step stayed below 1e-06 for 3 images" err.txt &&
   pass || fail "until-steady: rc=$rc $(cat err.txt)"
 "$gs" info settled.h5 >info.txt 2>&1 && grep -q "^until steady: change of v per step below 1e-06 for 3 images" info.txt &&
   grep -q "^statistics: every image (/stats), histogram of v in 50 bins" info.txt && pass || fail "info of a settled run: $(cat info.txt)"
@@ -425,7 +425,7 @@ import h5py; f = h5py.File("classified.h5", "r"); c = f["stats/class"]
 print(c.attrs["flag_meanings"].split()[c[-1]])')
 [[ -n $want ]] && grep -qx "pattern of the last image: $want (/stats/class)" info.txt && pass ||
   fail "info of a classified run: $(cat info.txt)"
-expect_error "nothing to resume: settled.h5 holds a run that settled at image 4" run --resume settled.h5
+expect_error "nothing to resume: settled.h5 holds a run that settled after image 5" run --resume settled.h5
 expect_error "until-steady: the tolerance must be a finite positive number, got -1" run --until-steady -1
 expect_error "histogram-bins must be a whole number from 1 to 1000000, got 0" run --stats --histogram-bins 0
 # Refused even where nothing would use them, not ignored.

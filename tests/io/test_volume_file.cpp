@@ -264,7 +264,7 @@ TEST_F(VolumeFileTest, AContinuedVolumeEqualsAnUninterruptedOne) {
   io::read_checkpoint<double>(continued, 0, 0, 0, 0, u, v);
   EXPECT_EQ(u.size(), static_cast<std::size_t>(meta.problem.grid.cells()));
   {
-    io::RunFileWriter writer(continued, state.meta, io::RunFileWriter::Continue{2});
+    io::RunFileWriter writer(continued, state.meta, io::RunFileWriter::Continue{2, state.identity});
     write_images(writer, meta.problem.grid, 2, 4, meta.steps_per_image);
     writer.finish("complete");
   }

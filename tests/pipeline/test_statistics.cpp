@@ -320,7 +320,7 @@ TEST_F(RunStatistics, ARunThatSettlesStopsThereBitwiseTheFullRun) {
     EXPECT_GE(changes[changes.size() - 4], 1e-6);
   }
   EXPECT_EQ(summary.status.rfind(
-                "settled at image " + std::to_string(summary.images_written - 1) + " (step ", 0),
+                "settled after image " + std::to_string(summary.images_written) + " (step ", 0),
             0u)
       << summary.status;
   io::RunFileReader a(full.output), b(r.output);
