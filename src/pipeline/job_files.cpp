@@ -209,8 +209,8 @@ class SweepJobFile final : public JobFile<Real> {
     const io::SweepFileAccess sweep_access{access.file_access, access.writes_companions,
                                            access.partial_tag};
     if (request_.resume)
-      writer_.emplace(request_.output, meta_, io::SweepFileWriter::Continue{request_.continued_file},
-                      sweep_access);
+      writer_.emplace(request_.output, meta_,
+                      io::SweepFileWriter::Continue{request_.continued_file}, sweep_access);
     else
       writer_.emplace(request_.output, meta_, request_.overwrite, sweep_access);
   }

@@ -117,15 +117,14 @@ struct sigaction stop_action() {
 StopSignals::StopSignals() : StopSignals(false, true) {}
 StopSignals::StopSignals(WhereDefault where) : StopSignals(true, where.interrupt) {}
 
-StopSignals::StopSignals(bool where_default, bool interrupt)
-    : owner_(alive.fetch_add(1) == 0) {
+StopSignals::StopSignals(bool where_default, bool interrupt) : owner_(alive.fetch_add(1) == 0) {
   if (!owner_) return;
   second_interrupt_exits.store(!where_default);
   const struct sigaction action = stop_action();
   for (std::size_t k = 0; k < std::size(handled); ++k) {
     sigaction(handled[k], nullptr, &previous[k]);
-    installed[k] = !where_default || (handled[k] == SIGINT ? interrupt
-                                                           : previous[k].sa_handler == SIG_DFL);
+    installed[k] =
+        !where_default || (handled[k] == SIGINT ? interrupt : previous[k].sa_handler == SIG_DFL);
     if (installed[k]) sigaction(handled[k], &action, nullptr);
   }
 }

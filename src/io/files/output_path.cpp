@@ -1,11 +1,10 @@
 #include "io/files/output_path.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/vfs.h>
 #include <unistd.h>
-
-#include <signal.h>
 
 #include <cerrno>
 #include <chrono>
@@ -47,7 +46,6 @@ void refuse_to_replace_a_live_file(const fs::path& path) {
   }
   refuse_if_being_written(path, writer, "replace");
 }
-
 
 }  // namespace
 

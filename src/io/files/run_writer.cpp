@@ -712,7 +712,8 @@ void RunFileWriter::describe_uncounted_images() {
   for (std::size_t i = 0; i < times.size(); ++i) {
     times[i] = static_cast<double>(uncounted_steps_[i]) * p.params.dt;
   }
-  if (h_->time.get() >= 0) write_uncounted_values(h_->time, H5T_NATIVE_DOUBLE, times.data(), "time");
+  if (h_->time.get() >= 0)
+    write_uncounted_values(h_->time, H5T_NATIVE_DOUBLE, times.data(), "time");
   if (meta_.analysis.statistics)
     write_statistics(static_cast<hsize_t>(written_) - uncounted_steps_.size());
   uncounted_described_ = true;

@@ -96,19 +96,18 @@ std::vector<ImagePlaces> sweep_image_places(hid_t u, hid_t v, std::int64_t membe
 
 std::uint64_t sweep_output_bytes(const SweepMetadata& meta) {
   const double fields = (meta.fields.u ? 1 : 0) + (meta.fields.v ? 1 : 0);
-  const double image = bytes_of_an_image(
-      static_cast<double>(meta.problem.grid.depth) * static_cast<double>(meta.problem.grid.rows) *
-      static_cast<double>(meta.problem.grid.cols) *
-      static_cast<double>(element_size(meta.problem.precision)));
+  const double image = bytes_of_an_image(static_cast<double>(meta.problem.grid.depth) *
+                                         static_cast<double>(meta.problem.grid.rows) *
+                                         static_cast<double>(meta.problem.grid.cols) *
+                                         static_cast<double>(element_size(meta.problem.precision)));
   // The images, the checkpoint's two slots of the fields not written, what each image has beside
   // it; the file's own metadata, and the room past its end. In floating point: the product of
   // absurd requests must not wrap around to a small number.
   const double members = static_cast<double>(meta.members());
   const double images = static_cast<double>(meta.images);
-  const double bytes =
-      members * ((fields * images + 2.0 * (2 - fields)) * image +
-                 images * bytes_beside_an_image(meta.analysis)) +
-      metadata_bytes + metadata_room_past_end;
+  const double bytes = members * ((fields * images + 2.0 * (2 - fields)) * image +
+                                  images * bytes_beside_an_image(meta.analysis)) +
+                       metadata_bytes + metadata_room_past_end;
   return bytes >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
 }
 
@@ -1017,8 +1016,8 @@ void SweepFileWriter::finish(const std::string& status,
       } catch (const std::exception& e) {
         // The sweep's file is whole (its status is recorded next); only its companion is missing.
         throw std::runtime_error(path_.string() + ": its XDMF companion: " + e.what() +
-                                 " (the sweep's file is whole; grayscott repair " +
-                                 path_.string() + " writes its .xmf once there is room)");
+                                 " (the sweep's file is whole; grayscott repair " + path_.string() +
+                                 " writes its .xmf once there is room)");
       }
     });
   }
