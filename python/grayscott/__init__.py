@@ -29,15 +29,25 @@ from . import _core
 
 __version__ = _core.__version__
 
-# A run (sweep, render) still going on in another thread when the interpreter exits stops at its
-# next image, its file continuable, before the interpreter ends that thread.
-_atexit.register(_core._stop_work_at_exit)
-
 # The HDF5 library this package is built with is not thread-safe: two files written or read at
 # once from two threads corrupt its caches ("ring type mismatch", a crash). Runs, sweeps and
 # renderings of one process take turns (a second thread's waits, without the GIL, for the
 # first's to end); the same thread may nest them (a video made from an on_image callback).
 _FILE_WORK = _threading.RLock()
+
+
+def _stop_work_at_exit():
+    """A run (sweep, render) still going on in another thread when the interpreter exits stops at
+    its next image, its file continuable, before the interpreter ends that thread. Every other
+    thread is then stopped, or held at its next call into the module, perhaps with the turn in
+    hand (between taking it and starting its run): the exit's own later handlers take turns
+    anew."""
+    global _FILE_WORK
+    _core._stop_work_at_exit()
+    _FILE_WORK = _threading.RLock()
+
+
+_atexit.register(_stop_work_at_exit)
 
 
 class _NoTurnAfterFork:
@@ -173,8 +183,13 @@ def dt_limit(stencil: str = _SIMULATION["stencil"], du: float = _SIMULATION["du"
     every run holds. ``everywhere=True`` gives the smaller dt that is stable at every state
     u, v >= 0 with u + v <= 1 (see docs/model.md).
     """
-    if stencil is None:
-        stencil = _SIMULATION["stencil"]
+    # None means the default, as for every keyword.
+    stencil = _SIMULATION["stencil"] if stencil is None else stencil
+    du = _SIMULATION["du"] if du is None else du
+    dv = _SIMULATION["dv"] if dv is None else dv
+    feed = _SIMULATION["feed"] if feed is None else feed
+    kill = _SIMULATION["kill"] if kill is None else kill
+    everywhere = False if everywhere is None else everywhere
     if not isinstance(stencil, str):
         raise TypeError(f"stencil: expected a name or nine comma-separated weights (a str), got "
                         f"{type(stencil).__name__}")
@@ -751,9 +766,9 @@ def render(file, out="images", *, field: str = "v", range=(0.0, 0.5), colormap: 
 def video(file, path, *, every: int = 1, fps: float = 10, field: str = "v", range=(0.0, 0.5),
           colormap: str = "inferno", scale="auto", annotate: bool = False,
           seed: int | None = None, overwrite: bool = False):
-    """A video (``.mp4``, ``.webm`` or ``.gif``, through the ffmpeg program) of a run file's
-    images, or of a sweep file's atlas, as ``grayscott render --video`` writes it; returns its
-    path."""
+    """A video (``.mp4``, ``.webm``, ``.avi`` or ``.gif``, through the ffmpeg program) of a run
+    file's images, or of a sweep file's atlas, as ``grayscott render --video`` writes it; returns
+    its path."""
     look = _arguments(locals(), "file", "path")
     import pathlib
 
@@ -775,6 +790,8 @@ def show(what, range=(0.0, 0.5), colormap: str = "inferno"):
     if values.dtype.kind not in "biuf":
         raise TypeError(f"show: expected a Simulation or a 2D array of numbers, got "
                         f"{type(what).__name__} {what!r:.40}")
+    range = (0.0, 0.5) if range is None else range
+    colormap = "inferno" if colormap is None else colormap
     return Image(data=_picture_of(values, range, colormap, _LIVE_PIXELS), format="png")
 
 

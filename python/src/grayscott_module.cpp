@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -223,17 +224,37 @@ std::int64_t whole_number(std::string_view keyword, nb::handle value) {
   }
   int overflow = 0;
   const long long whole = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
-  if (overflow != 0) {
-    throw nb::value_error(
-        (std::string(keyword) + ": " + short_repr(value) + " is out of range").c_str());
-  }
+  // Beyond 64 bits: the nearest, as the command line reads such a number, so that the setting's
+  // own check says what it accepts ("rows must be at most 2147483647").
+  if (overflow != 0)
+    return overflow > 0 ? std::numeric_limits<std::int64_t>::max()
+                        : std::numeric_limits<std::int64_t>::min();
   return whole;
+}
+
+// A whole number's decimal text, as large as Python holds it: the command line's parser then says
+// what a value out of range is out of, as it does for the same text on the command line.
+std::string whole_text_of(std::string_view keyword, nb::handle value) {
+  if (!is_whole(value)) wrong_type(keyword, "an int", value);
+  const nb::object index = nb::steal(PyNumber_Index(value.ptr()));
+  if (!index.is_valid()) {
+    PyErr_Clear();
+    wrong_type(keyword, "an int", value);
+  }
+  return nb::str(index).c_str();
 }
 
 double number(std::string_view keyword, nb::handle value) {
   if (!is_number(value)) wrong_type(keyword, "a number", value);
   const double x = PyFloat_AsDouble(value.ptr());
   if (x == -1.0 && PyErr_Occurred()) {
+    if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
+      // An int beyond a double (10**400): infinite, as the command line reads 1e400, so that the
+      // setting's own check says what it accepts.
+      PyErr_Clear();
+      const nb::object zero = nb::int_(0);
+      return PyObject_RichCompareBool(value.ptr(), zero.ptr(), Py_LT) == 1 ? -HUGE_VAL : HUGE_VAL;
+    }
     PyErr_Clear();
     wrong_type(keyword, "a number", value);
   }
@@ -255,7 +276,7 @@ std::string joined(std::string_view keyword, nb::handle value, std::string_view 
 // The command line's text for a Python value of a setting of this form.
 std::string text_for(Form form, std::string_view keyword, nb::handle value) {
   const bool is_text = PyUnicode_Check(value.ptr());
-  const auto whole_text = [&](nb::handle x) { return std::to_string(whole_number(keyword, x)); };
+  const auto whole_text = [&](nb::handle x) { return whole_text_of(keyword, x); };
   const auto number_text = [&](nb::handle x) { return shortest_text(number(keyword, x)); };
   switch (form) {
     case Form::Path: {
@@ -1260,6 +1281,12 @@ class Simulation : public Batch {
       callback_error->restore();
       throw nb::python_error();
     }
+    // As the command line's error: the file keeps the images before, its status says where.
+    if (pipeline::run_diverged(summary.status)) {
+      PyErr_SetString(PyExc_FloatingPointError,
+                      (request.output.string() + ": " + summary.status).c_str());
+      throw nb::python_error();
+    }
     nb::dict result;
     result["backend"] = summary.backend;
     result["first_image"] = summary.first_image;
@@ -1728,6 +1755,13 @@ NB_MODULE(_core, m) {
                            request.output.string())
                               .c_str());
           throw nb::python_error();
+        }
+        // As the command line's warning.
+        if (summary.nonfinite_members > 0) {
+          python_notice(std::to_string(summary.nonfinite_members) + " member" +
+                        (summary.nonfinite_members == 1 ? "" : "s") +
+                        " became non-finite (see /nonfinite_image in " + request.output.string() +
+                        ")");
         }
         nb::dict result;
         result["backend"] = summary.backend;

@@ -212,6 +212,32 @@ def test_an_exit_handler_registered_before_the_import_still_runs(tmp_path):
         assert f.attrs["status"] == "complete" and f["v"].shape[0] == 3
 
 
+def test_the_exits_later_handlers_run_though_a_held_thread_had_the_turn(tmp_path):
+    # A thread that took the turn for a run and was held at its next call into the module (the
+    # exit began in between) never gives it back: the exit's later handlers take turns anew.
+    output = tmp_path / "after-exit.h5"
+    script = textwrap.dedent(f"""
+        import atexit, threading, time
+        def last():
+            import grayscott as gs
+            gs.Simulation(rows=16, cols=16, backend="cpu").run(images=2, steps_per_image=5,
+                                                               output={str(output)!r}, quiet=True)
+        atexit.register(last)
+        import grayscott as gs
+        holding = threading.Event()
+        def take_the_turn_and_keep_it():
+            with gs._FILE_WORK:
+                holding.set()
+                time.sleep(600)
+        threading.Thread(target=take_the_turn_and_keep_it, daemon=True).start()
+        holding.wait(60)
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert output.exists()
+
+
 def test_a_child_forked_while_a_run_goes_on_is_told_not_to_run(tmp_path):
     # The child inherits the turn held by the parent's running thread, which it would wait for
     # for ever, and an HDF5 library perhaps in the middle of a write: it is refused at once,

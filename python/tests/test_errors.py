@@ -148,7 +148,6 @@ def test_every_argument_of_a_wrong_type_is_named_in_a_type_error(tmp_path):
         (lambda: setattr(sim, "feed", None), "^feed: expected a number, got NoneType None$"),
         (lambda: sim.advance(None), "^steps: expected an int, got NoneType None$"),
         (lambda: sim.stats(bins=2.5), "^bins: expected an int, got float 2.5$"),
-        (lambda: gs.dt_limit(du=None), "^du: expected a number, got NoneType None$"),
         (lambda: gs.dt_limit(everywhere="yes"), "^everywhere: expected True or False, got str 'yes'$"),
         (lambda: gs.classify(np.zeros((16, 16)), periodic=1), "^periodic: expected a bool"),
         (lambda: gs.change_per_step(np.zeros(4), np.ones(4), 2.0), "^steps: expected an int"),
@@ -266,3 +265,32 @@ def test_what_new_users_met_is_refused_in_pythons_words(tmp_path):
     with pytest.raises(ValueError, match="^seeds: no value given$"):
         gs.sweep(tmp_path / "s.h5", feed=[0.03], kill=[0.06], rows=8, cols=8, init="noise",
                  seeds=[])
+
+
+def test_numbers_beyond_64_bits_are_refused_as_the_command_line_refuses_them():
+    with pytest.raises(ValueError, match=r"^rows must be at most 2147483647$"):
+        gs.Simulation(rows=10**20)
+    with pytest.raises(ValueError, match=r"^feed must be a finite non-negative number, got inf$"):
+        gs.Simulation(feed=10**400)
+    with pytest.raises(ValueError, match=r"^seed: expected a whole number from 0 to 2\^63-1, got "
+                                         r"'9223372036854775808'$"):
+        gs.Simulation(init="noise", seed=2**63)
+
+
+def test_a_run_that_becomes_non_finite_raises_and_a_sweep_warns(tmp_path):
+    # As the command line: an error naming the file and where (its images before are kept), and
+    # a warning for a sweep's members.
+    with pytest.raises(FloatingPointError, match=r"diverged\.h5: stopped: values became "
+                                                 r"non-finite at image 0"):
+        gs.Simulation(rows=16, cols=16, init_values=(-1, 2), backend="cpu").run(
+            images=2, output=tmp_path / "diverged.h5", quiet=True)
+    with pytest.warns(UserWarning, match=r"2 members became non-finite \(see /nonfinite_image"):
+        gs.sweep(feed=[0.02, 0.03], kill=[0.06], rows=16, cols=16, images=2,
+                 init_values=(-1, 2), output=tmp_path / "diverged-sweep.h5", quiet=True)
+
+
+def test_none_means_the_default_for_dt_limit_and_show():
+    assert gs.dt_limit(du=None, dv=None, feed=None, kill=None, everywhere=None) == gs.dt_limit()
+    pytest.importorskip("IPython")
+    picture = gs.show(np.zeros((16, 16)), range=None, colormap=None)
+    assert picture.data == gs.show(np.zeros((16, 16))).data

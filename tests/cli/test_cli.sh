@@ -426,7 +426,7 @@ print(c.attrs["flag_meanings"].split()[c[-1]])')
 [[ -n $want ]] && grep -qx "pattern of the last image: $want (/stats/class)" info.txt && pass ||
   fail "info of a classified run: $(cat info.txt)"
 expect_error "nothing to resume: settled.h5 holds a run that settled after image 5" run --resume settled.h5
-expect_error "until-steady: the tolerance must be a finite positive number, got -1" run --until-steady -1
+expect_error "until-steady: the tolerance must be a finite positive number (0: never), got -1" run --until-steady -1
 expect_error "histogram-bins must be a whole number from 1 to 1000000, got 0" run --stats --histogram-bins 0
 # Refused even where nothing would use them, not ignored.
 expect_error "histogram-bins must be a whole number from 1 to 1000000, got 0" run --histogram-bins 0
