@@ -31,8 +31,9 @@ void AnalysisRequest::validate(const Problem& problem, std::int64_t steps_per_im
     }
   }
   if (!std::isfinite(steady.tolerance) || steady.tolerance < 0) {
-    throw InvalidInput("until-steady: the tolerance must be a finite positive number (0: never), got " +
-                       shortest_text(steady.tolerance));
+    throw InvalidInput(
+        "until-steady: the tolerance must be a finite positive number (0: never), got " +
+        shortest_text(steady.tolerance));
   }
   if (!steady.enabled()) return;
   if (!statistics) throw InvalidInput("until-steady needs the statistics of every image");
