@@ -43,8 +43,8 @@ def _stop_work_at_exit():
     hand (between taking it and starting its run): the exit's own later handlers take turns
     anew."""
     global _FILE_WORK
-    _core._stop_work_at_exit()
-    _FILE_WORK = _threading.RLock()
+    if _core._stop_work_at_exit():  # else work goes on in another thread, with the turn
+        _FILE_WORK = _threading.RLock()
 
 
 _atexit.register(_stop_work_at_exit)

@@ -76,6 +76,26 @@ std::string short_repr(nb::handle value) {
 // progress, as on the command line, rather than after the next, when Python would hear of it:
 // in the main thread (the only one Python's handlers run in), where that handler is still
 // Python's own (KeyboardInterrupt), not one of the script's. The GIL held.
+std::atomic<bool> python_told_of_interrupt{false};
+void tell_python_of_interrupt() {  // from the signal handler: async-signal-safe
+  python_told_of_interrupt.store(true);
+  PyErr_SetInterrupt();
+}
+
+// The stop signals of a run or sweep of this thread (see run_takes_interrupt): SIGINT passed on
+// to Python as well, which hears it where it would have (a callback that blocks, or after the
+// run where it came too late to stop it).
+pipeline::StopSignals::WhereDefault python_stop_signals(bool takes_interrupt) {
+  python_told_of_interrupt.store(false);
+  return {takes_interrupt, tell_python_of_interrupt};
+}
+
+// The SIGINT the run took, also passed on to Python (tell_python_of_interrupt), heard now rather
+// than as a second KeyboardInterrupt after the one the caller raises for it.
+void forget_the_interrupt_python_was_told_of() {
+  if (python_told_of_interrupt.exchange(false) && PyErr_CheckSignals() != 0) PyErr_Clear();
+}
+
 bool run_takes_interrupt() {
   const nb::module_ threading = nb::module_::import_("threading");
   if (!threading.attr("current_thread")().is(threading.attr("main_thread")())) return false;
@@ -224,8 +244,24 @@ std::int64_t whole_number(std::string_view keyword, nb::handle value) {
   }
   int overflow = 0;
   const long long whole = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
-  // Beyond 64 bits: the nearest, as the command line reads such a number, so that the setting's
-  // own check says what it accepts ("rows must be at most 2147483647").
+  if (overflow != 0) {
+    throw nb::value_error(
+        (std::string(keyword) + ": " + short_repr(value) + " is out of range").c_str());
+  }
+  return whole;
+}
+
+// A setting's whole number beyond 64 bits: the nearest, as the command line reads such a number,
+// so that the setting's own check says what it accepts ("rows must be at most 2147483647").
+std::int64_t setting_whole_number(std::string_view keyword, nb::handle value) {
+  if (!is_whole(value)) wrong_type(keyword, "an int", value);
+  const nb::object index = nb::steal(PyNumber_Index(value.ptr()));
+  if (!index.is_valid()) {
+    PyErr_Clear();
+    wrong_type(keyword, "an int", value);
+  }
+  int overflow = 0;
+  const long long whole = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
   if (overflow != 0)
     return overflow > 0 ? std::numeric_limits<std::int64_t>::max()
                         : std::numeric_limits<std::int64_t>::min();
@@ -353,7 +389,7 @@ bool set_keyword(S& settings, std::span<const Setting<S>> table, std::string_vie
           auto& target = field(settings);
           using T = std::remove_reference_t<decltype(target)>;
           if constexpr (std::is_same_v<T, std::int64_t>) {
-            target = whole_number(keyword, value);
+            target = setting_whole_number(keyword, value);
           } else if constexpr (std::is_same_v<T, double>) {
             target = number(keyword, value);
           } else if constexpr (std::is_same_v<T, std::string>) {
@@ -1227,7 +1263,8 @@ class Simulation : public Batch {
     // SIGTERM, SIGHUP, SIGUSR1 (a batch system's stop) left to their default action stop the run
     // at an image boundary with its checkpoint, then end the process as they would have; Ctrl-C
     // stops it after the image in progress (run_takes_interrupt).
-    pipeline::StopSignals stop_signals(pipeline::StopSignals::WhereDefault{run_takes_interrupt()});
+    const bool takes_interrupt = run_takes_interrupt();
+    pipeline::StopSignals stop_signals(python_stop_signals(takes_interrupt));
     try {
       const GilReleased unlocked;
       summary = std::visit(
@@ -1272,6 +1309,8 @@ class Simulation : public Batch {
     time_ = static_cast<double>(step_) * problem_.params.dt;
     if (summary.signal == SIGINT && !callback_error) interrupted_by_python = true;
     if (callback_error || interrupted_by_python) {
+      // A Ctrl-C that came as the run stopped anyway is this stop's: not raised once more later.
+      if (takes_interrupt) forget_the_interrupt_python_was_told_of();
       if (interrupted_by_python) {
         // The file says "interrupted by SIGINT after image N" and holds its checkpoint.
         PyErr_SetString(PyExc_KeyboardInterrupt,
@@ -1729,9 +1768,9 @@ NB_MODULE(_core, m) {
         }
         pipeline::clear_stop_request();
         pipeline::SweepSummary summary;
+        const bool takes_interrupt = run_takes_interrupt();
         {
-          pipeline::StopSignals stop_signals(
-              pipeline::StopSignals::WhereDefault{run_takes_interrupt()});
+          pipeline::StopSignals stop_signals(python_stop_signals(takes_interrupt));
           const WorkInProgress in_progress;
           try {
             const GilReleased unlocked;
@@ -1746,10 +1785,13 @@ NB_MODULE(_core, m) {
         }
         pipeline::clear_stop_request();
         if (progress_error) {
+          // A Ctrl-C that came as the sweep stopped anyway is this stop's (see the run's).
+          if (takes_interrupt) forget_the_interrupt_python_was_told_of();
           progress_error->restore();
           throw nb::python_error();
         }
         if (summary.signal != 0) {
+          if (takes_interrupt) forget_the_interrupt_python_was_told_of();
           PyErr_SetString(PyExc_KeyboardInterrupt,
                           (summary.status + "; continue with: grayscott sweep --resume " +
                            request.output.string())
@@ -1845,7 +1887,7 @@ NB_MODULE(_core, m) {
     // Nothing new starts in another thread; this one's later exit handlers may still work.
     exiting_thread = std::this_thread::get_id();
     interpreter_exiting = true;
-    if (work_in_progress.load() == 0) return;
+    if (work_in_progress.load() == 0) return true;
     {
       nb::gil_scoped_release unlocked;  // their callbacks need the GIL to reach the image's end
       const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
@@ -1857,12 +1899,13 @@ NB_MODULE(_core, m) {
                        "grayscott: work in another thread did not reach the end of an image "
                        "within a minute of the interpreter's exit; it is left as it is "
                        "(grayscott repair makes its file readable)\n");
-          return;
+          return false;
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
       }
     }
     pipeline::end_lasting_stop();  // for this thread's later exit handlers
+    return true;
   });
 
   // In a forked child, by the package's fork hook: of the parent's threads only the one that

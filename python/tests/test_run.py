@@ -308,6 +308,33 @@ def test_ctrl_c_stops_a_run_after_the_image_in_progress(tmp_path, callback):
         assert f.attrs["status"] == "interrupted by SIGINT after image 1"
 
 
+def test_ctrl_c_reaches_a_callback_that_blocks(tmp_path):
+    # The run takes Ctrl-C while it runs, and passes it on to Python: a callback waiting for
+    # something (a sleep, input(), a plot's pause) is interrupted as it would be without the run.
+    out = tmp_path / "blocked.h5"
+    process = start_script(
+        f"sim.run(images=3, steps_per_image=5, output={str(out)!r}, quiet=True, "
+        f"on_image=lambda *a: time.sleep(60))")
+    deadline = time.monotonic() + 30
+    while not out.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    interrupt(process, after=1.0, within=5)
+    with h5py.File(out, "r") as f:
+        assert f.attrs["status"] == "interrupted by SIGINT after image 1"
+
+
+def test_ctrl_c_during_the_last_image_is_not_lost(tmp_path):
+    # Too late to stop the run (its one image ends it), Ctrl-C still reaches the script.
+    out = tmp_path / "last.h5"
+    process = start_script(
+        f"sim.run(images=1, steps_per_image=30000, output={str(out)!r}, quiet=True); "
+        f"time.sleep(60)")
+    deadline = time.monotonic() + 30
+    while not out.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    interrupt(process, after=1.0, within=40)
+
+
 # A state written into sim.u / sim.v before run(): the run starts from it, and its file says so
 # and stores it, so that a run killed before its first checkpoint continues from it too.
 CUSTOM_START = textwrap.dedent("""

@@ -51,6 +51,14 @@ def test_a_run_that_settles_stops_and_says_so(tmp_path):
     assert result["settled"] and not result["completed"]
     assert result["images_written"] < 200
     assert result["status"].startswith(f"settled after image {result['images_written']} ")
+    # A file of an earlier grayscott said "settled at image N-1" (counted from 0): as settled.
+    import h5py
+    with h5py.File(tmp_path / "settle.h5", "r+") as f:
+        f.attrs["status"] = result["status"].replace(
+            f"settled after image {result['images_written']} ",
+            f"settled at image {result['images_written'] - 1} ")
+    with pytest.raises(ValueError, match=r"nothing to resume: .* holds a run that settled at image"):
+        gs.Simulation.resume(tmp_path / "settle.h5", quiet=True)
 
 
 def test_a_sweep_takes_the_same_settings(tmp_path):

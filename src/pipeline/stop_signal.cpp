@@ -33,6 +33,9 @@ static_assert(std::atomic<bool>::is_always_lock_free, "read in a signal handler"
 
 // Whether a second SIGINT ends the process (the command line's; not a host's, see WhereDefault).
 std::atomic<bool> second_interrupt_exits{true};
+// The host's to hear of each SIGINT too (WhereDefault::tell_host), or null.
+std::atomic<void (*)()> tell_host_of_interrupt{nullptr};
+static_assert(std::atomic<void (*)()>::is_always_lock_free, "read in a signal handler");
 
 // What the first stop signal says, written from the handler (write(2) is async-signal-safe).
 const char* announcement(int signal) {
@@ -66,6 +69,9 @@ std::atomic<bool> at_once{false};  // a StopAtOnce lives
 static_assert(std::atomic<bool>::is_always_lock_free, "read in a signal handler");
 
 void on_stop_signal(int signal) {
+  if (signal == SIGINT) {
+    if (void (*tell)() = tell_host_of_interrupt.load()) tell();
+  }
   if (at_once.load()) {
     // Its default action, once this handler returns (signal and raise are async-signal-safe).
     ::signal(signal, SIG_DFL);
@@ -114,12 +120,15 @@ struct sigaction stop_action() {
 }
 }  // namespace
 
-StopSignals::StopSignals() : StopSignals(false, true) {}
-StopSignals::StopSignals(WhereDefault where) : StopSignals(true, where.interrupt) {}
+StopSignals::StopSignals() : StopSignals(false, true, nullptr) {}
+StopSignals::StopSignals(WhereDefault where)
+    : StopSignals(true, where.interrupt, where.interrupt ? where.tell_host : nullptr) {}
 
-StopSignals::StopSignals(bool where_default, bool interrupt) : owner_(alive.fetch_add(1) == 0) {
+StopSignals::StopSignals(bool where_default, bool interrupt, void (*tell_host)())
+    : owner_(alive.fetch_add(1) == 0) {
   if (!owner_) return;
   second_interrupt_exits.store(!where_default);
+  tell_host_of_interrupt.store(tell_host);
   const struct sigaction action = stop_action();
   for (std::size_t k = 0; k < std::size(handled); ++k) {
     sigaction(handled[k], nullptr, &previous[k]);
@@ -142,6 +151,7 @@ void StopSignals::end_as_asked(int signal) {
 StopSignals::~StopSignals() {
   if (owner_) {
     announce.store(false);
+    tell_host_of_interrupt.store(nullptr);
     for (std::size_t k = 0; k < std::size(handled); ++k) {
       if (installed[k]) sigaction(handled[k], &previous[k], nullptr);
       installed[k] = false;

@@ -22,9 +22,13 @@ class StopSignals {
   // `interrupt`, SIGINT too, where the host's handler would only be heard at the next image
   // (Python's, while the run holds no GIL): the run stops after the image in progress, as on
   // the command line, and a second SIGINT changes nothing (the host says what it means; in a
-  // Jupyter kernel, ending the process would end the kernel).
+  // Jupyter kernel, ending the process would end the kernel). `tell_host`, called (from the
+  // handler: async-signal-safe) at each SIGINT, passes it on to the host as well, which then
+  // hears it where it would have (Python's PyErr_SetInterrupt: a callback that blocks, or the
+  // moments after the run).
   struct WhereDefault {
     bool interrupt = false;
+    void (*tell_host)() = nullptr;
   };
   explicit StopSignals(WhereDefault where);
   // After the run: where `signal` is SIGTERM, SIGHUP or SIGUSR1 and this object took it over
@@ -37,7 +41,7 @@ class StopSignals {
 
  private:
   // Every stop signal, or (`where_default`) those WhereDefault says.
-  StopSignals(bool where_default, bool interrupt);
+  StopSignals(bool where_default, bool interrupt, void (*tell_host)());
   bool owner_ = false;  // the first alive: it installed the handlers and restores them
 };
 

@@ -148,6 +148,10 @@ cp run.h5 before.h5
 expect_error "already exists" run "${small[@]}" -o run.h5
 cmp -s run.h5 before.h5 && pass || fail "an existing output was modified"
 "$gs" run "${small[@]}" -o run.h5 --force --quiet && pass || fail "--force did not overwrite"
+# run.hdf5 would share run.h5's companion run.xmf: refused, --force or not, run.xmf kept.
+cp run.xmf before.xmf
+expect_error "output companion run.xmf may be run.h5's" run "${small[@]}" -o run.hdf5 --force
+cmp -s run.xmf before.xmf && [[ ! -e run.hdf5 ]] && pass || fail "run.hdf5 took run.h5's companion"
 
 # Config files: keys are long option names, the command line wins.
 cat >run.toml <<'TOML'

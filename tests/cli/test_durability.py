@@ -658,7 +658,7 @@ def full_companion_test(disk):
     alone): the file is complete and says so, the error names the companion and the remedy. The
     room the run asks for up front counts the companion, so without the other program it fits."""
     path = os.path.join(disk, "long.h5")
-    args = ["run", "--rows", "4", "--cols", "4", "--images", "1500", "--steps-per-image",
+    args = ["run", "--rows", "4", "--cols", "4", "--images", "1000", "--steps-per-image",
             "100000", "--checkpoint-every", "1000", "--quiet", "-o", path]
     p = subprocess.Popen([GRAYSCOTT, *args], stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 120
@@ -673,16 +673,16 @@ def full_companion_test(disk):
     check(p.poll() is None, "full companion: the run ended before the disk could be filled")
     os.kill(p.pid, signal.SIGSTOP)
     room = os.statvfs(disk)
-    # The images left need at most 1200 x 64 bytes (and their index, in the room the file was
-    # given past its end); the companion of 1500 images about 0.7 MB, twice.
+    # The images left need at most 700 x 64 bytes (and their index, in the room the file was
+    # given past its end); the companion of 1000 images about 0.5 MB, twice.
     with open(os.path.join(disk, "filler"), "wb") as filler:
         filler.write(b"\0" * max(0, room.f_bavail * room.f_frsize - (400 << 10)))
     os.kill(p.pid, signal.SIGCONT)
     _, err = p.communicate(timeout=300)
     with h5py.File(path, "r") as f:
         status, n = f.attrs["status"], len(f["step"])
-    check(status == "complete" and n == 1500,
-          f"full companion: the run's file says {status!r} with {n} of 1500 images: {err}")
+    check(status == "complete" and n == 1000,
+          f"full companion: the run's file says {status!r} with {n} of 1000 images: {err}")
     check(p.returncode != 0 and "XDMF companion" in err and "grayscott repair" in err,
           f"full companion: the error does not name the companion and the remedy: {err}")
     os.remove(os.path.join(disk, "filler"))

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "analysis/statistics.hpp"
@@ -135,6 +136,10 @@ void reserve_metadata_blocks(hid_t file, std::vector<ByteRange> rooms,
 }
 
 double bytes_of_an_image(double bytes) { return bytes >= 64 * 1024 ? bytes + 4096 : bytes; }
+
+double images_in_whole_chunks(double images) {
+  return images <= 1024 ? images : std::ceil(images / 1024) * 1024;  // one chunk of them all
+}
 
 double bytes_beside_an_image(const AnalysisAttributes& analysis) {
   double bytes = 2 * 8 + 2 * 700;  // its step and time; its XDMF entry, twice

@@ -62,5 +62,8 @@ double bytes_of_an_image(double bytes);
 // the statistics `analysis` asks for, and its entry in the XDMF companion (about 700 bytes),
 // twice, since the companion is written beside the last one and then renamed over it.
 double bytes_beside_an_image(const AnalysisAttributes& analysis);
+// Those values lie in chunks of 1024 images (one chunk of them all, fewer), each given its room
+// whole: the images they take room for.
+double images_in_whole_chunks(double images);
 
 }  // namespace grayscott::io

@@ -272,9 +272,12 @@ struct WriteAgreement::Comm {
 #endif
 };
 
-WriteAgreement::WriteAgreement([[maybe_unused]] hid_t file) : comm_(std::make_unique<Comm>()) {
+WriteAgreement::WriteAgreement([[maybe_unused]] hid_t file_or_access)
+    : comm_(std::make_unique<Comm>()) {
 #ifdef GRAYSCOTT_WITH_MPI
-  Id fapl(H5Fget_access_plist(file), H5Pclose, "read the file's access properties");
+  const hid_t given = file_or_access;
+  Id fapl(H5Iget_type(given) == H5I_FILE ? H5Fget_access_plist(given) : H5Pcopy(given), H5Pclose,
+          "read the file's access properties");
   if (H5Pget_driver(fapl) != H5FD_MPIO) return;
   MPI_Info info = MPI_INFO_NULL;
   check(H5Pget_fapl_mpio(fapl, &comm_->comm, &info), "read the file's MPI communicator");

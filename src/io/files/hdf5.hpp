@@ -109,10 +109,11 @@ bool mend_file_view_after_failure(hid_t file, bool failed_here);
 // For a file that processes write together through MPI-IO: after each collective write, whether
 // any process's part failed, agreed on by all of them (a failure need not reach every process:
 // one that went on to the next collective write would wait there for ever for one that
-// stopped). Alone (any other driver) it answers for this process only.
+// stopped). Alone (any other driver) it answers for this process only. Made from the file, or
+// from the file access properties it is (or will be) opened with.
 class WriteAgreement {
  public:
-  explicit WriteAgreement(hid_t file);
+  explicit WriteAgreement(hid_t file_or_access);
   ~WriteAgreement();
   WriteAgreement(const WriteAgreement&) = delete;
   WriteAgreement& operator=(const WriteAgreement&) = delete;

@@ -124,6 +124,18 @@ void check_output_path(const fs::path& path, bool overwrite, std::uint64_t bytes
   if (overwrite) refuse_to_replace_a_live_file(path);
   const fs::path xmf = xdmf_path_for(path);
   if (!fs::is_directory(xmf, ec)) check_replaceable(xmf, "output companion");
+  // NAME.h5 and NAME.hdf5 have one companion name: replacing it would take another file's.
+  if (fs::exists(fs::symlink_status(xmf, ec))) {
+    for (const char* extension : {".h5", ".hdf5"}) {
+      fs::path sibling = path;
+      sibling.replace_extension(extension);
+      if (sibling != path && fs::exists(sibling, ec)) {
+        throw InvalidInput("output companion " + xmf.string() + " may be " + sibling.string() +
+                           "'s (a file of the same name beside it): name the output otherwise, " +
+                           "or remove " + xmf.string() + " if it is not");
+      }
+    }
+  }
   if (fs::exists(fs::symlink_status(xmf, ec)) && !overwrite) {
     throw InvalidInput("output companion " + xmf.string() +
                        " already exists (use --force to overwrite it with the run's)");
@@ -167,13 +179,14 @@ FolderLock::FolderLock(const fs::path& path_in_it)
     : fd_(::open((path_in_it.has_parent_path() ? path_in_it.parent_path() : fs::path(".")).c_str(),
                  O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
   if (fd_ < 0) return;
-  // A claim holds it for milliseconds. Held for seconds, it is not a claim's: `flock DIR command`
-  // holds it for the command's whole life, this program's included. The claim then goes on
-  // without it, as where the file system offers none.
+  // A claim holds it for milliseconds, a resume while it opens its file for seconds at most (a
+  // busy parallel file system). Held for half a minute, it is not one of theirs: `flock DIR
+  // command` holds it for the command's whole life, this program's included. The claim then goes
+  // on without it, as where the file system offers none.
   for (int attempt = 0;; ++attempt) {
     if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
     if (errno == EINTR) continue;
-    if (errno != EWOULDBLOCK || attempt == 500) break;
+    if (errno != EWOULDBLOCK || attempt == 3000) break;
     ::usleep(10'000);
   }
   ::close(fd_);

@@ -39,7 +39,8 @@ std::uint64_t run_output_bytes(const RunMetadata& meta) {
   const double images = static_cast<double>(meta.images);
   const double initial = meta.initial.kind == InitialKind::Custom ? 2 : 0;
   const double bytes = fields * images * image + (2 * (2 - fields) + initial) * image +
-                       images * bytes_beside_an_image(meta.analysis) + metadata_bytes +
+                       images_in_whole_chunks(images) * bytes_beside_an_image(meta.analysis) +
+                       metadata_bytes +
                        metadata_room_past_end;
   return bytes >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
 }
@@ -383,22 +384,14 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, Cont
   // recorded itself as the writer (below): only if the file is still the one read and no live
   // process writes it (another --resume may have opened it since it was read).
   std::optional<FolderLock> claiming;
-  std::string refusal;
-  if (access_.writes_companions) {
-    claiming.emplace(path);
-    refusal = why_not_continued(path, from.read);
-    if (!refusal.empty() && !access_.shared()) throw InvalidInput(refusal);
-  }
+  if (access_.writes_companions) claiming.emplace(path);
+  refuse_to_continue_unless_agreed(path, from.read, access_.writes_companions,
+                                   access_.file_access);
   h5::Id fapl = h5::writer_access(access_.file_access);
   h5::clear_writer_marks_on_open(fapl);
   h_->file = h5::Id(H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl), H5Fclose,
                     "open " + path.string() + " to continue it");
-  if (access_.shared()) {
-    h_->agreement = std::make_unique<h5::WriteAgreement>(h_->file);
-    if (h_->agreement->any(!refusal.empty()))
-      throw InvalidInput(refusal.empty() ? path.string() + " cannot be continued (see rank 0)"
-                                         : refusal);
-  }
+  if (access_.shared()) h_->agreement = std::make_unique<h5::WriteAgreement>(h_->file);
   // A killed writer may leave the superblock's end of file behind what it flushed.
   if (!access_.shared()) H5Fincrement_filesize(h_->file, 0);
   if (!access_.shared()) h_->direct = DirectWrites(path);
@@ -584,11 +577,11 @@ void RunFileWriter::after_write_error() {
   write_failed_ = true;
   // Shrinking is collective under MPI, and a failure need not reach every rank alike.
   if (access_.shared()) return;
-  // Every image whose writes completed (a failed append took its own back) is counted in /step,
-  // which needs no new room, and kept, made durable by one more flush. Only if that flush fails
-  // too, keep what the last flush that succeeded made durable.
+  // Every image whose writes completed (a failed append took its own back) is counted in /step
+  // once flushed (its count needs no new room), and kept, made durable by one more flush. Only
+  // if that fails too, keep what the last flush that succeeded made durable.
   try {
-    count_images();
+    make_images_durable();
   } catch (const std::exception&) {
     H5Eclear2(H5E_DEFAULT);
   }
@@ -936,6 +929,17 @@ void RunFileWriter::finish(const std::string& status) {
   // shifted (see h5::mend_file_view_after_failure).
   const bool failed_anywhere =
       access_.shared() && h5::mend_file_view_after_failure(h_->file, write_failed_);
+  if (!access_.shared() && !write_failed_ && !uncounted_steps_.empty()) {
+    // Images appended since the last flush (a run stopped by non-finite values or an error in
+    // its stepping, with no flush after its last image): made durable and counted as a flush
+    // does; where that fails, kept as after a failed write.
+    try {
+      make_images_durable();
+    } catch (const std::exception&) {
+      H5Eclear2(H5E_DEFAULT);
+      after_write_error();
+    }
+  }
   if (write_failed_ && !access_.shared()) {
     // The images kept are durable (after_write_error). The status is rewritten in place, in the
     // heap that holds the file's strings, which has room for it: no new room on the disk is

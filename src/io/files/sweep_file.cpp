@@ -106,7 +106,7 @@ std::uint64_t sweep_output_bytes(const SweepMetadata& meta) {
   const double members = static_cast<double>(meta.members());
   const double images = static_cast<double>(meta.images);
   const double bytes = members * ((fields * images + 2.0 * (2 - fields)) * image +
-                                  images * bytes_beside_an_image(meta.analysis)) +
+                                  images_in_whole_chunks(images) * bytes_beside_an_image(meta.analysis)) +
                        metadata_bytes + metadata_room_past_end;
   return bytes >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
 }
@@ -399,19 +399,12 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
   // As a run's (RunFileWriter's Continue): under the folder's lock until this process is the
   // recorded writer, only if the file is still the one read and no live process writes it.
   std::optional<FolderLock> claiming;
-  std::string refusal;
-  if (access.writes_shared_data) {
-    claiming.emplace(path);
-    refusal = why_not_continued(path, from.read);
-    if (!refusal.empty() && !shared) throw InvalidInput(refusal);
-  }
+  if (access.writes_shared_data) claiming.emplace(path);
+  refuse_to_continue_unless_agreed(path, from.read, access.writes_shared_data, access.file_access);
   h5::Id fapl = h5::writer_access(access.file_access);
   h5::clear_writer_marks_on_open(fapl);
   h_->file = h5::Id(H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl), H5Fclose,
                     "open " + path.string() + " to continue it");
-  if (shared && h5::WriteAgreement(h_->file).any(!refusal.empty()))
-    throw InvalidInput(refusal.empty() ? path.string() + " cannot be continued (see rank 0)"
-                                       : refusal);
   if (!shared) H5Fincrement_filesize(h_->file, 0);
   if (meta.fields.v) h_->v = h5::Id(H5Dopen2(h_->file, "v", H5P_DEFAULT), H5Dclose, "open /v");
   if (meta.fields.u) h_->u = h5::Id(H5Dopen2(h_->file, "u", H5P_DEFAULT), H5Dclose, "open /u");

@@ -126,6 +126,29 @@ std::string why_not_continued(const std::filesystem::path& path, const FileIdent
          " on this machine: continue it once that process has ended";
 }
 
+void refuse_to_continue_unless_agreed(const std::filesystem::path& path, const FileIdentity& read,
+                                      bool checks, hid_t file_access) {
+  const bool shared = file_access != H5P_DEFAULT;
+  std::string refusal;
+  if (checks) {
+    if (!shared) {
+      refusal = why_not_continued(path, read);
+    } else {
+      try {  // a throw on one rank alone would leave the others waiting for it
+        refusal = why_not_continued(path, read);
+      } catch (const std::exception& e) {
+        refusal = e.what();
+      }
+    }
+  }
+  const bool refused =
+      shared ? h5::WriteAgreement(file_access).any(!refusal.empty()) : !refusal.empty();
+  if (refused) {
+    throw InvalidInput(refusal.empty() ? path.string() + " cannot be continued (see rank 0)"
+                                       : refusal);
+  }
+}
+
 void record_writer(hid_t root) {
   const std::int64_t pid = ::getpid();
   record(root, {pid, this_host(), process_identity(pid)});

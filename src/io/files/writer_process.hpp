@@ -48,5 +48,11 @@ std::string why_not_continued(const std::filesystem::path& path, const FileIdent
 // Throws InvalidInput where `path` no longer names the file `read` (see why_not_continued): before
 // a continued file's checkpoint is read by its name.
 void refuse_if_replaced(const std::filesystem::path& path, const FileIdentity& read);
+// Before a continued file is opened for writing, under the folder's lock: refuses (InvalidInput)
+// as why_not_continued says, asked by the process that `checks` (over MPI ranks, `file_access`
+// their MPI-IO access: rank 0, the others agreeing, so that every rank refuses before any opens
+// the file).
+void refuse_to_continue_unless_agreed(const std::filesystem::path& path, const FileIdentity& read,
+                                      bool checks, hid_t file_access);
 
 }  // namespace grayscott::io
