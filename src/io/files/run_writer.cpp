@@ -40,8 +40,7 @@ std::uint64_t run_output_bytes(const RunMetadata& meta) {
   const double initial = meta.initial.kind == InitialKind::Custom ? 2 : 0;
   const double bytes = fields * images * image + (2 * (2 - fields) + initial) * image +
                        images_in_whole_chunks(images) * bytes_beside_an_image(meta.analysis) +
-                       metadata_bytes +
-                       metadata_room_past_end;
+                       metadata_bytes + metadata_room_past_end;
   return bytes >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
 }
 
@@ -385,8 +384,7 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, Cont
   // process writes it (another --resume may have opened it since it was read).
   std::optional<FolderLock> claiming;
   if (access_.writes_companions) claiming.emplace(path);
-  refuse_to_continue_unless_agreed(path, from.read, access_.writes_companions,
-                                   access_.file_access);
+  refuse_to_continue_unless_agreed(path, from.read, access_.writes_companions, access_.file_access);
   h5::Id fapl = h5::writer_access(access_.file_access);
   h5::clear_writer_marks_on_open(fapl);
   h_->file = h5::Id(H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl), H5Fclose,

@@ -105,9 +105,10 @@ std::uint64_t sweep_output_bytes(const SweepMetadata& meta) {
   // absurd requests must not wrap around to a small number.
   const double members = static_cast<double>(meta.members());
   const double images = static_cast<double>(meta.images);
-  const double bytes = members * ((fields * images + 2.0 * (2 - fields)) * image +
-                                  images_in_whole_chunks(images) * bytes_beside_an_image(meta.analysis)) +
-                       metadata_bytes + metadata_room_past_end;
+  const double bytes =
+      members * ((fields * images + 2.0 * (2 - fields)) * image +
+                 images_in_whole_chunks(images) * bytes_beside_an_image(meta.analysis)) +
+      metadata_bytes + metadata_room_past_end;
   return bytes >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
 }
 
