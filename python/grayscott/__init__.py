@@ -581,18 +581,21 @@ class Simulation(_core._Simulation):
     def resume(cls, path, backend: str = _SIMULATION["backend"], threads: int = _SIMULATION["threads"],
                progress=None, quiet: bool = False, checkpoint_every=_RUN["checkpoint_every"],
                on_image=None, live: bool = False, comm=None,
-               decomposition: str | None = None) -> "Simulation":
+               decomposition: str | None = None, fuse_steps: int = _SIMULATION["fuse_steps"],
+               device: int = _SIMULATION["device"]) -> "Simulation":
         """Continue the unfinished run in ``path`` from its newest checkpoint to its end, as
         ``grayscott run --resume`` does, and return the simulation holding its final state.
-        The parameters come from the file. ``comm=MPI.COMM_WORLD`` under ``mpirun`` continues it
-        split over the ranks, on any number of them (as ``mpirun grayscott run --resume``),
-        ``decomposition`` as in Simulation; each rank's simulation then holds its block."""
+        The parameters come from the file; how it is computed (``backend``, ``threads``,
+        ``fuse_steps``, ``device``) is as in Simulation. ``comm=MPI.COMM_WORLD`` under ``mpirun``
+        continues it split over the ranks, on any number of them (as ``mpirun grayscott run
+        --resume``), ``decomposition`` as in Simulation; each rank's simulation then holds its
+        block."""
         path = _path("path", path)
         _progress(progress)
         with _FILE_WORK:
             parameters = _core._resumable_run(path)
-            sim = cls(**parameters, backend=backend, threads=threads, comm=comm,
-                      decomposition=decomposition)
+            sim = cls(**parameters, backend=backend, threads=threads, fuse_steps=fuse_steps,
+                      device=device, comm=comm, decomposition=decomposition)
             if progress is None and not sim._over_ranks:
                 progress = _default_progress(quiet, path)
             hook, views = _callbacks(0, on_image, live)

@@ -235,15 +235,30 @@ bool is_number(nb::handle value) {
   return PyLong_Check(value.ptr()) || PyFloat_Check(value.ptr()) || nb::hasattr(value, "__float__");
 }
 
-std::int64_t whole_number(std::string_view keyword, nb::handle value) {
+// A whole number as Python holds it (an int, or what __index__ makes one of: a NumPy integer).
+nb::object whole_int(std::string_view keyword, nb::handle value) {
   if (!is_whole(value)) wrong_type(keyword, "an int", value);
-  const nb::object index = nb::steal(PyNumber_Index(value.ptr()));
+  nb::object index = nb::steal(PyNumber_Index(value.ptr()));
   if (!index.is_valid()) {
     PyErr_Clear();
     wrong_type(keyword, "an int", value);
   }
-  int overflow = 0;
+  return index;
+}
+
+// A whole number; 0 in `overflow` where it fits 64 bits, else its sign (the number is then the
+// nearest: the largest or the smallest).
+std::int64_t whole_number(std::string_view keyword, nb::handle value, int& overflow) {
+  const nb::object index = whole_int(keyword, value);
   const long long whole = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+  if (overflow == 0) return whole;
+  return overflow > 0 ? std::numeric_limits<std::int64_t>::max()
+                      : std::numeric_limits<std::int64_t>::min();
+}
+
+std::int64_t whole_number(std::string_view keyword, nb::handle value) {
+  int overflow = 0;
+  const std::int64_t whole = whole_number(keyword, value, overflow);
   if (overflow != 0) {
     throw nb::value_error(
         (std::string(keyword) + ": " + short_repr(value) + " is out of range").c_str());
@@ -254,30 +269,14 @@ std::int64_t whole_number(std::string_view keyword, nb::handle value) {
 // A setting's whole number beyond 64 bits: the nearest, as the command line reads such a number,
 // so that the setting's own check says what it accepts ("rows must be at most 2147483647").
 std::int64_t setting_whole_number(std::string_view keyword, nb::handle value) {
-  if (!is_whole(value)) wrong_type(keyword, "an int", value);
-  const nb::object index = nb::steal(PyNumber_Index(value.ptr()));
-  if (!index.is_valid()) {
-    PyErr_Clear();
-    wrong_type(keyword, "an int", value);
-  }
   int overflow = 0;
-  const long long whole = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
-  if (overflow != 0)
-    return overflow > 0 ? std::numeric_limits<std::int64_t>::max()
-                        : std::numeric_limits<std::int64_t>::min();
-  return whole;
+  return whole_number(keyword, value, overflow);
 }
 
 // A whole number's decimal text, as large as Python holds it: the command line's parser then says
 // what a value out of range is out of, as it does for the same text on the command line.
 std::string whole_text_of(std::string_view keyword, nb::handle value) {
-  if (!is_whole(value)) wrong_type(keyword, "an int", value);
-  const nb::object index = nb::steal(PyNumber_Index(value.ptr()));
-  if (!index.is_valid()) {
-    PyErr_Clear();
-    wrong_type(keyword, "an int", value);
-  }
-  return nb::str(index).c_str();
+  return nb::str(whole_int(keyword, value)).c_str();
 }
 
 double number(std::string_view keyword, nb::handle value) {

@@ -294,3 +294,21 @@ def test_none_means_the_default_for_dt_limit_and_show():
     pytest.importorskip("IPython")
     picture = gs.show(np.zeros((16, 16)), range=None, colormap=None)
     assert picture.data == gs.show(np.zeros((16, 16))).data
+
+
+def test_resume_takes_how_it_is_computed_as_the_command_line(tmp_path):
+    # grayscott run --resume FILE --fuse N --device D: the same keywords as Simulation's.
+    path = tmp_path / "stopped.h5"
+
+    def stop(index, *_):
+        if index == 1:
+            raise ValueError("enough")
+
+    with pytest.raises(ValueError, match="enough"):
+        gs.Simulation(rows=16, cols=16, backend="cpu").run(images=4, steps_per_image=5,
+                                                           output=path, quiet=True, on_image=stop)
+    with pytest.raises(ValueError, match=r"fuse_steps must be 0 \(automatic\) or a whole number "
+                                         r"from 1 to 64 on the CPU, got 1000000"):
+        gs.Simulation.resume(path, backend="cpu", fuse_steps=1000000, quiet=True)
+    sim = gs.Simulation.resume(path, backend="cpu", fuse_steps=1, device=0, quiet=True)
+    assert sim.step == 4 * 5

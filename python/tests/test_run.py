@@ -123,6 +123,13 @@ def start_script(body, after="pass"):
     return process
 
 
+def wait_for(path):
+    """Until `path` exists (a run made its file), 30 s at most."""
+    deadline = time.monotonic() + 30
+    while not path.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
 def interrupt(process, after, within):
     """Ctrl-C to a started script `after` seconds: its KeyboardInterrupt must come `within`
     seconds; returns the line it printed ("interrupted TIME STEP")."""
@@ -155,9 +162,7 @@ def test_ctrl_c_stops_a_run_with_its_checkpoint_and_resume_finishes_it(tmp_path,
         f"sim.run(images=400, steps_per_image=40, output={str(out)!r}, quiet=True)")
     # Ctrl-C a moment after the run made its file: images written (the first takes milliseconds)
     # and far from its end (seconds), however busy the machine.
-    deadline = time.monotonic() + 30
-    while not out.exists() and time.monotonic() < deadline:
-        time.sleep(0.01)
+    wait_for(out)
     time.sleep(0.5)
     process.send_signal(signal.SIGINT)
     stdout, _ = process.communicate(timeout=60)
@@ -291,48 +296,28 @@ def test_ctrl_c_during_a_run_with_a_callback_stops_it_quickly(tmp_path):
         assert f.attrs["status"].startswith("interrupted by SIGINT after image")
 
 
-@pytest.mark.parametrize("callback", ["", ", on_image=lambda index, step, time, image: None"])
-def test_ctrl_c_stops_a_run_after_the_image_in_progress(tmp_path, callback):
-    # As on the command line: Python hears of a signal only when the run calls into it (an
-    # image later), so the run takes Ctrl-C itself while it runs. Images of seconds each; Ctrl-C
-    # a second into the first. With a callback, the script imported no NumPy: the first image's
-    # array does not import it then (a Ctrl-C interrupted that import: a TypeError).
+# The run takes Ctrl-C itself while it runs (Python hears of a signal only when the run calls
+# into it, an image later), and passes it on to Python. Ctrl-C a second into the first image:
+# - images of seconds: the run stops after it, as on the command line; with a callback too, in
+#   a script that imported no NumPy (the first image's array would import it then, and the
+#   Ctrl-C interrupted that import: a TypeError);
+# - a callback that blocks (a sleep, input(), a plot's pause) is interrupted as without the run;
+# - a Ctrl-C during the last image, too late to stop the run, still reaches the script.
+@pytest.mark.parametrize("run, then, within, status", [
+    ("images=3, steps_per_image=30000", "", 30, "interrupted by SIGINT after image 1"),
+    ("images=3, steps_per_image=30000, on_image=lambda *a: None", "", 30,
+     "interrupted by SIGINT after image 1"),
+    ("images=3, steps_per_image=5, on_image=lambda *a: time.sleep(60)", "", 5,
+     "interrupted by SIGINT after image 1"),
+    ("images=1, steps_per_image=30000", "; time.sleep(60)", 40, "complete"),
+], ids=["slow images", "slow images, a callback", "a callback that blocks", "the last image"])
+def test_ctrl_c_stops_a_run_after_the_image_in_progress(tmp_path, run, then, within, status):
     out = tmp_path / "slow.h5"
-    process = start_script(
-        f"sim.run(images=3, steps_per_image=30000, output={str(out)!r}, quiet=True{callback})")
-    deadline = time.monotonic() + 30
-    while not out.exists() and time.monotonic() < deadline:
-        time.sleep(0.01)
-    interrupt(process, after=1.0, within=30)
+    process = start_script(f"sim.run({run}, output={str(out)!r}, quiet=True){then}")
+    wait_for(out)
+    interrupt(process, after=1.0, within=within)
     with h5py.File(out, "r") as f:
-        assert f.attrs["status"] == "interrupted by SIGINT after image 1"
-
-
-def test_ctrl_c_reaches_a_callback_that_blocks(tmp_path):
-    # The run takes Ctrl-C while it runs, and passes it on to Python: a callback waiting for
-    # something (a sleep, input(), a plot's pause) is interrupted as it would be without the run.
-    out = tmp_path / "blocked.h5"
-    process = start_script(
-        f"sim.run(images=3, steps_per_image=5, output={str(out)!r}, quiet=True, "
-        f"on_image=lambda *a: time.sleep(60))")
-    deadline = time.monotonic() + 30
-    while not out.exists() and time.monotonic() < deadline:
-        time.sleep(0.01)
-    interrupt(process, after=1.0, within=5)
-    with h5py.File(out, "r") as f:
-        assert f.attrs["status"] == "interrupted by SIGINT after image 1"
-
-
-def test_ctrl_c_during_the_last_image_is_not_lost(tmp_path):
-    # Too late to stop the run (its one image ends it), Ctrl-C still reaches the script.
-    out = tmp_path / "last.h5"
-    process = start_script(
-        f"sim.run(images=1, steps_per_image=30000, output={str(out)!r}, quiet=True); "
-        f"time.sleep(60)")
-    deadline = time.monotonic() + 30
-    while not out.exists() and time.monotonic() < deadline:
-        time.sleep(0.01)
-    interrupt(process, after=1.0, within=40)
+        assert f.attrs["status"] == status
 
 
 # A state written into sim.u / sim.v before run(): the run starts from it, and its file says so
