@@ -76,31 +76,32 @@ std::string short_repr(nb::handle value) {
 // progress, as on the command line, rather than after the next, when Python would hear of it:
 // in the main thread (the only one Python's handlers run in), where that handler is still
 // Python's own (KeyboardInterrupt), not one of the script's. The GIL held.
+bool run_takes_interrupt() {
+  const nb::module_ threading = nb::module_::import_("threading");
+  if (!threading.attr("current_thread")().is(threading.attr("main_thread")())) return false;
+  const nb::module_ signal = nb::module_::import_("signal");
+  return signal.attr("getsignal")(SIGINT).is(signal.attr("default_int_handler"));
+}
+
+// Set when a SIGINT the run took was passed on to Python (tell_python_of_interrupt).
 std::atomic<bool> python_told_of_interrupt{false};
 void tell_python_of_interrupt() {  // from the signal handler: async-signal-safe
   python_told_of_interrupt.store(true);
   PyErr_SetInterrupt();
 }
 
-// The stop signals of a run or sweep of this thread (see run_takes_interrupt): SIGINT passed on
-// to Python as well, which hears it where it would have (a callback that blocks, or after the
-// run where it came too late to stop it).
-pipeline::StopSignals::WhereDefault python_stop_signals(bool takes_interrupt) {
+// The stop signals of a run or sweep of this thread: SIGINT too where run_takes_interrupt, passed
+// on to Python as well, which hears it where it would have (a callback that blocks, or after the
+// run where it came too late to stop it). The GIL held.
+pipeline::StopSignals::WhereDefault python_stop_signals() {
   python_told_of_interrupt.store(false);
-  return {takes_interrupt, tell_python_of_interrupt};
+  return {run_takes_interrupt(), tell_python_of_interrupt};
 }
 
-// The SIGINT the run took, also passed on to Python (tell_python_of_interrupt), heard now rather
-// than as a second KeyboardInterrupt after the one the caller raises for it.
+// A SIGINT the run took and passed on to Python, heard now (nothing where none came) rather than
+// as a second KeyboardInterrupt after the one the caller raises for the same stop.
 void forget_the_interrupt_python_was_told_of() {
   if (python_told_of_interrupt.exchange(false) && PyErr_CheckSignals() != 0) PyErr_Clear();
-}
-
-bool run_takes_interrupt() {
-  const nb::module_ threading = nb::module_::import_("threading");
-  if (!threading.attr("current_thread")().is(threading.attr("main_thread")())) return false;
-  const nb::module_ signal = nb::module_::import_("signal");
-  return signal.attr("getsignal")(SIGINT).is(signal.attr("default_int_handler"));
 }
 
 // Between two pictures or frames (the GIL released): whether Ctrl-C, or another signal whose
@@ -1262,8 +1263,7 @@ class Simulation : public Batch {
     // SIGTERM, SIGHUP, SIGUSR1 (a batch system's stop) left to their default action stop the run
     // at an image boundary with its checkpoint, then end the process as they would have; Ctrl-C
     // stops it after the image in progress (run_takes_interrupt).
-    const bool takes_interrupt = run_takes_interrupt();
-    pipeline::StopSignals stop_signals(python_stop_signals(takes_interrupt));
+    pipeline::StopSignals stop_signals(python_stop_signals());
     try {
       const GilReleased unlocked;
       summary = std::visit(
@@ -1309,7 +1309,7 @@ class Simulation : public Batch {
     if (summary.signal == SIGINT && !callback_error) interrupted_by_python = true;
     if (callback_error || interrupted_by_python) {
       // A Ctrl-C that came as the run stopped anyway is this stop's: not raised once more later.
-      if (takes_interrupt) forget_the_interrupt_python_was_told_of();
+      forget_the_interrupt_python_was_told_of();
       if (interrupted_by_python) {
         // The file says "interrupted by SIGINT after image N" and holds its checkpoint.
         PyErr_SetString(PyExc_KeyboardInterrupt,
@@ -1767,9 +1767,8 @@ NB_MODULE(_core, m) {
         }
         pipeline::clear_stop_request();
         pipeline::SweepSummary summary;
-        const bool takes_interrupt = run_takes_interrupt();
         {
-          pipeline::StopSignals stop_signals(python_stop_signals(takes_interrupt));
+          pipeline::StopSignals stop_signals(python_stop_signals());
           const WorkInProgress in_progress;
           try {
             const GilReleased unlocked;
@@ -1785,12 +1784,12 @@ NB_MODULE(_core, m) {
         pipeline::clear_stop_request();
         if (progress_error) {
           // A Ctrl-C that came as the sweep stopped anyway is this stop's (see the run's).
-          if (takes_interrupt) forget_the_interrupt_python_was_told_of();
+          forget_the_interrupt_python_was_told_of();
           progress_error->restore();
           throw nb::python_error();
         }
         if (summary.signal != 0) {
-          if (takes_interrupt) forget_the_interrupt_python_was_told_of();
+          forget_the_interrupt_python_was_told_of();
           PyErr_SetString(PyExc_KeyboardInterrupt,
                           (summary.status + "; continue with: grayscott sweep --resume " +
                            request.output.string())
@@ -1798,11 +1797,10 @@ NB_MODULE(_core, m) {
           throw nb::python_error();
         }
         // As the command line's warning.
-        if (summary.nonfinite_members > 0) {
-          python_notice(std::to_string(summary.nonfinite_members) + " member" +
-                        (summary.nonfinite_members == 1 ? "" : "s") +
-                        " became non-finite (see /nonfinite_image in " + request.output.string() +
-                        ")");
+        if (const std::string warning =
+                pipeline::nonfinite_members_warning(summary, request.output);
+            !warning.empty()) {
+          python_notice(warning);
         }
         nb::dict result;
         result["backend"] = summary.backend;

@@ -43,12 +43,9 @@ void report(const SweepRequest& request, const SweepSummary& summary) {
                  format_rate(summary.cell_updates_per_s).c_str(),
                  request.resume ? " (each member from its checkpoint)" : "");
   }
-  if (summary.nonfinite_members > 0) {
-    std::fprintf(stderr,
-                 "grayscott: warning: %lld member%s became non-finite (see /nonfinite_image in "
-                 "%s)\n",
-                 static_cast<long long>(summary.nonfinite_members),
-                 summary.nonfinite_members == 1 ? "" : "s", request.output.c_str());
+  if (const std::string warning = pipeline::nonfinite_members_warning(summary, request.output);
+      !warning.empty()) {
+    std::fprintf(stderr, "grayscott: warning: %s\n", warning.c_str());
   }
   if (summary.signal != 0 && !summary.completed) {
     throw pipeline::RunInterrupted(

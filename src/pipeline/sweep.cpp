@@ -117,6 +117,14 @@ io::SweepMetadata sweep_metadata(const SweepRequest& request) {
   return meta;
 }
 
+std::string nonfinite_members_warning(const SweepSummary& summary,
+                                      const std::filesystem::path& output) {
+  const std::int64_t n = summary.nonfinite_members;
+  if (n == 0) return {};
+  return std::to_string(n) + " member" + (n == 1 ? "" : "s") +
+         " became non-finite (see /nonfinite_image in " + output.string() + ")";
+}
+
 SweepRequest resume_sweep_request(const std::filesystem::path& path) {
   const io::SweepFileState state = io::read_sweep_state(path);
   if (state.status == "complete") {

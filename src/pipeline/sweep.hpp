@@ -87,6 +87,10 @@ using SweepSummary = JobSummary;
 
 // Validates the request and the output path before any computing (throws InvalidInput), runs.
 SweepSummary execute_sweep(const SweepRequest& request);
+// What a front end warns of when members became non-finite ("2 members became non-finite (see
+// /nonfinite_image in FILE)"), or "" where none did.
+std::string nonfinite_members_warning(const SweepSummary& summary,
+                                      const std::filesystem::path& output);
 
 // Checks the request (throws InvalidInput naming the problem) and returns the file's metadata,
 // its backend left empty.

@@ -127,4 +127,9 @@ expect_error "feed must be" sweep --feed=-0.01,0.02
 # The largest sweep (a million members) is validated and refused at once, not member by member.
 expect_error "output needs" sweep --feed 0.01:0.06:1000 --kill 0.04:0.07:1000
 expect_error "kill must be" sweep --feed 0.01:0.06:1000 --kill=-0.07:0.04:1000
+# Members that became non-finite: the sweep completes and warns, naming how many and where.
+"$grayscott" sweep --feed 0.02,0.03 --kill 0.06 --rows 16 --cols 16 --images 2 --init-values=-1,2 \
+  -o nonfinite.h5 --quiet 2>err.txt || fail "a sweep whose members became non-finite failed"
+grep -qx "grayscott: warning: 2 members became non-finite (see /nonfinite_image in nonfinite.h5)" \
+  err.txt || fail "no warning of the non-finite members: $(cat err.txt)"
 echo "sweep CLI: all checks passed"

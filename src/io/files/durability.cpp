@@ -47,7 +47,7 @@ void rethrow_naming_a_full_disk(const std::filesystem::path& file) {
     const std::string what = e.what();
     if (what.find("MPI_ERR_IO") != std::string::npos && !out_of_space(e)) {
       struct statvfs disk {};
-      const std::filesystem::path folder = file.has_parent_path() ? file.parent_path() : ".";
+      const std::filesystem::path folder = folder_of(file);
       // Less room than an image's write may need: why the write failed, as far as one can tell.
       constexpr std::uint64_t little_room = 64 << 20;
       if (::statvfs(folder.c_str(), &disk) == 0) {
@@ -135,7 +135,9 @@ void reserve_metadata_blocks(hid_t file, std::vector<ByteRange> rooms,
 #endif
 }
 
-double bytes_of_an_image(double bytes) { return bytes >= 64 * 1024 ? bytes + 4096 : bytes; }
+double bytes_of_an_image(double bytes) {
+  return bytes >= h5::aligned_from ? bytes + static_cast<double>(h5::alignment) : bytes;
+}
 
 double images_in_whole_chunks(double images) {
   return images <= 1024 ? images : std::ceil(images / 1024) * 1024;  // one chunk of them all

@@ -55,8 +55,8 @@ void reserve_metadata_blocks(hid_t file, std::vector<ByteRange> rooms,
 inline constexpr std::uint64_t metadata_room_past_end = 256 << 10;
 // A file's own metadata (its attributes, the datasets' headers and indexes), at most.
 inline constexpr std::uint64_t metadata_bytes = 64 << 10;
-// The room an image of `bytes` may take in a file, with the gap before it where it starts on a
-// 4 KiB boundary (images of 64 KiB and more: see h5::writer_access).
+// The room an image of `bytes` may take in a file, with the gap before it where it starts on an
+// aligned boundary (see h5::writer_access).
 double bytes_of_an_image(double bytes);
 // What a file holds beside each of its images (a sweep's: each member's): its step and time,
 // the statistics `analysis` asks for, and its entry in the XDMF companion (about 700 bytes),

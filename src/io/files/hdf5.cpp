@@ -33,9 +33,8 @@ Id writer_access(hid_t shared) {
   if (shared != H5P_DEFAULT) return Id(H5Pcopy(shared), H5Pclose, "copy file access properties");
   Id fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "create file access properties");
   check(H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST), "choose the file format");
-  // Large objects (an image's chunks) start on a 4 KiB boundary, as direct writes to the disk
-  // need (io/direct_writes.hpp); the gaps are at most 4 KiB each.
-  check(H5Pset_alignment(fapl, 64 * 1024, 4096), "align large objects in the file");
+  // The gaps before large objects are at most `alignment` bytes each.
+  check(H5Pset_alignment(fapl, aligned_from, alignment), "align large objects in the file");
   return fapl;
 }
 

@@ -86,7 +86,9 @@ void read_checkpoint_block(hid_t u_dataset, hid_t v_dataset, std::span<const hsi
 
 // The file access properties to write a file with: a copy of `shared` (the processes' MPI-IO
 // access), or for one process alone (`shared` = H5P_DEFAULT) the newest file format, which SWMR
-// needs.
+// needs, and objects of `aligned_from` bytes and more (an image's chunks) starting on a
+// boundary of `alignment` bytes, as direct writes to the disk need (io/direct_writes.hpp).
+inline constexpr hsize_t aligned_from = 64 * 1024, alignment = 4096;
 Id writer_access(hid_t shared);
 // A writer that was killed leaves the file marked as open for writing, and HDF5 then refuses to
 // open it again; h5clear's way of clearing the mark is this property of the file access list.

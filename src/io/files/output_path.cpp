@@ -143,7 +143,7 @@ void check_output_path(const fs::path& path, bool overwrite, std::uint64_t bytes
   if (fs::is_directory(xmf, ec)) {
     throw InvalidInput("output companion " + xmf.string() + " is a directory");
   }
-  const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  const fs::path folder = folder_of(path);
   if (!fs::is_directory(folder, ec)) {
     throw PathNotFound("output folder " + folder.string() + " does not exist");
   }
@@ -175,9 +175,12 @@ std::string why_not_writable(const fs::path& folder) {
   return std::strerror(errno);
 }
 
+fs::path folder_of(const fs::path& path) {
+  return path.has_parent_path() ? path.parent_path() : fs::path(".");
+}
+
 FolderLock::FolderLock(const fs::path& path_in_it)
-    : fd_(::open((path_in_it.has_parent_path() ? path_in_it.parent_path() : fs::path(".")).c_str(),
-                 O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
+    : fd_(::open(folder_of(path_in_it).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
   if (fd_ < 0) return;
   // A claim holds it for milliseconds, a resume while it opens its file for seconds at most (a
   // busy parallel file system). Held for half a minute, it is not one of theirs: `flock DIR
@@ -214,8 +217,8 @@ namespace {
 // be another machine's: a claim in progress there changes its file within seconds.)
 void remove_abandoned_partials(const fs::path& path, const fs::path& ours) {
   const std::string prefix = partial_name(path, "").filename().string();
-  const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  if (prefix.size() != path.filename().string().size() + 9) return;  // a name cut to fit
+  if (prefix != path.filename().string() + ".partial-") return;  // a name cut to fit
+  const fs::path folder = folder_of(path);
   std::error_code ec;
   for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();

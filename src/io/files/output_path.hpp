@@ -27,6 +27,9 @@ std::string why_not_writable(const std::filesystem::path& folder);
 // Throws InvalidInput.
 void check_replaceable(const std::filesystem::path& path, const std::string& what);
 
+// The folder that holds `path` ("." for a bare name).
+std::filesystem::path folder_of(const std::filesystem::path& path);
+
 // An exclusive lock (flock) on the folder that holds `path_in_it`, while it lives: the claims of
 // a name in that folder (take_output_name, a continued file's opening) take turns. None where the
 // file system offers none (the claim is then as safe as the checks made within it).

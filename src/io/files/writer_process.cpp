@@ -98,12 +98,20 @@ std::int64_t live_writer(const RunFileReader& file) {
   return pid;
 }
 
+namespace {
+// Why `path` cannot be acted on while process `pid` (live_writer's answer) writes it; "" for 0.
+std::string why_being_written(const std::filesystem::path& path, std::int64_t pid,
+                              std::string_view action) {
+  if (pid == 0) return {};
+  return path.string() + " is being written by process " + std::to_string(pid) +
+         " on this machine: " + std::string(action) + " it once that process has ended";
+}
+}  // namespace
+
 void refuse_if_being_written(const std::filesystem::path& path, std::int64_t pid,
                              std::string_view action) {
-  if (pid == 0) return;
-  throw InvalidInput(path.string() + " is being written by process " + std::to_string(pid) +
-                     " on this machine: " + std::string(action) +
-                     " it once that process has ended");
+  if (std::string why = why_being_written(path, pid, action); !why.empty())
+    throw InvalidInput(why);
 }
 
 namespace {
@@ -120,10 +128,7 @@ void refuse_if_replaced(const std::filesystem::path& path, const FileIdentity& r
 
 std::string why_not_continued(const std::filesystem::path& path, const FileIdentity& read) {
   if (std::string why = why_replaced(path, read); !why.empty()) return why;
-  const std::int64_t pid = live_writer(RunFileReader(path));
-  if (pid == 0) return {};
-  return path.string() + " is being written by process " + std::to_string(pid) +
-         " on this machine: continue it once that process has ended";
+  return why_being_written(path, live_writer(RunFileReader(path)), "continue");
 }
 
 void refuse_to_continue_unless_agreed(const std::filesystem::path& path, const FileIdentity& read,

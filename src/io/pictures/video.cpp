@@ -140,7 +140,7 @@ void check_video_output(const fs::path& path, bool overwrite) {
   if (fs::exists(fs::symlink_status(path, ec)) && !overwrite) {
     throw PathExists("video " + path.string() + " already exists (use --force to overwrite)");
   }
-  const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  const fs::path folder = folder_of(path);
   if (!fs::is_directory(folder, ec)) {
     throw PathNotFound("video folder " + folder.string() + " does not exist");
   }
