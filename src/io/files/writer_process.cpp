@@ -110,8 +110,7 @@ std::string why_being_written(const std::filesystem::path& path, std::int64_t pi
 
 void refuse_if_being_written(const std::filesystem::path& path, std::int64_t pid,
                              std::string_view action) {
-  if (std::string why = why_being_written(path, pid, action); !why.empty())
-    throw InvalidInput(why);
+  if (std::string why = why_being_written(path, pid, action); !why.empty()) throw InvalidInput(why);
 }
 
 namespace {
