@@ -40,10 +40,18 @@ def execute(path, tmp_path, monkeypatch):
                  "{connection_file}"],
         "display_name": "grayscott tests", "language": "python"}))
     monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
+    # The kernel's temporary files go here: what the notebook writes there must be gone once the
+    # kernel stops (a course-size run leaves hundreds of megabytes otherwise).
+    temporary = tmp_path / "temporary"
+    temporary.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temporary))
     notebook = nbformat.read(path, as_version=4)
     client = nbclient.NotebookClient(notebook, timeout=300,
                                      resources={"metadata": {"path": str(tmp_path)}})
-    client.execute()
+    client.execute()  # stops the kernel at the end
+    left = sorted(str(p.relative_to(temporary)) for p in temporary.rglob("*") if p.is_file())
+    assert not [p for p in left if p.endswith((".h5", ".xmf", ".png", ".mp4"))], \
+        f"{path.name} left its files in the temporary folder: {left}"
     outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
     return outputs

@@ -11,10 +11,12 @@ import os
 import resource
 import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import scratch  # noqa: E402
 
 GRAYSCOTT = os.path.abspath(sys.argv[1])
-os.chdir(tempfile.mkdtemp(prefix="grayscott-memory-"))
+WORK = scratch.enter("grayscott-memory-")
 failures = []
 
 
@@ -46,6 +48,7 @@ for fields, images_fields in (("v", 2), ("u,v", 4)):
         failures.append(f"--fields {fields}: {used / field_kib:.2f} fields of memory, more than "
                         f"the state's 4 and {images_fields} of images")
 
+scratch.leave(WORK, bool(failures))
 if failures:
     print("\n".join("FAIL: " + f for f in failures))
     sys.exit(1)

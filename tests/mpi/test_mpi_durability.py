@@ -13,15 +13,16 @@ import random
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import compare_runs  # noqa: E402
 import h5py  # noqa: E402
+import scratch  # noqa: E402
 
 GRAYSCOTT, MPIEXEC, FLAGS = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3:]
-os.chdir(tempfile.mkdtemp(prefix="grayscott-mpi-durability-"))
+WORK = scratch.enter("grayscott-mpi-durability-")
 random.seed(int(os.environ.get("GRAYSCOTT_TEST_SEED", "7")))
 failures = []
 
@@ -247,6 +248,7 @@ code, err = finished(mpi(2, "run", "--resume", "last-killed.h5", "--quiet"))
 check(code == 0, f"a run killed after its last image, resumed on 2 ranks: {err}")
 same("last-whole.h5", "last-killed.h5", "a run killed after its last image, resumed on 2 ranks")
 
+scratch.leave(WORK, bool(failures))
 if failures:
     print(f"{len(failures)} failed")
     sys.exit(1)

@@ -15,16 +15,17 @@ import os
 import random
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import compare_runs  # noqa: E402
 import h5py  # noqa: E402
+import scratch  # noqa: E402
 import numpy as np  # noqa: E402
 
 GRAYSCOTT, LIBRARY = (os.path.abspath(a) for a in sys.argv[1:3])
 MPIEXEC, FLAGS = sys.argv[3], sys.argv[4:]
-os.chdir(tempfile.mkdtemp(prefix="grayscott-killed-in-flush-"))
+WORK = scratch.enter("grayscott-killed-in-flush-")
 random.seed(int(os.environ.get("GRAYSCOTT_TEST_SEED", "11")))
 TRIALS = 40
 SWEEP_TRIALS = 16
@@ -184,6 +185,7 @@ for trial in range(SWEEP_TRIALS if not failures else 0):
     check(compare_runs.main("sweep_serial.h5", path, ("backend",)) == 0,
           f"{what}: differs from the serial sweep")
 print(f"{sweeps_resumed} killed sweeps resumed")
+scratch.leave(WORK, bool(failures))
 if failures:
     print(f"{len(failures)} failed")
     sys.exit(1)

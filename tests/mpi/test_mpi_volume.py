@@ -20,17 +20,18 @@ import re
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import compare_runs  # noqa: E402
 import h5py  # noqa: E402
+import scratch  # noqa: E402
 import numpy as np  # noqa: E402
 import xmf_places  # noqa: E402
 
 GRAYSCOTT, MPIEXEC, FLAGS = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3:]
-os.chdir(tempfile.mkdtemp(prefix="grayscott-mpi-volume-"))
+WORK = scratch.enter("grayscott-mpi-volume-")
 random.seed(int(os.environ.get("GRAYSCOTT_TEST_SEED", "11")))
 failures = []
 
@@ -205,6 +206,7 @@ for ranks, args, wanted in (
           not os.path.exists("refused.h5"),
           f"{' '.join(args[-2:])} on {ranks} ranks: not refused in one line with '{wanted}': {err!r}")
 
+scratch.leave(WORK, bool(failures))
 if failures:
     print(f"{len(failures)} failed")
     sys.exit(1)
