@@ -315,9 +315,10 @@ def _progress(progress):
     return progress
 
 
-def _default_progress(quiet: bool, label: str):
-    """A tqdm bar (tqdm.auto: a widget in a notebook, a line on a terminal) counting images, or
-    None when quiet, when nobody watches (no terminal, no notebook) or without tqdm."""
+def _default_progress(quiet: bool, label: str, unit: str = "image"):
+    """A tqdm bar (tqdm.auto: a widget in a notebook, a line on a terminal) counting images (or
+    another `unit`: pictures, frames), or None when quiet, when nobody watches (no terminal, no
+    notebook) or without tqdm."""
     if quiet or not (_in_notebook() or _sys.stderr.isatty()):
         return None
     try:
@@ -329,7 +330,7 @@ def _default_progress(quiet: bool, label: str):
     def update(done: int, total: int):
         nonlocal bar
         if bar is None:
-            bar = tqdm(total=total, initial=done - 1, desc=label, unit="image", leave=True)
+            bar = tqdm(total=total, initial=done - 1, desc=label, unit=unit, leave=True)
         bar.update(done - bar.n)
         if done >= total:
             bar.close()
@@ -545,6 +546,7 @@ class Simulation(_core._Simulation):
         until_steady: float = _RUN["until_steady"],
         steady_images: int = _RUN["steady_images"],
         classify: bool = _RUN["classify"],
+        render: str | _os.PathLike | None = None,
     ) -> dict:
         """Run the pipeline of ``grayscott run`` on this simulation: ``images`` images of
         ``steps_per_image`` steps each, written to ``output`` (the same file as the command
@@ -568,6 +570,10 @@ class Simulation(_core._Simulation):
         ``until_steady=TOL`` stops once the
         change of v per step stays below TOL for ``steady_images`` images in a row;
         ``classify=True`` labels every image with its pattern class (``/stats/class``).
+
+        ``render=DIR`` also writes a PNG picture of v per image into DIR once the run ends, as
+        ``grayscott run --render DIR`` does (pictures that exist are refused before the run
+        unless ``overwrite``); the summary's ``pictures`` lists them.
         """
         settings = _named_arguments(locals(), "progress", "on_image", "live")
         settings["output"] = output = _path("output", output, _RUN["output"])
@@ -575,21 +581,32 @@ class Simulation(_core._Simulation):
             progress = _default_progress(quiet, output)
         hook, views = _callbacks(images, on_image, live)
         with _FILE_WORK:
-            return self._run(settings, progress, hook, False, views)
+            summary = self._run(settings, progress, hook, False, views)
+        return self._render_after(summary, output, render, overwrite, quiet)
+
+    def _render_after(self, summary: dict, output: str, folder, overwrite: bool, quiet: bool):
+        """The pictures of `render=`: rendered by the process that reports (rank 0 over ranks)
+        once the run has written its images, listed in the summary."""
+        if folder is not None and self._reports and summary["images_written"] > 0:
+            summary["pictures"] = _render_pictures(output, folder, {"overwrite": overwrite},
+                                                   None, quiet)
+        return summary
 
     @classmethod
     def resume(cls, path, backend: str = _SIMULATION["backend"], threads: int = _SIMULATION["threads"],
                progress=None, quiet: bool = False, checkpoint_every=_RUN["checkpoint_every"],
                on_image=None, live: bool = False, comm=None,
                decomposition: str | None = None, fuse_steps: int = _SIMULATION["fuse_steps"],
-               device: int = _SIMULATION["device"]) -> "Simulation":
+               device: int = _SIMULATION["device"],
+               render: str | _os.PathLike | None = None) -> "Simulation":
         """Continue the unfinished run in ``path`` from its newest checkpoint to its end, as
         ``grayscott run --resume`` does, and return the simulation holding its final state.
         The parameters come from the file; how it is computed (``backend``, ``threads``,
         ``fuse_steps``, ``device``) is as in Simulation. ``comm=MPI.COMM_WORLD`` under ``mpirun``
         continues it split over the ranks, on any number of them (as ``mpirun grayscott run
         --resume``), ``decomposition`` as in Simulation; each rank's simulation then holds its
-        block."""
+        block. ``render=DIR`` writes the pictures of every image of the file once it is complete,
+        as ``run(render=DIR)``."""
         path = _path("path", path)
         _progress(progress)
         with _FILE_WORK:
@@ -599,8 +616,11 @@ class Simulation(_core._Simulation):
             if progress is None and not sim._over_ranks:
                 progress = _default_progress(quiet, path)
             hook, views = _callbacks(0, on_image, live)
-            sim._run({"output": path, "quiet": quiet, "checkpoint_every": checkpoint_every},
-                     progress, hook, True, views)
+            settings = {"output": path, "quiet": quiet, "checkpoint_every": checkpoint_every}
+            if render is not None:
+                settings["render"] = render
+            summary = sim._run(settings, progress, hook, True, views)
+        sim._render_after(summary, path, render, False, quiet)
         return sim
 
     @_hints_misspelt_keywords
@@ -751,33 +771,51 @@ def sweep(
         return _core._sweep_to_file(arguments, progress)
 
 
+def _render_pictures(file: str, out, look: dict, progress, quiet: bool) -> list:
+    """The pictures of `file` into the folder `out` (render, run's render=), with a progress bar
+    counting them unless `progress` is given or `quiet`."""
+    import pathlib
+
+    out = _path("out", out, "images")
+    if _progress(progress) is None:
+        progress = _default_progress(quiet, out, "picture")
+    with _FILE_WORK:
+        written = _core._render(file, out, look, progress)
+    return [pathlib.Path(p) for p in written]
+
+
 @_hints_misspelt_keywords
 def render(file, out="images", *, field: str = "v", range=(0.0, 0.5), colormap: str = "inferno",
            scale="auto", annotate: bool = False, image: int | None = None,
-           overwrite: bool = False) -> list:
+           slice: str | None = None, projection: str | None = None,
+           overwrite: bool = False, progress=None, quiet: bool = False) -> list:
     """PNG pictures of a run file's images (or a sweep file's atlas) into the folder ``out``, as
-    ``grayscott render`` writes them (the same code); returns the paths written."""
-    look = _arguments(locals(), "file", "out")
-    import pathlib
-
-    with _FILE_WORK:
-        written = _core._render(_path("file", file), _path("out", out, "images"), look)
-    return [pathlib.Path(p) for p in written]
+    ``grayscott render`` writes them (the same code); returns the paths written. A volume's
+    pictures show the plane ``slice`` ("z=N", "y=N" or "x=N", N from 0 or "mid"; default: the
+    middle plane across z) or its ``projection`` ("max"). ``progress(done, total)`` is called
+    after each picture; by default a tqdm bar counts them unless ``quiet``."""
+    look = _arguments(locals(), "file", "out", "progress", "quiet")
+    return _render_pictures(_path("file", file), out, look, progress, quiet)
 
 
 @_hints_misspelt_keywords
 def video(file, path, *, every: int = 1, fps: float = 10, field: str = "v", range=(0.0, 0.5),
           colormap: str = "inferno", scale="auto", annotate: bool = False,
-          seed: int | None = None, overwrite: bool = False):
+          seed: int | None = None, slice: str | None = None, projection: str | None = None,
+          overwrite: bool = False, progress=None, quiet: bool = False):
     """A video (``.mp4``, ``.webm``, ``.avi`` or ``.gif``, through the ffmpeg program) of a run
     file's images, or of a sweep file's atlas, as ``grayscott render --video`` writes it; returns
-    its path."""
-    look = _arguments(locals(), "file", "path")
+    its path. ``slice`` and ``projection`` pick a volume's view as in ``render``;
+    ``progress(done, total)`` is called after each frame, by default a tqdm bar unless
+    ``quiet``."""
+    look = _arguments(locals(), "file", "path", "progress", "quiet")
     import pathlib
 
     path = _path("path", path)
+    if _progress(progress) is None:
+        progress = _default_progress(quiet, path, "frame")
     with _FILE_WORK:
-        _core._video(_path("file", file), path, look)
+        _core._video(_path("file", file), path, look, progress)
     return pathlib.Path(path)
 
 

@@ -116,6 +116,26 @@ std::function<bool()> python_interrupt(bool& interrupted) {
   };
 }
 
+// A rendering's progress: `progress(done, total)` called after each picture or frame, under the
+// GIL; an exception it raises stops the rendering at once, kept in `error` for the caller to
+// raise. Handles, not objects: the options are copied while the GIL is released.
+void report_renders(io::RenderOptions& options, nb::handle progress,
+                    std::optional<nb::python_error>& error) {
+  if (progress.is_none()) return;
+  options.on_frame = [progress, &error](std::int64_t done, std::int64_t total) {
+    if (error) return;
+    nb::gil_scoped_acquire locked;
+    try {
+      progress(done, total);
+    } catch (nb::python_error& raised) {
+      error.emplace(std::move(raised));
+    }
+  };
+  options.stop_requested = [stop = options.stop_requested, &error] {
+    return error.has_value() || (stop && stop());
+  };
+}
+
 // Runs, sweeps, renders and videos in progress in this process, in any thread. The interpreter's
 // exit stops them at their next image (stop_work_at_exit) before it ends the threads they run
 // in: a daemon thread ended inside one, as the interpreter ends them, unwinds through the engine
@@ -529,7 +549,8 @@ std::string python_words(std::string message) {
   message =
       std::regex_replace(message, std::regex("--(field|colormap) ([A-Za-z0-9_.,-]+)"), "$1='$2'");
   message = std::regex_replace(
-      message, std::regex("--(field|range|every|fps|scale|image)(?![A-Za-z-])"), "$1=");
+      message, std::regex("--(field|range|every|fps|scale|image|slice|projection)(?![A-Za-z-])"),
+      "$1=");
   return message;
 }
 
@@ -674,6 +695,14 @@ class Batch {
                           block_.plane_begin, block_.planes);
   }
   bool over_ranks() const { return session_ != nullptr; }
+  // Whether this process speaks for the run: one process, or rank 0 of a grid split over ranks
+  // (as the command line's summary and pictures come from rank 0).
+  bool reports() const {
+#if GRAYSCOTT_WITH_MPI
+    if (session_) return session_->rank() == 0;
+#endif
+    return true;
+  }
 
   // Loads every member's initial state and sets the step count to 0.
   void reset() {
@@ -1061,9 +1090,11 @@ class Simulation : public Batch {
     refuse_while_running("run()");
     // Another thread's run or advance ends first: this run starts from the state it left.
     const auto lock = acquire();
-    requests::OutputSettings out = requests::RunSettings{}.out;
+    requests::RunSettings given;  // its output and pictures (the problem is this simulation's)
+    requests::OutputSettings& out = given.out;
     Keywords keywords(settings, "run");
     keywords.fill(out, requests::output_settings());
+    keywords.fill(given, requests::run_settings());
     keywords.refuse_unknown();
     // The preset's steps between images, unless this call names steps_per_image.
     if (preset_steps_per_image_ && !keywords.given("steps_per_image"))
@@ -1113,6 +1144,13 @@ class Simulation : public Batch {
           };
         }
       }
+    }
+    if (!given.render.empty()) {
+      // The pictures come after the run (the package renders them): refused before it when
+      // their folder cannot take them or, unless overwrite, they exist, as the command line's.
+      request.render_dir = given.render;
+      io::check_pictures_after_run(*request.render_dir, request.output, request.images,
+                                   request.overwrite);
     }
     return execute(request, progress, on_image, image_views);
   }
@@ -1474,6 +1512,7 @@ Made simulation_settings(Keywords& keywords, std::initializer_list<std::string_v
 // The appearance options of `grayscott render` from Python's keywords.
 io::RenderOptions render_options(nb::dict settings) {
   io::RenderOptions options;
+  std::string slice, projection;  // a volume's view
   for (auto [key, value] : settings) {
     const std::string keyword = nb::cast<std::string>(key);
     if (value.is_none()) continue;
@@ -1497,14 +1536,12 @@ io::RenderOptions render_options(nb::dict settings) {
     } else if (keyword == "colormap") {
       options.colormap = io::parse_colormap(text_for(Form::Name, keyword, value));
     } else if (keyword == "scale") {
-      if (PyUnicode_Check(value.ptr()) && nb::cast<std::string>(value) == "auto") {
-        options.scale = 0;
-      } else {
-        options.scale = whole_number(keyword, value);
-        if (options.scale < 1 || options.scale > io::max_scale)
-          throw InvalidInput("scale: expected 1 to " + std::to_string(io::max_scale) +
-                             " or 'auto', got " + std::to_string(options.scale));
-      }
+      // The command line's reading of the text: "auto", or the whole number's digits.
+      options.scale = io::parse_scale(PyUnicode_Check(value.ptr())
+                                          ? nb::cast<std::string>(value)
+                                          : std::to_string(whole_number(keyword, value)));
+    } else if (keyword == "slice" || keyword == "projection") {
+      (keyword == "slice" ? slice : projection) = text_for(Form::Plain, keyword, value);
     } else if (keyword == "annotate") {
       options.annotate = flag(keyword, value);
     } else if (keyword == "image") {
@@ -1522,6 +1559,7 @@ io::RenderOptions render_options(nb::dict settings) {
     }
   }
   if (options.scale == 1 && !settings.contains("scale")) options.scale = 0;  // auto by default
+  options.volume = io::parse_view(slice, projection);
   return options;
 }
 
@@ -1665,6 +1703,7 @@ NB_MODULE(_core, m) {
                    "(first row, rows, first column, columns); a volume's adds its planes, "
                    "(first row, rows, first column, columns, first plane, planes).")
       .def_prop_ro("_over_ranks", &Batch::over_ranks)
+      .def_prop_ro("_reports", &Batch::reports)
       .def_prop_ro("time", &Batch::time, "Model time: the sum of dt over the steps done.")
       .def_prop_ro("backend", &Batch::backend, "The backend that runs: 'cpu' or 'cuda'.")
       .def_prop_ro("on_device", &Batch::on_device,
@@ -1912,12 +1951,15 @@ NB_MODULE(_core, m) {
 
   m.def(
       "_render",
-      [](const std::string& file, const std::string& out, nb::dict settings) {
+      [](const std::string& file, const std::string& out, nb::dict settings,
+         nb::object progress) {
         io::RenderOptions options = render_options(settings);
         io::check_render_folder(out);
         options.out_dir = out;
         bool interrupted = false;
         options.stop_requested = python_interrupt(interrupted);
+        std::optional<nb::python_error> progress_error;
+        report_renders(options, progress, progress_error);
         std::vector<std::filesystem::path> written;
         {
           pipeline::StopSignals stop_signals(pipeline::StopSignals::WhereDefault{});
@@ -1932,6 +1974,7 @@ NB_MODULE(_core, m) {
           stop_signals.end_as_asked(pipeline::stop_requested());  // the pictures kept
         }
         if (interrupted) throw nb::python_error();  // the KeyboardInterrupt, pictures kept
+        if (progress_error) throw std::move(*progress_error);  // the pictures written kept
         // Stopped for a cause, not a signal (the interpreter's exit): said, the pictures kept.
         if (const std::string cause = pipeline::stop_cause();
             pipeline::stop_requested() != 0 && !cause.empty()) {
@@ -1942,15 +1985,18 @@ NB_MODULE(_core, m) {
         for (const auto& path : written) paths.push_back(path.string());
         return paths;
       },
-      "file"_a, "out"_a, "settings"_a);
+      "file"_a, "out"_a, "settings"_a, "progress"_a.none());
 
   m.def(
       "_video",
-      [](const std::string& file, const std::string& video, nb::dict settings) {
+      [](const std::string& file, const std::string& video, nb::dict settings,
+         nb::object progress) {
         io::RenderOptions options = render_options(settings);
         options.video = video;
         bool interrupted = false;
         options.stop_requested = python_interrupt(interrupted);
+        std::optional<nb::python_error> progress_error;
+        report_renders(options, progress, progress_error);
         pipeline::StopSignals stop_signals(pipeline::StopSignals::WhereDefault{});
         const WorkInProgress in_progress;
         std::int64_t frames = 0;
@@ -1960,6 +2006,7 @@ NB_MODULE(_core, m) {
         } catch (const io::RenderStopped&) {
           stop_signals.end_as_asked(pipeline::stop_requested());  // no partial video left
           if (interrupted) throw nb::python_error();              // the KeyboardInterrupt
+          if (progress_error) throw std::move(*progress_error);   // no video left either
           // Stopped for a cause, not a signal (the interpreter's exit).
           if (const std::string cause = pipeline::stop_cause(); !cause.empty()) {
             throw std::runtime_error("video stopped: " + cause + "; " + video + " was not written");
@@ -1975,7 +2022,7 @@ NB_MODULE(_core, m) {
         stop_signals.end_as_asked(pipeline::stop_requested());
         return frames;
       },
-      "file"_a, "video"_a, "settings"_a);
+      "file"_a, "video"_a, "settings"_a, "progress"_a.none());
 
   m.def(
       "_png",

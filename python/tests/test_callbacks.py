@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import grayscott as gs
+from conftest import run_cli
 
 
 @pytest.mark.parametrize("steps", [1, 2, 3, 5, 7, 32, 33, 64, 65])
@@ -276,3 +277,79 @@ def test_show_pictures_a_simulation_or_any_2d_array():
         gs.show("x")
     with pytest.raises(ValueError):
         gs.show(np.zeros(5))
+
+
+def test_run_renders_its_pictures_as_the_command_lines_run_render(tmp_path, grayscott_bin):
+    sim = gs.Simulation(rows=24, cols=40, init="noise", seed=2, backend="cpu")
+    summary = sim.run(images=3, steps_per_image=10, output=tmp_path / "py.h5", quiet=True,
+                      render=tmp_path / "py")
+    assert [p.name for p in summary["pictures"]] == ["v_0000.png", "v_0001.png", "v_0002.png"]
+    run_cli(grayscott_bin, "run", "--rows", 24, "--cols", 40, "--init", "noise", "--seed", 2,
+            "--backend", "cpu", "--images", 3, "--steps-per-image", 10, "-o", tmp_path / "cli.h5",
+            "--render", tmp_path / "cli", "--quiet")
+    for picture in summary["pictures"]:
+        assert picture.read_bytes() == (tmp_path / "cli" / picture.name).read_bytes()
+    # Pictures that exist are refused before the run, which then writes nothing.
+    again = gs.Simulation(rows=24, cols=40, backend="cpu")
+    with pytest.raises(FileExistsError, match="overwrite=True replaces them"):
+        again.run(images=3, steps_per_image=10, output=tmp_path / "again.h5", quiet=True,
+                  render=tmp_path / "py")
+    assert not (tmp_path / "again.h5").exists()
+    with pytest.raises(ValueError, match="render folder .*is the name of the run's file"):
+        again.run(images=3, output=tmp_path / "same.h5", render=tmp_path / "same.h5", quiet=True)
+    with pytest.raises(TypeError, match="render"):
+        again.run(images=3, output=tmp_path / "typed.h5", render=3, quiet=True)
+
+
+def test_a_resumed_run_renders_every_image_of_its_file(tmp_path):
+    import signal
+
+    sim = gs.Simulation(rows=16, cols=16, backend="cpu")
+
+    def stop_at_the_second(index, step, time, image):
+        if index == 1:
+            signal.raise_signal(signal.SIGINT)
+
+    with pytest.raises(KeyboardInterrupt):
+        sim.run(images=4, steps_per_image=5, output=tmp_path / "r.h5", quiet=True,
+                on_image=stop_at_the_second)
+    gs.Simulation.resume(tmp_path / "r.h5", quiet=True, render=tmp_path / "pics")
+    assert sorted(p.name for p in (tmp_path / "pics").iterdir()) == [
+        f"v_000{i}.png" for i in range(4)]
+
+
+def test_renders_report_their_progress_and_stop_when_it_raises(tmp_path):
+    gs.Simulation(rows=16, cols=16, backend="cpu").run(images=3, steps_per_image=5,
+                                                       output=tmp_path / "r.h5", quiet=True)
+    calls = []
+    gs.render(tmp_path / "r.h5", tmp_path / "pics", progress=lambda done, total: calls.append(
+        (done, total)))
+    assert calls == [(1, 3), (2, 3), (3, 3)]
+
+    def fail(done, total):
+        raise RuntimeError(f"enough after {done}")
+
+    with pytest.raises(RuntimeError, match="enough after 1"):
+        gs.render(tmp_path / "r.h5", tmp_path / "stopped", progress=fail)
+    assert [p.name for p in (tmp_path / "stopped").iterdir()] == ["v_0000.png"]
+    with pytest.raises(TypeError, match="progress: expected a callable"):
+        gs.render(tmp_path / "r.h5", tmp_path / "typed", progress=3)
+
+
+def test_a_videos_progress_counts_its_frames_and_a_raise_leaves_no_video(tmp_path):
+    import shutil
+
+    if shutil.which("ffmpeg") is None:
+        pytest.fail("no ffmpeg program: install Debian's ffmpeg (scripts/setup does)")
+    gs.Simulation(rows=16, cols=16, backend="cpu").run(images=4, steps_per_image=5,
+                                                       output=tmp_path / "r.h5", quiet=True)
+    calls = []
+    gs.video(tmp_path / "r.h5", tmp_path / "r.mp4", progress=lambda d, t: calls.append((d, t)))
+    assert calls == [(1, 4), (2, 4), (3, 4), (4, 4)]
+
+    def fail(done, total):
+        raise RuntimeError("no more frames")
+
+    with pytest.raises(RuntimeError, match="no more frames"):
+        gs.video(tmp_path / "r.h5", tmp_path / "stopped.mp4", progress=fail)
+    assert not (tmp_path / "stopped.mp4").exists()

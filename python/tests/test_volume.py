@@ -111,3 +111,30 @@ def test_sweep_of_volumes_writes_the_command_lines_file(tmp_path, grayscott_bin)
     assert ds["v"].shape == (4, 2, 5, 9, 13)
     assert ds["z"].values.tolist() == [0, 1, 2, 3, 4]
     assert ds["v"].sel(feed=0.04, kill=0.055, seed=7).shape == (2, 5, 9, 13)
+
+
+def test_a_volumes_pictures_pick_a_slice_or_the_projection_as_the_command_line(
+        tmp_path, grayscott_bin):
+    gs.Simulation(depth=6, rows=10, cols=12, init="noise", seed=4, backend="cpu").run(
+        images=2, steps_per_image=5, output=tmp_path / "vol.h5", quiet=True)
+    for option, keyword, value in (("--slice", "slice", "y=3"), ("--slice", "slice", "x=mid"),
+                                   ("--projection", "projection", "max")):
+        out = tmp_path / f"{keyword}-{value}"
+        pictures = gs.render(tmp_path / "vol.h5", out / "py", **{keyword: value})
+        run_cli(grayscott_bin, "render", tmp_path / "vol.h5", "--out", out / "cli", option, value,
+                "--quiet")
+        assert len(pictures) == 2
+        for picture in pictures:
+            assert picture.read_bytes() == (out / "cli" / picture.name).read_bytes(), value
+    with pytest.raises(ValueError, match="^slice and projection exclude each other"):
+        gs.render(tmp_path / "vol.h5", tmp_path / "both", slice="z=1", projection="max")
+    with pytest.raises(ValueError, match=r"^slice: expected z=N, y=N or x=N .*got 'w=1'"):
+        gs.render(tmp_path / "vol.h5", tmp_path / "bad", slice="w=1")
+    with pytest.raises(ValueError, match="^projection: expected max, got 'min'"):
+        gs.video(tmp_path / "vol.h5", tmp_path / "bad.mp4", projection="min")
+    with pytest.raises(TypeError, match="slice"):
+        gs.render(tmp_path / "vol.h5", tmp_path / "typed", slice=3)
+    gs.Simulation(rows=10, cols=12, backend="cpu").run(images=1, output=tmp_path / "plane.h5",
+                                                       quiet=True)
+    with pytest.raises(ValueError, match="a slice or a projection picks a view of a volume"):
+        gs.render(tmp_path / "plane.h5", tmp_path / "plane", slice="z=0")

@@ -1,6 +1,5 @@
 #include <unistd.h>
 
-#include <charconv>
 #include <cstdio>
 #include <memory>
 
@@ -14,17 +13,6 @@
 namespace grayscott::app {
 
 namespace {
-
-std::int64_t parse_scale(const std::string& text) {
-  std::int64_t value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || value < 1 ||
-      value > io::max_scale) {
-    throw InvalidInput("scale: expected auto or a whole number from 1 to " +
-                       std::to_string(io::max_scale) + ", got '" + text + "'");
-  }
-  return value;
-}
 
 // After rendering an unfinished file: what it holds, so that nobody takes its pictures for a
 // whole run. `before`: the note of the file as it was before the rendering, which stands where
@@ -118,9 +106,8 @@ void add_render_command(CLI::App& root) {
     std::tie(options.lo, options.hi) = io::parse_range(state->range);
     options.colormap = io::parse_colormap(state->colormap);
     options.annotate = state->annotate;
-    options.scale = state->scale == "auto" ? 0 : parse_scale(state->scale);
-    if (!state->slice.empty()) options.volume = io::parse_slice(state->slice);
-    if (!state->projection.empty()) options.volume = io::parse_projection(state->projection);
+    options.scale = io::parse_scale(state->scale);
+    options.volume = io::parse_view(state->slice, state->projection);
   };
   render->callback([render, state, image, seed, look] {
     // Checked before --print-config prints them too: what it prints is a rendering that runs.
@@ -169,6 +156,9 @@ void add_render_command(CLI::App& root) {
       } catch (const io::RenderStopped& stopped) {
         progress.clear();
         throw interrupted(stopped.what());
+      } catch (...) {
+        progress.clear();
+        throw;
       }
       progress.clear();
       if (!state->quiet) {
@@ -185,8 +175,20 @@ void add_render_command(CLI::App& root) {
     look(options);
     if (image->count() > 0) options.image = state->image;
     options.overwrite = state->force;
+    pipeline::Progress progress(0, 0, !state->quiet && ::isatty(STDERR_FILENO));
+    options.on_frame = [&](std::int64_t done, std::int64_t total) {
+      progress.set_total(total);
+      progress.update(done);
+    };
     const std::string before = state->quiet ? "" : note_before(state->file, state->field);
-    const auto written = io::render_run(state->file, options);
+    std::vector<std::filesystem::path> written;
+    try {
+      written = io::render_run(state->file, options);
+    } catch (...) {
+      progress.clear();  // the error on a line of its own
+      throw;
+    }
+    progress.clear();
     if (stop_requested()) {
       throw interrupted("stopped after " + io::count_pictures(written.size()) + " into " +
                         state->out);

@@ -303,11 +303,6 @@ void add_run_command(CLI::App& root) {
         if (!app::given(*run, "--cols")) state->settings.problem.cols = grid.cols;
       }
       RunRequest request = state->settings.request();
-      // The pictures come after the run: a folder they cannot go into is refused before it.
-      if (request.render_dir) {
-        io::check_render_folder(*request.render_dir,
-                                continued ? std::filesystem::path(state->resume) : request.output);
-      }
       if (continued) {
         refuse_contradictions(*run, request, state->settings.out, *continued);
         continued->engine = request.engine;
@@ -316,11 +311,10 @@ void add_run_command(CLI::App& root) {
         continued->render_dir = request.render_dir;
         request = std::move(*continued);
       }
+      // The pictures come after the run: refused before it when they cannot be written.
       if (request.render_dir) {
-        // Pictures that exist are refused before the run, as the output file is.
-        io::check_pictures_absent(
-            io::picture_paths(*request.render_dir, "v", 0, request.images, request.images),
-            request.overwrite);
+        io::check_pictures_after_run(*request.render_dir, request.output, request.images,
+                                     request.overwrite);
       }
       pipeline::announce_stop_signals(!request.quiet && !secondary_mpi_process());
       return request;

@@ -284,6 +284,9 @@ expect_error "--images 3 contradicts volume-stopped.h5" \
 expect_error "needs over 16 EiB of host memory" \
   run --depth 2147483647 --rows 2147483647 --cols 2147483647 --images 1 -o huge.h5
 expect_error "unknown option --proj (did you mean --projection?)" render run.h5 --proj max
+expect_error "scale: expected auto or a whole number from 1 to 64, got '0'" render run.h5 --scale 0
+expect_error "run.h5 holds a plane (depth 1): a slice or a projection picks a view of a volume" \
+  render run.h5 --slice z=0 --out plane-slice
 printf '[run]\nnbrow = 40\n' >alias.toml
 expect_error "key 'run.nbrow': unknown key (did you mean rows?)" run --config alias.toml
 printf 'depth = 4.0\n' >float.toml

@@ -66,6 +66,34 @@ VolumeView parse_projection(const std::string& text) {
   return view;
 }
 
+std::optional<VolumeView> parse_view(const std::string& slice, const std::string& projection) {
+  if (!slice.empty() && !projection.empty()) {
+    throw InvalidInput("slice and projection exclude each other: a picture shows one plane (" +
+                       slice + ") or the projection (" + projection + ")");
+  }
+  if (!slice.empty()) return parse_slice(slice);
+  if (!projection.empty()) return parse_projection(projection);
+  return std::nullopt;
+}
+
+std::int64_t parse_scale(const std::string& text) {
+  if (text == "auto") return 0;
+  std::int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < 1 ||
+      value > max_scale) {
+    throw InvalidInput("scale: expected auto or a whole number from 1 to " +
+                       std::to_string(max_scale) + ", got '" + text + "'");
+  }
+  return value;
+}
+
+void check_pictures_after_run(const fs::path& dir, const fs::path& output, std::int64_t images,
+                              bool overwrite) {
+  check_render_folder(dir, output);
+  check_pictures_absent(picture_paths(dir, "v", 0, images, images), overwrite);
+}
+
 void make_picture_folder(const fs::path& dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -499,7 +527,7 @@ class RunPictures {
     }
     if (!volume && options.volume) {
       throw InvalidInput(file.string() +
-                         " holds a plane (depth 1): --slice and --projection pick a view of a "
+                         " holds a plane (depth 1): a slice or a projection picks a view of a "
                          "volume");
     }
     images_ = dims[0], rows_ = dims[dims.size() - 2], cols_ = dims[dims.size() - 1];
@@ -575,7 +603,7 @@ std::vector<fs::path> render_run(const fs::path& file, const RenderOptions& opti
   if (is_sweep_shape(reader, file, dims)) {
     if (options.volume && reader.depth() <= 1) {
       throw InvalidInput(file.string() +
-                         " holds planes (depth 1): --slice and --projection pick a view of a "
+                         " holds planes (depth 1): a slice or a projection picks a view of a "
                          "volume");
     }
     return render_atlas(file, options);
@@ -590,6 +618,9 @@ std::vector<fs::path> render_run(const fs::path& file, const RenderOptions& opti
     const fs::path& path = pictures[static_cast<std::size_t>(i - run.first())];
     write_png(path, run.picture(i));
     written.push_back(path);
+    if (options.on_frame) {
+      options.on_frame(static_cast<std::int64_t>(written.size()), run.last() - run.first());
+    }
     if (options.stop_requested && options.stop_requested()) break;
   }
   return written;
@@ -609,7 +640,7 @@ std::int64_t render_video(const fs::path& file, const RenderOptions& options) {
   if (is_sweep_shape(reader, file, dims)) {
     if (options.volume && reader.depth() <= 1) {
       throw InvalidInput(file.string() +
-                         " holds planes (depth 1): --slice and --projection pick a view of a "
+                         " holds planes (depth 1): a slice or a projection picks a view of a "
                          "volume");
     }
     atlas.emplace(file, options);

@@ -30,6 +30,9 @@ VolumeView parse_slice(const std::string& text);
 // Parses --projection "max" (the largest value along z through each cell of a plane); throws
 // InvalidInput.
 VolumeView parse_projection(const std::string& text);
+// The view of a volume asked for by a slice or a projection (empty: not given), none when
+// neither is (the default slice); throws InvalidInput when both are, or one does not parse.
+std::optional<VolumeView> parse_view(const std::string& slice, const std::string& projection);
 
 // A volume's pictures, settled against its extent (a run's, or each member's of a sweep): the
 // view (a slice's index resolved, the middle by default), the picture's rows x cols, the words
@@ -69,7 +72,7 @@ struct RenderOptions {
   // A volume's pictures and videos: a slice or a projection (default: the slice across z through
   // the middle plane). Given for a plane's file, refused.
   std::optional<VolumeView> volume;
-  // Called after each frame with the frames done and the total (a progress bar).
+  // Called after each picture or frame with those done and the total (a progress bar).
   std::function<void(std::int64_t done, std::int64_t total)> on_frame;
   // Asked after each picture or frame: true stops (a stop signal). render_run returns the
   // pictures written so far; render_video throws RenderStopped, its unfinished file removed.
@@ -118,6 +121,9 @@ void check_render_memory(std::uint64_t bytes, const std::string& what,
 
 // Parses "LO:HI"; throws InvalidInput.
 std::pair<double, double> parse_range(const std::string& text);
+// Parses a picture's scale: "auto" (0: auto_scale of the grid) or a whole number of pixels per
+// cell from 1 to max_scale; throws InvalidInput.
+std::int64_t parse_scale(const std::string& text);
 
 // The dimensions of `field` in the file `reader` reads (named `file` in errors). Throws
 // InvalidInput when the field is neither u nor v, or when the file lacks it (`writer`, "run" or
@@ -133,6 +139,11 @@ std::vector<std::int64_t> field_shape(const RunFileReader& reader,
 // regular file.
 void check_render_folder(const std::filesystem::path& dir,
                          const std::filesystem::path& output = {});
+// Before a run of `images` images into `output` whose pictures of v are rendered into `dir`
+// once it ends (run --render): throws InvalidInput when check_render_folder refuses the folder
+// or, unless `overwrite`, one of the pictures exists (they are refused as the output file is).
+void check_pictures_after_run(const std::filesystem::path& dir, const std::filesystem::path& output,
+                              std::int64_t images, bool overwrite);
 // Creates the folder pictures go into (and the ones above it); throws InvalidInput when it cannot.
 void make_picture_folder(const std::filesystem::path& dir);
 
