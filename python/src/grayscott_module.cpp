@@ -1951,8 +1951,7 @@ NB_MODULE(_core, m) {
 
   m.def(
       "_render",
-      [](const std::string& file, const std::string& out, nb::dict settings,
-         nb::object progress) {
+      [](const std::string& file, const std::string& out, nb::dict settings, nb::object progress) {
         io::RenderOptions options = render_options(settings);
         io::check_render_folder(out);
         options.out_dir = out;

@@ -80,8 +80,7 @@ std::int64_t parse_scale(const std::string& text) {
   if (text == "auto") return 0;
   std::int64_t value = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || value < 1 ||
-      value > max_scale) {
+  if (error != std::errc() || end != text.data() + text.size() || value < 1 || value > max_scale) {
     throw InvalidInput("scale: expected auto or a whole number from 1 to " +
                        std::to_string(max_scale) + ", got '" + text + "'");
   }
