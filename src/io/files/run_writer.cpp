@@ -1008,8 +1008,7 @@ void RunFileWriter::finish(const std::string& status) {
       std::rethrow_exception(companion_failure);
     } catch (const std::exception& e) {
       // The file is whole and says how the run ended; only its companion is missing or behind.
-      throw std::runtime_error(std::string(e.what()) + " (the run's file is whole; grayscott " +
-                               "repair " + path_.string() + " writes its .xmf once there is room)");
+      throw std::runtime_error(e.what() + companion_remedy(path_, "run"));
     }
   }
 }

@@ -1010,8 +1010,7 @@ void SweepFileWriter::finish(const std::string& status,
       } catch (const std::exception& e) {
         // The sweep's file is whole (its status is recorded next); only its companion is missing.
         throw std::runtime_error(path_.string() + ": its XDMF companion: " + e.what() +
-                                 " (the sweep's file is whole; grayscott repair " + path_.string() +
-                                 " writes its .xmf once there is room)");
+                                 companion_remedy(path_, "sweep"));
       }
     });
   }

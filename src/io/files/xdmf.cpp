@@ -56,6 +56,11 @@ fs::path xdmf_path_for(const fs::path& h5_path) {
   return xmf;
 }
 
+std::string companion_remedy(const fs::path& h5_path, std::string_view kind) {
+  return " (the " + std::string(kind) + "'s file is whole; grayscott repair " + h5_path.string() +
+         " writes its .xmf once there is room)";
+}
+
 void remove_companion_of_replaced(const std::filesystem::path& h5_path) {
   std::error_code ignored;
   const fs::path companion = xdmf_path_for(h5_path);

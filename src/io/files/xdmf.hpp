@@ -17,6 +17,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/model.hpp"
@@ -28,6 +29,10 @@ std::filesystem::path xdmf_path_for(const std::filesystem::path& h5_path);
 // process killed between the two never leaves the new file beside a companion describing the old
 // one (a file without one is what `grayscott repair` gives one).
 void remove_companion_of_replaced(const std::filesystem::path& h5_path);
+// Said after a companion that could not be written once the file it describes is whole: " (the
+// run's file is whole; grayscott repair FILE writes its .xmf once there is room)"; `kind`: "run"
+// or "sweep".
+std::string companion_remedy(const std::filesystem::path& h5_path, std::string_view kind);
 
 // Where one image of each field lies in the HDF5 file: the offset of its first byte, its bytes
 // following contiguously, little-endian; nullopt where the field is not written or the image is
