@@ -10,6 +10,7 @@ Usage: test_mpi_durability.py GRAYSCOTT MPIEXEC [MPIEXEC_FLAGS...]
 """
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -247,6 +248,38 @@ with h5py.File("last-killed.h5", "r+") as f, h5py.File("last-15.h5", "r") as ear
 code, err = finished(mpi(2, "run", "--resume", "last-killed.h5", "--quiet"))
 check(code == 0, f"a run killed after its last image, resumed on 2 ranks: {err}")
 same("last-whole.h5", "last-killed.h5", "a run killed after its last image, resumed on 2 ranks")
+
+# Two --resume of one file, one of them over ranks, a few milliseconds apart: one goes on, the
+# other is refused naming why (rank 0 checks the file and every rank agrees before any opens it),
+# and the file left is bitwise the uninterrupted run.
+REFUSALS = ("is being written by process", "was replaced since it was read", "open elsewhere",
+            "open for writing elsewhere")
+# About a second of stepping left to resume on 2 ranks: both resumes start while the other runs.
+race = ["--rows", "192", "--cols", "160", "--images", "60", "--steps-per-image", "2000",
+        "--init", "noise", "--seed", "3", "--threads", "1"]
+finished(mpi(0, "run", *race, "-o", "race-whole.h5", "--quiet"))
+p = mpi(0, "run", *race, "-o", "race-stopped.h5", "--quiet", "--checkpoint-every", "1")
+after_images(p, "race-stopped.h5", 8)
+p.send_signal(signal.SIGINT)
+finished(p)
+went_on = 0
+for trial, other in enumerate((2, 0, 2)):
+    path = f"race{trial}.h5"
+    shutil.copy("race-stopped.h5", path)
+    commands = [(2, "run", "--resume", path, "--quiet"), (other, "run", "--resume", path, "--quiet")]
+    random.shuffle(commands)
+    processes = []
+    for ranks, *args in commands:
+        processes.append(mpi(ranks, *args))
+        time.sleep(random.uniform(0, 0.01))
+    outputs = [finished(p) for p in processes]
+    what = f"two --resume on {[c[0] or 1 for c in commands]} processes: {outputs}"
+    refused = [err for code, err in outputs if code != 0]
+    check(len(refused) == 1 and any(r in refused[0] for r in REFUSALS), what)
+    went_on += len(refused) == 1
+    same("race-whole.h5", path, what)
+print(f"two --resume of one file, over ranks: one went on, the other refused, in {went_on} of 3",
+      flush=True)
 
 scratch.leave(WORK, bool(failures))
 if failures:
