@@ -85,6 +85,8 @@ def test_open_reads_a_running_file_and_one_left_by_kill_9(tmp_path, grayscott_bi
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
+            # A run refused (say for want of disk space) ends at once: said, not waited for.
+            assert process.poll() is None, f"the run ended (exit {process.returncode}) early"
             try:
                 with h5py.File(out, "r", swmr=True) as f:
                     if f["step"].shape[0] >= 2:

@@ -123,10 +123,21 @@ def start_script(body, after="pass"):
     return process
 
 
-def wait_for(path):
-    """Until `path` exists (a run made its file), 30 s at most."""
+def ended_early(process, what):
+    """Fails at once, with what the process said, when it has ended (a run refused, say for want
+    of disk space) before `what` happened: waiting on would only time out."""
+    if process.poll() is not None:
+        out, err = process.communicate()
+        raise AssertionError(f"the process ended (exit {process.returncode}) before {what}: "
+                             f"{out or ''}{err or ''}")
+
+
+def wait_for(path, process):
+    """Until `path` exists (the process's run made its file), 30 s at most."""
     deadline = time.monotonic() + 30
-    while not path.exists() and time.monotonic() < deadline:
+    while not path.exists():
+        ended_early(process, f"{path} was made")
+        assert time.monotonic() < deadline, f"{path} was not made within 30 s"
         time.sleep(0.01)
 
 
@@ -162,7 +173,7 @@ def test_ctrl_c_stops_a_run_with_its_checkpoint_and_resume_finishes_it(tmp_path,
         f"sim.run(images=400, steps_per_image=40, output={str(out)!r}, quiet=True)")
     # Ctrl-C a moment after the run made its file: images written (the first takes milliseconds)
     # and far from its end (seconds), however busy the machine.
-    wait_for(out)
+    wait_for(out, process)
     time.sleep(0.5)
     process.send_signal(signal.SIGINT)
     stdout, _ = process.communicate(timeout=60)
@@ -196,9 +207,11 @@ def test_resume_of_a_complete_run_says_there_is_nothing_to_do(tmp_path):
         gs.Simulation.resume(out)
 
 
-def wait_for_images(path, count, timeout=60):
+def wait_for_images(path, count, process, timeout=60):
+    """Until the process's run file `path` holds `count` images."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
+        ended_early(process, f"{path} held {count} images")
         try:
             with h5py.File(path, "r", swmr=True) as f:
                 if f["step"].shape[0] >= count:
@@ -217,7 +230,7 @@ def test_a_file_another_process_is_writing_is_not_continued(tmp_path, grayscott_
     members = ["--feed", "0.02,0.03", "--kill", "0.06"] if kind == "sweep" else []
     writer = subprocess.Popen([grayscott_bin, kind, *shape, *members])
     try:
-        wait_for_images(out, 1)
+        wait_for_images(out, 1, writer)
         refusal = (f"{out} is being written by process {writer.pid} on this machine: continue it "
                    f"once that process has ended")
         done = subprocess.run([grayscott_bin, kind, "--resume", str(out)], capture_output=True,
@@ -314,7 +327,7 @@ def test_ctrl_c_during_a_run_with_a_callback_stops_it_quickly(tmp_path):
 def test_ctrl_c_stops_a_run_after_the_image_in_progress(tmp_path, run, then, within, status):
     out = tmp_path / "slow.h5"
     process = start_script(f"sim.run({run}, output={str(out)!r}, quiet=True){then}")
-    wait_for(out)
+    wait_for(out, process)
     interrupt(process, after=1.0, within=within)
     with h5py.File(out, "r") as f:
         assert f.attrs["status"] == status
@@ -417,7 +430,7 @@ def test_a_batch_systems_signal_stops_a_python_run_at_an_image_with_its_checkpoi
     out = tmp_path / "run.h5"
     process = start_script(
         f"sim.run(images=2000, steps_per_image=20, output={str(out)!r}, quiet=True)")
-    wait_for_images(out, 2)
+    wait_for_images(out, 2, process)
     process.send_signal(getattr(signal, name))
     process.communicate(timeout=60)
     assert process.returncode == -getattr(signal, name)
@@ -439,7 +452,7 @@ def test_a_render_inside_a_runs_callback_leaves_the_stop_signals_working(tmp_pat
         f"overwrite=True) if i == 1 else None)\n"
         f"    sim.reset()\n"
         f"    sim.run(images=2000, steps_per_image=20, output={str(second)!r}, quiet=True)")
-    wait_for_images(second, 2)
+    wait_for_images(second, 2, process)
     process.send_signal(signal.SIGTERM)
     process.communicate(timeout=60)
     assert process.returncode == -signal.SIGTERM
