@@ -317,6 +317,7 @@ void add_run_command(CLI::App& root) {
                                      request.overwrite);
       }
       pipeline::announce_stop_signals(!request.quiet && !secondary_mpi_process());
+      pipeline::say_at_second_interrupt(request.output.string(), "grayscott run --resume");
       return request;
     };
     // From here to the end of the run a stop signal ends it at the next image, consistently.

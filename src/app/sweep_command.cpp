@@ -122,10 +122,12 @@ void add_sweep_command(CLI::App& root) {
               requests::parse_bytes(given.max_batch_memory, "max-batch-memory");
         }
         pipeline::announce_stop_signals(!request.quiet && !secondary_mpi_process());
+        pipeline::say_at_second_interrupt(request.output.string(), "grayscott sweep --resume");
         return request;
       }
       SweepRequest request = given.request();
       pipeline::announce_stop_signals(!request.quiet && !secondary_mpi_process());
+      pipeline::say_at_second_interrupt(request.output.string(), "grayscott sweep --resume");
       return request;
     };
 #if GRAYSCOTT_WITH_MPI

@@ -35,6 +35,10 @@ static_assert(std::atomic<bool>::is_always_lock_free, "read in a signal handler"
 std::atomic<bool> second_interrupt_exits{true};
 // The host's to hear of each SIGINT too (WhereDefault::tell_host), or null.
 std::atomic<void (*)()> tell_host_of_interrupt{nullptr};
+// What a second SIGINT writes as it ends the process (second_interrupt_text); each text made is
+// kept for the process's life, since a handler may be writing one while the next is set.
+std::atomic<const std::string*> second_interrupt{nullptr};
+static_assert(std::atomic<const std::string*>::is_always_lock_free, "read in a signal handler");
 static_assert(std::atomic<void (*)()>::is_always_lock_free, "read in a signal handler");
 
 // What the first stop signal says, written from the handler (write(2) is async-signal-safe).
@@ -91,11 +95,11 @@ void on_stop_signal(int signal) {
     if (first_arrival.compare_exchange_strong(earlier, now) || signal != SIGINT) return;
     if (now - earlier < 20'000'000 || !second_interrupt_exits.load()) return;
     // Said even with --quiet: the file is left as a kill leaves it.
-    static constexpr char text[] =
-        "\ngrayscott: second SIGINT: exiting now; the file keeps the images flushed before "
-        "(grayscott "
-        "repair FILE makes it readable, grayscott run --resume FILE continues it)\n";
-    [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, text, sizeof text - 1);
+    static constexpr char text[] = "\ngrayscott: second SIGINT: exiting now\n";
+    const std::string* said = second_interrupt.load();
+    [[maybe_unused]] const ssize_t written =
+        said != nullptr ? ::write(STDERR_FILENO, said->data(), said->size())
+                        : ::write(STDERR_FILENO, text, sizeof text - 1);
     ::_exit(128 + SIGINT);
   }
   first_arrival.store(now);
@@ -162,6 +166,14 @@ StopSignals::~StopSignals() {
 
 StopAtOnce::StopAtOnce() { at_once.store(true); }
 StopAtOnce::~StopAtOnce() { at_once.store(false); }
+
+void say_at_second_interrupt(const std::string& file, const std::string& resume_command) {
+  // Never freed: a handler may be writing the one before.
+  second_interrupt.store(new const std::string(
+      "\ngrayscott: second SIGINT: exiting now; " + file +
+      " keeps the images flushed before (grayscott repair " + file + " makes it readable, " +
+      resume_command + " " + file + " continues it)\n"));
+}
 
 void announce_stop_signals(bool on) {
   on_terminal.store(::isatty(STDERR_FILENO) == 1);

@@ -56,6 +56,12 @@ class StopAtOnce {
   StopAtOnce& operator=(const StopAtOnce&) = delete;
 };
 
+// What a second SIGINT says as it ends the process, for the work that writes `file` and continues
+// with `resume_command` ("grayscott sweep --resume"): "FILE keeps the images flushed before
+// (grayscott repair FILE makes it readable, COMMAND FILE continues it)". Without it (a render,
+// which only reads), it says only that the process exits. Set before the work starts.
+void say_at_second_interrupt(const std::string& file, const std::string& resume_command);
+
 // Whether the first stop signal says on stderr that the run stops after the image in progress
 // (an image may take long): a front end's choice (not with --quiet, only from one MPI rank).
 void announce_stop_signals(bool announce);

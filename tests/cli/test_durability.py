@@ -214,21 +214,33 @@ check(r.returncode == 2 and "--rows with --resume" in r.stderr, f"sweep --resume
 # ---- a second Ctrl-C exits at once -------------------------------------------------------------
 # Images of a few seconds each (3.6 s at 2.3 Gcell-updates/s): the first SIGINT waits for the
 # image boundary, the second not.
-p = start("run", "--rows", "1024", "--cols", "1024", "--images", "3", "--steps-per-image", "8000",
-          "-o", "twice.h5")
-time.sleep(0.5)
-p.send_signal(signal.SIGINT)
-time.sleep(0.3)  # a second keystroke; one within 20 ms is taken for the same one delivered twice
-p.send_signal(signal.SIGINT)
-t = time.monotonic()
-_, err = p.communicate(timeout=60)
-check(p.returncode == 130, f"second SIGINT: exit status {p.returncode}, not 130")
-check("second SIGINT: exiting now" in err and "grayscott repair" in err,
+def interrupted_twice(*command):
+    """Two SIGINTs to a run or sweep of slow images: returns what it said (stderr)."""
+    p = start(*command)
+    time.sleep(0.5)
+    p.send_signal(signal.SIGINT)
+    time.sleep(0.3)  # a second keystroke; one within 20 ms is taken for the same one delivered twice
+    p.send_signal(signal.SIGINT)
+    t = time.monotonic()
+    _, err = p.communicate(timeout=60)
+    check(p.returncode == 130, f"second SIGINT: exit status {p.returncode}, not 130")
+    check(time.monotonic() - t < 1.0, f"second SIGINT to {command[0]}: did not exit at once")
+    return err
+
+
+err = interrupted_twice("run", "--rows", "1024", "--cols", "1024", "--images", "3",
+                        "--steps-per-image", "8000", "-o", "twice.h5")
+check("second SIGINT: exiting now; twice.h5 keeps the images flushed before (grayscott repair "
+      "twice.h5 makes it readable, grayscott run --resume twice.h5 continues it)" in err,
       f"second SIGINT: no line saying so and naming the remedy: {err!r}")
-check(time.monotonic() - t < 1.0, "second SIGINT: did not exit at once")
 with h5py.File("twice.h5", "r", swmr=True) as f:
     check(f.attrs["status"] == "running" and f["v"].shape[0] >= f["step"].shape[0],
           "second SIGINT: /step counts an image that /v does not hold")
+# A sweep names its own way to continue.
+err = interrupted_twice("sweep", "--rows", "1024", "--cols", "1024", "--feed", "0.03,0.04",
+                        "--images", "3", "--steps-per-image", "8000", "-o", "twice-sweep.h5")
+check("(grayscott repair twice-sweep.h5 makes it readable, grayscott sweep --resume "
+      "twice-sweep.h5 continues it)" in err, f"second SIGINT to a sweep: {err!r}")
 
 # ---- reading a file while it is written -----------------------------------------------------
 # Flushed twice a second: a reader sees the file grow in several stages, every image it sees
