@@ -588,8 +588,10 @@ class Simulation(_core._Simulation):
         """The pictures of `render=`: rendered by the process that reports (rank 0 over ranks)
         once the run has written its images, listed in the summary."""
         if folder is not None and self._reports and summary["images_written"] > 0:
-            summary["pictures"] = _render_pictures(output, folder, {"overwrite": overwrite},
-                                                   None, quiet)
+            # field "": v, or u where the file holds only u, as the command line's pictures.
+            summary["pictures"] = _render_pictures(output, folder,
+                                                   {"overwrite": overwrite, "field": ""}, None,
+                                                   quiet)
         return summary
 
     @classmethod

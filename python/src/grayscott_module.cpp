@@ -1149,8 +1149,8 @@ class Simulation : public Batch {
       // The pictures come after the run (the package renders them): refused before it when
       // their folder cannot take them or, unless overwrite, they exist, as the command line's.
       request.render_dir = given.render;
-      io::check_pictures_after_run(*request.render_dir, request.output, request.images,
-                                   request.overwrite);
+      io::check_pictures_after_run(*request.render_dir, request.output, request.rendered_field(),
+                                   request.images, request.overwrite);
     }
     return execute(request, progress, on_image, image_views);
   }

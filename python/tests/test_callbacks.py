@@ -299,6 +299,10 @@ def test_run_renders_its_pictures_as_the_command_lines_run_render(tmp_path, gray
         again.run(images=3, output=tmp_path / "same.h5", render=tmp_path / "same.h5", quiet=True)
     with pytest.raises(TypeError, match="render"):
         again.run(images=3, output=tmp_path / "typed.h5", render=3, quiet=True)
+    # A run that writes u alone draws u.
+    only_u = again.run(images=2, steps_per_image=5, output=tmp_path / "u.h5", fields="u",
+                       render=tmp_path / "u", quiet=True)
+    assert [p.name for p in only_u["pictures"]] == ["u_0000.png", "u_0001.png"]
 
 
 def test_a_resumed_run_renders_every_image_of_its_file(tmp_path):

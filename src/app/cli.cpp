@@ -438,7 +438,7 @@ std::string docs_pointer() {
          "docs/sweeps.md, docs/cluster.md, docs/python.md, docs/backends.md).";
 }
 
-void read_whole_numbers_in_decimal(CLI::App& app) {
+void read_numbers_strictly(CLI::App& app) {
   // CLI11 reads a whole number with strtoll's base 0, where 010 is eight and 0x40 is 64: a
   // leading zero would silently change the grid. Every whole-number option takes decimal digits
   // only (a sign and spaces around them allowed), leading zeros dropped before CLI11 reads them.
@@ -464,9 +464,24 @@ void read_whole_numbers_in_decimal(CLI::App& app) {
         return {};
       },
       "", "decimal");
+  // CLI11 reads an empty text as the number 0: `--feed ""` (a script's empty variable) would run
+  // with F = 0. A number option takes a number.
+  const CLI::Validator some_number(
+      [](std::string& text) -> std::string {
+        const bool blank = std::all_of(text.begin(), text.end(), [](char c) {
+          return std::isspace(static_cast<unsigned char>(c)) != 0;
+        });
+        return blank ? "expected a number, got '" + text + "'" : std::string();
+      },
+      "", "some number");
   const auto apply = [&](CLI::App& command) {
     for (CLI::Option* option : command.get_options()) {
-      if (!is_flag(*option) && takes_whole_number(*option)) option->transform(decimal);
+      if (is_flag(*option)) continue;
+      if (takes_whole_number(*option)) {
+        option->transform(decimal);
+      } else if (takes_number(*option)) {
+        option->transform(some_number);
+      }
     }
   };
   apply(app);

@@ -105,8 +105,9 @@ std::string empty_option_value(int argc, const char* const* argv);
 std::string docs_pointer();
 
 // Makes every whole-number option of `app` and its commands read decimal digits only (CLI11
-// reads 010 as eight and 0x40 as 64): "010" is ten, "0x40" an error naming the option.
-void read_whole_numbers_in_decimal(CLI::App& app);
+// reads 010 as eight and 0x40 as 64): "010" is ten, "0x40" an error naming the option; and every
+// number option refuse an empty text (CLI11 reads it as 0).
+void read_numbers_strictly(CLI::App& app);
 
 // Gives every option of `app` and its commands a metavar that says what it takes (FILE, DIR,
 // LO:HI, single|double, ...) in place of CLI11's TEXT, INT and FLOAT where those say too little.

@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
       "  grayscott sweep --feed 0.01:0.06:8 --kill 0.04:0.07:8 --rows 96 --cols 96 -o sweep.h5\n"
       "  grayscott COMMAND --help          the options of one command\n\n" +
       app::docs_pointer());
-  app::read_whole_numbers_in_decimal(app);
+  app::read_numbers_strictly(app);
   app::name_metavars(app);
   // An unknown or missing command is named, with the list, before CLI11 says something vaguer.
   std::string commands;

@@ -167,6 +167,7 @@ void report(const RunRequest& request, const RunSummary& summary) {
   if (request.render_dir && summary.images_written > 0 && summary.signal == 0) {
     io::RenderOptions render;
     render.out_dir = *request.render_dir;
+    render.field = request.rendered_field();
     render.overwrite = request.overwrite;
     render.scale = 0;  // auto_scale: small grids enlarged, as render does by default
     render.stop_requested = [] { return pipeline::stop_requested() != 0; };
@@ -313,8 +314,8 @@ void add_run_command(CLI::App& root) {
       }
       // The pictures come after the run: refused before it when they cannot be written.
       if (request.render_dir) {
-        io::check_pictures_after_run(*request.render_dir, request.output, request.images,
-                                     request.overwrite);
+        io::check_pictures_after_run(*request.render_dir, request.output,
+                                     request.rendered_field(), request.images, request.overwrite);
       }
       pipeline::announce_stop_signals(!request.quiet && !secondary_mpi_process());
       pipeline::say_at_second_interrupt(request.output.string(), "grayscott run --resume");

@@ -43,6 +43,8 @@ struct RunRequest {
   // Where the notices before it starts go (pipeline/progress.hpp's NoticeSink; none: stderr).
   std::function<void(const std::string&)> notices;
   std::optional<std::filesystem::path> render_dir;
+  // The field render_dir's pictures show: v, or u where the run writes only u.
+  std::string rendered_field() const { return fields.v ? "v" : "u"; }
   SavePolicy save;
   // Continue the run in `output` from its newest checkpoint (see resume_request).
   bool resume = false;

@@ -316,6 +316,11 @@ expect_error "--image: expected a whole number, got '0x1'" render run.h5 --image
   /usr/bin/python3 -c 'import h5py; assert h5py.File("leading-zero.h5", "r")["v"].shape == (1, 10, 8)' &&
   pass || fail "--rows 010 is not ten rows"
 expect_error "--feed: expected a number, got 'lots'" run --feed lots
+# An empty text is no number (CLI11 reads it as 0: a script's empty variable ran with F = 0).
+expect_error "--feed: expected a number, got ''" run --feed ''
+expect_error "--until-steady: expected a number, got ' '" run --until-steady ' '
+expect_error "--du: expected a number, got ''" sweep --du ''
+expect_error "--fps: expected a number, got ''" render run.h5 --video x.mp4 --fps ''
 expect_error "images must be a positive integer" run --images 0
 expect_error "steps-per-image must be a positive integer" run --steps-per-image -1
 expect_error "feed must be a finite non-negative number" run --feed -0.1
@@ -359,6 +364,10 @@ expect_error "threads must be 0 (all cores) or a whole number from 1 to 4096, go
 expect_error "no such file" render nothing.h5
 expect_error "range: expected" render run.h5 --range 1
 
+# A run that writes u alone draws u (v is not in its file).
+"$gs" run --rows 16 --cols 16 --images 2 --steps-per-image 5 --fields u -o drawn-u.h5 --render drawn-u --quiet &&
+  [[ -f drawn-u/u_0000.png && -f drawn-u/u_0001.png && ! -e drawn-u/v_0000.png ]] && pass ||
+  fail "run --fields u --render did not draw u: $(ls drawn-u 2>&1)"
 # A --render folder the pictures cannot go into is refused before the run.
 touch notafolder
 expect_error "render notafolder is a file, not a folder" run "${small[@]}" -o pics.h5 --render notafolder

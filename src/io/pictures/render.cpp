@@ -87,10 +87,10 @@ std::int64_t parse_scale(const std::string& text) {
   return value;
 }
 
-void check_pictures_after_run(const fs::path& dir, const fs::path& output, std::int64_t images,
-                              bool overwrite) {
+void check_pictures_after_run(const fs::path& dir, const fs::path& output, const std::string& field,
+                              std::int64_t images, bool overwrite) {
   check_render_folder(dir, output);
-  check_pictures_absent(picture_paths(dir, "v", 0, images, images), overwrite);
+  check_pictures_absent(picture_paths(dir, field, 0, images, images), overwrite);
 }
 
 void make_picture_folder(const fs::path& dir) {
@@ -594,10 +594,18 @@ class RunPictures {
   std::string widest_;      // the last image's title, the widest: every picture gets the same size
 };
 
+// The options with the field they draw: the one asked for or, none asked (a run's own pictures),
+// v, or u where the file holds only u.
+RenderOptions with_drawn_field(const RunFileReader& reader, RenderOptions options) {
+  if (options.field.empty()) options.field = reader.has_field("v") ? "v" : "u";
+  return options;
+}
+
 }  // namespace
 
-std::vector<fs::path> render_run(const fs::path& file, const RenderOptions& options) {
+std::vector<fs::path> render_run(const fs::path& file, const RenderOptions& asked) {
   RunFileReader reader(file);
+  const RenderOptions options = with_drawn_field(reader, asked);
   const auto dims = field_shape(reader, file, options.field, "run");
   if (is_sweep_shape(reader, file, dims)) {
     if (options.volume && reader.depth() <= 1) {
@@ -625,13 +633,14 @@ std::vector<fs::path> render_run(const fs::path& file, const RenderOptions& opti
   return written;
 }
 
-std::int64_t render_video(const fs::path& file, const RenderOptions& options) {
-  if (options.every < 1) throw InvalidInput("every: expected a whole number from 1 up");
-  if (!(options.fps > 0) || options.fps > 1000) {
+std::int64_t render_video(const fs::path& file, const RenderOptions& asked) {
+  if (asked.every < 1) throw InvalidInput("every: expected a whole number from 1 up");
+  if (!(asked.fps > 0) || asked.fps > 1000) {
     throw InvalidInput("fps: expected a number above 0 and at most 1000");
   }
-  check_video_output(options.video, options.overwrite);
+  check_video_output(asked.video, asked.overwrite);
   RunFileReader reader(file);
+  const RenderOptions options = with_drawn_field(reader, asked);
   const auto dims = field_shape(reader, file, options.field, "run");
   std::optional<AtlasPainter> atlas;  // a sweep file: its atlas, frame by frame
   std::optional<RunPictures> run;

@@ -54,7 +54,7 @@ std::vector<double> volume_picture_values(const RunFileReader& reader, const std
 
 struct RenderOptions {
   std::filesystem::path out_dir = "images";
-  std::string field = "v";
+  std::string field = "v";  // empty: v, or u where the file holds only u (run --render)
   double lo = 0.0, hi = 0.5;          // the colour range
   std::optional<std::int64_t> image;  // one image only; negative counts from the end (-1: last)
   bool overwrite = false;             // replace pictures that exist already (--force)
@@ -139,11 +139,12 @@ std::vector<std::int64_t> field_shape(const RunFileReader& reader,
 // regular file.
 void check_render_folder(const std::filesystem::path& dir,
                          const std::filesystem::path& output = {});
-// Before a run of `images` images into `output` whose pictures of v are rendered into `dir`
-// once it ends (run --render): throws InvalidInput when check_render_folder refuses the folder
-// or, unless `overwrite`, one of the pictures exists (they are refused as the output file is).
+// Before a run of `images` images into `output` whose pictures of `field` are rendered into
+// `dir` once it ends (run --render): throws InvalidInput when check_render_folder refuses the
+// folder or, unless `overwrite`, one of the pictures exists (they are refused as the output file
+// is).
 void check_pictures_after_run(const std::filesystem::path& dir, const std::filesystem::path& output,
-                              std::int64_t images, bool overwrite);
+                              const std::string& field, std::int64_t images, bool overwrite);
 // Creates the folder pictures go into (and the ones above it); throws InvalidInput when it cannot.
 void make_picture_folder(const std::filesystem::path& dir);
 
