@@ -1004,4 +1004,5 @@ def open(path, **kwargs):  # noqa: A001 - the name users expect, as xarray.open_
         images = path[:-len(".xmf")] + ".h5"
         raise ValueError(f"{path} is the XDMF companion of {images}, which holds the images: "
                          f"give {images}")
+    _core._check_readable_file(path)
     return open_dataset(path, **kwargs)

@@ -38,6 +38,7 @@
 #include "app/version.hpp"
 #include "engine/engine.hpp"
 #include "engine/registry.hpp"
+#include "io/files/output_path.hpp"
 #include "io/files/run_file.hpp"
 #include "io/pictures/png.hpp"
 #include "io/pictures/render.hpp"
@@ -1885,9 +1886,20 @@ NB_MODULE(_core, m) {
         "(command-line option, Python keyword) of every setting.");
   m.def("_python_words", &python_words, "message"_a);
 
+  // gs.open's check before xarray opens the file (a FIFO would hang it, a folder or a missing
+  // file get HDF5's words): the command line's refusals.
+  m.def(
+      "_check_readable_file",
+      [](const std::string& path) {
+        if (path.empty()) throw InvalidInput("path: the file name is empty");
+        io::check_readable_file(path);
+      },
+      "path"_a);
+
   m.def(
       "_resumable_run",
       [](const std::string& path) {
+        if (path.empty()) throw InvalidInput("path: the file name is empty");
         const pipeline::RunRequest request = pipeline::resume_request(path);
         nb::dict d = parameters_dict(request.problem);
         // A custom initial state is not made from keywords: run(resume=True) takes it, with the

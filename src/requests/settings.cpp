@@ -255,6 +255,13 @@ void apply_output(const OutputSettings& out, Request& request) {
   request.analysis = analysis_request(out, request.problem, request.steps_per_image);
 }
 
+// The output settings with the preset's steps between images, unless steps-per-image is given:
+// before the statistics are checked against those steps (--until-steady's resolution).
+OutputSettings out_with_preset_steps(OutputSettings out, const ProblemSettings& problem) {
+  if (const auto steps = problem.preset_steps_per_image()) out.steps_per_image = *steps;
+  return out;
+}
+
 }  // namespace
 
 void apply(const OutputSettings& out, pipeline::RunRequest& request) { apply_output(out, request); }
@@ -278,12 +285,11 @@ pipeline::RunRequest RunSettings::request() const {
   pipeline::RunRequest request;
   request.problem = problem.problem();
   request.initial = problem.initial_state();
-  apply_output(out, request);
+  apply_output(out_with_preset_steps(out, problem), request);
   if (!problem.is_given("resume")) {  // a continued run compares them with its file
     refuse_unmeasured_settings(
         request.analysis, [this](std::string_view option) { return problem.is_given(option); });
   }
-  if (const auto steps = problem.preset_steps_per_image()) request.steps_per_image = *steps;
   request.engine = engine.engine_options();
   if (!render.empty()) request.render_dir = render;
   pipeline::validate_run_request(request);
@@ -334,10 +340,9 @@ pipeline::SweepRequest SweepSettings::request() const {
   request.members = members();
   request.problem = shared_problem(request.members);
   request.init = seeded_problem().initial_state();
-  apply_output(out, request);
+  apply_output(out_with_preset_steps(out, problem), request);
   refuse_unmeasured_settings(request.analysis,
                              [this](std::string_view option) { return problem.is_given(option); });
-  if (const auto steps = problem.preset_steps_per_image()) request.steps_per_image = *steps;
   request.engine = engine.engine_options();
   if (!max_batch_memory.empty())
     request.max_batch_bytes = parse_bytes(max_batch_memory, "max-batch-memory");

@@ -15,7 +15,7 @@ fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
 # stderr starting "grayscott: error:", nothing on stdout.
 expect_error() {
   local want=$1; shift
-  "$gs" "$@" >out.txt 2>err.txt
+  timeout 60 "$gs" "$@" >out.txt 2>err.txt
   local rc=$?
   local lines; lines=$(wc -l <err.txt)
   if [[ $rc -ne 0 && $lines -eq 1 && ! -s out.txt ]] && grep -q '^grayscott: error: ' err.txt &&
@@ -364,6 +364,21 @@ expect_error "threads must be 0 (all cores) or a whole number from 1 to 4096, go
 expect_error "no such file" render nothing.h5
 expect_error "range: expected" render run.h5 --range 1
 
+# A FIFO (or a device) given as the file to read is refused before it is opened: opening a FIFO
+# waits for a writer for ever (and a render, blocked there, heard no signal).
+mkfifo fifo.h5
+for command in "render fifo.h5 --out fifo" "render fifo.h5 --video fifo.gif" "info fifo.h5" \
+    "repair fifo.h5" "run --resume fifo.h5" "sweep --resume fifo.h5"; do
+  # shellcheck disable=SC2086
+  expect_error "fifo.h5 is a FIFO, not a regular file" $command
+done
+expect_error "/dev/null is a character device, not a regular file" render /dev/null
+# --until-steady is checked against the preset's own steps per image (course-numpy: 34, whose
+# resolution is 3.5e-9), not the default 32's.
+"$gs" run --rows 16 --cols 16 --images 2 --preset course-numpy --until-steady 3.6e-9 --quiet \
+  -o preset-steady.h5 && pass || fail "--until-steady checked against 32 steps, not the preset's 34"
+expect_error "over 34 steps per image" run --rows 16 --cols 16 --images 2 --preset course-numpy \
+  --until-steady 3.4e-9 -o preset-steady-too-fine.h5
 # A run that writes u alone draws u (v is not in its file).
 "$gs" run --rows 16 --cols 16 --images 2 --steps-per-image 5 --fields u -o drawn-u.h5 --render drawn-u --quiet &&
   [[ -f drawn-u/u_0000.png && -f drawn-u/u_0001.png && ! -e drawn-u/v_0000.png ]] && pass ||

@@ -64,6 +64,23 @@ std::string format_bytes(std::uint64_t bytes) {
   return text;
 }
 
+const char* special_file_kind(fs::file_type type) {
+  switch (type) {
+    case fs::file_type::directory:
+      return "a directory";
+    case fs::file_type::character:
+      return "a character device";
+    case fs::file_type::block:
+      return "a block device";
+    case fs::file_type::fifo:
+      return "a FIFO";
+    case fs::file_type::socket:
+      return "a socket";
+    default:
+      return "not a regular file";
+  }
+}
+
 void check_replaceable(const fs::path& path, const std::string& what) {
   std::error_code ec;
   // symlink_status: a link is judged as a link (the rename that puts the new file in place
@@ -78,27 +95,25 @@ void check_replaceable(const fs::path& path, const std::string& what) {
       if (fs::is_directory(path, ec)) kind = "a directory";
       if (!kind) return;
       break;
-    case fs::file_type::directory:
-      kind = "a directory";
-      break;
-    case fs::file_type::character:
-      kind = "a character device";
-      break;
-    case fs::file_type::block:
-      kind = "a block device";
-      break;
-    case fs::file_type::fifo:
-      kind = "a FIFO";
-      break;
-    case fs::file_type::socket:
-      kind = "a socket";
-      break;
     default:
       if (ec) return;  // cannot be looked at: the creation reports why
-      kind = "not a regular file";
+      kind = special_file_kind(status.type());
   }
   throw InvalidInput(what + " " + path.string() + " is " + kind +
                      ", not a regular file: never replaced, even with --force");
+}
+
+void check_readable_file(const fs::path& path) {
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);  // a link: what it points to
+  if (status.type() == fs::file_type::not_found)
+    throw PathNotFound(path.string() + ": no such file");
+  if (status.type() == fs::file_type::regular || ec) return;  // a failed look: the open says why
+  if (status.type() == fs::file_type::directory)
+    throw PathIsDirectory(path.string() + " is a directory, not a file");
+  // Opening a FIFO waits for a writer, for ever; a device's bytes are no HDF5 file.
+  throw InvalidInput(path.string() + " is " + special_file_kind(status.type()) +
+                     ", not a regular file: a run or sweep file is one");
 }
 
 void check_output_path(const fs::path& path, bool overwrite, std::uint64_t bytes) {

@@ -27,6 +27,11 @@ std::string why_not_writable(const std::filesystem::path& folder);
 // Throws InvalidInput.
 void check_replaceable(const std::filesystem::path& path, const std::string& what);
 
+// Before a file is opened to be read (rendered, continued, repaired, described): throws
+// PathNotFound, PathIsDirectory, or InvalidInput where something other than a regular file
+// stands there (a FIFO, whose opening would wait for a writer for ever, a device, a socket).
+void check_readable_file(const std::filesystem::path& path);
+
 // The folder that holds `path` ("." for a bare name).
 std::filesystem::path folder_of(const std::filesystem::path& path);
 

@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include "io/files/hdf5.hpp"
+#include "io/files/output_path.hpp"
 #include "model/model.hpp"
 
 namespace grayscott::io {
@@ -16,6 +17,7 @@ namespace grayscott::io {
 namespace fs = std::filesystem;
 
 hid_t open_for_reading(const fs::path& path) {
+  check_readable_file(path);
   hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   if (file >= 0) return file;
   H5Eclear2(H5E_DEFAULT);
@@ -58,10 +60,7 @@ struct RunFileReader::Handles {
 RunFileReader::RunFileReader(const fs::path& path) : h_(std::make_unique<Handles>()), path_(path) {
   h5::silence_library_errors();
   std::error_code ec;
-  if (!fs::exists(path, ec)) throw PathNotFound(path.string() + ": no such file");
-  if (fs::is_directory(path, ec)) {
-    throw PathIsDirectory(path.string() + " is a directory, not a file");
-  }
+  check_readable_file(path);
   // A file that cannot be read is not "not HDF5": say why it cannot be.
   if (std::FILE* readable = std::fopen(path.c_str(), "rb")) {
     std::fclose(readable);

@@ -12,6 +12,7 @@
 #include "io/files/problem_attributes.hpp"
 #include "io/files/reader.hpp"
 #include "io/files/run_file.hpp"
+#include "io/files/output_path.hpp"
 #include "io/files/sweep_file.hpp"
 #include "io/files/writer_process.hpp"
 
@@ -93,6 +94,7 @@ void cut_run_to_counted_images(const fs::path& path) {
 }
 
 FileReport inspect_file(const fs::path& path) {
+  check_readable_file(path);
   FileReport report;
   report.marked_open = marked_open_for_writing(path);
   RunFileReader file(path);
@@ -181,6 +183,7 @@ void clear_mark_left_without_swmr(const fs::path& path) {
 }  // namespace
 
 RepairOutcome repair_file(const fs::path& path) {
+  check_readable_file(path);
   RepairOutcome outcome;
   clear_mark_left_without_swmr(path);
   outcome.before = inspect_file(path);
