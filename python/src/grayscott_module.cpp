@@ -508,19 +508,19 @@ void add_defaults(nb::dict& into, std::span<const Setting<S>> table, const S& de
 // "grayscott run --resume F" -> "Simulation.resume('F')": the command line's messages in the
 // words of the Python call that led to them.
 std::string python_words(std::string message) {
-  const auto replace_all = [&](const std::string& from, const std::string& to) {
-    for (std::size_t at = message.find(from); at != std::string::npos;
-         at = message.find(from, at + to.size())) {
-      message.replace(at, from.size(), to);
-    }
+  // An option where one stands on its own: after a space, a bracket or a quote, never inside a
+  // word such as a file's name ("run--force.h5" stays as it is). `before` keeps what precedes.
+  const std::string before = "(^|[^A-Za-z0-9_./-])";
+  const auto rewrite = [&](const std::string& pattern, const std::string& replacement) {
+    message = std::regex_replace(message, std::regex(before + pattern), "$1" + replacement);
   };
   const std::string resume = "grayscott run --resume ";
   if (const std::size_t at = message.find(resume); at != std::string::npos) {
     const std::string path = message.substr(at + resume.size());
     message = message.substr(0, at) + "grayscott.Simulation.resume('" + path + "')";
   }
-  replace_all("--force", "overwrite=True");
-  replace_all("--quiet", "quiet=True");
+  rewrite("--force(?![A-Za-z-])", "overwrite=True");
+  rewrite("--quiet(?![A-Za-z-])", "quiet=True");
   const auto rename = [&](const auto& table) {
     for (const auto& setting : table) {
       const std::string option(setting.option), keyword(setting.keyword);
@@ -530,15 +530,12 @@ std::string python_words(std::string message) {
       }
       // "--init noise" -> "init='noise'"; "--seed" -> "seed="
       if (setting.value.index() == 3) {  // a flag: "--stats" -> "stats=True"
-        message = std::regex_replace(message, std::regex("--" + option + "(?![A-Za-z-])"),
-                                     keyword + "=True");
+        rewrite("--" + option + "(?![A-Za-z-])", keyword + "=True");
       }
       if (setting.form == Form::Name || setting.form == Form::Fields) {
-        message = std::regex_replace(message, std::regex("--" + option + " ([A-Za-z0-9_.,-]+)"),
-                                     keyword + "='$1'");
+        rewrite("--" + option + " ([A-Za-z0-9_.,-]+)", keyword + "='$2'");
       }
-      message =
-          std::regex_replace(message, std::regex("--" + option + "(?![A-Za-z-])"), keyword + "=");
+      rewrite("--" + option + "(?![A-Za-z-])", keyword + "=");
     }
   };
   rename(requests::problem_settings());
@@ -547,11 +544,8 @@ std::string python_words(std::string message) {
   rename(requests::run_settings());
   rename(requests::sweep_settings());
   // render's own options (gs.render, gs.video): "--field v" -> "field='v'".
-  message =
-      std::regex_replace(message, std::regex("--(field|colormap) ([A-Za-z0-9_.,-]+)"), "$1='$2'");
-  message = std::regex_replace(
-      message, std::regex("--(field|range|every|fps|scale|image|slice|projection)(?![A-Za-z-])"),
-      "$1=");
+  rewrite("--(field|colormap) ([A-Za-z0-9_.,-]+)", "$2='$3'");
+  rewrite("--(field|range|every|fps|scale|image|slice|projection)(?![A-Za-z-])", "$2=");
   return message;
 }
 

@@ -312,3 +312,43 @@ def test_resume_takes_how_it_is_computed_as_the_command_line(tmp_path):
         gs.Simulation.resume(path, backend="cpu", fuse_steps=1000000, quiet=True)
     sim = gs.Simulation.resume(path, backend="cpu", fuse_steps=1, device=0, quiet=True)
     assert sim.step == 4 * 5
+
+
+def test_files_to_read_are_refused_as_the_command_line_refuses_them(tmp_path):
+    # A FIFO's opening waits for a writer for ever: each door refuses it before opening it.
+    fifo = tmp_path / "fifo.h5"
+    os.mkfifo(fifo)
+    for call in (lambda: gs.open(fifo), lambda: gs.Simulation.resume(fifo),
+                 lambda: gs.render(fifo, tmp_path / "pictures"),
+                 lambda: gs.video(fifo, tmp_path / "fifo.gif")):
+        with pytest.raises(ValueError, match="fifo.h5 is a FIFO, not a regular file"):
+            call()
+    with pytest.raises(FileNotFoundError, match="nothing.h5: no such file"):
+        gs.open(tmp_path / "nothing.h5")
+    with pytest.raises(IsADirectoryError, match="is a directory, not a file"):
+        gs.open(tmp_path)
+    for call in (lambda: gs.open(""), lambda: gs.Simulation.resume("")):
+        with pytest.raises(ValueError, match="^path: the file name is empty$"):
+            call()
+
+
+def test_until_steady_is_checked_against_a_presets_own_steps(tmp_path):
+    # course-numpy steps 34 times per image: 3.6e-9 per step resolves there (not over 32).
+    sim = gs.Simulation(rows=16, cols=16, preset="course-numpy", backend="cpu")
+    sim.run(images=2, until_steady=3.6e-9, output=tmp_path / "p.h5", quiet=True)
+    with pytest.raises(ValueError, match="over 34 steps per image"):
+        gs.Simulation(rows=16, cols=16, preset="course-numpy", backend="cpu").run(
+            images=2, until_steady=3.4e-9, output=tmp_path / "q.h5", quiet=True)
+
+
+def test_file_names_in_messages_stay_as_given(tmp_path):
+    # The command line's option names become Python's keywords only where they stand alone.
+    sim = gs.Simulation(rows=8, cols=8, backend="cpu")
+    for name in ("run--force.h5", "x--init noise.h5", "gs--dt0.5.h5"):
+        (tmp_path / name).touch()
+        with pytest.raises(FileExistsError) as raised:
+            sim.run(images=1, output=tmp_path / name, quiet=True)
+        assert f"{tmp_path / name} already exists (use overwrite=True to overwrite)" in str(
+            raised.value)
+    with pytest.raises(FileNotFoundError, match="a--field u.h5: no such file"):
+        gs.render(tmp_path / "a--field u.h5")

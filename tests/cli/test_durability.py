@@ -196,6 +196,12 @@ for k, how in enumerate(["SIGTERM", "kill -9", "SIGINT"]):
     if how != "kill -9":
         check(p.returncode == 128 + getattr(signal, how) and "sweep --resume" in err,
               f"sweep {how}: exit {p.returncode}, {err!r}")
+        # The images not reached are left unwritten (0, no disk) for the continuation, not
+        # written NaN (the rest of the file, after a time limit's signal).
+        with h5py.File(path, "r") as f:
+            counts = f["images_written"][...]
+            check(all(not np.any(f["v"][m, n:]) for m, n in enumerate(counts)),
+                  f"sweep {how}: images past the counts {list(counts)} were written")
     r = run("sweep", "--resume", path, "--threads", random.choice(["1", "2"]))
     check(r.returncode == 0, f"sweep {how}: resume failed: {r.stderr}")
     # Its summary says it continued the members, not that it wrote them all.

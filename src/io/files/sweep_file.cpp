@@ -191,7 +191,8 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
       h5::Id space = h5::simple_space(dims);
       h5::Id props(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "create dataset properties");
       h5::check(H5Pset_chunk(props, rank, chunk.data()), "set chunking");
-      // An image never written (a sweep stopped early) reads back as NaN, not as a plausible 0.
+      // The fill value, where a chunk is not placed (an earlier grayscott's file; placing it
+      // writes this): NaN, not a plausible 0.
       const float nan_single = std::numeric_limits<float>::quiet_NaN();
       const double nan_double = std::numeric_limits<double>::quiet_NaN();
       h5::check(H5Pset_fill_value(props, single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE,
@@ -203,8 +204,9 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
       // chunks, so that finishing a sweep of 10,000 members took minutes. Processes sharing the
       // file need their chunks in place anyway (allocating is a collective metadata operation),
       // and a volume's image (a chunk per plane) in one piece. Filling the chunks would write
-      // the whole file twice: what a sweep leaves unwritten is written NaN when it ends
-      // (write_missing_images), and by `grayscott repair` after a kill.
+      // the whole file twice: what members never computed is written NaN when the sweep ends
+      // (write_missing_images), and by `grayscott repair` after a kill; a stopped sweep leaves
+      // what it had not reached unwritten (0, no disk) for its continuation.
       h5::check(H5Pset_alloc_time(props, H5D_ALLOC_TIME_EARLY), "set early allocation");
       h5::check(H5Pset_fill_time(props, H5D_FILL_TIME_NEVER), "set no fill at allocation");
       return h5::Id(H5Dcreate2(h_->file, name, type, space, H5P_DEFAULT, props, H5P_DEFAULT),

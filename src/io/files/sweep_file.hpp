@@ -1,5 +1,5 @@
 // The sweep's HDF5 file: every member's images in one file (see docs/sweeps.md).
-//   /v, /u          [members, images, rows, cols], one image per chunk (NaN where never written);
+//   /v, /u          [members, images, rows, cols], one image per chunk (NaN where never computed);
 //                   a volume's [members, images, depth, rows, cols], one plane per chunk
 //   /feed, /kill    [members] float64, each member's rates
 //   /seed           [members] int64, each member's noise seed (0 for the rectangle)
