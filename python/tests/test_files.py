@@ -63,7 +63,11 @@ def test_the_sweep_pages_example_selects_a_member_of_a_range(tmp_path, grayscott
                     "--rows", "16", "--cols", "16", "--images", "2", "--steps-per-image", "5",
                     "-o", str(out), "--quiet"], check=True)
     ds = xr.open_dataset(out, engine="h5netcdf")
-    grid = ds.set_index(member=["seed", "feed", "kill"]).unstack("member")
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # as written, it warns of nothing
+        grid = ds[["v"]].set_index(member=["seed", "feed", "kill"]).unstack("member")
     last = grid.v.sel(feed=0.06, kill=0.06, seed=0).isel(time=-1)
     assert last.dims == ("y", "x")
     assert list(ds["kill"].values[:4]) == [0.04, 0.05, 0.06, 0.07]

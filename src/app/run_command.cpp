@@ -163,6 +163,15 @@ void report(const RunRequest& request, const RunSummary& summary) {
                  format_duration(summary.seconds).c_str(),
                  format_rate(summary.cell_updates_per_s).c_str());
     if (summary.settled) std::fprintf(stderr, "%s\n", summary.status.c_str());
+    const pipeline::SteadyCriterion& steady = request.analysis.steady;
+    if (steady.enabled() && summary.completed && !summary.settled && written > 0) {
+      // Asked to stop once settled, it ran to its end: said, not left to be guessed.
+      std::fprintf(stderr,
+                   "note: it did not settle: the change of v per step did not stay below %s for "
+                   "%lld images (grayscott info %s shows the last image's change)\n",
+                   shortest_text(steady.tolerance).c_str(), static_cast<long long>(steady.images),
+                   request.output.c_str());
+    }
   }
   if (request.render_dir && summary.images_written > 0 && summary.signal == 0) {
     io::RenderOptions render;
@@ -270,7 +279,8 @@ void add_run_command(CLI::App& root) {
                   "fuses the steps between exchanges)")
       ->capture_default_str()
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  run->add_option("--gpu-aware-mpi", state->distributed.gpu_aware_mpi,
+  // --cuda-aware-mpi: its earlier name, still read (scripts that name it keep working).
+  run->add_option("--gpu-aware-mpi,--cuda-aware-mpi", state->distributed.gpu_aware_mpi,
                   "Under mpirun/srun, on a device backend: pass halo messages to MPI in device "
                   "memory (auto: when the MPI library says it can)")
       ->check(CLI::IsMember({"auto", "on", "off"}))

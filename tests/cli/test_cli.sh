@@ -379,6 +379,16 @@ expect_error "/dev/null is a character device, not a regular file" render /dev/n
   -o preset-steady.h5 && pass || fail "--until-steady checked against 32 steps, not the preset's 34"
 expect_error "over 34 steps per image" run --rows 16 --cols 16 --images 2 --preset course-numpy \
   --until-steady 3.4e-9 -o preset-steady-too-fine.h5
+# Asked to stop once settled, a run that went to its end says it did not settle.
+"$gs" run --rows 32 --cols 32 --init noise --feed 0.04 --kill 0.065 --images 4 --until-steady 1e-8 \
+  -o unsettled.h5 2>unsettled.txt && grep -q "note: it did not settle: the change of v per step did not stay below 1e-08 for 5 images" unsettled.txt &&
+  pass || fail "an unsettled --until-steady run: $(cat unsettled.txt)"
+# --cuda-aware-mpi, --gpu-aware-mpi's earlier name, is still read (here: refused as an option of
+# runs over ranks, as the new name is, not as an unknown option).
+if "$gs" run --help | grep -q -- --halo-depth; then  # a build with MPI
+  expect_error "gpu-aware-mpi: an option of a run over MPI ranks" run "${small[@]}" \
+    --cuda-aware-mpi on -o cuda-aware.h5
+fi
 # A run that writes u alone draws u (v is not in its file).
 "$gs" run --rows 16 --cols 16 --images 2 --steps-per-image 5 --fields u -o drawn-u.h5 --render drawn-u --quiet &&
   [[ -f drawn-u/u_0000.png && -f drawn-u/u_0001.png && ! -e drawn-u/v_0000.png ]] && pass ||
