@@ -226,7 +226,7 @@ class SweepJobFile final : public JobFile<Real> {
   }
   void after_members(std::int64_t begin, std::int64_t end, bool ended) override {
     // Nothing was filled in advance (the chunks are placed unwritten): what members that ended
-    // (settled, or became non-finite) never computed is written NaN.
+    // (those that became non-finite) never computed is written NaN.
     if (!writer_ || !ended) return;
     for (std::int64_t m = begin; m < end; ++m) {
       const std::int64_t done = written_[static_cast<std::size_t>(m)];
