@@ -89,8 +89,8 @@ def _file_work_anew_in_a_child():
 _os.register_at_fork(before=_note_the_turn_before_fork, after_in_child=_file_work_anew_in_a_child)
 
 __all__ = [
-    "Simulation", "Sweep", "DeviceArray", "open", "sweep", "render", "video", "show", "explore",
-    "dt_limit", "classify", "change_per_step", "Classification", "PATTERN_CLASSES",
+    "Simulation", "Sweep", "DeviceArray", "open", "sweep", "resume_sweep", "render", "video", "show",
+    "explore", "dt_limit", "classify", "change_per_step", "Classification", "PATTERN_CLASSES",
     "__version__",
 ]
 
@@ -495,6 +495,7 @@ class Simulation(_core._Simulation):
         comm=None,
         decomposition: str | None = None,
     ):
+        """A simulation of these settings (the class's docstring says each)."""
         super().__init__(_named_arguments(locals(), "comm", "decomposition"), _over_ranks(comm),
                          _decomposition(decomposition, comm))
         self._on_device = self.on_device
@@ -694,6 +695,7 @@ class Sweep(_core._Sweep):
         fuse_steps: int = _SWEEP["fuse_steps"],
         device: int = _SWEEP["device"],
     ):
+        """A batch of simulations of these settings (the class's docstring says each)."""
         super().__init__(_named_arguments(locals()))
         self._on_device = self.on_device
 
@@ -764,11 +766,37 @@ def sweep(
     in memory, the same file); the arguments are that command's options. ``progress(done,
     total)`` is called after each image with the member-images written and to write (default: a
     tqdm bar unless quiet). Ctrl-C stops it at an image boundary with its checkpoints saved;
-    ``grayscott sweep --resume output`` continues it."""
+    ``resume_sweep(output)`` (or ``grayscott sweep --resume output``) continues it."""
     output = _path("output", output, _SWEEP["output"])
     if _progress(progress) is None:
         progress = _default_progress(quiet, output)
     arguments = _named_arguments(locals(), "progress")
+    with _FILE_WORK:
+        return _core._sweep_to_file(arguments, progress)
+
+
+@_records_given
+def resume_sweep(
+    path,
+    *,
+    quiet: bool = False,
+    checkpoint_every=_SWEEP["checkpoint_every"],
+    max_batch_memory=_SWEEP["max_batch_memory"],
+    backend: str = _SWEEP["backend"],
+    threads: int = _SWEEP["threads"],
+    fuse_steps: int = _SWEEP["fuse_steps"],
+    device: int = _SWEEP["device"],
+    progress=None,
+) -> dict:
+    """Continue the stopped sweep in ``path``, each member from its newest checkpoint to its
+    end, as ``grayscott sweep --resume`` does: its parameters come from the file, how it is
+    computed from these arguments (as in ``sweep``); the finished file is bitwise the
+    uninterrupted sweep's. Returns the summary, as ``sweep``."""
+    path = _path("path", path)
+    if _progress(progress) is None:
+        progress = _default_progress(quiet, path)
+    arguments = _named_arguments(locals(), "progress", "path")
+    arguments["resume"] = path
     with _FILE_WORK:
         return _core._sweep_to_file(arguments, progress)
 

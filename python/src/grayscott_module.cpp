@@ -514,10 +514,13 @@ std::string python_words(std::string message) {
   const auto rewrite = [&](const std::string& pattern, const std::string& replacement) {
     message = std::regex_replace(message, std::regex(before + pattern), "$1" + replacement);
   };
-  const std::string resume = "grayscott run --resume ";
-  if (const std::size_t at = message.find(resume); at != std::string::npos) {
-    const std::string path = message.substr(at + resume.size());
-    message = message.substr(0, at) + "grayscott.Simulation.resume('" + path + "')";
+  for (const auto& [command, call] : {std::pair{"grayscott run --resume ", "Simulation.resume"},
+                                      std::pair{"grayscott sweep --resume ", "resume_sweep"}}) {
+    const std::string resume = command;
+    if (const std::size_t at = message.find(resume); at != std::string::npos) {
+      const std::string path = message.substr(at + resume.size());
+      message = message.substr(0, at) + "grayscott." + call + "('" + path + "')";
+    }
   }
   rewrite("--force(?![A-Za-z-])", "overwrite=True");
   rewrite("--quiet(?![A-Za-z-])", "quiet=True");
@@ -586,6 +589,21 @@ void python_notice(const std::string& text) {
   if (PyErr_WarnEx(PyExc_UserWarning, python_words(text).c_str(),
                    stack_level_outside_the_package()) != 0)
     throw nb::python_error();
+}
+
+// After pictures or a video of `file`: what an unfinished file holds ("FILE holds 3 of 10 images
+// (status: interrupted by SIGINT after image 3)", a writer gone that a repair would mend), as a
+// Python warning, as the command line's render notes it, so that nobody takes the pictures for a
+// whole run. `field` empty: a run's own pictures, of the run just written.
+void warn_if_unfinished(const std::string& file, const std::string& field) {
+  if (field.empty()) return;
+  std::string note;
+  try {
+    note = io::unfinished_note(file, field);
+  } catch (const std::exception&) {
+    return;  // the file changed under the rendering: the pictures stand as made
+  }
+  if (!note.empty()) python_notice(note);
 }
 
 // ---- The simulations ---------------------------------------------------------------------------
@@ -1723,6 +1741,14 @@ NB_MODULE(_core, m) {
                 Keywords keywords(settings, "Simulation");
                 const Made made = simulation_settings(keywords);
                 keywords.refuse_unknown();
+#if GRAYSCOTT_WITH_MPI
+                // Given with a communicator of one rank: checked as `mpirun -n 1` checks it (the
+                // whole grid, or refused), not ignored.
+                if (!over_ranks) {
+                  mpi::check_one_process_decomposition(decomposition, made.problem.problem().grid,
+                                                       true);
+                }
+#endif
                 // A preset's steps between images apply to run() (unless it names its own).
                 new (self)
                     Simulation(made.problem.problem(), made.problem.initial_state(),
@@ -1774,7 +1800,16 @@ NB_MODULE(_core, m) {
   m.def(
       "_sweep_to_file",
       [](nb::dict settings, nb::object progress) {
-        Keywords keywords(settings, "sweep");
+        // "resume": the file of a stopped sweep to continue (gs.resume_sweep), whose keywords are
+        // only how it is computed.
+        std::string resume;
+        if (settings.contains("resume")) {
+          resume = nb::cast<std::string>(settings["resume"]);
+          settings = nb::dict(settings);  // a copy: the caller's dict stays as it was
+          PyDict_DelItemString(settings.ptr(), "resume");
+          if (resume.empty()) throw InvalidInput("path: the file name is empty");
+        }
+        Keywords keywords(settings, resume.empty() ? "sweep" : "resume_sweep");
         requests::SweepSettings sweep;
         keywords.fill(sweep, requests::sweep_settings());
         keywords.fill(sweep.problem, requests::problem_settings(), {"feed", "kill"});
@@ -1782,7 +1817,7 @@ NB_MODULE(_core, m) {
         keywords.fill(sweep.out, requests::output_settings());
         keywords.record_given(sweep.problem);
         keywords.refuse_unknown();
-        pipeline::SweepRequest request = sweep.request();
+        pipeline::SweepRequest request = resume.empty() ? sweep.request() : sweep.continuing(resume);
         request.notices = python_notice;
         // progress(member-images done, member-images in the sweep) from the stepping thread; what
         // it raises stops the sweep at the next image boundary and is raised here.
@@ -1986,6 +2021,7 @@ NB_MODULE(_core, m) {
           throw std::runtime_error("render stopped after " + io::count_pictures(written.size()) +
                                    ": " + cause);
         }
+        warn_if_unfinished(file, options.field);
         std::vector<std::string> paths;
         for (const auto& path : written) paths.push_back(path.string());
         return paths;
@@ -2025,6 +2061,7 @@ NB_MODULE(_core, m) {
           throw;
         }
         stop_signals.end_as_asked(pipeline::stop_requested());
+        warn_if_unfinished(file, options.field);
         return frames;
       },
       "file"_a, "video"_a, "settings"_a, "progress"_a.none());

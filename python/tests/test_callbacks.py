@@ -357,3 +357,23 @@ def test_a_videos_progress_counts_its_frames_and_a_raise_leaves_no_video(tmp_pat
     with pytest.raises(RuntimeError, match="no more frames"):
         gs.video(tmp_path / "r.h5", tmp_path / "stopped.mp4", progress=fail)
     assert not (tmp_path / "stopped.mp4").exists()
+
+
+def test_pictures_of_an_unfinished_file_warn_of_what_it_holds(tmp_path):
+    import warnings
+
+    def stop(index, step, time, image):
+        if index == 1:
+            raise RuntimeError("enough")
+
+    sim = gs.Simulation(rows=16, cols=16, backend="cpu")
+    with pytest.raises(RuntimeError, match="enough"):
+        sim.run(images=5, steps_per_image=5, output=tmp_path / "r.h5", quiet=True, on_image=stop)
+    with pytest.warns(UserWarning, match=r"r\.h5 holds \d of 5 images \(status: stopped"):
+        gs.render(tmp_path / "r.h5", tmp_path / "pics")
+    # A whole file's pictures say nothing.
+    gs.Simulation(rows=16, cols=16, backend="cpu").run(images=2, steps_per_image=5,
+                                                      output=tmp_path / "whole.h5", quiet=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        gs.render(tmp_path / "whole.h5", tmp_path / "whole")

@@ -97,6 +97,12 @@ def test_a_communicator_that_is_not_the_world_is_refused():
     volume = gs.Simulation(depth=3, rows=8, cols=5, comm=mpi4py.COMM_WORLD)
     assert volume.block == (slice(0, 3), slice(0, 8), slice(0, 5))
     assert volume.v[volume.block].shape == volume.v.shape == (3, 8, 5)
+    # A decomposition on one rank is checked as `mpirun -n 1 grayscott run` checks it.
+    for decomposition in ("2x1", "abc", "1x1x1"):
+        with pytest.raises(ValueError, match=f"decomposition.*{decomposition}|ROWSxCOLS"):
+            gs.Simulation(rows=8, cols=8, comm=mpi4py.COMM_WORLD, decomposition=decomposition)
+    gs.Simulation(rows=8, cols=8, comm=mpi4py.COMM_WORLD, decomposition="1x1")
+    gs.Simulation(depth=3, rows=8, cols=5, comm=mpi4py.COMM_WORLD, decomposition="1x1x1")
 
 
 CUSTOM_SCRIPT = textwrap.dedent("""

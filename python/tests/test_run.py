@@ -458,3 +458,30 @@ def test_a_render_inside_a_runs_callback_leaves_the_stop_signals_working(tmp_pat
     assert process.returncode == -signal.SIGTERM
     with h5py.File(second, "r") as f:
         assert f.attrs["status"].startswith("interrupted by SIGTERM after image ")
+
+
+def test_a_stopped_sweep_is_continued_from_python_bitwise(tmp_path):
+    from grayscott import _core
+
+    sweep = dict(feed=[0.03, 0.04], kill=[0.06], rows=24, cols=24, images=6, steps_per_image=20,
+                 init="noise", seeds=[1], backend="cpu", quiet=True)
+    gs.sweep(tmp_path / "whole.h5", **sweep)
+
+    def enough(done, total):
+        if done >= 4:
+            raise ValueError("enough")
+
+    with pytest.raises(ValueError, match="enough"):
+        gs.sweep(tmp_path / "stopped.h5", **sweep, checkpoint_every=1, progress=enough)
+    summary = gs.resume_sweep(tmp_path / "stopped.h5", quiet=True, threads=1)
+    assert summary["status"] == "complete"
+    with h5py.File(tmp_path / "whole.h5", "r") as a, h5py.File(tmp_path / "stopped.h5", "r") as b:
+        assert np.array_equal(a["v"][...], b["v"][...])
+        assert b.attrs["status"] == "complete"
+    with pytest.raises(ValueError, match="nothing to resume"):
+        gs.resume_sweep(tmp_path / "whole.h5")
+    with pytest.raises(TypeError, match="feed"):
+        gs.resume_sweep(tmp_path / "whole.h5", feed=0.03)
+    # What a stopped sweep says names the Python call that continues it.
+    assert (_core._python_words("continue with: grayscott sweep --resume s.h5")
+            == "continue with: grayscott.resume_sweep('s.h5')")

@@ -202,18 +202,6 @@ void report(const RunRequest& request, const RunSummary& summary) {
 }
 
 #if GRAYSCOTT_WITH_MPI
-// A decomposition given to a run of one process (without a launcher, or on one rank): a malformed
-// one named as such, then refused unless it is the one process's whole grid (1x1 of a plane,
-// 1x1x1 of a volume), as ranks refuse a split (choose_process_grid's checks, for one rank).
-void check_one_process_decomposition(const std::string& text, const Grid& grid, bool launched) {
-  if (text.empty()) return;
-  const mpi::ProcessGrid g = mpi::parse_decomposition(text);
-  if (!launched && g.ranks() != 1) {
-    throw InvalidInput("decomposition " + text + " needs an MPI launcher (mpirun -n P, srun)");
-  }
-  mpi::choose_process_grid(1, grid, g, 1);
-}
-
 // Under an MPI launcher. One rank: exactly the serial program. Several: the distributed run;
 // every rank gets the same outcome and rank 0 reports it.
 void run_under_mpi(const std::function<RunRequest()>& make_request,
@@ -221,7 +209,7 @@ void run_under_mpi(const std::function<RunRequest()>& make_request,
   pipeline::run_on_every_rank([&](const mpi::Session& session) {
     const RunRequest request = make_request();
     if (session.size() == 1) {
-      check_one_process_decomposition(options.decomposition, request.problem.grid, true);
+      mpi::check_one_process_decomposition(options.decomposition, request.problem.grid, true);
       report(request, pipeline::execute_run(request));
       return;
     }
@@ -338,7 +326,8 @@ void add_run_command(CLI::App& root) {
 #endif
     const RunRequest request = make_request();
 #if GRAYSCOTT_WITH_MPI
-    check_one_process_decomposition(state->distributed.decomposition, request.problem.grid, false);
+    mpi::check_one_process_decomposition(state->distributed.decomposition, request.problem.grid,
+                                         false);
     // The other options of a run over ranks mean nothing to one process: refused, not ignored
     // (given on the command line or in --config, which make_request read), unless at their
     // default, which asks for nothing (as a decomposition of 1x1 does).

@@ -111,16 +111,7 @@ void add_sweep_command(CLI::App& root) {
       refuse_empty_name(*sweep, "--resume", state->resume);
       if (!state->resume.empty()) {
         refuse_parameters_with_resume(*sweep);
-        SweepRequest request = pipeline::resume_sweep_request(state->resume);
-        request.engine = given.engine.engine_options();
-        request.quiet = given.out.quiet;
-        if (!given.out.checkpoint_every.empty()) {
-          pipeline::parse_checkpoint_every(given.out.checkpoint_every, request.save);
-        }
-        if (!given.max_batch_memory.empty()) {
-          request.max_batch_bytes =
-              requests::parse_bytes(given.max_batch_memory, "max-batch-memory");
-        }
+        SweepRequest request = given.continuing(state->resume);
         pipeline::announce_stop_signals(!request.quiet && !secondary_mpi_process());
         pipeline::say_at_second_interrupt(request.output.string(), "grayscott sweep --resume");
         return request;

@@ -215,4 +215,13 @@ Decomposition::~Decomposition() {
   if (cart_ != MPI_COMM_NULL) MPI_Comm_free(&cart_);
 }
 
+void check_one_process_decomposition(const std::string& text, const Grid& grid, bool launched) {
+  if (text.empty()) return;
+  const ProcessGrid g = parse_decomposition(text);
+  if (!launched && g.ranks() != 1) {
+    throw InvalidInput("decomposition " + text + " needs an MPI launcher (mpirun -n P, srun)");
+  }
+  choose_process_grid(1, grid, g, 1);
+}
+
 }  // namespace grayscott::mpi

@@ -48,6 +48,12 @@ ProcessGrid parse_decomposition(std::string_view text);
 ProcessGrid choose_process_grid(int ranks, const Grid& grid, std::optional<ProcessGrid> forced,
                                 int halo_depth);
 
+// A decomposition given to a run of one process (without a launcher, or on one rank): a
+// malformed one named as such, then refused unless it is the one process's whole grid (1x1 of a
+// plane, 1x1x1 of a volume), as ranks refuse a split; without a launcher (`launched` false), one of
+// several ranks is said to need one. Empty: nothing asked. Throws InvalidInput.
+void check_one_process_decomposition(const std::string& text, const Grid& grid, bool launched);
+
 // This rank's place: a Cartesian communicator (periodic when the boundary is), its block, and its
 // eight neighbours (MPI_PROC_NULL beyond a non-periodic edge); a volume's block, its 26.
 class Decomposition {

@@ -153,6 +153,9 @@ struct SweepSettings {
   // the first member's rates: what a batch engine is made for.
   Problem shared_problem(const std::vector<pipeline::SweepMember>& members) const;
   pipeline::SweepRequest request() const;
+  // The request that continues the sweep in `file` (sweep --resume): its parameters from the file,
+  // how it is computed (engine, quiet, checkpoint-every, max-batch-memory) from these settings.
+  pipeline::SweepRequest continuing(const std::string& file) const;
 };
 
 // A request whose state does not fit in the memory it would live in.
