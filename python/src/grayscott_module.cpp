@@ -2032,6 +2032,7 @@ NB_MODULE(_core, m) {
       "_video",
       [](const std::string& file, const std::string& video, nb::dict settings,
          nb::object progress) {
+        if (video.empty()) throw InvalidInput("path: the file name is empty");
         io::RenderOptions options = render_options(settings);
         options.video = video;
         bool interrupted = false;

@@ -327,7 +327,8 @@ def test_files_to_read_are_refused_as_the_command_line_refuses_them(tmp_path):
         gs.open(tmp_path / "nothing.h5")
     with pytest.raises(IsADirectoryError, match="is a directory, not a file"):
         gs.open(tmp_path)
-    for call in (lambda: gs.open(""), lambda: gs.Simulation.resume("")):
+    for call in (lambda: gs.open(""), lambda: gs.Simulation.resume(""),
+                 lambda: gs.video(fifo, ""), lambda: gs.resume_sweep("")):
         with pytest.raises(ValueError, match="^path: the file name is empty$"):
             call()
 

@@ -479,7 +479,7 @@ void read_numbers_strictly(CLI::App& app) {
       if (is_flag(*option)) continue;
       if (takes_whole_number(*option)) {
         option->transform(decimal);
-      } else if (takes_number(*option)) {
+      } else if (takes_number(*option) || option->get_type_name() == "UINT") {  // UINT: a seed
         option->transform(some_number);
       }
     }

@@ -221,8 +221,12 @@ void add_info_command(CLI::App& root) {
   CLI::App* info = root.add_subcommand(
       "info", "Show the backends, devices and libraries this build can use, or what FILE holds");
   auto file = std::make_shared<std::string>();
-  info->add_option("file", *file, "a run or sweep file: its parameters, images, status, state");
-  info->callback([file] {
+  CLI::Option* file_option =
+      info->add_option("file", *file, "a run or sweep file: its parameters, images, status, state");
+  info->callback([file, file_option] {
+    // `info ""` (a script's empty variable) asks about a file, not about the build.
+    if (file->empty() && file_option->count() > 0)
+      throw InvalidInput("info: the file name is empty");
     if (!file->empty()) {
       describe_file(*file);
       return;

@@ -320,6 +320,8 @@ expect_error "--feed: expected a number, got 'lots'" run --feed lots
 expect_error "--feed: expected a number, got ''" run --feed ''
 expect_error "--until-steady: expected a number, got ' '" run --until-steady ' '
 expect_error "--du: expected a number, got ''" sweep --du ''
+expect_error "--seed: expected a number, got ''" run --init noise --seed ''
+expect_error "info: the file name is empty" info ''
 expect_error "--fps: expected a number, got ''" render run.h5 --video x.mp4 --fps ''
 expect_error "images must be a positive integer" run --images 0
 expect_error "steps-per-image must be a positive integer" run --steps-per-image -1
