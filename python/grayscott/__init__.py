@@ -831,11 +831,14 @@ def render(file, out="images", *, field: str = "v", range=(0.0, 0.5), colormap: 
 @_hints_misspelt_keywords
 def video(file, path, *, every: int = 1, fps: float = 10, field: str = "v", range=(0.0, 0.5),
           colormap: str = "inferno", scale="auto", annotate: bool = False,
-          seed: int | None = None, slice: str | None = None, projection: str | None = None,
-          overwrite: bool = False, progress=None, quiet: bool = False):
+          image: int | None = None, seed: int | None = None, slice: str | None = None,
+          projection: str | None = None, overwrite: bool = False, progress=None,
+          quiet: bool = False):
     """A video (``.mp4``, ``.webm``, ``.avi`` or ``.gif``, through the ffmpeg program) of a run
     file's images, or of a sweep file's atlas, as ``grayscott render --video`` writes it; returns
-    its path. ``slice`` and ``projection`` pick a volume's view as in ``render``;
+    its path: a frame per ``every`` images from the first to the last, or of ``image`` alone
+    (counted as in ``render``). ``slice`` and ``projection`` pick a volume's view as in
+    ``render``;
     ``progress(done, total)`` is called after each frame, by default a tqdm bar unless
     ``quiet``."""
     look = _arguments(locals(), "file", "path", "progress", "quiet")

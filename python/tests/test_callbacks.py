@@ -350,6 +350,10 @@ def test_a_videos_progress_counts_its_frames_and_a_raise_leaves_no_video(tmp_pat
     calls = []
     gs.video(tmp_path / "r.h5", tmp_path / "r.mp4", progress=lambda d, t: calls.append((d, t)))
     assert calls == [(1, 4), (2, 4), (3, 4), (4, 4)]
+    calls.clear()  # image 1 alone, as render --video --image 1
+    gs.video(tmp_path / "r.h5", tmp_path / "one.mp4", image=1,
+             progress=lambda d, t: calls.append((d, t)))
+    assert calls == [(1, 1)]
 
     def fail(done, total):
         raise RuntimeError("no more frames")
