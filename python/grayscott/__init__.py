@@ -589,10 +589,9 @@ class Simulation(_core._Simulation):
         """The pictures of `render=`: rendered by the process that reports (rank 0 over ranks)
         once the run has written its images, listed in the summary."""
         if folder is not None and self._reports and summary["images_written"] > 0:
-            # field "": v, or u where the file holds only u, as the command line's pictures.
-            summary["pictures"] = _render_pictures(output, folder,
-                                                   {"overwrite": overwrite, "field": ""}, None,
-                                                   quiet)
+            summary["pictures"] = _render_pictures(
+                output, folder, {"overwrite": overwrite, "field": _drawn_field(summary["fields"])},
+                None, quiet)
         return summary
 
     @classmethod
@@ -799,6 +798,12 @@ def resume_sweep(
     arguments["resume"] = path
     with _FILE_WORK:
         return _core._sweep_to_file(arguments, progress)
+
+
+def _drawn_field(fields: str) -> str:
+    """The field of a run's own pictures (render=), as ``grayscott run --render`` draws it: v, or
+    u where the run writes u alone."""
+    return "v" if "v" in fields.split(",") else "u"
 
 
 def _render_pictures(file: str, out, look: dict, progress, quiet: bool) -> list:

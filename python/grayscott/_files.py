@@ -64,6 +64,14 @@ def open_dataset(path: str, **kwargs):
         ds = ds.assign_coords(time=("time", ds["step"].values * float(dt)))
     if "stats_histogram_bins" in ds.attrs:
         ds = _with_statistics(ds, path, kwargs)
+    # A sweep's images past a member's count are not the sweep's (a stopped sweep leaves them
+    # unwritten: they read 0): image_written says which are, ds.v.where(ds.image_written) masks.
+    if sweep and "images_written" in ds and "time" in ds.dims and "member" in ds.dims:
+        import numpy as np
+
+        counts = np.asarray(ds["images_written"].values)
+        written = np.arange(ds.sizes["time"])[None, :] < counts[:, None]
+        ds = ds.assign_coords(image_written=(("member", "time"), written))
     # A sweep's members by their parameters: ds.v.sel(feed=0.03, kill=0.06) picks members by
     # value (.isel(member=m) still picks the m-th).
     levels = [name for name in ("feed", "kill", "seed")

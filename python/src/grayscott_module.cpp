@@ -594,9 +594,8 @@ void python_notice(const std::string& text) {
 // After pictures or a video of `file`: what an unfinished file holds ("FILE holds 3 of 10 images
 // (status: interrupted by SIGINT after image 3)", a writer gone that a repair would mend), as a
 // Python warning, as the command line's render notes it, so that nobody takes the pictures for a
-// whole run. `field` empty: a run's own pictures, of the run just written.
+// whole run.
 void warn_if_unfinished(const std::string& file, const std::string& field) {
-  if (field.empty()) return;
   std::string note;
   try {
     note = io::unfinished_note(file, field);
@@ -1386,6 +1385,9 @@ class Simulation : public Batch {
     result["settled"] = summary.settled;
     result["status"] = summary.status;
     result["output"] = request.output.string();
+    result["fields"] = std::string(request.fields.u && request.fields.v ? "u,v"
+                                   : request.fields.u                 ? "u"
+                                                                      : "v");
     return result;
   }
 
@@ -1822,6 +1824,7 @@ NB_MODULE(_core, m) {
         // progress(member-images done, member-images in the sweep) from the stepping thread; what
         // it raises stops the sweep at the next image boundary and is raised here.
         std::optional<nb::python_error> progress_error;
+        bool interrupted_by_python = false;  // a KeyboardInterrupt raised in the callback
         if (!progress.is_none()) {
           request.on_progress = [&](std::int64_t done, std::int64_t total) {
             nb::gil_scoped_acquire locked;
@@ -1829,7 +1832,7 @@ NB_MODULE(_core, m) {
             try {
               progress(done, total);
             } catch (nb::python_error& error) {
-              stop_for(error, "progress");
+              interrupted_by_python = stop_for(error, "progress");
               progress_error.emplace(std::move(error));
             }
           };
@@ -1851,17 +1854,20 @@ NB_MODULE(_core, m) {
                                                         : pipeline::stop_requested());
         }
         pipeline::clear_stop_request();
-        if (progress_error) {
+        if (progress_error && !interrupted_by_python) {
           // A Ctrl-C that came as the sweep stopped anyway is this stop's (see the run's).
           forget_the_interrupt_python_was_told_of();
           progress_error->restore();
           throw nb::python_error();
         }
-        if (summary.signal != 0) {
+        // Ctrl-C, heard by the sweep or raised by Python in the callback: the stop it made, and
+        // how to continue it.
+        if (summary.signal != 0 || interrupted_by_python) {
           forget_the_interrupt_python_was_told_of();
+          // "grayscott.resume_sweep('FILE')", in Python's words.
           PyErr_SetString(PyExc_KeyboardInterrupt,
-                          (summary.status + "; continue with: grayscott sweep --resume " +
-                           request.output.string())
+                          python_words(summary.status + "; continue with: grayscott sweep --resume " +
+                                       request.output.string())
                               .c_str());
           throw nb::python_error();
         }
@@ -2062,6 +2068,7 @@ NB_MODULE(_core, m) {
           throw;
         }
         stop_signals.end_as_asked(pipeline::stop_requested());
+        if (progress_error) throw std::move(*progress_error);
         warn_if_unfinished(file, options.field);
         return frames;
       },

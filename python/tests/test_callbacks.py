@@ -362,6 +362,14 @@ def test_a_videos_progress_counts_its_frames_and_a_raise_leaves_no_video(tmp_pat
         gs.video(tmp_path / "r.h5", tmp_path / "stopped.mp4", progress=fail)
     assert not (tmp_path / "stopped.mp4").exists()
 
+    def fail_at_the_last(done, total):
+        if done == total:
+            raise RuntimeError("not the last")
+
+    with pytest.raises(RuntimeError, match="not the last"):
+        gs.video(tmp_path / "r.h5", tmp_path / "late.mp4", progress=fail_at_the_last)
+    assert not (tmp_path / "late.mp4").exists()
+
 
 def test_pictures_of_an_unfinished_file_warn_of_what_it_holds(tmp_path):
     import warnings

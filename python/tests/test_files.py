@@ -137,3 +137,30 @@ def test_a_sweep_reports_its_progress_and_stops_where_progress_raises(tmp_path):
         status = f.attrs["status"]
     assert status in ("stopped after image 1 of members 0 to 3: progress raised ValueError: enough",
                       "stopped after image 2 of members 0 to 3: progress raised ValueError: enough"), status
+
+
+def test_a_stopped_sweeps_unreached_images_are_marked_and_left_out_of_its_companion(tmp_path):
+    # A stopped sweep leaves what it had not reached unwritten (no disk; it reads 0): gs.open says
+    # which images are the sweep's, and the .xmf lists only those.
+    out = tmp_path / "stopped.h5"
+
+    def enough(done, total):
+        if done >= 6:
+            raise ValueError("enough")
+
+    with pytest.raises(ValueError, match="enough"):
+        gs.sweep(out, feed=[0.03, 0.04], kill=[0.06], rows=16, cols=16, images=10,
+                 steps_per_image=5, backend="cpu", quiet=True, progress=enough)
+    ds = gs.open(out)
+    counts = ds["images_written"].values
+    assert 0 < counts.max() < 10
+    assert ds.image_written.dims == ("member", "time")
+    assert (ds.image_written.sum("time").values == counts).all()
+    masked = ds["v"].where(ds.image_written)
+    assert bool(masked.isel(member=0, time=int(counts[0]) - 1).notnull().all())
+    assert bool(masked.isel(member=0, time=int(counts[0])).isnull().all())
+    assert not ds["v"].isel(member=0, time=int(counts[0])).values.any()  # unwritten: 0
+    ds.close()
+    companion = (tmp_path / "stopped.xmf").read_text()
+    assert companion.count('CollectionType="Spatial"') == counts.max()
+    assert companion.count('Name="member') == counts.sum()

@@ -485,3 +485,23 @@ def test_a_stopped_sweep_is_continued_from_python_bitwise(tmp_path):
     # What a stopped sweep says names the Python call that continues it.
     assert (_core._python_words("continue with: grayscott sweep --resume s.h5")
             == "continue with: grayscott.resume_sweep('s.h5')")
+
+
+def test_a_sweep_stopped_by_ctrl_c_names_the_python_call_that_continues_it(tmp_path):
+    out = tmp_path / "stopped.h5"
+    code = textwrap.dedent(f"""
+        import os, signal
+        import grayscott as gs
+        def progress(done, total):
+            if done == 1:
+                os.kill(os.getpid(), signal.SIGINT)
+        try:
+            gs.sweep({str(out)!r}, feed=[0.03], kill=[0.06], rows=64, cols=64, images=400,
+                     steps_per_image=200, backend="cpu", threads=1, progress=progress)
+        except KeyboardInterrupt as stopped:
+            print("stopped:", stopped)
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert f"continue with: grayscott.resume_sweep('{out}')" in done.stdout, (done.stdout,
+                                                                             done.stderr)

@@ -174,6 +174,9 @@ void report(const RunRequest& request, const RunSummary& summary) {
     }
   }
   if (request.render_dir && summary.images_written > 0 && summary.signal == 0) {
+    pipeline::say_at_second_interrupt("the run in " + request.output.string() +
+                                      " is whole; the pictures written stay in " +
+                                      request.render_dir->string());
     io::RenderOptions render;
     render.out_dir = *request.render_dir;
     render.field = request.rendered_field();
@@ -316,7 +319,8 @@ void add_run_command(CLI::App& root) {
                                      request.rendered_field(), request.images, request.overwrite);
       }
       pipeline::announce_stop_signals(!request.quiet && !secondary_mpi_process());
-      pipeline::say_at_second_interrupt(request.output.string(), "grayscott run --resume");
+      pipeline::say_at_second_interrupt(
+          pipeline::left_unfinished(request.output.string(), "grayscott run --resume"));
       return request;
     };
     // From here to the end of the run a stop signal ends it at the next image, consistently.

@@ -113,12 +113,14 @@ void add_sweep_command(CLI::App& root) {
         refuse_parameters_with_resume(*sweep);
         SweepRequest request = given.continuing(state->resume);
         pipeline::announce_stop_signals(!request.quiet && !secondary_mpi_process());
-        pipeline::say_at_second_interrupt(request.output.string(), "grayscott sweep --resume");
+        pipeline::say_at_second_interrupt(
+          pipeline::left_unfinished(request.output.string(), "grayscott sweep --resume"));
         return request;
       }
       SweepRequest request = given.request();
       pipeline::announce_stop_signals(!request.quiet && !secondary_mpi_process());
-      pipeline::say_at_second_interrupt(request.output.string(), "grayscott sweep --resume");
+      pipeline::say_at_second_interrupt(
+          pipeline::left_unfinished(request.output.string(), "grayscott sweep --resume"));
       return request;
     };
 #if GRAYSCOTT_WITH_MPI

@@ -334,17 +334,13 @@ JobSummary run_job(Job job, JobFile<Real>& file, Placement<Real>& place) {
   // closed).
   if (!error) error = outcome.writer_error ? outcome.writer_error : outcome.stepping_error;
   progress.clear();
-  // Stopped (a signal, a front end's stop, an error): the images not yet written stay so, taking
-  // no disk and no time, where filling them with NaN would write the rest of the file (tens of
-  // gigabytes, minutes, after a time limit's SIGTERM); a continuation writes them.
-  const bool ended = !error && !outcome.stopped() && first >= end;
-  const std::exception_ptr after_error =
-      capture_error([&] { file.after_members(begin, end, ended); });
-  if (!error) error = after_error;
 
   // How it ended, in the same words on every process; the file closed with it.
   // Complete: every batch's loop ran to the last image (a loop ends early only when it stops).
-  const bool complete_here = ended && !error;
+  // Stopped, a sweep's images not yet reached stay unwritten, taking no disk and no time (writing
+  // them NaN wrote the rest of the file, tens of gigabytes and minutes after a time limit's
+  // SIGTERM); /images_written says what is the sweep's, and a continuation writes the rest.
+  const bool complete_here = !error && !outcome.stopped() && first >= end;
   // A run counts the images its file holds (those a failed write did not keep are not done).
   const std::int64_t images_done = job.one_simulation ? file.images_written() : outcome.images_done;
   // An error outside a loop (a batch that could not be made) stopped the members from `first` on.

@@ -149,14 +149,6 @@ class JobFile {
   // together check each image before it goes to the writer, where they can agree.
   virtual std::unique_ptr<ImageSink<Real>> sink(std::int64_t first, std::int64_t count,
                                                 std::size_t cells, bool check_before_handover) = 0;
-  // After the loops over this process's members [begin, end), `ended`: they ran to their end (or
-  // settled), not stopped by a signal or an error. A sweep's file then gives the images they
-  // never computed NaN; a stopped sweep leaves them unwritten for its continuation to write.
-  virtual void after_members(std::int64_t begin, std::int64_t end, bool ended) {
-    (void)begin;
-    (void)end;
-    (void)ended;
-  }
   // Members whose values became non-finite (a sweep's; the first non-finite image per member),
   // merged over processes by the placement.
   virtual std::vector<std::int64_t>* nonfinite_images() { return nullptr; }

@@ -224,15 +224,6 @@ class SweepJobFile final : public JobFile<Real> {
     return std::make_unique<SweepFileSink<Real>>(*writer_, request_.fields, first, count, cells,
                                                  nonfinite_, written_);
   }
-  void after_members(std::int64_t begin, std::int64_t end, bool ended) override {
-    // Nothing was filled in advance (the chunks are placed unwritten): what members that ended
-    // (those that became non-finite) never computed is written NaN.
-    if (!writer_ || !ended) return;
-    for (std::int64_t m = begin; m < end; ++m) {
-      const std::int64_t done = written_[static_cast<std::size_t>(m)];
-      if (done < request_.images) writer_->write_missing_images(m, done);
-    }
-  }
   std::vector<std::int64_t>* nonfinite_images() override { return &nonfinite_; }
   std::exception_ptr finish(const std::string& status, std::exception_ptr error) override {
     if (writer_) writer_->finish(status, nonfinite_);

@@ -167,12 +167,15 @@ StopSignals::~StopSignals() {
 StopAtOnce::StopAtOnce() { at_once.store(true); }
 StopAtOnce::~StopAtOnce() { at_once.store(false); }
 
-void say_at_second_interrupt(const std::string& file, const std::string& resume_command) {
+void say_at_second_interrupt(const std::string& what_is_left) {
   // Never freed: a handler may be writing the one before.
-  second_interrupt.store(new const std::string(
-      "\ngrayscott: second SIGINT: exiting now; " + file +
-      " keeps the images flushed before (grayscott repair " + file + " makes it readable, " +
-      resume_command + " " + file + " continues it)\n"));
+  second_interrupt.store(
+      new const std::string("\ngrayscott: second SIGINT: exiting now; " + what_is_left + "\n"));
+}
+
+std::string left_unfinished(const std::string& file, const std::string& resume_command) {
+  return file + " keeps the images flushed before (grayscott repair " + file +
+         " makes it readable, " + resume_command + " " + file + " continues it)";
 }
 
 void announce_stop_signals(bool on) {

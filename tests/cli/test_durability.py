@@ -247,6 +247,19 @@ err = interrupted_twice("sweep", "--rows", "1024", "--cols", "1024", "--feed", "
                         "--images", "3", "--steps-per-image", "8000", "-o", "twice-sweep.h5")
 check("(grayscott repair twice-sweep.h5 makes it readable, grayscott sweep --resume "
       "twice-sweep.h5 continues it)" in err, f"second SIGINT to a sweep: {err!r}")
+# While a run draws its pictures (--render), its file is whole: that is what the second one says.
+# Pictures of 2048x2048 cells take a while each: both signals come while one is drawn.
+p = start("run", "--rows", "2048", "--cols", "2048", "--images", "20", "--steps-per-image", "1",
+          "-o", "drawing.h5", "--render", "drawing")
+while p.poll() is None and not (os.path.isdir("drawing") and os.listdir("drawing")):
+    time.sleep(0.005)
+p.send_signal(signal.SIGINT)
+time.sleep(0.05)
+p.send_signal(signal.SIGINT)
+_, err = p.communicate(timeout=60)
+check(p.returncode == 130 and "second SIGINT: exiting now; the run in drawing.h5 is whole; the "
+      "pictures written stay in drawing" in err,
+      f"second SIGINT while drawing the pictures: {p.returncode} {err!r}")
 
 # ---- reading a file while it is written -----------------------------------------------------
 # Flushed twice a second: a reader sees the file grow in several stages, every image it sees

@@ -252,8 +252,9 @@ same("last-whole.h5", "last-killed.h5", "a run killed after its last image, resu
 # Two --resume of one file, one of them over ranks, a few milliseconds apart: one goes on, the
 # other is refused naming why (rank 0 checks the file and every rank agrees before any opens it),
 # and the file left is bitwise the uninterrupted run.
+# (Or, where the first ended before the second started on a loaded machine, nothing to resume.)
 REFUSALS = ("is being written by process", "was replaced since it was read", "open elsewhere",
-            "open for writing elsewhere")
+            "open for writing elsewhere", "nothing to resume")
 # About a second of stepping left to resume on 2 ranks: both resumes start while the other runs.
 race = ["--rows", "192", "--cols", "160", "--images", "60", "--steps-per-image", "2000",
         "--init", "noise", "--seed", "3", "--threads", "1"]

@@ -65,17 +65,37 @@ bool write_sweep_xdmf(const fs::path& h5_path, const SweepMetadata& meta,
   const XdmfGridInfo grid{p.grid.rows, p.grid.cols, meta.steps_per_image,
                           p.params.dt, p.precision, p.grid.depth};
   const auto members = static_cast<std::size_t>(meta.members());
+  // The time steps some member reached: a stopped sweep's later ones hold nothing of the sweep.
+  const auto has_place = [](const ImagePlaces& place) { return place.u || place.v; };
+  std::int64_t steps = meta.images;
+  while (steps > 0 &&
+         std::none_of(places.begin() + static_cast<std::ptrdiff_t>((steps - 1) * members),
+                      places.begin() + static_cast<std::ptrdiff_t>(steps * members), has_place)) {
+    --steps;
+  }
   XdmfCompanion companion(h5_path, "grayscott sweep", [&](std::int64_t i) {
     const auto first = places.begin() + static_cast<std::ptrdiff_t>(i * members);
     return xdmf_sweep_step(
         h5_path, grid, i,
         std::vector<ImagePlaces>(first, first + static_cast<std::ptrdiff_t>(members)));
   });
-  return companion.write(meta.images);
+  return companion.write(steps);
 }
 
 std::vector<ImagePlaces> sweep_image_places(hid_t u, hid_t v, std::int64_t members,
                                             std::int64_t images, bool volume) {
+  // Each member's images complete in the file: past its count an image is not the sweep's (a
+  // stopped sweep leaves it unwritten, reading 0), and the companion leaves it out.
+  std::vector<std::int64_t> complete(static_cast<std::size_t>(members), images);
+  if (const hid_t any = v >= 0 ? v : u; any >= 0) {
+    const h5::Id file(H5Iget_file_id(any), H5Fclose, "get the sweep's file");
+    if (H5Lexists(file, "images_written", H5P_DEFAULT) > 0) {
+      const h5::Id counts(H5Dopen2(file, "images_written", H5P_DEFAULT), H5Dclose,
+                          "open /images_written");
+      h5::check(H5Dread(counts, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, complete.data()),
+                "read /images_written");
+    }
+  }
   std::vector<ImagePlaces> places;
   places.reserve(static_cast<std::size_t>(members * images));
   std::optional<h5::ImageLocator> u_places, v_places;
@@ -86,6 +106,10 @@ std::vector<ImagePlaces> sweep_image_places(hid_t u, hid_t v, std::int64_t membe
     for (std::int64_t m = 0; m < members; ++m) {
       const hsize_t leading[2] = {static_cast<hsize_t>(m), static_cast<hsize_t>(i)};
       ImagePlaces place;
+      if (i >= complete[static_cast<std::size_t>(m)]) {
+        places.push_back(place);  // not the sweep's (yet): left out
+        continue;
+      }
       if (u_places) place.u = u_places->image_offset(leading);
       if (v_places) place.v = v_places->image_offset(leading);
       places.push_back(place);
@@ -204,9 +228,9 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
       // chunks, so that finishing a sweep of 10,000 members took minutes. Processes sharing the
       // file need their chunks in place anyway (allocating is a collective metadata operation),
       // and a volume's image (a chunk per plane) in one piece. Filling the chunks would write
-      // the whole file twice: what members never computed is written NaN when the sweep ends
-      // (write_missing_images), and by `grayscott repair` after a kill; a stopped sweep leaves
-      // what it had not reached unwritten (0, no disk) for its continuation.
+      // the whole file twice: a stopped sweep leaves what it had not reached unwritten (0, no
+      // disk) for its continuation, /images_written saying what is the sweep's (`grayscott
+      // repair` writes NaN past those counts after a kill).
       h5::check(H5Pset_alloc_time(props, H5D_ALLOC_TIME_EARLY), "set early allocation");
       h5::check(H5Pset_fill_time(props, H5D_FILL_TIME_NEVER), "set no fill at allocation");
       return h5::Id(H5Dcreate2(h_->file, name, type, space, H5P_DEFAULT, props, H5P_DEFAULT),
@@ -949,18 +973,6 @@ void SweepFileWriter::record_settled(std::int64_t member, std::int64_t image) {
   h5::Id mem_space = h5::simple_space(one);
   h5::check(H5Dwrite(h_->settled, H5T_NATIVE_INT64, mem_space, file_space, H5P_DEFAULT, &image),
             "write stats/settled_image to " + path_.string());
-}
-
-void SweepFileWriter::write_missing_images(std::int64_t member, std::int64_t first_image) {
-  const std::size_t cells = static_cast<std::size_t>(meta_.problem.grid.cells());
-  const bool single = meta_.problem.precision == Precision::Single;
-  std::vector<float> nan_single(single ? cells : 0, std::numeric_limits<float>::quiet_NaN());
-  std::vector<double> nan_double(single ? 0 : cells, std::numeric_limits<double>::quiet_NaN());
-  const void* nan = single ? static_cast<const void*>(nan_single.data()) : nan_double.data();
-  // Not counted: these images were never computed.
-  for (std::int64_t image = std::max<std::int64_t>(first_image, 0); image < meta_.images; ++image) {
-    write_image_block(member, 1, image, nan, nan);
-  }
 }
 
 void SweepFileWriter::finish(const std::string& status,

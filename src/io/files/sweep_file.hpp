@@ -49,13 +49,15 @@ struct SweepMetadata {
 // The XDMF companion (NAME.xmf, written by finish()): a temporal collection of images, each a
 // spatial collection of one grid per member, member m at z = m (a volume's member m from
 // z = m * (depth + 1), one empty plane apart), so that ParaView and VisIt open the whole sweep.
-// `places[i * members + m]` is where image i of member m lies in the file. False where the
-// companion there already listed exactly these (left unwritten).
+// `places[i * members + m]` is where image i of member m lies in the file (none: left out); the
+// time steps listed end at the last some member reached. False where the companion there already
+// listed exactly these (left unwritten).
 bool write_sweep_xdmf(const std::filesystem::path& h5_path, const SweepMetadata& meta,
                       const std::vector<ImagePlaces>& places);
 // Where every image of every member lies in an open sweep file (image-major), for its companion;
 // every process calls it where metadata reads are collective. `volume`: images of
-// (depth, rows, cols).
+// (depth, rows, cols). An image past its member's count (/images_written) has no place: it is not
+// the sweep's (a stopped sweep leaves it unwritten), and the companion leaves it out.
 std::vector<ImagePlaces> sweep_image_places(hid_t u, hid_t v, std::int64_t members,
                                             std::int64_t images, bool volume);
 
@@ -95,9 +97,6 @@ class SweepFileWriter {
                         const analysis::ImageStatistics* statistics);
   // Records that `member` settled at `image` (/stats/settled_image; -1 where none did).
   void record_settled(std::int64_t member, std::int64_t image);
-  // Writes NaN into images [first_image, images) of `member`, as a file opened by one process
-  // holds there when they were never written (with shared access nothing is filled in advance).
-  void write_missing_images(std::int64_t member, std::int64_t first_image);
   // Reopens a sweep file to continue it (see read_sweep_state): images are written over what is
   // there, checkpoints into the slots.
   struct Continue {

@@ -141,7 +141,8 @@ struct AtlasPainter::State {
     }
     if (images == 0) throw InvalidInput(no_image_message(reader, file));
     // Each member's images in the file, its first ones: all of them but in a sweep stopped or
-    // killed before its end, whose later images were never written (they read as NaN).
+    // killed before its end, whose later images are not the sweep's (unwritten, reading 0, or
+    // NaN after a repair).
     written = reader.has_field("images_written")
                   ? reader.read_int64("images_written")
                   : std::vector<std::int64_t>(static_cast<std::size_t>(members), images);
@@ -462,6 +463,11 @@ std::vector<fs::path> render_atlas(const fs::path& file, const RenderOptions& op
     const fs::path path = atlas_path(s);
     write_png(path, painter.paint(image_of(s), s));
     written.push_back(path);
+    if (options.on_frame) {
+      options.on_frame(static_cast<std::int64_t>(written.size()),
+                       static_cast<std::int64_t>(painter.seeds().size()));
+    }
+    if (options.stop_requested && options.stop_requested()) break;
   }
   return written;
 }

@@ -594,18 +594,10 @@ class RunPictures {
   std::string widest_;      // the last image's title, the widest: every picture gets the same size
 };
 
-// The options with the field they draw: the one asked for or, none asked (a run's own pictures),
-// v, or u where the file holds only u.
-RenderOptions with_drawn_field(const RunFileReader& reader, RenderOptions options) {
-  if (options.field.empty()) options.field = reader.has_field("v") ? "v" : "u";
-  return options;
-}
-
 }  // namespace
 
-std::vector<fs::path> render_run(const fs::path& file, const RenderOptions& asked) {
+std::vector<fs::path> render_run(const fs::path& file, const RenderOptions& options) {
   RunFileReader reader(file);
-  const RenderOptions options = with_drawn_field(reader, asked);
   const auto dims = field_shape(reader, file, options.field, "run");
   if (is_sweep_shape(reader, file, dims)) {
     if (options.volume && reader.depth() <= 1) {
@@ -633,14 +625,13 @@ std::vector<fs::path> render_run(const fs::path& file, const RenderOptions& aske
   return written;
 }
 
-std::int64_t render_video(const fs::path& file, const RenderOptions& asked) {
-  if (asked.every < 1) throw InvalidInput("every: expected a whole number from 1 up");
-  if (!(asked.fps > 0) || asked.fps > 1000) {
+std::int64_t render_video(const fs::path& file, const RenderOptions& options) {
+  if (options.every < 1) throw InvalidInput("every: expected a whole number from 1 up");
+  if (!(options.fps > 0) || options.fps > 1000) {
     throw InvalidInput("fps: expected a number above 0 and at most 1000");
   }
-  check_video_output(asked.video, asked.overwrite);
+  check_video_output(options.video, options.overwrite);
   RunFileReader reader(file);
-  const RenderOptions options = with_drawn_field(reader, asked);
   const auto dims = field_shape(reader, file, options.field, "run");
   std::optional<AtlasPainter> atlas;  // a sweep file: its atlas, frame by frame
   std::optional<RunPictures> run;
@@ -710,6 +701,7 @@ std::int64_t render_video(const fs::path& file, const RenderOptions& asked) {
       ++done;
       if (options.on_frame) options.on_frame(done, frames);
     }
+    if (stopped()) throw stop();  // asked during the last frame (its on_frame raised, say)
     video.finish();
   } catch (const RenderStopped&) {
     throw;

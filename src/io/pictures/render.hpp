@@ -54,7 +54,7 @@ std::vector<double> volume_picture_values(const RunFileReader& reader, const std
 
 struct RenderOptions {
   std::filesystem::path out_dir = "images";
-  std::string field = "v";  // empty: v, or u where the file holds only u (run --render)
+  std::string field = "v";
   double lo = 0.0, hi = 0.5;          // the colour range
   std::optional<std::int64_t> image;  // one image only; negative counts from the end (-1: last)
   bool overwrite = false;             // replace pictures that exist already (--force)
