@@ -1386,8 +1386,8 @@ class Simulation : public Batch {
     result["status"] = summary.status;
     result["output"] = request.output.string();
     result["fields"] = std::string(request.fields.u && request.fields.v ? "u,v"
-                                   : request.fields.u                 ? "u"
-                                                                      : "v");
+                                   : request.fields.u                   ? "u"
+                                                                        : "v");
     return result;
   }
 
@@ -1865,10 +1865,11 @@ NB_MODULE(_core, m) {
         if (summary.signal != 0 || interrupted_by_python) {
           forget_the_interrupt_python_was_told_of();
           // "grayscott.resume_sweep('FILE')", in Python's words.
-          PyErr_SetString(PyExc_KeyboardInterrupt,
-                          python_words(summary.status + "; continue with: grayscott sweep --resume " +
-                                       request.output.string())
-                              .c_str());
+          PyErr_SetString(
+              PyExc_KeyboardInterrupt,
+              python_words(summary.status + "; continue with: grayscott sweep --resume " +
+                           request.output.string())
+                  .c_str());
           throw nb::python_error();
         }
         // As the command line's warning.

@@ -114,7 +114,7 @@ void add_sweep_command(CLI::App& root) {
         SweepRequest request = given.continuing(state->resume);
         pipeline::announce_stop_signals(!request.quiet && !secondary_mpi_process());
         pipeline::say_at_second_interrupt(
-          pipeline::left_unfinished(request.output.string(), "grayscott sweep --resume"));
+            pipeline::left_unfinished(request.output.string(), "grayscott sweep --resume"));
         return request;
       }
       SweepRequest request = given.request();
