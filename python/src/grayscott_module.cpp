@@ -1819,7 +1819,8 @@ NB_MODULE(_core, m) {
         keywords.fill(sweep.out, requests::output_settings());
         keywords.record_given(sweep.problem);
         keywords.refuse_unknown();
-        pipeline::SweepRequest request = resume.empty() ? sweep.request() : sweep.continuing(resume);
+        pipeline::SweepRequest request =
+            resume.empty() ? sweep.request() : sweep.continuing(resume);
         request.notices = python_notice;
         // progress(member-images done, member-images in the sweep) from the stepping thread; what
         // it raises stops the sweep at the next image boundary and is raised here.

@@ -339,7 +339,8 @@ pipeline::SweepRequest SweepSettings::continuing(const std::string& file) const 
   pipeline::SweepRequest request = pipeline::resume_sweep_request(file);
   request.engine = engine.engine_options();
   request.quiet = out.quiet;
-  if (!out.checkpoint_every.empty()) pipeline::parse_checkpoint_every(out.checkpoint_every, request.save);
+  if (!out.checkpoint_every.empty())
+    pipeline::parse_checkpoint_every(out.checkpoint_every, request.save);
   if (!max_batch_memory.empty())
     request.max_batch_bytes = parse_bytes(max_batch_memory, "max-batch-memory");
   return request;

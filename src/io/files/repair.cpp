@@ -9,10 +9,10 @@
 #include "analysis/statistics.hpp"
 #include "io/files/checkpoint_slots.hpp"
 #include "io/files/hdf5.hpp"
+#include "io/files/output_path.hpp"
 #include "io/files/problem_attributes.hpp"
 #include "io/files/reader.hpp"
 #include "io/files/run_file.hpp"
-#include "io/files/output_path.hpp"
 #include "io/files/sweep_file.hpp"
 #include "io/files/writer_process.hpp"
 
