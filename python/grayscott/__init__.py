@@ -767,11 +767,7 @@ def sweep(
     tqdm bar unless quiet). Ctrl-C stops it at an image boundary with its checkpoints saved;
     ``resume_sweep(output)`` (or ``grayscott sweep --resume output``) continues it."""
     output = _path("output", output, _SWEEP["output"])
-    if _progress(progress) is None:
-        progress = _default_progress(quiet, output)
-    arguments = _named_arguments(locals(), "progress")
-    with _FILE_WORK:
-        return _core._sweep_to_file(arguments, progress)
+    return _sweep_file(_named_arguments(locals(), "progress"), output, progress, quiet)
 
 
 @_records_given
@@ -792,10 +788,15 @@ def resume_sweep(
     computed from these arguments (as in ``sweep``); the finished file is bitwise the
     uninterrupted sweep's. Returns the summary, as ``sweep``."""
     path = _path("path", path)
+    return _sweep_file({**_named_arguments(locals(), "progress", "path"), "resume": path}, path,
+                       progress, quiet)
+
+
+def _sweep_file(arguments: dict, path: str, progress, quiet: bool) -> dict:
+    """The pipeline of ``grayscott sweep`` writing (or continuing) `path`, counted by
+    `progress`, or by a tqdm bar unless quiet."""
     if _progress(progress) is None:
         progress = _default_progress(quiet, path)
-    arguments = _named_arguments(locals(), "progress", "path")
-    arguments["resume"] = path
     with _FILE_WORK:
         return _core._sweep_to_file(arguments, progress)
 
