@@ -16,6 +16,7 @@ See docs/python.md for the whole API.
 from __future__ import annotations
 
 import atexit as _atexit
+import contextlib as _contextlib
 import contextvars as _contextvars
 import difflib as _difflib
 import functools as _functools
@@ -572,9 +573,10 @@ class Simulation(_core._Simulation):
         change of v per step stays below TOL for ``steady_images`` images in a row;
         ``classify=True`` labels every image with its pattern class (``/stats/class``).
 
-        ``render=DIR`` also writes a PNG picture of v per image into DIR once the run ends, as
-        ``grayscott run --render DIR`` does (pictures that exist are refused before the run
-        unless ``overwrite``); the summary's ``pictures`` lists them.
+        ``render=DIR`` also writes a PNG picture of v (of u where the run writes u alone) per
+        image into DIR once the run ends, as ``grayscott run --render DIR`` does (pictures that
+        exist are refused before the run unless ``overwrite``); the summary's ``pictures`` lists
+        them.
         """
         settings = _named_arguments(locals(), "progress", "on_image", "live")
         settings["output"] = output = _path("output", output, _RUN["output"])
@@ -815,9 +817,23 @@ def _render_pictures(file: str, out, look: dict, progress, quiet: bool) -> list:
     out = _path("out", out, "images")
     if _progress(progress) is None:
         progress = _default_progress(quiet, out, "picture")
-    with _FILE_WORK:
+    with _FILE_WORK, _quiet_if(quiet):
         written = _core._render(file, out, look, progress)
     return [pathlib.Path(p) for p in written]
+
+
+@_contextlib.contextmanager
+def _quiet_if(quiet: bool):
+    """Where quiet, the notes a rendering gives as warnings (what an unfinished file holds) are
+    not shown, as ``grayscott render --quiet`` prints none."""
+    if not quiet:
+        yield
+        return
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        yield
 
 
 @_hints_misspelt_keywords
@@ -853,7 +869,7 @@ def video(file, path, *, every: int = 1, fps: float = 10, field: str = "v", rang
     path = _path("path", path)
     if _progress(progress) is None:
         progress = _default_progress(quiet, path, "frame")
-    with _FILE_WORK:
+    with _FILE_WORK, _quiet_if(quiet):
         _core._video(_path("file", file), path, look, progress)
     return pathlib.Path(path)
 

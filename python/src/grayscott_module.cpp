@@ -117,6 +117,17 @@ std::function<bool()> python_interrupt(bool& interrupted) {
   };
 }
 
+// Raises the KeyboardInterrupt a rendering was stopped by (pending, from PyErr_CheckSignals) with
+// what it did (`words`), as the command line says it; another exception a signal handler raised
+// is raised as it is.
+[[noreturn]] void interrupted_with(const std::string& words) {
+  if (PyErr_ExceptionMatches(PyExc_KeyboardInterrupt)) {
+    PyErr_Clear();
+    PyErr_SetString(PyExc_KeyboardInterrupt, words.c_str());
+  }
+  throw nb::python_error();
+}
+
 // A rendering's progress: `progress(done, total)` called after each picture or frame, under the
 // GIL; an exception it raises stops the rendering at once, kept in `error` for the caller to
 // raise. Handles, not objects: the options are copied while the GIL is released.
@@ -1108,6 +1119,8 @@ class Simulation : public Batch {
     keywords.fill(out, requests::output_settings());
     keywords.fill(given, requests::run_settings());
     keywords.refuse_unknown();
+    if (given.render.empty() && settings.contains("render") && !settings["render"].is_none())
+      throw InvalidInput("render: the folder name is empty");
     // The preset's steps between images, unless this call names steps_per_image.
     if (preset_steps_per_image_ && !keywords.given("steps_per_image"))
       out.steps_per_image = *preset_steps_per_image_;
@@ -1556,7 +1569,10 @@ io::RenderOptions render_options(nb::dict settings) {
                                           ? nb::cast<std::string>(value)
                                           : std::to_string(whole_number(keyword, value)));
     } else if (keyword == "slice" || keyword == "projection") {
-      (keyword == "slice" ? slice : projection) = text_for(Form::Plain, keyword, value);
+      const std::string text = text_for(Form::Plain, keyword, value);
+      // Empty would mean "not given": read, it is refused as the command line refuses it.
+      if (text.empty()) keyword == "slice" ? io::parse_slice(text) : io::parse_projection(text);
+      (keyword == "slice" ? slice : projection) = text;
     } else if (keyword == "annotate") {
       options.annotate = flag(keyword, value);
     } else if (keyword == "image") {
@@ -2021,7 +2037,10 @@ NB_MODULE(_core, m) {
           }
           stop_signals.end_as_asked(pipeline::stop_requested());  // the pictures kept
         }
-        if (interrupted) throw nb::python_error();  // the KeyboardInterrupt, pictures kept
+        if (interrupted) {  // the KeyboardInterrupt, pictures kept: said how many
+          interrupted_with("render stopped after " + io::count_pictures(written.size()) +
+                           " into " + out);
+        }
         if (progress_error) throw std::move(*progress_error);  // the pictures written kept
         // Stopped for a cause, not a signal (the interpreter's exit): said, the pictures kept.
         if (const std::string cause = pipeline::stop_cause();
@@ -2053,9 +2072,9 @@ NB_MODULE(_core, m) {
         try {
           const GilReleased unlocked;
           frames = io::render_video(file, options);
-        } catch (const io::RenderStopped&) {
+        } catch (const io::RenderStopped& stopped) {
           stop_signals.end_as_asked(pipeline::stop_requested());  // no partial video left
-          if (interrupted) throw nb::python_error();              // the KeyboardInterrupt
+          if (interrupted) interrupted_with(std::string("video ") + stopped.what());
           if (progress_error) throw std::move(*progress_error);   // no video left either
           // Stopped for a cause, not a signal (the interpreter's exit).
           if (const std::string cause = pipeline::stop_cause(); !cause.empty()) {

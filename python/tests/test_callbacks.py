@@ -299,6 +299,10 @@ def test_run_renders_its_pictures_as_the_command_lines_run_render(tmp_path, gray
         again.run(images=3, output=tmp_path / "same.h5", render=tmp_path / "same.h5", quiet=True)
     with pytest.raises(TypeError, match="render"):
         again.run(images=3, output=tmp_path / "typed.h5", render=3, quiet=True)
+    # An empty folder name is refused before the run, which then writes nothing.
+    with pytest.raises(ValueError, match="^render: the folder name is empty$"):
+        again.run(images=3, output=tmp_path / "empty.h5", render="", quiet=True)
+    assert not (tmp_path / "empty.h5").exists()
     # A run that writes u alone draws u.
     only_u = again.run(images=2, steps_per_image=5, output=tmp_path / "u.h5", fields="u",
                        render=tmp_path / "u", quiet=True)
@@ -389,3 +393,5 @@ def test_pictures_of_an_unfinished_file_warn_of_what_it_holds(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         gs.render(tmp_path / "whole.h5", tmp_path / "whole")
+        # quiet: no note, as render --quiet prints none.
+        gs.render(tmp_path / "r.h5", tmp_path / "quiet", quiet=True)

@@ -1,6 +1,7 @@
 """Simulation.run is the pipeline of `grayscott run`: the same file, bitwise; stops and resumes."""
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -151,6 +152,7 @@ def interrupt(process, after, within):
     assert process.returncode == 0, out
     line = next(l for l in out.splitlines() if l.startswith("interrupted"))
     assert float(line.split()[1]) - sent < within, "KeyboardInterrupt came late"
+    interrupt.message = next(l for l in out.splitlines() if l.startswith("message"))
     return line
 
 
@@ -267,6 +269,10 @@ def test_ctrl_c_stops_render_and_video_between_frames_without_a_partial_file(tmp
             if what == "pictures" else
             f"gs.video({str(source)!r}, {str(tmp_path / 'many.mp4')!r}, scale=2)")
     interrupt(start_script(call), after=1.5, within=1.0)
+    # The KeyboardInterrupt says what was done, as the command line does.
+    said = (r"render stopped after \d+ pictures? into .*pics" if what == "pictures" else
+            r"video stopped after \d+ of 300 frames; .*many.mp4 was not written")
+    assert re.search(said, interrupt.message), interrupt.message
     left = sorted(p.name for p in tmp_path.rglob("*") if p.is_file())
     assert not [name for name in left if "partial" in name], left
     if what == "pictures":

@@ -134,6 +134,8 @@ def test_a_volumes_pictures_pick_a_slice_or_the_projection_as_the_command_line(
         gs.video(tmp_path / "vol.h5", tmp_path / "bad.mp4", projection="min")
     with pytest.raises(TypeError, match="slice"):
         gs.render(tmp_path / "vol.h5", tmp_path / "typed", slice=3)
+    with pytest.raises(ValueError, match="^slice: expected z=N"):
+        gs.render(tmp_path / "vol.h5", tmp_path / "empty", slice="")
     gs.Simulation(rows=10, cols=12, backend="cpu").run(images=1, output=tmp_path / "plane.h5",
                                                        quiet=True)
     with pytest.raises(ValueError, match="a slice or a projection picks a view of a volume"):

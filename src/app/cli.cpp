@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string_view>
 
 #include "app/commands.hpp"
@@ -474,6 +475,21 @@ void read_numbers_strictly(CLI::App& app) {
         return blank ? "expected a number, got '" + text + "'" : std::string();
       },
       "", "some number");
+  // A text option given empty would mean its default, silently (--pattern "", --render ""): said.
+  // The files whose empty name has words of its own (output, resume, config, video, seeds) keep
+  // them; a positional file reads as no such file.
+  const auto some_text = [](const std::string& option) {
+    return CLI::Validator(
+        [option](std::string& text) -> std::string {
+          const bool blank = std::all_of(text.begin(), text.end(), [](char c) {
+            return std::isspace(static_cast<unsigned char>(c)) != 0;
+          });
+          return blank ? "an empty value: give one, or leave --" + option + " out for its default"
+                       : std::string();
+        },
+        "", "some text");
+  };
+  const std::set<std::string> named_when_empty = {"output", "resume", "config", "video", "seeds"};
   const auto apply = [&](CLI::App& command) {
     for (CLI::Option* option : command.get_options()) {
       if (is_flag(*option)) continue;
@@ -481,6 +497,9 @@ void read_numbers_strictly(CLI::App& app) {
         option->transform(decimal);
       } else if (takes_number(*option) || option->get_type_name() == "UINT") {  // UINT: a seed
         option->transform(some_number);
+      } else if (!option->get_lnames().empty() &&
+                 named_when_empty.count(option->get_lnames().front()) == 0) {
+        option->transform(some_text(option->get_lnames().front()));
       }
     }
   };

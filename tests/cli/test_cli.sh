@@ -322,6 +322,11 @@ expect_error "--until-steady: expected a number, got ' '" run --until-steady ' '
 expect_error "--du: expected a number, got ''" sweep --du ''
 expect_error "--seed: expected a number, got ''" run --init noise --seed ''
 expect_error "info: the file name is empty" info ''
+# An empty text would silently mean the default (a script's unset variable).
+expect_error "--pattern: an empty value: give one, or leave --pattern out for its default" run --pattern ''
+expect_error "--render: an empty value" run "${small[@]}" --render '' -o empty-render.h5
+expect_error "--slice: an empty value" render run.h5 --slice ''
+expect_error "--max-batch-memory: an empty value" sweep --max-batch-memory ' '
 expect_error "--fps: expected a number, got ''" render run.h5 --video x.mp4 --fps ''
 expect_error "images must be a positive integer" run --images 0
 expect_error "steps-per-image must be a positive integer" run --steps-per-image -1
