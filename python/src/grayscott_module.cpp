@@ -2038,8 +2038,8 @@ NB_MODULE(_core, m) {
           stop_signals.end_as_asked(pipeline::stop_requested());  // the pictures kept
         }
         if (interrupted) {  // the KeyboardInterrupt, pictures kept: said how many
-          interrupted_with("render stopped after " + io::count_pictures(written.size()) +
-                           " into " + out);
+          interrupted_with("render stopped after " + io::count_pictures(written.size()) + " into " +
+                           out);
         }
         if (progress_error) throw std::move(*progress_error);  // the pictures written kept
         // Stopped for a cause, not a signal (the interpreter's exit): said, the pictures kept.
