@@ -860,9 +860,8 @@ def video(file, path, *, every: int = 1, fps: float = 10, field: str = "v", rang
     file's images, or of a sweep file's atlas, as ``grayscott render --video`` writes it; returns
     its path: a frame per ``every`` images from the first to the last, or of ``image`` alone
     (counted as in ``render``). ``slice`` and ``projection`` pick a volume's view as in
-    ``render``;
-    ``progress(done, total)`` is called after each frame, by default a tqdm bar unless
-    ``quiet``."""
+    ``render``; ``progress(done, total)`` is called after each frame, by default a tqdm bar
+    unless ``quiet``."""
     look = _arguments(locals(), "file", "path", "progress", "quiet")
     import pathlib
 

@@ -602,6 +602,12 @@ void python_notice(const std::string& text) {
     throw nb::python_error();
 }
 
+// A `path` argument given empty (gs.open, the resumes, gs.video's video): named as such, where a
+// file of that name would read as "no such file".
+void refuse_empty_path(const std::string& path) {
+  if (path.empty()) throw InvalidInput("path: the file name is empty");
+}
+
 // After pictures or a video of `file`: what an unfinished file holds ("FILE holds 3 of 10 images
 // (status: interrupted by SIGINT after image 3)", a writer gone that a repair would mend), as a
 // Python warning, as the command line's render notes it, so that nobody takes the pictures for a
@@ -1398,9 +1404,7 @@ class Simulation : public Batch {
     result["settled"] = summary.settled;
     result["status"] = summary.status;
     result["output"] = request.output.string();
-    result["fields"] = std::string(request.fields.u && request.fields.v ? "u,v"
-                                   : request.fields.u                   ? "u"
-                                                                        : "v");
+    result["fields"] = request.fields.text();
     return result;
   }
 
@@ -1540,7 +1544,7 @@ Made simulation_settings(Keywords& keywords, std::initializer_list<std::string_v
 // The appearance options of `grayscott render` from Python's keywords.
 io::RenderOptions render_options(nb::dict settings) {
   io::RenderOptions options;
-  std::string slice, projection;  // a volume's view
+  std::optional<std::string> slice, projection;  // a volume's view, where given
   for (auto [key, value] : settings) {
     const std::string keyword = nb::cast<std::string>(key);
     if (value.is_none()) continue;
@@ -1569,10 +1573,7 @@ io::RenderOptions render_options(nb::dict settings) {
                                           ? nb::cast<std::string>(value)
                                           : std::to_string(whole_number(keyword, value)));
     } else if (keyword == "slice" || keyword == "projection") {
-      const std::string text = text_for(Form::Plain, keyword, value);
-      // Empty would mean "not given": read, it is refused as the command line refuses it.
-      if (text.empty()) keyword == "slice" ? io::parse_slice(text) : io::parse_projection(text);
-      (keyword == "slice" ? slice : projection) = text;
+      (keyword == "slice" ? slice : projection) = text_for(Form::Plain, keyword, value);
     } else if (keyword == "annotate") {
       options.annotate = flag(keyword, value);
     } else if (keyword == "image") {
@@ -1825,7 +1826,7 @@ NB_MODULE(_core, m) {
           resume = nb::cast<std::string>(settings["resume"]);
           settings = nb::dict(settings);  // a copy: the caller's dict stays as it was
           PyDict_DelItemString(settings.ptr(), "resume");
-          if (resume.empty()) throw InvalidInput("path: the file name is empty");
+          refuse_empty_path(resume);
         }
         Keywords keywords(settings, resume.empty() ? "sweep" : "resume_sweep");
         requests::SweepSettings sweep;
@@ -1944,7 +1945,7 @@ NB_MODULE(_core, m) {
   m.def(
       "_check_readable_file",
       [](const std::string& path) {
-        if (path.empty()) throw InvalidInput("path: the file name is empty");
+        refuse_empty_path(path);
         io::check_readable_file(path);
       },
       "path"_a);
@@ -1952,7 +1953,7 @@ NB_MODULE(_core, m) {
   m.def(
       "_resumable_run",
       [](const std::string& path) {
-        if (path.empty()) throw InvalidInput("path: the file name is empty");
+        refuse_empty_path(path);
         const pipeline::RunRequest request = pipeline::resume_request(path);
         nb::dict d = parameters_dict(request.problem);
         // A custom initial state is not made from keywords: run(resume=True) takes it, with the
@@ -2059,7 +2060,7 @@ NB_MODULE(_core, m) {
       "_video",
       [](const std::string& file, const std::string& video, nb::dict settings,
          nb::object progress) {
-        if (video.empty()) throw InvalidInput("path: the file name is empty");
+        refuse_empty_path(video);
         io::RenderOptions options = render_options(settings);
         options.video = video;
         bool interrupted = false;
@@ -2089,7 +2090,6 @@ NB_MODULE(_core, m) {
           throw;
         }
         stop_signals.end_as_asked(pipeline::stop_requested());
-        if (progress_error) throw std::move(*progress_error);
         warn_if_unfinished(file, options.field);
         return frames;
       },

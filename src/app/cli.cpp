@@ -465,27 +465,26 @@ void read_numbers_strictly(CLI::App& app) {
         return {};
       },
       "", "decimal");
+  const auto blank = [](const std::string& text) {
+    return std::all_of(text.begin(), text.end(),
+                       [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; });
+  };
   // CLI11 reads an empty text as the number 0: `--feed ""` (a script's empty variable) would run
   // with F = 0. A number option takes a number.
   const CLI::Validator some_number(
-      [](std::string& text) -> std::string {
-        const bool blank = std::all_of(text.begin(), text.end(), [](char c) {
-          return std::isspace(static_cast<unsigned char>(c)) != 0;
-        });
-        return blank ? "expected a number, got '" + text + "'" : std::string();
+      [blank](std::string& text) -> std::string {
+        return blank(text) ? "expected a number, got '" + text + "'" : std::string();
       },
       "", "some number");
   // A text option given empty would mean its default, silently (--pattern "", --render ""): said.
   // The files whose empty name has words of its own (output, resume, config, video, seeds) keep
   // them; a positional file reads as no such file.
-  const auto some_text = [](const std::string& option) {
+  const auto some_text = [blank](const std::string& option) {
     return CLI::Validator(
-        [option](std::string& text) -> std::string {
-          const bool blank = std::all_of(text.begin(), text.end(), [](char c) {
-            return std::isspace(static_cast<unsigned char>(c)) != 0;
-          });
-          return blank ? "an empty value: give one, or leave --" + option + " out for its default"
-                       : std::string();
+        [blank, option](std::string& text) -> std::string {
+          return blank(text)
+                     ? "an empty value: give one, or leave --" + option + " out for its default"
+                     : std::string();
         },
         "", "some text");
   };

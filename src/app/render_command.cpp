@@ -107,7 +107,11 @@ void add_render_command(CLI::App& root) {
     options.colormap = io::parse_colormap(state->colormap);
     options.annotate = state->annotate;
     options.scale = io::parse_scale(state->scale);
-    options.volume = io::parse_view(state->slice, state->projection);
+    // Empty: not given (an empty --slice or --projection is refused as it is read).
+    const auto given_text = [](const std::string& text) {
+      return text.empty() ? std::nullopt : std::optional<std::string>(text);
+    };
+    options.volume = io::parse_view(given_text(state->slice), given_text(state->projection));
   };
   render->callback([render, state, image, seed, look] {
     // Checked before --print-config prints them too: what it prints is a rendering that runs.

@@ -38,8 +38,6 @@ struct RunCliState {
 #endif
 };
 
-std::string fields_text(FieldSet f) { return f.u && f.v ? "u,v" : f.u ? "u" : "v"; }
-
 // The parameters of a continued run come from its file: an option given on the command line (or
 // in --config) must say the same, or the request is refused.
 void refuse_contradictions(const CLI::App& run, const RunRequest& given,
@@ -75,7 +73,7 @@ void refuse_contradictions(const CLI::App& run, const RunRequest& given,
       {"--outside", [](const RunRequest& r) { return to_string(r.problem.outside); }},
       {"--images", [](const RunRequest& r) { return std::to_string(r.images); }},
       {"--steps-per-image", [](const RunRequest& r) { return std::to_string(r.steps_per_image); }},
-      {"--fields", [](const RunRequest& r) { return fields_text(r.fields); }},
+      {"--fields", [](const RunRequest& r) { return r.fields.text(); }},
       {"--init", [](const RunRequest& r) { return std::string(to_string(r.initial.kind)); }},
       {"--init-values",
        [](const RunRequest& r) {

@@ -109,15 +109,9 @@ void add_sweep_command(CLI::App& root) {
       record_given(*sweep, state->settings.problem);
       const requests::SweepSettings& given = state->settings;
       refuse_empty_name(*sweep, "--resume", state->resume);
-      if (!state->resume.empty()) {
-        refuse_parameters_with_resume(*sweep);
-        SweepRequest request = given.continuing(state->resume);
-        pipeline::announce_stop_signals(!request.quiet && !secondary_mpi_process());
-        pipeline::say_at_second_interrupt(
-            pipeline::left_unfinished(request.output.string(), "grayscott sweep --resume"));
-        return request;
-      }
-      SweepRequest request = given.request();
+      if (!state->resume.empty()) refuse_parameters_with_resume(*sweep);
+      SweepRequest request =
+          state->resume.empty() ? given.request() : given.continuing(state->resume);
       pipeline::announce_stop_signals(!request.quiet && !secondary_mpi_process());
       pipeline::say_at_second_interrupt(
           pipeline::left_unfinished(request.output.string(), "grayscott sweep --resume"));

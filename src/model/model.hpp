@@ -153,6 +153,8 @@ struct Problem {
 struct FieldSet {
   bool u = false;
   bool v = true;
+  // "v", "u" or "u,v", as --fields takes it and the files' readers name it.
+  std::string text() const { return u && v ? "u,v" : u ? "u" : "v"; }
 };
 
 // The initial seed: u = 1, v = 0 everywhere except this rectangle (half-open ranges, clamped to

@@ -35,7 +35,7 @@ static_assert(std::atomic<bool>::is_always_lock_free, "read in a signal handler"
 std::atomic<bool> second_interrupt_exits{true};
 // The host's to hear of each SIGINT too (WhereDefault::tell_host), or null.
 std::atomic<void (*)()> tell_host_of_interrupt{nullptr};
-// What a second SIGINT writes as it ends the process (second_interrupt_text); each text made is
+// What a second SIGINT writes as it ends the process (say_at_second_interrupt); each text made is
 // kept for the process's life, since a handler may be writing one while the next is set.
 std::atomic<const std::string*> second_interrupt{nullptr};
 static_assert(std::atomic<const std::string*>::is_always_lock_free, "read in a signal handler");

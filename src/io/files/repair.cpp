@@ -36,8 +36,7 @@ bool marked_open_for_writing(const fs::path& path) {
 }
 
 std::string fields_of(const RunFileReader& file) {
-  const bool u = file.has_field("u"), v = file.has_field("v");
-  return u && v ? "u,v" : u ? "u" : "v";
+  return FieldSet{file.has_field("u"), file.has_field("v")}.text();
 }
 
 hsize_t extent_of(hid_t dataset, int axis) {

@@ -66,13 +66,14 @@ VolumeView parse_projection(const std::string& text) {
   return view;
 }
 
-std::optional<VolumeView> parse_view(const std::string& slice, const std::string& projection) {
-  if (!slice.empty() && !projection.empty()) {
+std::optional<VolumeView> parse_view(const std::optional<std::string>& slice,
+                                     const std::optional<std::string>& projection) {
+  if (slice && projection) {
     throw InvalidInput("slice and projection exclude each other: a picture shows one plane (" +
-                       slice + ") or the projection (" + projection + ")");
+                       *slice + ") or the projection (" + *projection + ")");
   }
-  if (!slice.empty()) return parse_slice(slice);
-  if (!projection.empty()) return parse_projection(projection);
+  if (slice) return parse_slice(*slice);
+  if (projection) return parse_projection(*projection);
   return std::nullopt;
 }
 

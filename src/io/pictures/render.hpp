@@ -30,9 +30,11 @@ VolumeView parse_slice(const std::string& text);
 // Parses --projection "max" (the largest value along z through each cell of a plane); throws
 // InvalidInput.
 VolumeView parse_projection(const std::string& text);
-// The view of a volume asked for by a slice or a projection (empty: not given), none when
-// neither is (the default slice); throws InvalidInput when both are, or one does not parse.
-std::optional<VolumeView> parse_view(const std::string& slice, const std::string& projection);
+// The view of a volume asked for by a slice or a projection (nullopt: not given), none when
+// neither is (the default slice); throws InvalidInput when both are, or one does not parse (an
+// empty text included).
+std::optional<VolumeView> parse_view(const std::optional<std::string>& slice,
+                                     const std::optional<std::string>& projection);
 
 // A volume's pictures, settled against its extent (a run's, or each member's of a sweep): the
 // view (a slice's index resolved, the middle by default), the picture's rows x cols, the words
