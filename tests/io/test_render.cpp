@@ -11,6 +11,7 @@
 #include "io/pictures/png.hpp"
 #include "io/pictures/render.hpp"
 #include "pipeline/run.hpp"
+#include "scratch_dir.hpp"
 
 using namespace grayscott;
 namespace fs = std::filesystem;
@@ -48,10 +49,7 @@ TEST(Colorize, MapsTheRangeOntoInferno) {
 }
 
 TEST(Render, OnePngPerImageWithTheGridSize) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("grayscott_render_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const grayscott::testing::ScratchDir dir("render");
   pipeline::RunRequest r;
   r.problem.grid = {30, 50};
   r.images = 3;
@@ -99,7 +97,6 @@ TEST(Render, OnePngPerImageWithTheGridSize) {
   options.image.reset();
   options.field = "u";
   EXPECT_THROW(io::render_run(r.output, options), InvalidInput) << "u was not written";
-  fs::remove_all(dir);
 }
 
 // The picture itself, pixel by pixel, one step after the seed (u = 0, v = 1 on the seed rectangle,
@@ -114,10 +111,7 @@ TEST(Render, OnePngPerImageWithTheGridSize) {
 //   1/4 + 1/2 + 1/4): v in (0, 0.05], an index in [1, 26]; u = 1 + 0.1 L(u) - u v^2 ... >= 0.89,
 //   brightest (255).
 TEST(Render, ThePictureShowsTheSeedOnTheBackground) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("grayscott_render_colours_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const grayscott::testing::ScratchDir dir("render_colours");
   constexpr std::int64_t rows = 30, cols = 50;
   pipeline::RunRequest r;
   r.problem.grid = {rows, cols};
@@ -175,7 +169,6 @@ TEST(Render, ThePictureShowsTheSeedOnTheBackground) {
     EXPECT_EQ(seed_pixels, 2 * 4) << field;
     EXPECT_EQ(rim_pixels, 4 * 6 - 2 * 4) << field;
   }
-  fs::remove_all(dir);
 }
 
 TEST(Render, NegativeImagesCountFromTheEnd) {
@@ -204,10 +197,7 @@ TEST(Render, ImagesLargerThanTheMemoryAreRefused) {
   EXPECT_THROW(io::check_render_memory(101, "an image", 100), InvalidInput);
   EXPECT_GT(io::available_memory(), 0u);
 
-  const fs::path dir =
-      fs::temp_directory_path() / ("grayscott_render_huge_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const grayscott::testing::ScratchDir dir("render_huge");
   const fs::path file = dir / "huge.h5";
   {
     const hid_t h5 = H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
@@ -231,14 +221,10 @@ TEST(Render, ImagesLargerThanTheMemoryAreRefused) {
         << e.what();
   }
   EXPECT_FALSE(fs::exists(dir / "pics"));
-  fs::remove_all(dir);
 }
 
 TEST(Render, FolderIsCheckedWithoutBeingCreated) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("grayscott_render_folder_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const grayscott::testing::ScratchDir dir("render_folder");
   const auto message = [](const fs::path& folder) -> std::string {
     try {
       io::check_render_folder(folder);
@@ -256,7 +242,6 @@ TEST(Render, FolderIsCheckedWithoutBeingCreated) {
   EXPECT_EQ(message(file / "pics"), "render folder " + (file / "pics").string() +
                                         " cannot be created: " + file.string() + " is a file");
   EXPECT_EQ(message(""), "render: the folder name is empty");
-  fs::remove_all(dir);
 }
 
 TEST(Render, ParsesRanges) {

@@ -19,6 +19,7 @@
 #include "io/files/reader.hpp"
 #include "io/files/run_file.hpp"
 #include "pipeline/run.hpp"
+#include "scratch_dir.hpp"
 
 using namespace grayscott;
 namespace fs = std::filesystem;
@@ -27,14 +28,6 @@ namespace {
 
 class RunFileTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("grayscott_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
 
   pipeline::RunRequest small_request(const std::string& name) const {
     pipeline::RunRequest r;
@@ -47,7 +40,7 @@ class RunFileTest : public ::testing::Test {
     return r;
   }
 
-  fs::path dir_;
+  grayscott::testing::ScratchDir dir_{"run_file"};
 };
 
 // The images the engine itself produces, independently of the driver and the file.
@@ -469,7 +462,7 @@ std::vector<std::vector<double>> engine_images_of_v(const pipeline::RunRequest& 
 // and HDF5 then put the same bytes at the same places.
 TEST_F(RunFileTest, LargeImagesGoStraightToTheDiskAndReadBackEqual) {
   if (!writes_past_the_cache(dir_)) {
-    GTEST_SKIP() << dir_
+    GTEST_SKIP() << dir_.string()
                  << ": its file system keeps direct writes in the page cache or refuses them";
   }
   for (const Precision precision : {Precision::Single, Precision::Double}) {
@@ -521,7 +514,7 @@ TEST_F(RunFileTest, LargeImagesGoStraightToTheDiskAndReadBackEqual) {
 // through the cache.)
 TEST_F(RunFileTest, AVolumesPlanesGoToTheDiskInOneWrite) {
   if (!writes_past_the_cache(dir_)) {
-    GTEST_SKIP() << dir_
+    GTEST_SKIP() << dir_.string()
                  << ": its file system keeps direct writes in the page cache or refuses them";
   }
   auto r = small_request("volume-direct.h5");

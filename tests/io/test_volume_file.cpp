@@ -20,6 +20,7 @@
 #include "io/files/repair.hpp"
 #include "io/files/run_file.hpp"
 #include "io/pictures/render.hpp"
+#include "scratch_dir.hpp"
 
 using namespace grayscott;
 namespace fs = std::filesystem;
@@ -28,15 +29,7 @@ namespace {
 
 class VolumeFileTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("grayscott_volume_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_;
+  grayscott::testing::ScratchDir dir_{"volume"};
 };
 
 io::RunMetadata volume_meta(std::int64_t depth, std::int64_t rows, std::int64_t cols,

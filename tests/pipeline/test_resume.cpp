@@ -15,6 +15,7 @@
 #include "io/files/run_file.hpp"
 #include "pipeline/run.hpp"
 #include "pipeline/stop_signal.hpp"
+#include "scratch_dir.hpp"
 
 using namespace grayscott;
 namespace fs = std::filesystem;
@@ -29,15 +30,10 @@ struct Case {
 class Resume : public ::testing::TestWithParam<Case> {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("grayscott_resume_" + std::to_string(::getpid()) + "_" + std::to_string(counter_++));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
     pipeline::clear_stop_request();
   }
   void TearDown() override {
     pipeline::clear_stop_request();
-    fs::remove_all(dir_);
   }
 
   pipeline::RunRequest request(const std::string& name) const {
@@ -57,8 +53,7 @@ class Resume : public ::testing::TestWithParam<Case> {
     return r;
   }
 
-  fs::path dir_;
-  static inline int counter_ = 0;
+  grayscott::testing::ScratchDir dir_{"resume"};
 };
 
 // Every dataset of two files, as float64 (exact for float32, and for int64 values this small).
@@ -197,9 +192,7 @@ TEST_P(Resume, ContinuesOnCudaWhereThereIsADevice) {
 }
 
 TEST(ResumeRefusals, CompleteFilesAndMissingFiles) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("grayscott_refusals_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const grayscott::testing::ScratchDir dir("refusals");
   pipeline::RunRequest r;
   r.problem.grid = {16, 16};
   r.images = 2;
@@ -216,7 +209,6 @@ TEST(ResumeRefusals, CompleteFilesAndMissingFiles) {
     EXPECT_NE(std::string(e.what()).find("nothing to resume"), std::string::npos) << e.what();
   }
   EXPECT_THROW(pipeline::resume_request(dir / "missing.h5"), InvalidInput);
-  fs::remove_all(dir);
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryBoundaryAndPrecision, Resume,

@@ -19,6 +19,7 @@
 #include "pipeline/run.hpp"
 #include "pipeline/stop_signal.hpp"
 #include "pipeline/sweep.hpp"
+#include "scratch_dir.hpp"
 
 using namespace grayscott;
 namespace fs = std::filesystem;
@@ -207,12 +208,8 @@ TEST(Statistics, BadHistogramsAreRefused) {
 class RunStatistics : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("grayscott_statistics_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
     pipeline::clear_stop_request();
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   pipeline::RunRequest request(const std::string& name) const {
     pipeline::RunRequest r;
@@ -250,7 +247,7 @@ class RunStatistics : public ::testing::Test {
     r.quiet = true;
     return r;
   }
-  fs::path dir_;
+  grayscott::testing::ScratchDir dir_{"statistics"};
 };
 
 TEST_F(RunStatistics, EveryImagesStatisticsMatchTheImagesWritten) {

@@ -22,6 +22,7 @@
 #include "pipeline/run.hpp"
 #include "pipeline/sweep.hpp"
 #include "requests/value_sets.hpp"
+#include "scratch_dir.hpp"
 
 using namespace grayscott;
 using namespace grayscott::requests;
@@ -30,25 +31,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A fresh folder per test, removed afterwards.
-class TempDir {
- public:
-  TempDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = fs::temp_directory_path() /
-            ("grayscott_sweep_" + std::to_string(::getpid()) + "_" + info->name());
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  fs::path operator/(const std::string& name) const { return path_ / name; }
-
- private:
-  fs::path path_;
-};
+using grayscott::testing::ScratchDir;
 
 std::string error_of(const std::function<void()>& f) {
   try {
@@ -196,7 +179,7 @@ class SweepEqualsRuns : public ::testing::TestWithParam<std::tuple<InitialKind, 
 
 TEST_P(SweepEqualsRuns, EveryImageIsBitwiseTheRunsImage) {
   const auto [init, precision] = GetParam();
-  TempDir dir;
+  const ScratchDir dir("sweep");
   SweepRequest sweep = small_sweep(dir / "sweep.h5", init,
                                    init == InitialKind::Noise ? std::vector<std::uint64_t>{1, 2}
                                                               : std::vector<std::uint64_t>{0});
@@ -245,7 +228,7 @@ INSTANTIATE_TEST_SUITE_P(InitAndPrecision, SweepEqualsRuns,
 // The file
 
 TEST(SweepFile, LayoutReadsBack) {
-  TempDir dir;
+  const ScratchDir dir("sweep");
   SweepRequest sweep = small_sweep(dir / "sweep.h5", InitialKind::Noise, {5, 6});
   ASSERT_TRUE(execute_sweep(sweep).completed);
   io::RunFileReader file(dir / "sweep.h5");
@@ -298,7 +281,7 @@ TEST(SweepFile, LayoutReadsBack) {
 }
 
 TEST(SweepFile, EachMemberCountsItsImagesOnceTheyAreFlushed) {
-  TempDir dir;
+  const ScratchDir dir("sweep");
   SweepRequest r = small_sweep(dir / "s.h5", InitialKind::Rectangle);  // 6 members, 3 images
   io::SweepMetadata meta = sweep_metadata(r);
   meta.backend = "cpu";
@@ -335,7 +318,7 @@ TEST(SweepFile, EachMemberCountsItsImagesOnceTheyAreFlushed) {
 }
 
 TEST(SweepFile, BatchesBeyondTheMemoryLimitGiveTheSameFile) {
-  TempDir dir;
+  const ScratchDir dir("sweep");
   SweepRequest one = small_sweep(dir / "one.h5", InitialKind::Noise, {1, 2});
   const SweepSummary single = execute_sweep(one);
   ASSERT_TRUE(single.completed);
@@ -355,7 +338,7 @@ TEST(SweepFile, BatchesBeyondTheMemoryLimitGiveTheSameFile) {
 }
 
 TEST(SweepFile, ThreadCountsGiveTheSameFile) {
-  TempDir dir;
+  const ScratchDir dir("sweep");
   std::vector<std::vector<double>> files;
   for (int threads : {1, 2}) {
     SweepRequest r =
@@ -368,7 +351,7 @@ TEST(SweepFile, ThreadCountsGiveTheSameFile) {
 }
 
 TEST(SweepFile, ADivergingMemberIsRecordedAndTheOthersGoOn) {
-  TempDir dir;
+  const ScratchDir dir("sweep");
   SweepRequest r = small_sweep(dir / "s.h5", InitialKind::Rectangle);
   // Both within the stability limit at u = 1, v = 0 at dt 1.8 (2.41 and 2.5), above the dt
   // stable at every state (1.11): the first stays finite, the second (no feed, no kill) diverges.
@@ -385,7 +368,7 @@ TEST(SweepFile, ADivergingMemberIsRecordedAndTheOthersGoOn) {
 }
 
 TEST(SweepFile, BadRequestsFailBeforeComputing) {
-  TempDir dir;
+  const ScratchDir dir("sweep");
   SweepRequest r = small_sweep(dir / "s.h5", InitialKind::Rectangle);
   r.members = cross_members({-0.01, 0.02}, {0.06}, {0});
   EXPECT_NE(error_of([&] { execute_sweep(r); }).find("feed must be"), std::string::npos);
@@ -407,7 +390,7 @@ TEST(SweepFile, BadRequestsFailBeforeComputing) {
 // without validating a whole problem per member, which took minutes: the outcome is pinned here,
 // and a slow path shows as a slow test.
 TEST(SweepFile, AMillionMembersAreValidatedAndRefusedUpFront) {
-  TempDir dir;
+  const ScratchDir dir("sweep");
   const auto values = [](double start, double stop) {
     return parse_value_set(std::to_string(start) + ":" + std::to_string(stop) + ":1000", "rate");
   };
@@ -546,7 +529,7 @@ int ink(const io::Rgb8Image& image, std::int64_t x0, std::int64_t y0, std::int64
 }  // namespace
 
 TEST(SweepAtlas, OneTilePerFeedAndKillWithLabelledAxes) {
-  TempDir dir;
+  const ScratchDir dir("sweep");
   SweepRequest r = small_sweep(dir / "s.h5", InitialKind::Rectangle);
   r.fields = {false, true};
   ASSERT_TRUE(execute_sweep(r).completed);
@@ -694,7 +677,7 @@ void expect_ticked_axes(const io::Rgb8Image& atlas, const io::AtlasPainter& pain
 TEST(SweepAtlas, AxesAreTickedAtRoundValuesLabelledInFull) {
   // grayscott sweep --feed 0.010:0.060:4 --kill 0.040:0.070:4: feeds 0.02667 and 0.04333 are
   // labelled by none of their own values, but by round ones at their places along the axis.
-  TempDir dir;
+  const ScratchDir dir("sweep");
   SweepRequest r = small_sweep(dir / "s.h5", InitialKind::Rectangle);
   const std::vector<double> feeds = parse_value_set("0.010:0.060:4", "feed");
   r.members = cross_members(feeds, parse_value_set("0.040:0.070:4", "kill"), {0});
@@ -732,7 +715,7 @@ TEST(SweepAtlas, AxesAreTickedAtRoundValuesLabelledInFull) {
 
 TEST(SweepAtlas, AnAxisOfOneValueShowsItInFullWithRoomForIt) {
   // One feed whose shortest exact text is long: the margin grows to hold it whole.
-  TempDir dir;
+  const ScratchDir dir("sweep");
   SweepRequest r = small_sweep(dir / "s.h5", InitialKind::Rectangle);
   const double feed = 0.13 / 3;  // 0.043333333333333335
   r.members = cross_members({feed}, {0.05, 0.06, 0.07}, {0});
@@ -752,7 +735,7 @@ TEST(SweepAtlas, AnAxisOfOneValueShowsItInFullWithRoomForIt) {
 
 TEST(SweepAtlas, AnnotatedAtlasesGetAColorbarUnderTheAxes) {
   // Three feeds by two kills of 24x20 tiles: a grid 42 pixels wide, narrower than its text.
-  TempDir dir;
+  const ScratchDir dir("sweep");
   SweepRequest r = small_sweep(dir / "s.h5", InitialKind::Rectangle);
   ASSERT_TRUE(execute_sweep(r).completed);
   io::RenderOptions options;
@@ -813,7 +796,7 @@ TEST(SweepAtlas, AnnotatedAtlasesGetAColorbarUnderTheAxes) {
 // A classified sweep, annotated: each tile marked in its top-left corner with its member's class
 // (outlined in black), and a legend naming every class, on as many lines as a narrow atlas needs.
 TEST(SweepAtlas, AnnotatedClassesMarkEachTileAndTheLegendNamesEveryClass) {
-  TempDir dir;
+  const ScratchDir dir("sweep");
   SweepRequest r = small_sweep(dir / "s.h5", InitialKind::Noise);
   r.problem.grid = {32, 32};
   r.problem.boundary = Boundary::Periodic;
@@ -860,7 +843,7 @@ TEST(SweepAtlas, AnnotatedClassesMarkEachTileAndTheLegendNamesEveryClass) {
 }
 
 TEST(SweepAtlas, OneAtlasPerSeedAndAChosenImage) {
-  TempDir dir;
+  const ScratchDir dir("sweep");
   SweepRequest r = small_sweep(dir / "s.h5", InitialKind::Noise, {4, 9});
   ASSERT_TRUE(execute_sweep(r).completed);
   io::RenderOptions options;
