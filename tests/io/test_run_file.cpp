@@ -28,7 +28,6 @@ namespace {
 
 class RunFileTest : public ::testing::Test {
  protected:
-
   pipeline::RunRequest small_request(const std::string& name) const {
     pipeline::RunRequest r;
     r.problem.grid = {24, 40};

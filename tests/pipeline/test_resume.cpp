@@ -29,12 +29,8 @@ struct Case {
 
 class Resume : public ::testing::TestWithParam<Case> {
  protected:
-  void SetUp() override {
-    pipeline::clear_stop_request();
-  }
-  void TearDown() override {
-    pipeline::clear_stop_request();
-  }
+  void SetUp() override { pipeline::clear_stop_request(); }
+  void TearDown() override { pipeline::clear_stop_request(); }
 
   pipeline::RunRequest request(const std::string& name) const {
     pipeline::RunRequest r;

@@ -207,9 +207,7 @@ TEST(Statistics, BadHistogramsAreRefused) {
 
 class RunStatistics : public ::testing::Test {
  protected:
-  void SetUp() override {
-    pipeline::clear_stop_request();
-  }
+  void SetUp() override { pipeline::clear_stop_request(); }
 
   pipeline::RunRequest request(const std::string& name) const {
     pipeline::RunRequest r;
