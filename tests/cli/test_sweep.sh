@@ -89,6 +89,7 @@ if "$grayscott" render sweep.h5 --out atlas_none --image -6 2> err.txt; then
   fail "render --image -6 of 5 images was accepted"
 fi
 grep -q "image -6 is out of range" err.txt || fail "render --image -6: $(cat err.txt)"
+[ ! -e atlas_none ] || fail "a refused atlas made its folder"
 
 # Bad input: one line on stderr, exit status 2, no file.
 expect_error() {

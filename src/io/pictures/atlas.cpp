@@ -454,14 +454,19 @@ std::vector<fs::path> render_atlas(const fs::path& file, const RenderOptions& op
                                   ? std::string("atlas.png")
                                   : "atlas_seed" + std::to_string(s) + ".png");
   };
+  // Every image checked (an --image out of range refused) before the folder is made.
   std::vector<fs::path> pictures;
-  for (std::int64_t s : painter.seeds()) pictures.push_back(atlas_path(s));
+  std::vector<std::int64_t> images;
+  for (std::int64_t s : painter.seeds()) {
+    pictures.push_back(atlas_path(s));
+    images.push_back(image_of(s));
+  }
   check_pictures_absent(pictures, options.overwrite);
   make_picture_folder(options.out_dir);
   std::vector<fs::path> written;
-  for (std::int64_t s : painter.seeds()) {
-    const fs::path path = atlas_path(s);
-    write_png(path, painter.paint(image_of(s), s));
+  for (std::size_t k = 0; k < pictures.size(); ++k) {
+    const fs::path& path = pictures[k];
+    write_png(path, painter.paint(images[k], painter.seeds()[k]));
     written.push_back(path);
     if (options.on_frame) {
       options.on_frame(static_cast<std::int64_t>(written.size()),
