@@ -589,11 +589,16 @@ class Simulation(_core._Simulation):
 
     def _render_after(self, summary: dict, output: str, folder, overwrite: bool, quiet: bool):
         """The pictures of `render=`: rendered by the process that reports (rank 0 over ranks)
-        once the run has written its images, listed in the summary."""
+        once the run has written its images, listed in the summary. A run whose values became
+        non-finite raises FloatingPointError afterwards, its pictures of the images before drawn
+        (as ``grayscott run --render`` draws them before its error)."""
+        diverged = summary.pop("diverged", None)
         if folder is not None and self._reports and summary["images_written"] > 0:
             summary["pictures"] = _render_pictures(
                 output, folder, {"overwrite": overwrite, "field": _drawn_field(summary["fields"])},
                 None, quiet)
+        if diverged is not None:
+            raise FloatingPointError(diverged)
         return summary
 
     @classmethod

@@ -1388,13 +1388,12 @@ class Simulation : public Batch {
       callback_error->restore();
       throw nb::python_error();
     }
-    // As the command line's error: the file keeps the images before, its status says where.
-    if (pipeline::run_diverged(summary.status)) {
-      PyErr_SetString(PyExc_FloatingPointError,
-                      (request.output.string() + ": " + summary.status).c_str());
-      throw nb::python_error();
-    }
     nb::dict result;
+    // As the command line's error: the file keeps the images before, its status says where. Raised
+    // as FloatingPointError by the Python side once the pictures of render= are drawn, as the
+    // command line draws them before its error.
+    if (pipeline::run_diverged(summary.status))
+      result["diverged"] = request.output.string() + ": " + summary.status;
     result["backend"] = summary.backend;
     result["first_image"] = summary.first_image;
     result["images_written"] = summary.images_written;
@@ -2048,6 +2047,10 @@ NB_MODULE(_core, m) {
             pipeline::stop_requested() != 0 && !cause.empty()) {
           throw std::runtime_error("render stopped after " + io::count_pictures(written.size()) +
                                    ": " + cause);
+        }
+        if (!options.image) {
+          const std::string earlier = io::earlier_pictures_note(out, options.field, written);
+          if (!earlier.empty()) python_notice(earlier);
         }
         warn_if_unfinished(file, options.field);
         std::vector<std::string> paths;

@@ -1,6 +1,8 @@
 """Per-image callbacks, views that never go stale, rates that change between steps, and objects
 that refuse attributes they do not have."""
 
+import subprocess
+
 import h5py
 import numpy as np
 import pytest
@@ -307,6 +309,21 @@ def test_run_renders_its_pictures_as_the_command_lines_run_render(tmp_path, gray
     only_u = again.run(images=2, steps_per_image=5, output=tmp_path / "u.h5", fields="u",
                        render=tmp_path / "u", quiet=True)
     assert [p.name for p in only_u["pictures"]] == ["u_0000.png", "u_0001.png"]
+    # A run whose values became non-finite draws the images before, then raises: as the command
+    # line's run --render, pictures bitwise its own.
+    blown = gs.Simulation(rows=16, cols=16, init_values=(1e12, 1e12), backend="cpu")
+    with pytest.raises(FloatingPointError, match=r"blow\.h5: stopped: values became non-finite "
+                                                 r"at image 1"):
+        blown.run(images=5, steps_per_image=1, output=tmp_path / "blow.h5",
+                  render=tmp_path / "blow", quiet=True)
+    cli = subprocess.run([grayscott_bin, "run", "--rows", "16", "--cols", "16", "--init-values",
+                          "1e12,1e12", "--backend", "cpu", "--images", "5", "--steps-per-image",
+                          "1", "-o", tmp_path / "blow-cli.h5", "--render", tmp_path / "blow-cli",
+                          "--quiet"], capture_output=True, text=True, timeout=60)
+    assert cli.returncode == 1 and "non-finite at image 1" in cli.stderr
+    assert sorted(p.name for p in (tmp_path / "blow").iterdir()) == ["v_0000.png"]
+    assert ((tmp_path / "blow" / "v_0000.png").read_bytes() ==
+            (tmp_path / "blow-cli" / "v_0000.png").read_bytes())
 
 
 def test_a_resumed_run_renders_every_image_of_its_file(tmp_path):
@@ -342,6 +359,25 @@ def test_renders_report_their_progress_and_stop_when_it_raises(tmp_path):
     assert [p.name for p in (tmp_path / "stopped").iterdir()] == ["v_0000.png"]
     with pytest.raises(TypeError, match="progress: expected a callable"):
         gs.render(tmp_path / "r.h5", tmp_path / "typed", progress=3)
+
+
+def test_pictures_of_a_longer_run_left_in_the_folder_are_named(tmp_path):
+    import warnings
+
+    sim = gs.Simulation(rows=16, cols=16, backend="cpu")
+    sim.run(images=4, steps_per_image=2, output=tmp_path / "long.h5", render=tmp_path / "pics",
+            quiet=True)
+    gs.Simulation(rows=16, cols=16, backend="cpu").run(images=2, steps_per_image=2,
+                                                       output=tmp_path / "short.h5", quiet=True)
+    with pytest.warns(UserWarning, match=r"pics also holds 2 pictures of v that this rendering "
+                                         r"did not write \(v_0002\.png to v_0003\.png\), left as "
+                                         r"they were$"):
+        gs.render(tmp_path / "short.h5", tmp_path / "pics", overwrite=True)
+    assert len(list((tmp_path / "pics").iterdir())) == 4
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # one picture asked, or quiet: no warning
+        gs.render(tmp_path / "short.h5", tmp_path / "pics", overwrite=True, image=0)
+        gs.render(tmp_path / "short.h5", tmp_path / "pics", overwrite=True, quiet=True)
 
 
 def test_a_videos_progress_counts_its_frames_and_a_raise_leaves_no_video(tmp_path):

@@ -8,7 +8,9 @@
 #include <cstdio>
 #include <fstream>
 #include <optional>
+#include <set>
 #include <sstream>
+#include <string_view>
 #include <system_error>
 
 #include "io/files/output_path.hpp"
@@ -260,6 +262,35 @@ std::vector<fs::path> picture_paths(const fs::path& dir, const std::string& fiel
 
 std::string count_pictures(std::size_t n) {
   return std::to_string(n) + (n == 1 ? " picture" : " pictures");
+}
+
+std::string earlier_pictures_note(const fs::path& dir, const std::string& field,
+                                  const std::vector<fs::path>& written) {
+  const std::string prefix = field + "_";
+  // Only pictures of a run's images (an atlas's names are its seeds').
+  if (written.empty() || written.front().filename().string().rfind(prefix, 0) != 0) return {};
+  std::set<std::string> ours;
+  for (const fs::path& path : written) ours.insert(path.filename().string());
+  const auto is_picture_of_field = [&](const std::string& name) {
+    if (name.size() < prefix.size() + 4 + 4 || name.rfind(prefix, 0) != 0 ||
+        name.compare(name.size() - 4, 4, ".png") != 0)
+      return false;
+    const auto digits =
+        std::string_view(name).substr(prefix.size(), name.size() - 4 - prefix.size());
+    return std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  std::vector<std::string> others;
+  std::error_code ec;
+  for (fs::directory_iterator entry(dir, ec), end; !ec && entry != end; entry.increment(ec)) {
+    const std::string name = entry->path().filename().string();
+    if (is_picture_of_field(name) && !ours.count(name)) others.push_back(name);
+  }
+  if (others.empty()) return {};
+  std::sort(others.begin(), others.end());
+  const std::string which =
+      others.size() == 1 ? others.front() : others.front() + " to " + others.back();
+  return dir.string() + " also holds " + count_pictures(others.size()) + " of " + field +
+         " that this rendering did not write (" + which + "), left as they were";
 }
 
 std::string unfinished_note(const fs::path& file, const std::string& field) {

@@ -99,6 +99,14 @@ std::vector<std::filesystem::path> picture_paths(const std::filesystem::path& di
 // "1 picture", "3 pictures".
 std::string count_pictures(std::size_t n);
 
+// After `written`, the pictures of a run's images of `field` in `dir`: a note when `dir` holds
+// other pictures of that field ("DIR also holds 90 pictures of v that this rendering did not write
+// (v_0010.png to v_0099.png), left as they were"), from a longer run rendered there before, that
+// would be taken for this run's (a video made of v_*.png); empty when there are none, or when
+// `written` are an atlas's.
+std::string earlier_pictures_note(const std::filesystem::path& dir, const std::string& field,
+                                  const std::vector<std::filesystem::path>& written);
+
 // What an unfinished file holds, for a note after rendering it: "FILE holds 3 of 10 images
 // (status: interrupted by SIGINT after image 3)", a sweep's per member, a file still being
 // written said to be; empty for a complete file, or one written by another program (no status).
