@@ -12,6 +12,8 @@
 #include <mutex>
 #include <string>
 
+#include "io/files/abrupt_exit.hpp"
+
 namespace grayscott::pipeline {
 
 namespace {
@@ -100,6 +102,7 @@ void on_stop_signal(int signal) {
     [[maybe_unused]] const ssize_t written =
         said != nullptr ? ::write(STDERR_FILENO, said->data(), said->size())
                         : ::write(STDERR_FILENO, text, sizeof text - 1);
+    io::clean_up_at_abrupt_exit();  // no half-written picture or video, no ffmpeg left running
     ::_exit(128 + SIGINT);
   }
   first_arrival.store(now);

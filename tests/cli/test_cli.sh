@@ -433,6 +433,37 @@ rc=$?
 [[ $rc -eq 130 && ! -e many.mp4 && -z $(ls | grep 'many.mp4.partial') ]] &&
   grep -q "many.mp4 was not written" err.txt && pass ||
   fail "Ctrl-C of render --video: rc=$rc $(cat err.txt) $(ls | grep many)"
+# A second Ctrl-C ends render at once, and leaves neither the picture or video it was writing
+# (NAME.partial-PID) nor the ffmpeg encoding one. Each is sent once that file exists.
+second_interrupt_while_writing() {  # PATTERN COMMAND...: the two SIGINTs once PATTERN exists
+  local pattern="$1"; shift
+  "$gs" "$@" 2>err.txt &
+  local pid=$! waited=0
+  until compgen -G "$pattern" >/dev/null || (( waited++ > 600 )); do sleep 0.05; done
+  kill -INT $pid; sleep 0.2; kill -INT $pid
+  wait $pid
+}
+second_interrupt_while_writing 'huge/v_0000.png.partial-*' render many.h5 --out huge --image 0 --scale 24
+rc=$?
+[[ $rc -eq 130 && -z $(ls huge) ]] && grep -q "second SIGINT: exiting now" err.txt && pass ||
+  fail "a second Ctrl-C of render: rc=$rc $(cat err.txt) $(ls huge)"
+# An encoder that stalls (reads no frame, ignores SIGINT and SIGTERM): the frame's write blocks,
+# so the first Ctrl-C cannot stop the rendering between frames; the second ends it and the encoder.
+cat > stalled-ffmpeg <<'EOF'
+#!/bin/bash
+trap '' INT TERM
+for last; do :; done
+: > "${last#file:}"
+exec -a "stalled-encoder ${last#file:}" sleep 60
+EOF
+chmod +x stalled-ffmpeg
+(export GRAYSCOTT_FFMPEG=$PWD/stalled-ffmpeg
+ second_interrupt_while_writing 'ctrl-c-twice.mp4.partial-*' render many.h5 --video ctrl-c-twice.mp4)
+rc=$?
+[[ $rc -eq 130 && -z $(ls | grep 'ctrl-c-twice') ]] && ! pgrep -f "stalled-encoder" >/dev/null &&
+  grep -q "second SIGINT: exiting now" err.txt && pass ||
+  fail "a second Ctrl-C of render --video: rc=$rc $(cat err.txt) $(ls | grep 'ctrl-c-twice') $(pgrep -af stalled-encoder)"
+pkill -f stalled-encoder
 
 # A run that blows up stops at the first non-finite image and keeps the ones before.
 "$gs" run --rows 16 --cols 16 --images 5 --steps-per-image 1 --init-values 1e12,1e12 -o blow.h5 --backend cpu 2>err.txt
@@ -533,6 +564,16 @@ expect_error "pics2/v_0000.png and 2 more pictures exist" run "${small[@]}" -o a
   grep -qx "rendered 1 picture into last" err.txt && pass || fail "render --force: $(cat err.txt)"
 "$gs" render run.h5 --out pics --force 2>err.txt && grep -qx "rendered 3 pictures into pics" err.txt &&
   pass || fail "render --force of every image: $(cat err.txt)"
+# Pictures of a longer run rendered there before stay as they were, and are said to be there (a
+# video of v_*.png would take them for this run's); one picture asked (--image) says nothing.
+"$gs" run --rows 16 --cols 16 --images 5 --steps-per-image 2 -o longer.h5 --render stale --quiet
+"$gs" render run.h5 --out stale --force 2>err.txt &&
+  grep -qx "note: stale also holds 2 pictures of v that this rendering did not write (v_0003.png to v_0004.png), left as they were" err.txt &&
+  [[ $(ls stale | wc -l) -eq 5 ]] && pass || fail "render --force over a longer run's pictures: $(cat err.txt)"
+"$gs" render run.h5 --out stale --force --image 0 2>err.txt && ! grep -q "also holds" err.txt &&
+  pass || fail "render --image over other pictures: $(cat err.txt)"
+"$gs" run "${small[@]}" -o stale.h5 --render stale --force 2>err.txt &&
+  grep -q "note: stale also holds 2 pictures of v" err.txt && pass || fail "run --render over a longer run's pictures: $(cat err.txt)"
 "$gs" run "${small[@]}" -o withpics.h5 --render pics2 --force --quiet && pass || fail "run --render --force"
 # A file holding no image says what it holds and its status.
 /usr/bin/python3 -c '

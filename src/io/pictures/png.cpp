@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "io/files/abrupt_exit.hpp"
 #include "io/files/output_path.hpp"
 #include "io/pictures/colormaps.hpp"
 #include "io/pictures/inferno.hpp"
@@ -98,6 +99,7 @@ void write_png(const std::filesystem::path& path, const Rgb8Image& image) {
   // Written beside its name and renamed over it: a symbolic link there is replaced, never
   // written through, and a reader sees the old picture or the new one.
   const std::filesystem::path partial = partial_name(path, std::to_string(::getpid()));
+  const RemovedAtAbruptExit unless_whole(partial);
   std::FILE* file = std::fopen(partial.c_str(), "wbx");
   if (file == nullptr) {
     throw std::runtime_error("cannot write " + partial.string() + ": " + std::strerror(errno));

@@ -162,6 +162,7 @@ VideoWriter::VideoWriter(const fs::path& path, double fps, bool overwrite)
   check_video_output(path, overwrite);
   if (!(fps > 0) || fps > 1000) throw InvalidInput("fps: expected a number from 0 to 1000");
   partial_ = partial_name(path, std::to_string(::getpid()));
+  unless_whole_.emplace(partial_);
 }
 
 VideoWriter::~VideoWriter() { abandon(); }
@@ -170,12 +171,20 @@ void VideoWriter::abandon() {
   if (pipe_ >= 0) ::close(pipe_), pipe_ = -1;
   if (child_ > 0) {
     ::kill(child_, SIGTERM);
-    wait_for(child_);
-    child_ = -1;
+    reap_child();
   }
   if (log_ != nullptr) std::fclose(log_), log_ = nullptr;
   std::error_code ignored;
   if (!partial_.empty()) fs::remove(partial_, ignored);
+}
+
+int VideoWriter::reap_child() {
+  // Ended at an abrupt exit while it is waited for (ffmpeg finishing a file, or its SIGTERM), and
+  // no longer once it has been: its pid may then be another process's.
+  const int status = wait_for(child_);
+  if (unless_whole_) unless_whole_->set_writer(0);
+  child_ = -1;
+  return status;
 }
 
 void VideoWriter::start(std::int64_t width, std::int64_t height) {
@@ -225,6 +234,7 @@ void VideoWriter::start(std::int64_t width, std::int64_t height) {
   }
   try {
     child_ = spawn(args, fds[0], ::fileno(log_));
+    unless_whole_->set_writer(child_);
   } catch (...) {
     ::close(fds[0]), ::close(fds[1]);
     throw;
@@ -264,8 +274,7 @@ void VideoWriter::write(const Rgb8Image& frame) {
   ::sigaction(SIGPIPE, &previous, nullptr);
   if (broken) {
     ::close(pipe_), pipe_ = -1;
-    const int status = wait_for(child_);
-    child_ = -1;
+    const int status = reap_child();
     const std::string said = last_line(log_);
     abandon();
     throw std::runtime_error("ffmpeg stopped while encoding " + path_.string() +
@@ -282,8 +291,7 @@ void VideoWriter::finish() {
     throw InvalidInput("video " + path_.string() + ": no frame to encode");
   }
   ::close(pipe_), pipe_ = -1;
-  const int status = wait_for(child_);
-  child_ = -1;
+  const int status = reap_child();
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     const std::string said = last_line(log_);
     abandon();
@@ -293,6 +301,7 @@ void VideoWriter::finish() {
   std::fclose(log_), log_ = nullptr;
   move_into_place(partial_, path_, overwrite_);
   partial_.clear();
+  unless_whole_.reset();
 }
 
 }  // namespace grayscott::io

@@ -7,8 +7,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <string>
 
+#include "io/files/abrupt_exit.hpp"
 #include "io/pictures/png.hpp"
 
 namespace grayscott::io {
@@ -44,7 +46,9 @@ class VideoWriter {
  private:
   void start(std::int64_t width, std::int64_t height);
   void abandon();
+  int reap_child();  // waits for ffmpeg to end; its exit status
   std::filesystem::path path_, partial_;
+  std::optional<RemovedAtAbruptExit> unless_whole_;  // partial_ and ffmpeg, until finish()
   double fps_;
   bool overwrite_;
   std::int64_t width_ = 0, height_ = 0, frames_ = 0;
