@@ -45,6 +45,7 @@
 #include "model/initial_state.hpp"
 #include "model/model.hpp"
 #include "pipeline/run.hpp"
+#include "pipeline/state_memory.hpp"
 #include "pipeline/stop_signal.hpp"
 #include "pipeline/sweep.hpp"
 #include "requests/settings.hpp"
@@ -629,7 +630,7 @@ using AnyEngine = std::variant<std::unique_ptr<Engine<float>>, std::unique_ptr<E
 AnyEngine make_any_engine(const Problem& problem, std::span<const Parameters> members,
                           const EngineOptions& options) {
   // Refused with the bytes needed and available, before the allocation would fail without them.
-  requests::check_state_fits(problem, members.size(), options);
+  pipeline::check_state_fits(problem, members.size(), options);
   if (problem.precision == Precision::Single) return make_engine<float>(problem, members, options);
   return make_engine<double>(problem, members, options);
 }
@@ -1329,9 +1330,9 @@ class Simulation : public Batch {
     if (!on_image.is_none()) nb::module_::import_("numpy");
     const WorkInProgress in_progress;
     running_thread_ = std::this_thread::get_id();
-    // SIGTERM, SIGHUP, SIGUSR1 (a batch system's stop) left to their default action stop the run
-    // at an image boundary with its checkpoint, then end the process as they would have; Ctrl-C
-    // stops it after the image in progress (run_takes_interrupt).
+    // SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 (a batch system's stop) left to their default action stop
+    // the run at an image boundary with its checkpoint, then end the process as they would have;
+    // Ctrl-C stops it after the image in progress (run_takes_interrupt).
     pipeline::StopSignals stop_signals(python_stop_signals());
     try {
       const GilReleased unlocked;
@@ -1696,7 +1697,7 @@ NB_MODULE(_core, m) {
       std::rethrow_exception(p);
     } catch (const pipeline::RunInterrupted& e) {
       PyErr_SetString(PyExc_KeyboardInterrupt, python_words(e.what()).c_str());
-    } catch (const requests::OutOfMemory& e) {
+    } catch (const pipeline::OutOfMemory& e) {
       PyErr_SetString(PyExc_MemoryError, python_words(e.what()).c_str());
     } catch (const PathNotFound& e) {
       PyErr_SetString(PyExc_FileNotFoundError, python_words(e.what()).c_str());

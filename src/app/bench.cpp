@@ -20,6 +20,7 @@
 #include "io/files/xdmf.hpp"
 #include "model/cell_update.hpp"
 #include "pipeline/run.hpp"
+#include "pipeline/state_memory.hpp"
 #include "reference/from_model.hpp"
 #include "requests/settings.hpp"
 
@@ -141,7 +142,7 @@ void BenchRequest::validate() const {
     Problem p = problem;
     p.grid = w.grid();
     p.validate();
-    requests::check_state_fits(p, static_cast<std::size_t>(w.batch), engine);
+    pipeline::check_state_fits(p, static_cast<std::size_t>(w.batch), engine);
   }
 }
 

@@ -11,6 +11,7 @@
 #include "io/files/run_file.hpp"
 #include "pipeline/adapters.hpp"
 #include "pipeline/progress.hpp"
+#include "pipeline/state_memory.hpp"
 #include "pipeline/stop_signal.hpp"
 #include "pipeline/sweep.hpp"
 
@@ -91,6 +92,11 @@ const Backend& Alone<Real>::choose_backend(Job& job) {
     std::fprintf(stderr, "grayscott: %s\n", choice.notice.c_str());
   }
   return *choice.backend;
+}
+
+template <class Real>
+void Placement<Real>::check_state_memory(const Job& job) const {
+  if (given_ == nullptr && job.one_simulation) check_state_fits(job.problem, 1, job.engine);
 }
 
 template <class Real>
@@ -188,6 +194,7 @@ JobSummary run_job(Job job, JobFile<Real>& file, Placement<Real>& place) {
   const std::int64_t begin = place.members_begin(job), end = place.members_end(job);
   std::int64_t batch_size = 1;
   place.agree([&] {
+    place.check_state_memory(job);
     if (!job.one_simulation) {
       batch_size =
           batch_members(std::max<std::int64_t>(end - begin, 1), file.bytes_per_member(),

@@ -223,6 +223,10 @@ class Placement {
   // The backend every process of the job uses, from the job's options, which it settles for this
   // process (backend, device, threads); says on stderr why `auto` passed one over, unless quiet.
   virtual const Backend& choose_backend(Job& job) = 0;
+  // Throws OutOfMemory, agreed on, when the state this process would hold does not fit in its
+  // memory (a run's whole grid, by default; a sweep's batches are sized to fit instead). Nothing
+  // to check where the front end made the engine.
+  virtual void check_state_memory(const Job& job) const;
   // The members [begin, end) this process steps.
   virtual std::int64_t members_begin(const Job& job) const {
     (void)job;

@@ -20,6 +20,7 @@
 #include "pipeline/distributed_run.hpp"
 #include "pipeline/distributed_sweep.hpp"
 #include "pipeline/job_files.hpp"
+#include "pipeline/state_memory.hpp"
 #include "pipeline/under_mpi.hpp"
 
 namespace grayscott::pipeline {
@@ -235,6 +236,12 @@ class GridOverRanks final : public OverRanks<Real> {
       if (value != "auto" && value != "on" && value != "off")
         throw InvalidInput(std::string(name) + ": expected auto, on or off, got '" + value + "'");
     }
+    // Not silently dropped: the CPU backend's halos are in host memory.
+    if (options_.gpu_aware_mpi == "on" && job.engine.backend == "cpu") {
+      throw InvalidInput(
+          "gpu-aware-mpi on: the cpu backend's halos are in host memory (the option passes a "
+          "device backend's halos to MPI in device memory, with --backend cuda or auto)");
+    }
     std::optional<mpi::ProcessGrid> forced;
     if (!options_.decomposition.empty()) forced = mpi::parse_decomposition(options_.decomposition);
     process_grid_ = mpi::choose_process_grid(this->session_.size(), job.problem.grid, forced,
@@ -249,6 +256,13 @@ class GridOverRanks final : public OverRanks<Real> {
                                                  *placement_.rank.backend);
     }
     const std::string_view device_memory = placement_.rank.backend->mpi_device_memory();
+    if (options_.gpu_aware_mpi == "on" && device_memory.empty() && session.rank() == 0 &&
+        !job.quiet) {
+      std::fprintf(stderr,
+                   "grayscott: gpu-aware-mpi on: the %s backend's halos are in host memory; the "
+                   "option has nothing to do\n",
+                   std::string(placement_.rank.backend->name()).c_str());
+    }
     placement_.messages_in_device_memory =
         !device_memory.empty() &&
         (options_.gpu_aware_mpi == "on" ||
@@ -263,6 +277,21 @@ class GridOverRanks final : public OverRanks<Real> {
                          !writer_has_a_core(placement_.on_device(), job.engine, session))));
     tag_ = shared_tag(session.world());
     return *placement_.rank.backend;
+  }
+
+  // This node's ranks each hold a block: the largest (the first along each axis), its halos
+  // included, times the ranks of the node, not the whole grid, which no rank holds.
+  void check_state_memory(const Job& job) const override {
+    const auto largest = [&](std::int64_t cells, int parts) {
+      const std::int64_t block = mpi::block_extent(cells, parts, 0).size;
+      return parts > 1 ? block + 2 * options_.halo_depth : block;
+    };
+    Problem block = job.problem;
+    const Grid& grid = job.problem.grid;
+    block.grid.rows = largest(grid.rows, process_grid_.rows);
+    block.grid.cols = largest(grid.cols, process_grid_.cols);
+    if (grid.volume()) block.grid.depth = largest(grid.depth, process_grid_.planes);
+    check_state_fits(block, 1, job.engine, this->session_.local_size());
   }
 
   bool collective_batches() const override { return true; }

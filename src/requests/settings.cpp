@@ -203,26 +203,6 @@ EngineOptions EngineSettings::engine_options() const {
   return {backend, static_cast<int>(threads), static_cast<int>(fuse), static_cast<int>(device)};
 }
 
-void check_state_fits(const Problem& problem, std::size_t members, const EngineOptions& options) {
-  const Backend& backend = *choose_backend(options, problem, members).backend;
-  const double element = problem.precision == Precision::Single ? 4.0 : 8.0;
-  // In floating point: an absurd grid must not wrap around to a small number.
-  const double needed =
-      4.0 * element * static_cast<double>(members) * static_cast<double>(problem.grid.depth) *
-      static_cast<double>(problem.grid.rows) * static_cast<double>(problem.grid.cols);
-  const std::uint64_t available =
-      backend.on_device() ? backend.free_memory(options.device) : io::available_memory();
-  if (available == 0 || needed <= static_cast<double>(available)) return;
-  const std::uint64_t bytes = needed >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(needed);
-  throw OutOfMemory(std::string(problem.grid.volume() ? "depth x rows x cols" : "rows x cols") +
-                    ": the state of " + problem.grid.text() + " cells (" +
-                    std::string(to_string(problem.precision)) + " precision" +
-                    (members > 1 ? ", " + std::to_string(members) + " members" : std::string()) +
-                    ") needs " + io::format_bytes(bytes) + " of " +
-                    (backend.on_device() ? "device" : "host") + " memory, and " +
-                    io::format_bytes(available) + " is available");
-}
-
 namespace {
 
 pipeline::AnalysisRequest analysis_request(const OutputSettings& out, const Problem& problem,
@@ -293,7 +273,6 @@ pipeline::RunRequest RunSettings::request() const {
   request.engine = engine.engine_options();
   if (!render.empty()) request.render_dir = render;
   pipeline::validate_run_request(request);
-  check_state_fits(request.problem, 1, request.engine);
   return request;
 }
 

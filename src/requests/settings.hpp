@@ -158,16 +158,6 @@ struct SweepSettings {
   pipeline::SweepRequest continuing(const std::string& file) const;
 };
 
-// A request whose state does not fit in the memory it would live in.
-struct OutOfMemory : InvalidInput {
-  using InvalidInput::InvalidInput;
-};
-
-// Throws OutOfMemory, naming the bytes needed and the bytes available, when `members` states of
-// `problem` (two buffers of u and v each) exceed the memory of the backend `options` choose: the
-// host's available memory, or the device's free memory.
-void check_state_fits(const Problem& problem, std::size_t members, const EngineOptions& options);
-
 // How a setting's value is written, beyond its C++ type: what the command line shows as its
 // metavar and what Python accepts for it.
 enum class Form {

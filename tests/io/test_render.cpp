@@ -189,6 +189,38 @@ TEST(Render, NegativeImagesCountFromTheEnd) {
   EXPECT_THROW(io::resolve_image(-1, 0), InvalidInput);
 }
 
+// The memory limit of this process's control group is its own group's or an ancestor's, the
+// smallest, in either cgroup version; a group the hierarchy lacks (a container's view) is passed
+// over for the ones above it, and "max" or a missing file sets none.
+TEST(Memory, TheControlGroupsSmallestLimitBoundsIt) {
+  const grayscott::testing::ScratchDir root("cgroups");
+  const auto write = [&](const fs::path& path, const std::string& text) {
+    fs::create_directories(path.parent_path());
+    std::ofstream(path) << text << "\n";
+  };
+  const auto limit_of = [&](const std::string& cgroup_lines) {
+    write(root / "self-cgroup", cgroup_lines);
+    return io::cgroup_memory_limit(root / "self-cgroup", root);
+  };
+  write(root / "job/step/memory.max", "max");
+  write(root / "job/memory.max", "4000");
+  EXPECT_EQ(limit_of("0::/job/step"), 4000u) << "the parent's";
+  write(root / "job/step/memory.max", "3000");
+  EXPECT_EQ(limit_of("0::/job/step"), 3000u) << "its own, the smaller";
+  EXPECT_EQ(limit_of("0::/elsewhere/unseen"), UINT64_MAX) << "none set";
+  write(root / "memory.max", "777");
+  EXPECT_EQ(limit_of("0::/elsewhere/unseen"), 777u) << "the root's, above a group not there";
+  // Version 1: the memory controller's own hierarchy, alone or mounted with others.
+  write(root / "memory/memory.limit_in_bytes", "9223372036854771712");
+  write(root / "memory/box/memory.limit_in_bytes", "5000");
+  EXPECT_EQ(limit_of("4:memory:/box\n3:cpu:/box"), 5000u);
+  EXPECT_EQ(limit_of("4:memory:/box\n0::/elsewhere"), 777u) << "both versions: the smaller";
+  write(root / "cpu,memory/box/memory.limit_in_bytes", "6000");
+  EXPECT_EQ(limit_of("2:cpu,memory:/box"), 6000u);
+  EXPECT_EQ(limit_of("2:cpu:/box"), UINT64_MAX) << "no memory controller";
+  EXPECT_EQ(io::cgroup_memory_limit(root / "missing", root), UINT64_MAX);
+}
+
 // An image larger than the memory left is refused in one line before anything is read. The file
 // is an HDF5 dataset of 2^40 cells that holds no data (its chunks were never written).
 TEST(Render, ImagesLargerThanTheMemoryAreRefused) {

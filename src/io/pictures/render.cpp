@@ -167,44 +167,6 @@ std::uint64_t render_bytes(std::int64_t rows, std::int64_t cols) {
   return bytes >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
 }
 
-namespace {
-
-// The first number in `path` after `key` (e.g. "MemAvailable:"), times `scale`; nullopt when
-// the file or the key is missing or the value is not a number (cgroup's "max").
-std::optional<std::uint64_t> read_number(const char* path, const std::string& key,
-                                         std::uint64_t scale) {
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.compare(0, key.size(), key) != 0) continue;
-    std::istringstream fields(line.substr(key.size()));
-    std::uint64_t value = 0;
-    if (fields >> value) return value * scale;
-    return std::nullopt;
-  }
-  return std::nullopt;
-}
-
-}  // namespace
-
-std::uint64_t available_memory() {
-  std::uint64_t available = 0;
-  if (const auto meminfo = read_number("/proc/meminfo", "MemAvailable:", 1024)) {
-    available = *meminfo;
-  } else {
-    const long pages = ::sysconf(_SC_AVPHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
-    available = pages > 0 && page > 0
-                    ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page)
-                    : UINT64_MAX;  // unknown: let the allocation decide
-  }
-  // A container's limit (cgroup v2) is not in /proc/meminfo. What the cgroup already uses is
-  // partly page cache it would give back, so only the limit itself bounds the estimate.
-  if (const auto limit = read_number("/sys/fs/cgroup/memory.max", "", 1)) {
-    available = std::min(available, *limit);
-  }
-  return available;
-}
-
 void check_render_memory(std::uint64_t bytes, const std::string& what, std::uint64_t available) {
   if (bytes > available) {
     throw InvalidInput(what + " needs " + format_bytes(bytes) + " of memory to render, but only " +

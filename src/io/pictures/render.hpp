@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "io/files/memory.hpp"
 #include "io/files/reader.hpp"
 #include "io/pictures/png.hpp"
 
@@ -122,9 +123,6 @@ std::int64_t resolve_image(std::int64_t image, std::int64_t images);
 // Memory that rendering one rows x cols image takes: the values as float64, HDF5's read of them
 // in the stored type (float64 at most) and the RGB picture.
 std::uint64_t render_bytes(std::int64_t rows, std::int64_t cols);
-// Memory this process may still take: /proc/meminfo's MemAvailable (free pages where it is
-// missing), at most the cgroup's memory limit when one is set.
-std::uint64_t available_memory();
 // Throws InvalidInput, before anything is read, when rendering needs more than `available` bytes.
 void check_render_memory(std::uint64_t bytes, const std::string& what,
                          std::uint64_t available = available_memory());

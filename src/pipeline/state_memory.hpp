@@ -1,0 +1,25 @@
+// Whether a simulation's state fits in the memory it would live in, checked before it is
+// allocated: a refusal naming the bytes, rather than a crash once the memory runs out.
+#pragma once
+
+#include <cstddef>
+
+#include "engine/engine.hpp"
+#include "model/model.hpp"
+
+namespace grayscott::pipeline {
+
+// A request whose state does not fit in the memory it would live in.
+struct OutOfMemory : InvalidInput {
+  using InvalidInput::InvalidInput;
+};
+
+// Throws OutOfMemory, naming the bytes needed and the bytes available, when `members` states of
+// `problem` (two buffers of u and v each) exceed the memory of the backend `options` choose: the
+// host's available memory, or the device's free memory. `ranks_on_node` 0: the whole grid in this
+// process. From 1: `problem` is the largest block (halos included) of a grid split over MPI ranks,
+// that many of which hold one on this node: they share its memory, and its devices in turn.
+void check_state_fits(const Problem& problem, std::size_t members, const EngineOptions& options,
+                      int ranks_on_node = 0);
+
+}  // namespace grayscott::pipeline
