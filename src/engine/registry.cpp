@@ -79,13 +79,23 @@ BackendChoice choose_backend(std::span<const Backend* const> candidates,
     return {&backend, {}};
   }
   BackendChoice choice;
+  std::string no_device;  // why the first device backend passed over cannot run here
   for (const Backend* backend : candidates) {
-    if (!backend->available(options.device, nullptr)) continue;
+    std::string why;
+    if (!backend->available(options.device, &why)) {
+      if (backend->on_device() && no_device.empty()) no_device = why;
+      continue;
+    }
     const std::string refusal = backend->refuses(problem, members);
     if (refusal.empty()) {
       choice.backend = backend;
       if (!choice.notice.empty()) {
         choice.notice += "; running on the " + std::string(backend->name()) + " backend instead";
+      } else if (options.device != 0 && !backend->on_device()) {
+        // A device asked for by number is not silently dropped.
+        choice.notice = "--device " + std::to_string(options.device) + ": " +
+                        (no_device.empty() ? "this build has no device backend" : no_device) +
+                        "; running on the " + std::string(backend->name()) + " backend";
       }
       return choice;
     }

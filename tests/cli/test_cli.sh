@@ -363,6 +363,14 @@ expect_error "the state of 100000x100000 cells (single precision) needs 149.0 Gi
   run --rows 100000 --cols 100000 --images 1 -o big.h5
 [[ ! -e big.h5 ]] && pass || fail "a run refused for its memory left a file"
 expect_error "backend: expected" run --backend gpu
+# A device asked for by number is not dropped in silence: refused with the cpu backend, and where
+# auto finds no device, said before the run goes on on the cpu backend.
+expect_error "device 1: the cpu backend runs on this machine's cores" run "${small[@]}" --device 1 -o dev.h5
+if ! "$gs" info 2>/dev/null | grep -q "device 0:"; then
+  "$gs" run --rows 24 --cols 40 --images 3 --steps-per-image 5 --device 1 -o dev.h5 2>err.txt &&
+    grep -q "^grayscott: --device 1: .*; running on the cpu backend$" err.txt && pass ||
+    fail "--device with auto on a machine without a device: $(cat err.txt)"
+fi
 expect_error "threads must be 0 (all cores) or a whole number from 1 to 4096, got 100000" \
   run "${small[@]}" --threads 100000 -o threads.h5
 expect_error "threads must be 0 (all cores) or a whole number from 1 to 4096, got -1" \
