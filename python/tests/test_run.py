@@ -429,7 +429,7 @@ def test_a_custom_start_that_was_never_stored_is_not_continued(tmp_path, graysco
         gs.Simulation.resume(killed)
 
 
-@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
+@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP", "SIGUSR2"])
 def test_a_batch_systems_signal_stops_a_python_run_at_an_image_with_its_checkpoint(tmp_path, name):
     # Left to its default action it ended the process mid-write ("running", no checkpoint):
     # the run stops at an image boundary, records the signal, and the process then ends by it.

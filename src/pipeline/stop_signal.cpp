@@ -23,7 +23,7 @@ std::mutex cause_mutex;
 std::string requested_cause;  // with `requested`, when a front end asked to stop for it
 static_assert(std::atomic<int>::is_always_lock_free, "set from a signal handler");
 
-constexpr int handled[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1};
+constexpr int handled[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2};
 struct sigaction previous[sizeof handled / sizeof handled[0]];
 bool installed[sizeof handled / sizeof handled[0]];  // by the StopSignals that owns them
 // The StopSignals alive: the first owns the handlers; one made while it lives (another thread's
@@ -55,8 +55,10 @@ const char* announcement(int signal) {
       return "\ngrayscott: SIGTERM: stopping after the image in progress\n";
     case SIGHUP:
       return "\ngrayscott: SIGHUP: stopping after the image in progress\n";
-    default:
+    case SIGUSR1:
       return "\ngrayscott: SIGUSR1: stopping after the image in progress\n";
+    default:
+      return "\ngrayscott: SIGUSR2: stopping after the image in progress\n";
   }
 }
 

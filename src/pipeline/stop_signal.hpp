@@ -1,8 +1,8 @@
-// Stopping a run from outside. SIGINT, SIGTERM, SIGHUP and SIGUSR1 (what a batch system sends
-// before its time limit, e.g. Slurm's --signal) ask the image loop to stop at the next image
-// boundary: it saves a checkpoint there, the file records the signal, and the program exits with
-// 128 + the signal's number. A second SIGINT exits at once; the file still holds every image
-// flushed before it (it is flushed at least twice a second).
+// Stopping a run from outside. SIGINT, SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 (what a batch system
+// sends before its time limit: Slurm's --signal, Grid Engine's -notify) ask the image loop to stop
+// at the next image boundary: it saves a checkpoint there, the file records the signal, and the
+// program exits with 128 + the signal's number. A second SIGINT exits at once; the file still holds
+// every image flushed before it (it is flushed at least twice a second).
 #pragma once
 
 #include <string>
@@ -17,8 +17,8 @@ class StopSignals {
   // Every stop signal: a program's own front end (the command line).
   StopSignals();
   // A front end inside a host that has its own say (Python: SIGINT is its KeyboardInterrupt, and
-  // a script may have handlers of its own): SIGTERM, SIGHUP and SIGUSR1 only, each only where it
-  // was left to its default action, which would end the process at once, mid-write. With
+  // a script may have handlers of its own): SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 only, each only
+  // where it was left to its default action, which would end the process at once, mid-write. With
   // `interrupt`, SIGINT too, where the host's handler would only be heard at the next image
   // (Python's, while the run holds no GIL): the run stops after the image in progress, as on
   // the command line, and a second SIGINT changes nothing (the host says what it means; in a
@@ -31,8 +31,8 @@ class StopSignals {
     void (*tell_host)() = nullptr;
   };
   explicit StopSignals(WhereDefault where);
-  // After the run: where `signal` is SIGTERM, SIGHUP or SIGUSR1 and this object took it over
-  // from its default action, puts the default back and raises it, ending the process as the
+  // After the run: where `signal` is SIGTERM, SIGHUP, SIGUSR1 or SIGUSR2 and this object took it
+  // over from its default action, puts the default back and raises it, ending the process as the
   // sender asked, now that the file is consistent. Otherwise does nothing.
   void end_as_asked(int signal);
   ~StopSignals();

@@ -124,7 +124,7 @@ print(f"reference: {duration:.2f} s", flush=True)
 
 # ---- stop signals at random moments, then --resume --------------------------------------------
 for k, sig in enumerate([signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1,
-                         signal.SIGTERM, signal.SIGINT]):
+                         signal.SIGUSR2, signal.SIGTERM, signal.SIGINT]):
     path = f"signal{k}.h5"
     p = start("run", *PROBLEM, "-o", path, "--checkpoint-every", str(random.randint(3, 30)))
     time.sleep(random.uniform(0.15, 0.8) * duration)
