@@ -526,13 +526,24 @@ std::string python_words(std::string message) {
   const auto rewrite = [&](const std::string& pattern, const std::string& replacement) {
     message = std::regex_replace(message, std::regex(before + pattern), "$1" + replacement);
   };
-  for (const auto& [command, call] : {std::pair{"grayscott run --resume ", "Simulation.resume"},
-                                      std::pair{"grayscott sweep --resume ", "resume_sweep"}}) {
+  // "grayscott run --resume FILE [--render DIR]" to the message's end, or the command alone ("a
+  // run continues with grayscott run --resume)").
+  for (const auto& [command, call] : {std::pair{"grayscott run --resume", "Simulation.resume"},
+                                      std::pair{"grayscott sweep --resume", "resume_sweep"}}) {
     const std::string resume = command;
-    if (const std::size_t at = message.find(resume); at != std::string::npos) {
-      const std::string path = message.substr(at + resume.size());
-      message = message.substr(0, at) + "grayscott." + call + "('" + path + "')";
+    const std::size_t at = message.find(resume);
+    if (at == std::string::npos) continue;
+    std::string rest = message.substr(at + resume.size()), arguments = "path";
+    if (rest.rfind(' ', 0) == 0) {
+      std::string path = rest.substr(1), render;
+      if (const std::size_t r = path.rfind(" --render "); r != std::string::npos) {
+        render = path.substr(r + 10);
+        path.resize(r);
+      }
+      arguments = "'" + path + "'" + (render.empty() ? "" : ", render='" + render + "'");
+      rest.clear();
     }
+    message = message.substr(0, at) + "grayscott." + call + "(" + arguments + ")" + rest;
   }
   rewrite("--force(?![A-Za-z-])", "overwrite=True");
   rewrite("--quiet(?![A-Za-z-])", "quiet=True");

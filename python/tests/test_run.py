@@ -491,6 +491,18 @@ def test_a_stopped_sweep_is_continued_from_python_bitwise(tmp_path):
     # What a stopped sweep says names the Python call that continues it.
     assert (_core._python_words("continue with: grayscott sweep --resume s.h5")
             == "continue with: grayscott.resume_sweep('s.h5')")
+    # A run that was to draw its pictures names its folder; a command named without a file reads
+    # as a call with its argument.
+    assert (_core._python_words("continue with: grayscott run --resume r.h5 --render pics")
+            == "continue with: grayscott.Simulation.resume('r.h5', render='pics')")
+    gs.Simulation(rows=16, cols=16, backend="cpu").run(images=1, output=tmp_path / "run.h5",
+                                                       quiet=True)
+    with pytest.raises(ValueError, match=r"is not a sweep file \(a run continues with "
+                                         r"grayscott\.Simulation\.resume\(path\)\)$"):
+        gs.resume_sweep(tmp_path / "run.h5")
+    with pytest.raises(ValueError, match=r"is a sweep file: continue it with "
+                                         r"grayscott\.resume_sweep\(path\)$"):
+        gs.Simulation.resume(tmp_path / "whole.h5")
 
 
 def test_a_sweep_stopped_by_ctrl_c_names_the_python_call_that_continues_it(tmp_path):

@@ -321,7 +321,7 @@ void add_run_command(CLI::App& root) {
       }
       pipeline::announce_stop_signals(!request.quiet && !secondary_mpi_process());
       pipeline::say_at_second_interrupt(
-          pipeline::left_unfinished(request.output.string(), "grayscott run --resume"));
+          pipeline::left_unfinished(request.output.string(), pipeline::continue_command(request)));
       return request;
     };
     // From here to the end of the run a stop signal ends it at the next image, consistently.

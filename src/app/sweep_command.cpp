@@ -113,8 +113,8 @@ void add_sweep_command(CLI::App& root) {
       SweepRequest request =
           state->resume.empty() ? given.request() : given.continuing(state->resume);
       pipeline::announce_stop_signals(!request.quiet && !secondary_mpi_process());
-      pipeline::say_at_second_interrupt(
-          pipeline::left_unfinished(request.output.string(), "grayscott sweep --resume"));
+      pipeline::say_at_second_interrupt(pipeline::left_unfinished(
+          request.output.string(), "grayscott sweep --resume " + request.output.string()));
       return request;
     };
 #if GRAYSCOTT_WITH_MPI

@@ -23,12 +23,17 @@ bool run_diverged(std::string_view status) {
   return status.starts_with("stopped: values became non-finite");
 }
 
+std::string continue_command(const RunRequest& request) {
+  return "grayscott run --resume " + request.output.string() +
+         (request.render_dir ? " --render " + request.render_dir->string() : std::string());
+}
+
 std::string interruption_message(const RunRequest& request, const RunSummary& summary) {
   return summary.status + " of " + std::to_string(request.images) + "; " +
          (summary.checkpoint_images > 0
               ? "checkpoint at image " + std::to_string(summary.checkpoint_images)
               : std::string("no checkpoint yet")) +
-         "; continue with: grayscott run --resume " + request.output.string();
+         "; continue with: " + continue_command(request);
 }
 
 void validate_run_request(const RunRequest& request) {

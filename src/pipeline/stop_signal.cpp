@@ -178,9 +178,9 @@ void say_at_second_interrupt(const std::string& what_is_left) {
       new const std::string("\ngrayscott: second SIGINT: exiting now; " + what_is_left + "\n"));
 }
 
-std::string left_unfinished(const std::string& file, const std::string& resume_command) {
+std::string left_unfinished(const std::string& file, const std::string& continue_command) {
   return file + " keeps the images flushed before (grayscott repair " + file +
-         " makes it readable, " + resume_command + " " + file + " continues it)";
+         " makes it readable, " + continue_command + " continues it)";
 }
 
 void announce_stop_signals(bool on) {

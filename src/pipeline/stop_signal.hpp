@@ -60,9 +60,10 @@ class StopAtOnce {
 // (left_unfinished's words for a run or sweep). Unset (a render, which only reads), it says only
 // that the process exits. Set before the work starts, and again when what it leaves changes.
 void say_at_second_interrupt(const std::string& what_is_left);
-// "FILE keeps the images flushed before (grayscott repair FILE makes it readable, COMMAND FILE
-// continues it)": the file a run or sweep leaves, and the command that continues it.
-std::string left_unfinished(const std::string& file, const std::string& resume_command);
+// "FILE keeps the images flushed before (grayscott repair FILE makes it readable, COMMAND
+// continues it)": the file a run or sweep leaves, and the command that continues it
+// ("grayscott run --resume FILE").
+std::string left_unfinished(const std::string& file, const std::string& continue_command);
 
 // Whether the first stop signal says on stderr that the run stops after the image in progress
 // (an image may take long): a front end's choice (not with --quiet, only from one MPI rank).
