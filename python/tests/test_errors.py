@@ -262,6 +262,10 @@ def test_what_new_users_met_is_refused_in_pythons_words(tmp_path):
     with pytest.raises(ValueError, match="^histogram_bins: a setting of the statistics, which "
                                          "this run does not measure: give stats=True"):
         sim.run(images=1, output=tmp_path / "h.h5", histogram_bins=7)
+    with pytest.raises(ValueError, match="^steady_images: the images in a row that until_steady= "
+                                         "waits for; without it, this run does not settle$"):
+        sim.run(images=1, output=tmp_path / "h.h5", steady_images=3, stats=True)
+    assert not (tmp_path / "h.h5").exists()
     with pytest.raises(ValueError, match="^seeds: no value given$"):
         gs.sweep(tmp_path / "s.h5", feed=[0.03], kill=[0.06], rows=8, cols=8, init="noise",
                  seeds=[])

@@ -251,6 +251,12 @@ void apply(const OutputSettings& out, pipeline::SweepRequest& request) {
 
 void refuse_unmeasured_settings(const pipeline::AnalysisRequest& analysis,
                                 const std::function<bool(std::string_view option)>& given) {
+  // Measured or not, the images a run waits for while settling mean nothing without a tolerance.
+  if (given("steady-images") && !analysis.steady.enabled()) {
+    throw InvalidInput(
+        "steady-images: the images in a row that --until-steady waits for; without it, this run "
+        "does not settle");
+  }
   if (analysis.statistics) return;
   for (const char* option : {"histogram-bins", "histogram-range", "steady-images"}) {
     if (given(option)) {

@@ -131,8 +131,8 @@ struct RunSettings {
 };
 
 // Throws InvalidInput for a setting of the statistics (histogram-bins, histogram-range,
-// steady-images) that `given` says was given where `analysis` measures nothing: it would do
-// nothing (no --stats, --until-steady or --classify).
+// steady-images) that `given` says was given where it would do nothing: where `analysis` measures
+// nothing (no --stats, --until-steady or --classify), and steady-images without --until-steady.
 void refuse_unmeasured_settings(const pipeline::AnalysisRequest& analysis,
                                 const std::function<bool(std::string_view option)>& given);
 

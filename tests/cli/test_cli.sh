@@ -530,8 +530,13 @@ expect_error "steady-images must be a whole number from 1 to 1000000, got 0" run
 # Good values that nothing would use are refused too, not ignored.
 expect_error "histogram-bins: a setting of the statistics, which this run does not measure: give --stats" \
   run --histogram-bins 7 --rows 8 --cols 8 -o unmeasured.h5
-expect_error "steady-images: a setting of the statistics, which this run does not measure" \
+expect_error "steady-images: the images in a row that --until-steady waits for; without it, this run does not settle" \
   sweep --steady-images 3 --rows 8 --cols 8 -o unmeasured.h5
+# Measured, the run still does not settle without a tolerance: --steady-images alone does nothing.
+expect_error "steady-images: the images in a row that --until-steady waits for" \
+  run --steady-images 3 --stats --rows 8 --cols 8 -o unmeasured.h5
+expect_error "steady-images: the images in a row that --until-steady waits for" \
+  run --steady-images 3 --classify --rows 16 --cols 16 -o unmeasured.h5
 
 # Pictures.
 "$gs" render run.h5 --out pics 2>/dev/null && [[ $(ls pics/*.png | wc -l) -eq 3 ]] && pass || fail "render"
