@@ -337,10 +337,17 @@ Boundary parse_boundary(std::string_view text) {
 }
 
 Outside parse_outside(std::string_view text, std::string_view what) {
-  const std::size_t comma = text.find(',');
-  if (comma == std::string_view::npos || text.find(',', comma + 1) != std::string_view::npos) {
+  // A range's ends also as LOW:HIGH, as render's --range takes them.
+  const bool range = what.find("range") != std::string_view::npos;
+  const char separator =
+      range && text.find(',') == std::string_view::npos && text.find(':') != std::string_view::npos
+          ? ':'
+          : ',';
+  const std::size_t comma = text.find(separator);
+  if (comma == std::string_view::npos ||
+      text.find(separator, comma + 1) != std::string_view::npos) {
     // A pair of values of u and v, or a range's two ends.
-    const char* form = what.find("range") != std::string_view::npos ? "LOW,HIGH" : "U,V";
+    const char* form = range ? "LOW,HIGH" : "U,V";
     throw InvalidInput(std::string(what) + ": expected two numbers " + form + ", got '" +
                        std::string(text) + "'");
   }

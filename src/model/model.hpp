@@ -177,7 +177,8 @@ std::string bound_text(double value);
 std::string_view to_string(Boundary b);
 std::string_view to_string(Precision p);
 Boundary parse_boundary(std::string_view text);
-// "U,V": two finite numbers. `what` names the setting in the message ("outside").
+// "U,V": two finite numbers. `what` names the setting in the message ("outside"); a range's
+// ("histogram-range") also as "LOW:HIGH", as render's --range is written.
 Outside parse_outside(std::string_view text, std::string_view what = "outside");
 std::string to_string(const Outside& outside);  // "U,V", each number's shortest exact text
 Precision parse_precision(std::string_view text);

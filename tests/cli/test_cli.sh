@@ -386,6 +386,19 @@ expect_error "threads must be 0 (all cores) or a whole number from 1 to 4096, go
 [[ ! -e threads.h5 ]] && pass || fail "a refused --threads left a file"
 expect_error "no such file" render nothing.h5
 expect_error "range: expected" render run.h5 --range 1
+# A range is written either way in both places: render's LO:HI also as LO,HI, a histogram's
+# LOW,HIGH also as LOW:HIGH, each the same as the other form.
+"$gs" render run.h5 --out colon --range 0:0.4 --image 0 2>/dev/null &&
+  "$gs" render run.h5 --out comma --range 0,0.4 --image 0 2>/dev/null &&
+  cmp -s colon/v_0000.png comma/v_0000.png && pass || fail "render --range 0,0.4 is not 0:0.4"
+"$gs" run "${small[@]}" --stats --histogram-range 0,0.5 -o hcomma.h5 --quiet &&
+  "$gs" run "${small[@]}" --stats --histogram-range 0:0.5 -o hcolon.h5 --quiet &&
+  /usr/bin/python3 -c '
+import h5py, numpy as np
+a, b = h5py.File("hcomma.h5", "r"), h5py.File("hcolon.h5", "r")
+assert np.array_equal(a["stats/v_histogram"][...], b["stats/v_histogram"][...])
+assert list(a["stats/v_histogram"].attrs["range"]) == [0, 0.5], a["stats/v_histogram"].attrs["range"]' &&
+  pass || fail "--histogram-range 0:0.5 is not 0,0.5"
 
 # A FIFO (or a device) given as the file to read is refused before it is opened: opening a FIFO
 # waits for a writer for ever (and a render, blocked there, heard no signal).

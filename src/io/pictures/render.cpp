@@ -28,7 +28,9 @@ namespace grayscott::io {
 namespace fs = std::filesystem;
 
 std::pair<double, double> parse_range(const std::string& text) {
-  const auto colon = text.find(':');
+  // LO:HI, or LO,HI as --histogram-range takes a range.
+  auto colon = text.find(':');
+  if (colon == std::string::npos) colon = text.find(',');
   if (colon == std::string::npos) throw InvalidInput("range: expected LO:HI, got '" + text + "'");
   try {
     std::size_t used_lo = 0, used_hi = 0;

@@ -127,7 +127,7 @@ std::uint64_t render_bytes(std::int64_t rows, std::int64_t cols);
 void check_render_memory(std::uint64_t bytes, const std::string& what,
                          std::uint64_t available = available_memory());
 
-// Parses "LO:HI"; throws InvalidInput.
+// Parses "LO:HI" (or "LO,HI", as a histogram's range is written); throws InvalidInput.
 std::pair<double, double> parse_range(const std::string& text);
 // Parses a picture's scale: "auto" (0: auto_scale of the grid) or a whole number of pixels per
 // cell from 1 to max_scale; throws InvalidInput.
