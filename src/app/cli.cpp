@@ -94,7 +94,7 @@ std::string nearest_name(std::string_view name, const std::vector<std::string>& 
   return best;
 }
 
-std::string empty_option_value(int argc, const char* const* argv) {
+std::string misread_option_value(int argc, const char* const* argv) {
   for (int k = 1; k < argc; ++k) {
     const std::string_view arg = argv[k];
     if (arg == "--") break;  // what follows is not an option
@@ -104,6 +104,11 @@ std::string empty_option_value(int argc, const char* const* argv) {
       const std::string option(arg.substr(0, arg.size() - 1));
       return option + "= has an empty value: give one (" + option + "=VALUE), or leave " + option +
              " out for its default";
+    }
+    if (arg.size() > 2 && arg[0] == '-' && arg[1] != '-' && arg[2] == '=') {
+      const std::string option(arg.substr(0, 2)), value(arg.substr(3));
+      return std::string(arg) + ": a short option takes its value after a space (" + option + " " +
+             value + "); " + std::string(arg) + " would name it '=" + value + "'";
     }
   }
   return {};

@@ -97,9 +97,10 @@ std::vector<CLI::App*> commands_of(CLI::App& app);
 // The one of `known` near enough to `name` to be a slip of the keyboard, or "".
 std::string nearest_name(std::string_view name, const std::vector<std::string>& known);
 
-// The message for an option given as "--name=" with nothing after the '=' (which CLI11 answers
-// by taking the next argument as its value), or "" when there is none.
-std::string empty_option_value(int argc, const char* const* argv);
+// The message for an option's value that CLI11 would misread, or "" when there is none: "--name="
+// with nothing after the '=' (it takes the next argument as the value), and "-o=NAME" (a short
+// option's value is all that follows the letter: a file named "=NAME").
+std::string misread_option_value(int argc, const char* const* argv);
 
 // The help footers' last line: where the documentation is.
 std::string docs_pointer();

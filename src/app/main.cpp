@@ -58,9 +58,9 @@ int main(int argc, char** argv) {
     }
     return 2;
   }
-  if (const std::string empty = app::empty_option_value(argc, argv); !empty.empty()) {
+  if (const std::string misread = app::misread_option_value(argc, argv); !misread.empty()) {
     if (app::secondary_mpi_process()) return 2;
-    std::fprintf(stderr, "grayscott: error: %s\n", empty.c_str());
+    std::fprintf(stderr, "grayscott: error: %s\n", misread.c_str());
     return 2;
   }
   // Where a parse error sends the user: the help of the command being parsed.
