@@ -842,12 +842,13 @@ def _quiet_if(quiet: bool):
 
 
 @_hints_misspelt_keywords
-def render(file, out="images", *, field: str = "v", range=(0.0, 0.5), colormap: str = "inferno",
+def render(file, out="images", *, field: str | None = None, range=(0.0, 0.5), colormap: str = "inferno",
            scale="auto", annotate: bool = False, image: int | None = None,
            slice: str | None = None, projection: str | None = None,
            overwrite: bool = False, progress=None, quiet: bool = False) -> list:
     """PNG pictures of a run file's images (or a sweep file's atlas) into the folder ``out``, as
-    ``grayscott render`` writes them (the same code); returns the paths written. A volume's
+    ``grayscott render`` writes them (the same code); returns the paths written. ``field`` is
+    "u" or "v" (default: v, or u where the file holds u alone). A volume's
     pictures show the plane ``slice`` ("z=N", "y=N" or "x=N", N from 0 or "mid"; default: the
     middle plane across z) or its ``projection`` ("max"). ``progress(done, total)`` is called
     after each picture; by default a tqdm bar counts them unless ``quiet``."""
@@ -856,7 +857,8 @@ def render(file, out="images", *, field: str = "v", range=(0.0, 0.5), colormap: 
 
 
 @_hints_misspelt_keywords
-def video(file, path, *, every: int = 1, fps: float = 10, field: str = "v", range=(0.0, 0.5),
+def video(file, path, *, every: int = 1, fps: float = 10, field: str | None = None,
+          range=(0.0, 0.5),
           colormap: str = "inferno", scale="auto", annotate: bool = False,
           image: int | None = None, seed: int | None = None, slice: str | None = None,
           projection: str | None = None, overwrite: bool = False, progress=None,

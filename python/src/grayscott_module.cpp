@@ -2030,6 +2030,8 @@ NB_MODULE(_core, m) {
       "_render",
       [](const std::string& file, const std::string& out, nb::dict settings, nb::object progress) {
         io::RenderOptions options = render_options(settings);
+        options.field = io::drawn_field(
+            file, settings.contains("field") && !settings["field"].is_none() ? options.field : "");
         io::check_render_folder(out);
         options.out_dir = out;
         bool interrupted = false;
@@ -2077,6 +2079,8 @@ NB_MODULE(_core, m) {
          nb::object progress) {
         refuse_empty_path(video);
         io::RenderOptions options = render_options(settings);
+        options.field = io::drawn_field(
+            file, settings.contains("field") && !settings["field"].is_none() ? options.field : "");
         options.video = video;
         bool interrupted = false;
         options.stop_requested = python_interrupt(interrupted);

@@ -309,6 +309,11 @@ def test_run_renders_its_pictures_as_the_command_lines_run_render(tmp_path, gray
     only_u = again.run(images=2, steps_per_image=5, output=tmp_path / "u.h5", fields="u",
                        render=tmp_path / "u", quiet=True)
     assert [p.name for p in only_u["pictures"]] == ["u_0000.png", "u_0001.png"]
+    # gs.render and gs.video draw it by its u as well, unless field= says otherwise.
+    assert [p.name for p in gs.render(tmp_path / "u.h5", tmp_path / "u-again", quiet=True)] == [
+        "u_0000.png", "u_0001.png"]
+    with pytest.raises(ValueError, match="has no field v"):
+        gs.render(tmp_path / "u.h5", tmp_path / "v-asked", field="v", quiet=True)
     # A run whose values became non-finite draws the images before, then raises: as the command
     # line's run --render, pictures bitwise its own.
     blown = gs.Simulation(rows=16, cols=16, init_values=(1e12, 1e12), backend="cpu")

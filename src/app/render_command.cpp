@@ -45,7 +45,7 @@ std::string note_before(const std::string& file, const std::string& field) {
 
 void add_render_command(CLI::App& root) {
   struct State {
-    std::string file, out = "images", range = "0:0.5", field = "v";
+    std::string file, out = "images", range = "0:0.5", field;  // field: the file's, by default
     std::int64_t image = 0;  // used only when --image is given
     bool force = false, quiet = false;
     std::string video, colormap = "inferno", scale = "auto", config, slice, projection;
@@ -75,7 +75,8 @@ void add_render_command(CLI::App& root) {
       render->add_option("--image", state->image,
                          "Render only this image: from 0, or from the end when negative (-1: the "
                          "last); of a sweep, the image its atlas shows (default: the last)");
-  render->add_option("--field", state->field, "u or v")->capture_default_str();
+  render->add_option("--field", state->field,
+                     "u or v (default: v, or u where the file holds u alone)");
   render->add_flag("--force", state->force, "Replace pictures or a video that exist already");
   render->add_option(
       "--video", state->video,
@@ -138,6 +139,7 @@ void add_render_command(CLI::App& root) {
     };
     apply_config(*render, state->config, check_options);
     check_options();
+    state->field = io::drawn_field(state->file, state->field);
     // A stop signal ends the rendering between two pictures or frames (no partial file left).
     const pipeline::StopSignals stop_signals;
     const auto stop_requested = [] { return pipeline::stop_requested() != 0; };

@@ -249,6 +249,10 @@ timeout -s INT 1 "$gs" run --depth 1500 --rows 4 --cols 4 --images 3000 --steps-
 # "--output=" with nothing after it: refused, not given the next argument as its value.
 expect_error "--output= has an empty value" run --rows 8 --cols 8 --images 1 --output= --force
 [[ ! -e --force ]] && pass || fail "--output= wrote a file named --force"
+# -o=NAME would name the file "=NAME": refused, with the way to write it.
+expect_error "-o=eq.h5: a short option takes its value after a space (-o eq.h5); -o=eq.h5 would name it '=eq.h5'" \
+  run --rows 8 --cols 8 --images 1 -o=eq.h5
+[[ ! -e =eq.h5 ]] && pass || fail "-o=eq.h5 wrote =eq.h5"
 expect_error "unknown command 'reapir' (did you mean repair?)" reapir run.h5
 # A name near the system's 255-byte limit: its temporary names (the file's, the .xmf's) fit too.
 long_name=$(printf 'n%.0s' {1..250}).h5
@@ -446,7 +450,10 @@ expect_error "render notafolder is a file, not a folder" render run.h5 --out not
 # A field the file does not hold: the one it does is named.
 "$gs" run "${small[@]}" --fields u --quiet -o only-u.h5
 expect_error "only-u.h5 has no field v (it holds u: --field u; run with --fields u,v writes both)" \
-  render only-u.h5 --out only-u
+  render only-u.h5 --out only-u --field v
+# Without --field, a file that holds u alone is drawn by its u, as run --render draws it.
+"$gs" render only-u.h5 --out only-u 2>/dev/null && [[ $(ls only-u) == $'u_0000.png\nu_0001.png\nu_0002.png' ]] &&
+  pass || fail "render of a u-only file without --field: $(ls only-u)"
 expect_error "run.h5 has no field u (it holds v: --field v; run with --fields u,v writes both)" \
   render run.h5 --field u --out only-v
 

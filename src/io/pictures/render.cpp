@@ -224,6 +224,16 @@ std::vector<fs::path> picture_paths(const fs::path& dir, const std::string& fiel
   return pictures;
 }
 
+std::string drawn_field(const fs::path& file, const std::string& asked) {
+  if (!asked.empty()) return asked;
+  try {
+    const RunFileReader reader(file);
+    return !reader.has_field("v") && reader.has_field("u") ? "u" : "v";
+  } catch (const std::exception&) {
+    return "v";
+  }
+}
+
 std::string count_pictures(std::size_t n) {
   return std::to_string(n) + (n == 1 ? " picture" : " pictures");
 }

@@ -97,6 +97,11 @@ std::vector<std::filesystem::path> picture_paths(const std::filesystem::path& di
                                                  const std::string& field, std::int64_t first,
                                                  std::int64_t last, std::int64_t images);
 
+// The field pictures of `file` show: `asked` where given, else v, or u where the file holds u alone
+// (as run --render draws a run that writes u alone). A file that cannot be read gives v: its
+// rendering then says why.
+std::string drawn_field(const std::filesystem::path& file, const std::string& asked);
+
 // "1 picture", "3 pictures".
 std::string count_pictures(std::size_t n);
 
