@@ -372,6 +372,21 @@ JobSummary run_job(Job job, JobFile<Real>& file, Placement<Real>& place) {
   const std::exception_ptr finish_error =
       capture_error([&] { reported = file.finish(summary.status, error); });
   times.file_close = clock.lap();
+  if (reported && reported == outcome.writer_error && job.one_simulation) {
+    // A write that failed names the image it was writing; the file keeps those flushed before,
+    // fewer where the disk filled up under the images in flight: said with it.
+    try {
+      std::rethrow_exception(reported);
+    } catch (const InvalidInput&) {
+    } catch (const std::exception& e) {
+      const std::int64_t kept = file.images_written();
+      reported = std::make_exception_ptr(
+          std::runtime_error(std::string(e.what()) + "; the file keeps " +
+                             (kept == 0   ? std::string("no image")
+                              : kept == 1 ? std::string("its first image")
+                                          : "its first " + std::to_string(kept) + " images")));
+    }
+  }
   place.agree_on(reported);
   place.agree_on(finish_error);
 

@@ -560,6 +560,10 @@ def full_disk_test(kind, disk):
     check(attrs["status"].startswith(f"stopped after image {n} by an error: ")
           and "No space left on device" in attrs["status"],
           f"full {kind}: status {attrs['status']!r} does not name the error and image {n}")
+    # The error says what the file keeps, which the image it names may be beyond.
+    kept = "its first image" if n == 1 else f"its first {n} images"
+    check(bool(lines) and lines[0].endswith(f"; the file keeps {kept}"),
+          f"full {kind}: the error does not say the file keeps {n} images: {lines}")
     # Every image complete before the disk filled is kept and counted.
     check(n >= max(images_seen - 1, 1),
           f"full {kind}: {n} images kept, {images_seen} were seen before the disk filled")
@@ -608,6 +612,7 @@ def full_disk_mpi_test(disk):
     check(len(lines) == 1 and path in lines[0] and "No space left on device" in lines[0],
           f"mpi full tmpfs: the error does not name the file and the full disk: {err!r}")
     message = lines[0][len("grayscott: error: "):] if lines else "(none)"
+    message, _, kept = message.partition("; the file keeps ")  # what the status does not say
     run("run", *problem, "-o", "full-mpi-reference.h5", "--quiet")
     reference, _ = datasets("full-mpi-reference.h5")
     # Opened as any reader opens it (no swmr): the ranks closed it.
@@ -620,6 +625,8 @@ def full_disk_mpi_test(disk):
               f"image {n}")
         check(n >= 1, "mpi full tmpfs: no image was kept, though some were written before the "
                       "disk filled")
+        check(kept == ("its first image" if n == 1 else f"its first {n} images"),
+              f"mpi full tmpfs: the error says the file keeps {kept!r}, not {n} images")
         # No more either (the failed write's image is cut): xarray refuses sizes that differ.
         check(len(f["time"]) == n and f["u"].shape[0] == n and f["v"].shape[0] == n,
               f"mpi full tmpfs: /time {f['time'].shape}, /u {f['u'].shape}, /v {f['v'].shape} "
