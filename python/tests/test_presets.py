@@ -75,6 +75,7 @@ def test_a_sweep_takes_the_preset(tmp_path):
 @pytest.mark.parametrize("kwargs, words", [
     (dict(pattern="zebra"), "pattern: unknown pattern 'zebra' (known: spots"),
     (dict(preset="course-fortran"), "preset: unknown preset 'course-fortran' (known: course-numpy"),
+    (dict(preset="course-nunpy"), "preset: unknown preset 'course-nunpy' (did you mean course-numpy?"),
     (dict(boundary="fixed", outside=(math.inf, 0)), "outside: the values must be finite"),
     (dict(boundary="fixed", outside=(1, 2, 3)), "outside: expected two numbers"),
     (dict(init="box", rows=6, cols=96), "init box: a grid of 6x96 is too small"),

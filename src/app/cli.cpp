@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "app/commands.hpp"
+#include "requests/names.hpp"
 
 namespace grayscott::app {
 
@@ -29,27 +30,8 @@ void add_config_option(CLI::App& app, std::string& path) {
 
 namespace {
 
-// Edits (insertions, deletions, substitutions) from a to b.
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1] ? 1 : 0)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
-// The edits that make a name a slip of the keyboard for another: a third of its letters, at least
-// 2 (1 in a name of 1 or 2 letters: "o" is not "du").
-std::size_t slips_allowed(std::string_view name) {
-  return name.size() <= 2 ? 1 : std::max<std::size_t>(2, name.size() / 3);
-}
+using requests::edit_distance;
+using requests::slips_allowed;
 
 // The command's long option nearest to `name`, if it is near enough to be a slip, or the one it
 // begins (--proj: --projection). `primary`: named by its first long name (what a config file's
@@ -83,16 +65,6 @@ std::string nearest_option(const CLI::App& command, std::string_view name, bool 
 }
 
 }  // namespace
-
-std::string nearest_name(std::string_view name, const std::vector<std::string>& known) {
-  std::string best;
-  std::size_t best_distance = slips_allowed(name) + 1;
-  for (const std::string& candidate : known) {
-    const std::size_t distance = edit_distance(name, candidate);
-    if (distance < best_distance) best_distance = distance, best = candidate;
-  }
-  return best;
-}
 
 std::string misread_option_value(int argc, const char* const* argv) {
   for (int k = 1; k < argc; ++k) {

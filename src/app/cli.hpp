@@ -94,9 +94,6 @@ struct ConfigPrinted {};
 // Every command of `app` (CLI11's get_subcommands() lists only those given on the command line).
 std::vector<CLI::App*> commands_of(CLI::App& app);
 
-// The one of `known` near enough to `name` to be a slip of the keyboard, or "".
-std::string nearest_name(std::string_view name, const std::vector<std::string>& known);
-
 // The message for an option's value that CLI11 would misread, or "" when there is none: "--name="
 // with nothing after the '=' (it takes the next argument as the value), and "-o=NAME" (a short
 // option's value is all that follows the letter: a file named "=NAME").

@@ -12,6 +12,7 @@
 #include "model/model.hpp"
 #include "pipeline/run.hpp"
 #include "pipeline/under_mpi_errors.hpp"
+#include "requests/names.hpp"
 
 int main(int argc, char** argv) {
   using namespace grayscott;
@@ -49,7 +50,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "grayscott: error: a command is needed: %s (see grayscott --help)\n",
                    commands.c_str());
     } else {
-      const std::string near = app::nearest_name(argv[1], command_names);
+      const std::string near = requests::nearest_name(argv[1], command_names);
       std::fprintf(stderr,
                    "grayscott: error: unknown command '%s'%s; the commands are %s (see grayscott "
                    "--help)\n",

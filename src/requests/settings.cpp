@@ -8,6 +8,7 @@
 #include "io/files/output_path.hpp"
 #include "io/files/run_file.hpp"
 #include "io/pictures/render.hpp"
+#include "requests/names.hpp"
 #include "requests/value_sets.hpp"
 
 namespace grayscott::requests {
@@ -26,11 +27,15 @@ std::string names_of(const Table& table) {
 template <class Entry>
 const Entry& find_named(std::span<const Entry> table, std::string_view name,
                         const std::string& what) {
+  std::vector<std::string> names;
   for (const Entry& entry : table) {
     if (entry.name == name) return entry;
+    names.emplace_back(entry.name);
   }
-  throw InvalidInput(what + ": unknown " + what + " '" + std::string(name) +
-                     "' (known: " + names_of(table) + ")");
+  const std::string near = nearest_name(name, names);
+  throw InvalidInput(what + ": unknown " + what + " '" + std::string(name) + "' (" +
+                     (near.empty() ? "" : "did you mean " + near + "? ") +
+                     "known: " + names_of(table) + ")");
 }
 
 }  // namespace

@@ -197,6 +197,9 @@ check(os.path.getsize(os.path.join(written, "run.avi")) > 0, "README: the course
 for args, message in [
     (["--pattern", "zebra"], "pattern: unknown pattern 'zebra' (known: spots, labyrinthine"),
     (["--preset", "course-fortran"], "preset: unknown preset 'course-fortran' (known: course-numpy"),
+    # A slip of the keyboard is answered with the name meant.
+    (["--preset", "course-nunpy"], "preset: unknown preset 'course-nunpy' (did you mean course-numpy? known: "),
+    (["--pattern", "spts"], "pattern: unknown pattern 'spts' (did you mean spots? known: spots"),
     (["--boundary", "fixed", "--outside", "nan,0"], "outside: the values must be finite"),
     (["--boundary", "fixed", "--outside", "1"], "outside: expected two numbers U,V"),
     (["--init", "drop", "--init-values", "0,inf"], "init-values: the values must be finite"),
