@@ -638,8 +638,9 @@ class Simulation(_core._Simulation):
         of v, a ``histogram`` of v (``bins`` bins over ``range``, by default 50 over (0, 1);
         values outside count in the end bins), and inside a ``run(stats=True)`` callback the
         run's own (its histogram by default), with ``change_max`` and ``change_rms_per_step``
-        since the previous image (NaN otherwise, and for another histogram than the run's)."""
-        return self._statistics(bins, *_pair("range", range))[0]
+        since the previous image (NaN otherwise, and for another histogram than the run's). The
+        histogram is a NumPy array of counts, as ``gs.open(file).v_histogram`` holds them."""
+        return _histograms_as_arrays(self._statistics(bins, *_pair("range", range)))[0]
 
     def __copy__(self):
         raise TypeError("a Simulation owns its engine and is not copied: copy its state "
@@ -718,7 +719,7 @@ class Sweep(_core._Sweep):
     @_hints_misspelt_keywords
     def stats(self, bins: int | None = None, range=None) -> list:
         """Each member's statistics of its current state (see `Simulation.stats`)."""
-        return self._statistics(bins, *_pair("range", range))
+        return _histograms_as_arrays(self._statistics(bins, *_pair("range", range)))
 
     def __len__(self):
         return len(self.members)
@@ -932,6 +933,16 @@ def explore(rows: int = 128, cols: int = 128, steps: int = 3000, feed: float = 0
 # The pattern classes, in the order of the C++ enum (src/analysis/classify.hpp): the order files
 # store them in.
 PATTERN_CLASSES = ("decayed", "uniform", "spots", "stripes", "holes", "mixed", "waves")
+
+
+def _histograms_as_arrays(statistics: list) -> list:
+    """Each member's statistics with its histogram as a NumPy array of counts (uint64, as the
+    file's /stats/v_histogram)."""
+    import numpy
+
+    for member in statistics:
+        member["histogram"] = numpy.asarray(member["histogram"], dtype=numpy.uint64)
+    return statistics
 
 
 class Classification:

@@ -41,6 +41,9 @@ def test_the_statistics_inside_a_run_match_numpy_on_its_images(tmp_path):
     # Outside a run: measured now, without a change.
     now = sim.stats(bins=4, range=(0.0, 1.0))
     assert np.isnan(now["change_max"]) and sum(now["histogram"]) == 40 * 48
+    # The histogram is an array of counts, as the file's (a list had no .sum() or .shape).
+    assert now["histogram"].dtype == np.uint64 and now["histogram"].shape == (4,)
+    assert now["histogram"].sum() == 40 * 48
     assert now["v_max"] == np.asarray(sim.v).max()
 
 
