@@ -1070,9 +1070,6 @@ def open(path, **kwargs):  # noqa: A001 - the name users expect, as xarray.open_
     from ._files import open_dataset
 
     path = _path("path", path)
-    if path.endswith(".xmf"):
-        images = path[:-len(".xmf")] + ".h5"
-        raise ValueError(f"{path} is the XDMF companion of {images}, which holds the images: "
-                         f"give {images}")
-    _core._check_readable_file(path)
+    # Refused in grayscott's words: no such file, a FIFO, no HDF5 file, an .xmf for its .h5.
+    _core._check_hdf5_file(path)
     return open_dataset(path, **kwargs)

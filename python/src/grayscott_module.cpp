@@ -1954,10 +1954,10 @@ NB_MODULE(_core, m) {
   // gs.open's check before xarray opens the file (a FIFO would hang it, a folder or a missing
   // file get HDF5's words): the command line's refusals.
   m.def(
-      "_check_readable_file",
+      "_check_hdf5_file",
       [](const std::string& path) {
         refuse_empty_path(path);
-        io::check_readable_file(path);
+        io::check_hdf5_file(path);
       },
       "path"_a);
 

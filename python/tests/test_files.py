@@ -74,6 +74,10 @@ def test_the_sweep_pages_example_selects_a_member_of_a_range(tmp_path, grayscott
     ds.close()
     with pytest.raises(ValueError, match="sweep.xmf is the XDMF companion of .*sweep.h5"):
         gs.open(tmp_path / "sweep.xmf")
+    # Another file than HDF5 is named so, as grayscott info names it, not in HDF5's words.
+    (tmp_path / "run.avi").write_bytes(b"RIFF....AVI ")
+    with pytest.raises(ValueError, match=r"run\.avi is not an HDF5 file$"):
+        gs.open(tmp_path / "run.avi")
 
 
 def test_open_reads_a_running_file_and_one_left_by_kill_9(tmp_path, grayscott_bin):

@@ -57,7 +57,7 @@ struct RunFileReader::Handles {
   h5::Id file;
 };
 
-RunFileReader::RunFileReader(const fs::path& path) : h_(std::make_unique<Handles>()), path_(path) {
+void check_hdf5_file(const fs::path& path) {
   h5::silence_library_errors();
   std::error_code ec;
   check_readable_file(path);
@@ -81,6 +81,11 @@ RunFileReader::RunFileReader(const fs::path& path) : h_(std::make_unique<Handles
     }
     throw InvalidInput(path.string() + " is not an HDF5 file");
   }
+}
+
+RunFileReader::RunFileReader(const fs::path& path) : h_(std::make_unique<Handles>()), path_(path) {
+  check_hdf5_file(path);
+  std::error_code ec;
   const hid_t file = open_for_reading(path);
   if (file < 0) {
     if (marked_open_without_swmr()) {

@@ -29,6 +29,11 @@ struct FileIdentity {
 };
 FileIdentity identity_of(const std::filesystem::path& path);
 
+// Before an HDF5 file is opened to be read: check_readable_file, then InvalidInput where it cannot
+// be read ("Permission denied"), or is no HDF5 file ("run.avi is not an HDF5 file"; an .xmf given
+// for its run file names the file that holds the images).
+void check_hdf5_file(const std::filesystem::path& path);
+
 // Reads a run file (or a sweep file's member) for rendering and for tests.
 // Opens files that are still being written (SWMR) and files whose writer was killed as well.
 class RunFileReader {
