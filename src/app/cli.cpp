@@ -287,9 +287,19 @@ void apply_config(CLI::App& app, const std::string& path, const std::function<vo
       return "config " + path + " line " + std::to_string(node.source().begin.line) + ", key '" +
              name + "'";
     };
-    // Every unknown key is reported at once, in the file's order, each with its line and the
-    // nearest option name when there is one.
-    std::vector<std::pair<std::int64_t, std::string>> unknown;
+    // Every unknown key and every value of the wrong kind is reported at once, in the file's
+    // order, each with its line (an unknown key with the nearest option name when there is one).
+    std::vector<std::pair<std::int64_t, std::string>> unknown, wrong;
+    const auto apply = [&](CLI::Option& option, const toml::node& node, const std::string& name) {
+      try {
+        apply_key(option, node, where(node, name));
+      } catch (const InvalidInput& e) {
+        std::string text = e.what();
+        const std::string prefix = "config " + path + " ";
+        if (text.rfind(prefix, 0) == 0) text.erase(0, prefix.size());
+        wrong.emplace_back(node.source().begin.line, text);
+      }
+    };
     const auto unknown_key = [&](const toml::node& node, const std::string& key,
                                  const std::string& name) {
       const std::string near = nearest_option(app, name, /*primary=*/true);
@@ -311,7 +321,7 @@ void apply_config(CLI::App& app, const std::string& path, const std::function<vo
           unknown_key(node, app.get_name() + "." + name, name);
           continue;
         }
-        apply_key(*option, node, where(node, app.get_name() + "." + name));
+        apply(*option, node, app.get_name() + "." + name);
       }
     }
     for (const auto& [key, node] : table) {
@@ -336,15 +346,18 @@ void apply_config(CLI::App& app, const std::string& path, const std::function<vo
         unknown_key(node, name, name);
         continue;
       }
-      apply_key(*option, node, where(node, name));
+      apply(*option, node, name);
     }
-    if (!unknown.empty()) {
-      std::stable_sort(unknown.begin(), unknown.end(),
+    if (!unknown.empty() || !wrong.empty()) {
+      std::vector<std::pair<std::int64_t, std::string>> problems = unknown;
+      problems.insert(problems.end(), wrong.begin(), wrong.end());
+      std::stable_sort(problems.begin(), problems.end(),
                        [](const auto& a, const auto& b) { return a.first < b.first; });
       std::string message = "config " + path;
-      for (std::size_t i = 0; i < unknown.size(); ++i) {
-        message += (i == 0 ? " " : "; ") + unknown[i].second;
+      for (std::size_t i = 0; i < problems.size(); ++i) {
+        message += (i == 0 ? " " : "; ") + problems[i].second;
       }
+      if (unknown.empty()) throw InvalidInput(message);
       // Three of this command's own options as examples.
       std::string examples;
       int shown = 0;

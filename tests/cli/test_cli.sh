@@ -195,6 +195,10 @@ expect_error "--config given 2 times; it takes one value" run --config run.toml 
 printf 'velocity = 3\nrows = 8\ncolour = 1\n[run]\nimags = 2\n' >unknowns.toml
 expect_error "config unknowns.toml line 1, key 'velocity': unknown key; line 3, key 'colour': unknown key; line 5, key 'run.imags': unknown key (did you mean images?)" \
   run --config unknowns.toml -o x.h5
+# Values of the wrong kind among them too, each at its line.
+printf 'rows = 16\ncolls = 64\nimages = "3"\nkil = 0.06\n' >mixed.toml
+expect_error "config mixed.toml line 2, key 'colls': unknown key (did you mean cols?); line 3, key 'images': expected a whole number (without quotes), got a string; line 4, key 'kil': unknown key (did you mean kill?)" \
+  run --config mixed.toml -o x.h5
 # An option given twice, or under its name and its course alias: the later value wins.
 "$gs" run --rows 8 --cols 8 --nbimage 5 --images 3 --quiet -o later.h5 &&
   /usr/bin/python3 -c 'import h5py; assert h5py.File("later.h5", "r")["v"].shape[0] == 3' &&
