@@ -38,13 +38,24 @@ struct RunCliState {
 #endif
 };
 
+// "0.25,0.5,0.25,...": a plane's stencil by its weights, row by row.
+std::string weights_text(const Stencil& stencil) {
+  std::string text;
+  for (double w : stencil.weights) {
+    if (!text.empty()) text += ',';
+    text += shortest_text(w);
+  }
+  return text;
+}
+
 // The parameters of a continued run come from its file: an option given on the command line (or
 // in --config) must say the same, or the request is refused.
 void refuse_contradictions(const CLI::App& run, const RunRequest& given,
                            const requests::OutputSettings& out, const RunRequest& file) {
   struct Setting {
     const char* option;
-    std::string (*value)(const RunRequest&);
+    std::string (*value)(const RunRequest&);            // compared
+    std::string (*shown)(const RunRequest&) = nullptr;  // in the message, where not the value
   };
   static const Setting settings[] = {
       {"--rows", [](const RunRequest& r) { return std::to_string(r.problem.grid.rows); }},
@@ -59,12 +70,12 @@ void refuse_contradictions(const CLI::App& run, const RunRequest& given,
        [](const RunRequest& r) {
          // A volume's stencils have no weight table: their names tell them apart.
          if (r.problem.stencil.three_dimensional()) return r.problem.stencil.name();
-         std::string text;
-         for (double w : r.problem.stencil.weights) {
-           if (!text.empty()) text += ',';
-           text += shortest_text(w);
-         }
-         return text;
+         return weights_text(r.problem.stencil);
+       },
+       // Named as it was given: "five-point", not its nine weights.
+       [](const RunRequest& r) {
+         return r.problem.stencil.kind == StencilKind::Custom ? weights_text(r.problem.stencil)
+                                                              : r.problem.stencil.name();
        }},
       {"--boundary",
        [](const RunRequest& r) { return std::string(to_string(r.problem.boundary)); }},
@@ -85,8 +96,9 @@ void refuse_contradictions(const CLI::App& run, const RunRequest& given,
   for (const Setting& s : settings) {
     if (!app::given(run, s.option)) continue;
     if (s.value(given) != s.value(file)) {
-      throw InvalidInput(std::string(s.option) + " " + s.value(given) + " contradicts " +
-                         file.output.string() + ", whose run has " + s.value(file) +
+      const auto shown = s.shown != nullptr ? s.shown : s.value;
+      throw InvalidInput(std::string(s.option) + " " + shown(given) + " contradicts " +
+                         file.output.string() + ", whose run has " + shown(file) +
                          " (a continued run keeps its parameters)");
     }
   }

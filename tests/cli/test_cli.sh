@@ -76,6 +76,9 @@ grep -q "continue with: grayscott run --resume drawn.h5 --render drawn-pics$" er
 timeout -s INT 0.7 "$gs" run --rows 64 --cols 64 --images 60 --steps-per-image 20000 \
   --checkpoint-every 1 --backend cpu --quiet -o stopped.h5 2>/dev/null
 cp stopped.h5 stopped-before.h5
+# A stencil is named as it was given, not by its nine weights.
+expect_error "--stencil five-point contradicts stopped.h5, whose run has oono-puri (a continued run keeps its parameters)" \
+  run --resume stopped.h5 --stencil five-point
 expect_error "--stats contradicts stopped.h5, whose run measured no statistics (a continued run keeps its parameters)" \
   run --resume stopped.h5 --stats
 expect_error "--until-steady 0.001 contradicts stopped.h5, whose run has no --until-steady" \
