@@ -130,6 +130,12 @@ int automatic_halo_depth(const Problem& problem, const EngineOptions& engine,
   return depth;
 }
 
+// Each image's steps begin with an exchange: a halo deeper than they are would carry layers no
+// step reads, and ask for blocks as thick (the results are the same at any depth).
+int at_most_an_images_steps(int halo_depth, const Job& job) {
+  return static_cast<int>(std::min<std::int64_t>(halo_depth, job.steps_per_image));
+}
+
 // Where a grid's blocks step, the same for every rank.
 struct BlockPlacement {
   RankPlacement rank;                      // the backend, and this rank's device
@@ -242,6 +248,7 @@ class GridOverRanks final : public OverRanks<Real> {
           "gpu-aware-mpi on: the cpu backend's halos are in host memory (the option passes a "
           "device backend's halos to MPI in device memory, with --backend cuda or auto)");
     }
+    options_.halo_depth = at_most_an_images_steps(options_.halo_depth, job);
     std::optional<mpi::ProcessGrid> forced;
     if (!options_.decomposition.empty()) forced = mpi::parse_decomposition(options_.decomposition);
     process_grid_ = mpi::choose_process_grid(this->session_.size(), job.problem.grid, forced,
@@ -255,6 +262,7 @@ class GridOverRanks final : public OverRanks<Real> {
       options_.halo_depth = automatic_halo_depth(job.problem, job.engine, session, process_grid_,
                                                  *placement_.rank.backend);
     }
+    options_.halo_depth = at_most_an_images_steps(options_.halo_depth, job);
     const std::string_view device_memory = placement_.rank.backend->mpi_device_memory();
     if (options_.gpu_aware_mpi == "on" && device_memory.empty() && session.rank() == 0 &&
         !job.quiet) {

@@ -67,6 +67,14 @@ for depth in 2 3; do
       -o "$work/depth.h5" && "$python" "$here/compare_runs.py" "$work/serial.h5" "$work/depth.h5" ||
     fail "halo depth $depth"
 done
+# A halo deeper than an image's steps (5) would carry layers no step reads: it is as deep as they
+# are, and the file is the same.
+"${mpi[@]}" -n 2 "$grayscott" run --rows 29 --cols 43 --images 3 --steps-per-image 5 \
+    --fields u,v --feed 0.03 --kill 0.06 --threads 1 --force --boundary periodic \
+    --halo-depth 45 -o "$work/depth.h5" 2> "$work/depth.txt" &&
+  "$python" "$here/compare_runs.py" "$work/serial.h5" "$work/depth.h5" &&
+  grep -q "halo depth 5:" "$work/depth.txt" ||
+  fail "halo depth 45 with 5 steps per image: $(grep decomposition "$work/depth.txt")"
 
 # Images written from the writer thread while the next is computed (MPI_THREAD_MULTIPLE): the
 # same file. (On this machine's few cores `auto` writes between steps.)
