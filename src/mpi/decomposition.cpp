@@ -149,21 +149,23 @@ ProcessGrid choose_process_grid(int ranks, const Grid& grid, std::optional<Proce
     if (!fits(g)) throw too_small(std::to_string(g.rows) + "x" + std::to_string(g.cols) + " ranks");
     return g;
   }
+  // Of the splits that fit, the one with the fewest cells on the cuts between blocks (the halo
+  // traffic); on a tie the squarest, MPI_Dims_create's, with more ranks along the longer side. A
+  // thin grid is cut across its length only (2x1000 on 4 ranks: 1x4, blocks of 2x250, not 2x2's
+  // blocks one row thick).
+  const auto cut_of = [&](ProcessGrid g) {
+    return std::int64_t{g.rows - 1} * grid.cols + std::int64_t{g.cols - 1} * grid.rows;
+  };
   int dims[2] = {0, 0};
   MPI_Dims_create(ranks, 2, dims);  // dims[0] >= dims[1]
-  const ProcessGrid preferred =
+  const ProcessGrid squarest =
       grid.cols > grid.rows ? ProcessGrid{dims[1], dims[0]} : ProcessGrid{dims[0], dims[1]};
-  if (fits(preferred)) return preferred;
-  // A grid too thin for the squarest split (4x1 cells on 4 ranks) may still take another: of those
-  // that fit, the one with the fewest cells on the cuts between blocks, the halo traffic.
   std::optional<ProcessGrid> best;
-  std::int64_t best_cut = 0;
+  if (fits(squarest)) best = squarest;
   for (int rows = 1; rows <= ranks; ++rows) {
     if (ranks % rows != 0) continue;
     const ProcessGrid g{rows, ranks / rows};
-    if (!fits(g)) continue;
-    const std::int64_t cut = (g.rows - 1) * grid.cols + (g.cols - 1) * grid.rows;
-    if (!best || cut < best_cut) best = g, best_cut = cut;
+    if (fits(g) && (!best || cut_of(g) < cut_of(*best))) best = g;
   }
   if (!best) throw too_small(std::to_string(ranks) + " ranks in any split");
   return *best;

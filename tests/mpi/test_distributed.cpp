@@ -99,20 +99,28 @@ TEST(Decomposition, ParsesAndChecksProcessGrids) {
   EXPECT_EQ(tall.cols, 1);
 }
 
-// The automatic split falls back from MPI_Dims_create's squarest choice to any factorisation whose
-// blocks hold a halo, the fewest cut cells first, and refuses only when none does.
-TEST(Decomposition, AutomaticSplitFitsThinGrids) {
+// The automatic split is the factorisation whose blocks hold a halo with the fewest cut cells, on a
+// tie MPI_Dims_create's squarest, and refuses only when none fits.
+TEST(Decomposition, AutomaticSplitCutsTheFewestCells) {
   const auto split = [](int ranks, Grid grid, int halo_depth) {
     const ProcessGrid g = choose_process_grid(ranks, grid, std::nullopt, halo_depth);
     return std::to_string(g.rows) + "x" + std::to_string(g.cols);
   };
   EXPECT_EQ(split(4, {4, 1}, 1), "4x1");  // 2x2 leaves blocks of no column
   EXPECT_EQ(split(4, {1, 4}, 1), "1x4");
-  EXPECT_EQ(split(4, {3, 43}, 1), "2x2");  // the preferred split, where it fits
-  EXPECT_EQ(split(4, {3, 43}, 2), "1x4");  // 2x2 leaves blocks of one row
-  // 3x4 leaves blocks of one row; of 2x6 (cutting 100 + 5 x 4 cells) and 1x12 (11 x 4), 1x12.
-  EXPECT_EQ(split(12, {4, 100}, 1), "3x4");
+  // A thin grid is cut across its length: 1x4 cuts 3 x 3 cells, 2x2 (the squarest) 43 + 3.
+  EXPECT_EQ(split(4, {3, 43}, 1), "1x4");
+  EXPECT_EQ(split(4, {2, 1000}, 1), "1x4");
+  EXPECT_EQ(split(4, {3, 43}, 2), "1x4");
+  // Of 3x4 (cutting 2 x 100 + 3 x 4 cells), 2x6 (100 + 5 x 4) and 1x12 (11 x 4): 1x12.
+  EXPECT_EQ(split(12, {4, 100}, 1), "1x12");
   EXPECT_EQ(split(12, {4, 100}, 2), "1x12");
+  // A square-ish grid keeps the squarest split, more ranks along its longer side; on a tie (a
+  // square grid, 1x4 and 4x1 cutting alike) MPI_Dims_create's.
+  EXPECT_EQ(split(4, {1080, 1920}, 1), "2x2");
+  EXPECT_EQ(split(8, {1080, 1920}, 1), "2x4");
+  EXPECT_EQ(split(2, {1080, 1920}, 1), "1x2");
+  EXPECT_EQ(split(2, {64, 64}, 1), "2x1");
   try {
     choose_process_grid(5, {4, 4}, std::nullopt, 1);
     FAIL() << "5 ranks split a 4x4 grid";
