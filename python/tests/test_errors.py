@@ -51,7 +51,7 @@ def test_bad_run_options_raise_value_error(tmp_path):
         sim.run(images=0, output=tmp_path / "a.h5")
     with pytest.raises(ValueError, match="fields"):
         sim.run(images=1, output=tmp_path / "a.h5", fields="w")
-    with pytest.raises(ValueError, match="checkpoint_every: expected a number of images"):
+    with pytest.raises(ValueError, match="checkpoint_every: expected a whole number of images from 1"):
         sim.run(images=1, output=tmp_path / "a.h5", checkpoint_every="soon")
     with pytest.raises(ValueError):
         sim.advance(-1)

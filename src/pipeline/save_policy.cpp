@@ -11,7 +11,7 @@ void parse_checkpoint_every(std::string_view text, SavePolicy& policy) {
   const std::string whole(text);
   const auto bad = [&] {
     return InvalidInput(
-        "checkpoint-every: expected a number of images (e.g. 50) or a time (90s, "
+        "checkpoint-every: expected a whole number of images from 1 (e.g. 50) or a time (90s, "
         "10m, 1h), got '" +
         whole + "'");
   };
@@ -42,7 +42,9 @@ void parse_checkpoint_every(std::string_view text, SavePolicy& policy) {
     policy.checkpoint_every_seconds = number * scale;
     return;
   }
-  if (number != std::floor(number) || number > 9e18) throw bad();
+  // A count in digits, as every whole number is read ("1e3" is refused as --images 1e3 is).
+  const bool digits = text.find_first_not_of("0123456789") == std::string_view::npos;
+  if (!digits || number != std::floor(number) || number > 9e18) throw bad();
   policy.checkpoint_every_images = static_cast<std::int64_t>(number);
 }
 

@@ -382,6 +382,10 @@ expect_error "the state of 100000x100000 cells (single precision) needs 149.0 Gi
   run --rows 100000 --cols 100000 --images 1 -o big.h5
 [[ ! -e big.h5 ]] && pass || fail "a run refused for its memory left a file"
 expect_error "backend: expected" run --backend gpu
+# A count of images in digits, as every whole number (1e3 is refused as --images 1e3 is).
+expect_error "checkpoint-every: expected a whole number of images from 1 (e.g. 50) or a time (90s, 10m, 1h), got '1e3'" \
+  run "${small[@]}" --checkpoint-every 1e3 -o ck.h5
+expect_error "got '0'" run "${small[@]}" --checkpoint-every 0 -o ck.h5
 # A device asked for by number is not dropped in silence: refused with the cpu backend, and where
 # auto finds no device, said before the run goes on on the cpu backend.
 expect_error "device 1: the cpu backend runs on this machine's cores" run "${small[@]}" --device 1 -o dev.h5
