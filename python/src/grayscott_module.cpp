@@ -1193,7 +1193,7 @@ class Simulation : public Batch {
       // their folder cannot take them or, unless overwrite, they exist, as the command line's.
       request.render_dir = given.render;
       io::check_pictures_after_run(*request.render_dir, request.output, request.rendered_field(),
-                                   request.images, request.overwrite);
+                                   request.images, request.overwrite, request.resume);
     }
     return execute(request, progress, on_image, image_views);
   }

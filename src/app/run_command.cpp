@@ -329,7 +329,7 @@ void add_run_command(CLI::App& root) {
       // The pictures come after the run: refused before it when they cannot be written.
       if (request.render_dir) {
         io::check_pictures_after_run(*request.render_dir, request.output, request.rendered_field(),
-                                     request.images, request.overwrite);
+                                     request.images, request.overwrite, request.resume);
       }
       pipeline::announce_stop_signals(!request.quiet && !secondary_mpi_process());
       pipeline::say_at_second_interrupt(

@@ -66,12 +66,18 @@ timeout -s TERM 0.7 "$gs" run --rows 64 --cols 64 --images 60 --steps-per-image 
   fail "a stop signal's notice: $(cat err.txt)"
 # A run that was to draw its pictures once it ended names --render in the command that continues
 # it (the pictures are drawn only then), and that command draws every image.
-timeout -s TERM 0.7 "$gs" run --rows 64 --cols 64 --images 20 --steps-per-image 20000 \
+timeout -s TERM 0.7 "$gs" run --rows 64 --cols 64 --images 20 --steps-per-image 100000 \
   --backend cpu -o drawn.h5 --render drawn-pics 2>err.txt
 grep -q "continue with: grayscott run --resume drawn.h5 --render drawn-pics$" err.txt &&
   [[ ! -e drawn-pics ]] && pass || fail "a stopped run --render's hint: $(cat err.txt)"
 "$gs" run --resume drawn.h5 --render drawn-pics --backend cpu --quiet &&
   [[ $(ls drawn-pics | wc -l) -eq 20 ]] && pass || fail "the hint's command: $(ls drawn-pics)"
+# A continued run replaces no picture, and its refusal says what to do instead (not --force,
+# which --resume does not take).
+timeout -s TERM 0.7 "$gs" run --rows 64 --cols 64 --images 20 --steps-per-image 100000 \
+  --backend cpu -o drawn2.h5 --quiet 2>/dev/null
+expect_error "drawn-pics/v_0000.png and 19 more pictures exist (a continued run replaces none: give another folder, or render them once it ends, with --force)" \
+  run --resume drawn2.h5 --render drawn-pics
 # Options that contradict the continued file are refused, and leave it as it was.
 timeout -s INT 0.7 "$gs" run --rows 64 --cols 64 --images 60 --steps-per-image 20000 \
   --checkpoint-every 1 --backend cpu --quiet -o stopped.h5 2>/dev/null

@@ -132,6 +132,13 @@ for force in ([], ["--force"]):
     check(not os.path.exists("again.h5"), "run --render computed before refusing a FIFO picture")
     check(identity("shots/v_0001.png") == before, "run --render replaced a FIFO picture")
 
+# A FIFO given as the pictures' folder, or above it, is named as such (it was called "a file").
+os.mkfifo("folder.fifo")
+r = run("render", "pictures.h5", "--out", "folder.fifo")
+refused(r, "folder.fifo", "is a FIFO, not a folder", "render --out a FIFO")
+r = run("render", "pictures.h5", "--out", "folder.fifo/below")
+refused(r, "folder.fifo", "cannot be created: folder.fifo is a FIFO", "render --out below a FIFO")
+
 # Videos: render --video naming a device or a FIFO.
 os.mknod("video.mp4", 0o666 | stat.S_IFCHR, os.makedev(1, 7))
 os.mkfifo("video.gif")

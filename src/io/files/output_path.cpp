@@ -66,6 +66,8 @@ std::string format_bytes(std::uint64_t bytes) {
 
 const char* special_file_kind(fs::file_type type) {
   switch (type) {
+    case fs::file_type::regular:
+      return "a file";
     case fs::file_type::directory:
       return "a directory";
     case fs::file_type::character:

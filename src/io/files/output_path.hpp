@@ -27,6 +27,10 @@ std::string why_not_writable(const std::filesystem::path& folder);
 // Throws InvalidInput.
 void check_replaceable(const std::filesystem::path& path, const std::string& what);
 
+// What stands at a path, for a message: "a file", "a directory", "a FIFO", "a character device",
+// "a block device", "a socket".
+const char* special_file_kind(std::filesystem::file_type type);
+
 // Before a file is opened to be read (rendered, continued, repaired, described): throws
 // PathNotFound, PathIsDirectory, or InvalidInput where something other than a regular file
 // stands there (a FIFO, whose opening would wait for a writer for ever, a device, a socket).

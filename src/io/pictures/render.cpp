@@ -93,9 +93,12 @@ std::int64_t parse_scale(const std::string& text) {
 }
 
 void check_pictures_after_run(const fs::path& dir, const fs::path& output, const std::string& field,
-                              std::int64_t images, bool overwrite) {
+                              std::int64_t images, bool overwrite, bool continued) {
   check_render_folder(dir, output);
-  check_pictures_absent(picture_paths(dir, field, 0, images, images), overwrite);
+  check_pictures_absent(picture_paths(dir, field, 0, images, images), overwrite,
+                        continued ? "a continued run replaces none: give another folder, or "
+                                    "render them once it ends, with --force"
+                                  : "--force replaces them");
 }
 
 void make_picture_folder(const fs::path& dir) {
@@ -130,7 +133,8 @@ void check_render_folder(const fs::path& dir, const fs::path& output) {
   }
   if (fs::exists(dir, ec)) {
     if (!fs::is_directory(dir, ec)) {
-      throw InvalidInput("render " + dir.string() + " is a file, not a folder");
+      throw InvalidInput("render " + dir.string() + " is " +
+                         special_file_kind(fs::status(dir, ec).type()) + ", not a folder");
     }
     if (const std::string why = why_not_writable(dir); !why.empty()) {
       throw PathDenied("render folder " + dir.string() + " is not writable (" + why + ")");
@@ -143,7 +147,8 @@ void check_render_folder(const fs::path& dir, const fs::path& output) {
   if (ancestor.empty()) ancestor = ".";
   if (!fs::is_directory(ancestor, ec)) {
     throw InvalidInput("render folder " + dir.string() +
-                       " cannot be created: " + ancestor.string() + " is a file");
+                       " cannot be created: " + ancestor.string() + " is " +
+                       special_file_kind(fs::status(ancestor, ec).type()));
   }
   if (const std::string why = why_not_writable(ancestor); !why.empty()) {
     throw PathDenied("render folder " + dir.string() + " cannot be created: " + ancestor.string() +
@@ -192,7 +197,8 @@ std::vector<std::int64_t> field_shape(const RunFileReader& reader, const fs::pat
   return reader.shape(field);
 }
 
-void check_pictures_absent(const std::vector<fs::path>& pictures, bool overwrite) {
+void check_pictures_absent(const std::vector<fs::path>& pictures, bool overwrite,
+                           const std::string& remedy) {
   // Even --force replaces only regular files (and symbolic links, never followed).
   for (const fs::path& picture : pictures) check_replaceable(picture, "picture");
   if (overwrite) return;
@@ -208,7 +214,7 @@ void check_pictures_absent(const std::vector<fs::path>& pictures, bool overwrite
   throw PathExists(
       first->string() +
       (existing > 1 ? " and " + std::to_string(existing - 1) + " more pictures exist" : " exists") +
-      " (--force replaces them)");
+      " (" + remedy + ")");
 }
 
 std::vector<fs::path> picture_paths(const fs::path& dir, const std::string& field,
