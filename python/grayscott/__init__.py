@@ -594,9 +594,9 @@ class Simulation(_core._Simulation):
         (as ``grayscott run --render`` draws them before its error)."""
         diverged = summary.pop("diverged", None)
         if folder is not None and self._reports and summary["images_written"] > 0:
-            summary["pictures"] = _render_pictures(
-                output, folder, {"overwrite": overwrite, "field": _drawn_field(summary["fields"])},
-                None, quiet)
+            # v, or u where the run writes u alone: the file's field, as gs.render draws it.
+            summary["pictures"] = _render_pictures(output, folder, {"overwrite": overwrite}, None,
+                                                   quiet)
         if diverged is not None:
             raise FloatingPointError(diverged)
         return summary
@@ -807,12 +807,6 @@ def _sweep_file(arguments: dict, path: str, progress, quiet: bool) -> dict:
         progress = _default_progress(quiet, path)
     with _FILE_WORK:
         return _core._sweep_to_file(arguments, progress)
-
-
-def _drawn_field(fields: str) -> str:
-    """The field of a run's own pictures (render=), as ``grayscott run --render`` draws it: v, or
-    u where the run writes u alone."""
-    return "v" if "v" in fields.split(",") else "u"
 
 
 def _render_pictures(file: str, out, look: dict, progress, quiet: bool) -> list:

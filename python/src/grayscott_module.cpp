@@ -1028,10 +1028,10 @@ class Batch {
 
   // A run steps the engine image by image: its callbacks (on the thread that called run()) may
   // read the state, not step it. Another thread's call waits for the run to end (acquire()).
-  void refuse_while_running(const char* what) const {
+  void refuse_while_running(const std::string& what, const char* done = "be called") const {
     if (running_thread_.load() == std::this_thread::get_id()) {
-      throw std::runtime_error(std::string(what) +
-                               " cannot be called while run() steps this simulation (from its "
+      throw std::runtime_error(what + " cannot " + done +
+                               " while run() steps this simulation (from its "
                                "callbacks): read sim.u, sim.v, sim.step there, or stop the run");
     }
   }
@@ -1110,7 +1110,7 @@ class Simulation : public Batch {
   // The rates that may change between steps; the grid, stencil, boundary and precision stay.
   double rate(double Parameters::*which) const { return problem_.params.*which; }
   void set_rate(double Parameters::*which, const char* keyword, nb::handle value) {
-    refuse_while_running((std::string(keyword) + " =").c_str());
+    refuse_while_running(keyword, "be set");
     Problem changed = problem_;
     changed.params.*which = number(keyword, value);
     changed.validate();  // the rates, and dt against the stability limit

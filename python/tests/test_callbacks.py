@@ -117,6 +117,14 @@ def test_a_callback_may_not_step_the_simulation_it_watches(tmp_path):
     with pytest.raises(RuntimeError, match="advance\\(\\) cannot be called while run\\(\\)"):
         sim.run(images=3, steps_per_image=2, output=tmp_path / "m.h5", quiet=True, on_image=meddle)
 
+    def set_a_rate(index, step, time, image):
+        sim.feed = 0.02
+
+    sim.reset()
+    with pytest.raises(RuntimeError, match="^feed cannot be set while run\\(\\) steps this "):
+        sim.run(images=3, steps_per_image=2, output=tmp_path / "r.h5", quiet=True,
+                on_image=set_a_rate)
+
 
 @pytest.mark.parametrize("field", ["v", "u"])
 @pytest.mark.parametrize("fields", ["u,v", "v", "u"])

@@ -22,9 +22,9 @@ import grayscott as gs
         (dict(threads=100000), "threads must be 0 \\(all cores\\) or a whole number from 1 to 4096, got 100000"),
         (dict(threads=-1), "threads must be 0"),
         (dict(fuse_steps=65, backend="cpu"),
-         "^fuse_steps must be 0 \\(automatic\\) or a whole number from 1 to 64 on the CPU, got 65$"),
+         "^fuse_steps must be 0 \\(the backend's best\\) or a whole number from 1 to 64 on the CPU, got 65$"),
         (dict(fuse_steps=17, backend="cpu", depth=4),
-         "^fuse_steps must be 0 \\(automatic\\) or a whole number from 1 to 16 for a volume on the CPU, "
+         "^fuse_steps must be 0 \\(the backend's best\\) or a whole number from 1 to 16 for a volume on the CPU, "
          "got 17$"),
         (dict(stencil="-1,-1,-1,-1,0,-1,-1,-1,-1"), "stencil"),
     ],
@@ -311,7 +311,7 @@ def test_resume_takes_how_it_is_computed_as_the_command_line(tmp_path):
     with pytest.raises(ValueError, match="enough"):
         gs.Simulation(rows=16, cols=16, backend="cpu").run(images=4, steps_per_image=5,
                                                            output=path, quiet=True, on_image=stop)
-    with pytest.raises(ValueError, match=r"fuse_steps must be 0 \(automatic\) or a whole number "
+    with pytest.raises(ValueError, match=r"fuse_steps must be 0 \(the backend's best\) or a whole number "
                                          r"from 1 to 64 on the CPU, got 1000000"):
         gs.Simulation.resume(path, backend="cpu", fuse_steps=1000000, quiet=True)
     sim = gs.Simulation.resume(path, backend="cpu", fuse_steps=1, device=0, quiet=True)

@@ -26,7 +26,7 @@ template <class Real>
 const EngineOptions& CpuEngine<Real>::checked(const EngineOptions& options) {
   if (options.threads < 0) throw InvalidInput("threads must be a positive integer");
   if (options.fuse_steps < 0 || options.fuse_steps > max_fuse_steps) {
-    throw InvalidInput("fuse must be 0 (automatic) or a whole number from 1 to " +
+    throw InvalidInput("fuse must be 0 (the backend's best) or a whole number from 1 to " +
                        std::to_string(max_fuse_steps) + " on the CPU, got " +
                        std::to_string(options.fuse_steps));
   }
