@@ -19,6 +19,7 @@
 #include "io/files/reader.hpp"
 #include "io/files/run_file.hpp"
 #include "pipeline/run.hpp"
+#include "pipeline/state_memory.hpp"
 #include "scratch_dir.hpp"
 
 using namespace grayscott;
@@ -233,13 +234,27 @@ TEST_F(RunFileTest, OutputProblemsAreFoundBeforeComputing) {
   r.output = dir_;  // a directory
   EXPECT_THROW(pipeline::execute_run(r), InvalidInput);
   r = small_request("huge.h5");
-  r.problem.grid = {1 << 20, 1 << 20};
+  r.problem.grid = {4096, 4096};  // a state that fits in memory (256 MiB)
   r.images = 1 << 20;
   try {
-    pipeline::execute_run(r);  // would need petabytes: refused before any allocation
+    pipeline::execute_run(r);  // would need 64 TiB of disk: refused before any allocation
     FAIL() << "accepted an output larger than the disk";
   } catch (const InvalidInput& e) {
     EXPECT_NE(std::string(e.what()).find("output needs"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "huge.h5"));
+  // A state larger than the memory: refused by the driver (whatever front end made the request),
+  // before the output is claimed.
+  r.problem.grid = {1 << 20, 1 << 20};
+  r.images = 1;
+  try {
+    pipeline::execute_run(r);
+    FAIL() << "accepted a state of 16 TiB";
+  } catch (const pipeline::OutOfMemory& e) {
+    EXPECT_NE(std::string(e.what()).find("the state of 1048576x1048576 cells (single precision) "
+                                         "needs 16.0 TiB of host memory"),
+              std::string::npos)
+        << e.what();
   }
   EXPECT_FALSE(fs::exists(dir_ / "huge.h5"));
 }
