@@ -607,7 +607,8 @@ class Simulation(_core._Simulation):
                on_image=None, live: bool = False, comm=None,
                decomposition: str | None = None, fuse_steps: int = _SIMULATION["fuse_steps"],
                device: int = _SIMULATION["device"],
-               render: str | _os.PathLike | None = None) -> "Simulation":
+               render: str | _os.PathLike | None = None,
+               overwrite: bool = False) -> "Simulation":
         """Continue the unfinished run in ``path`` from its newest checkpoint to its end, as
         ``grayscott run --resume`` does, and return the simulation holding its final state.
         The parameters come from the file; how it is computed (``backend``, ``threads``,
@@ -615,7 +616,8 @@ class Simulation(_core._Simulation):
         continues it split over the ranks, on any number of them (as ``mpirun grayscott run
         --resume``), ``decomposition`` as in Simulation; each rank's simulation then holds its
         block. ``render=DIR`` writes the pictures of every image of the file once it is complete,
-        as ``run(render=DIR)``."""
+        as ``run(render=DIR)``; ``overwrite=True`` replaces pictures that exist there (only them:
+        the file is continued, never replaced)."""
         path = _path("path", path)
         _progress(progress)
         with _FILE_WORK:
@@ -625,11 +627,12 @@ class Simulation(_core._Simulation):
             if progress is None and not sim._over_ranks:
                 progress = _default_progress(quiet, path)
             hook, views = _callbacks(0, on_image, live)
-            settings = {"output": path, "quiet": quiet, "checkpoint_every": checkpoint_every}
+            settings = {"output": path, "quiet": quiet, "checkpoint_every": checkpoint_every,
+                        "overwrite": overwrite}
             if render is not None:
                 settings["render"] = render
             summary = sim._run(settings, progress, hook, True, views)
-        sim._render_after(summary, path, render, False, quiet)
+        sim._render_after(summary, path, render, overwrite, quiet)
         return sim
 
     @_hints_misspelt_keywords

@@ -536,11 +536,15 @@ std::string python_words(std::string message) {
     std::string rest = message.substr(at + resume.size()), arguments = "path";
     if (rest.rfind(' ', 0) == 0) {
       std::string path = rest.substr(1), render;
+      const std::string force = " --force";
+      const bool overwrite = path.size() > force.size() && path.ends_with(force);
+      if (overwrite) path.resize(path.size() - force.size());
       if (const std::size_t r = path.rfind(" --render "); r != std::string::npos) {
         render = path.substr(r + 10);
         path.resize(r);
       }
-      arguments = "'" + path + "'" + (render.empty() ? "" : ", render='" + render + "'");
+      arguments = "'" + path + "'" + (render.empty() ? "" : ", render='" + render + "'") +
+                  (overwrite ? ", overwrite=True" : "");
       rest.clear();
     }
     message = message.substr(0, at) + "grayscott." + call + "(" + arguments + ")" + rest;
@@ -1149,6 +1153,7 @@ class Simulation : public Batch {
     request.engine = options_;
     request.resume = resume;
     if (resume) {
+      requests::check_force_with_resume(request.overwrite, !given.render.empty());
       const pipeline::RunRequest from_file = pipeline::resume_request(request.output);
       // A run continued from its start starts where the file's did.
       request.initial = from_file.initial;
@@ -1193,7 +1198,7 @@ class Simulation : public Batch {
       // their folder cannot take them or, unless overwrite, they exist, as the command line's.
       request.render_dir = given.render;
       io::check_pictures_after_run(*request.render_dir, request.output, request.rendered_field(),
-                                   request.images, request.overwrite, request.resume);
+                                   request.images, request.overwrite);
     }
     return execute(request, progress, on_image, image_views);
   }

@@ -354,6 +354,20 @@ def test_a_resumed_run_renders_every_image_of_its_file(tmp_path):
     gs.Simulation.resume(tmp_path / "r.h5", quiet=True, render=tmp_path / "pics")
     assert sorted(p.name for p in (tmp_path / "pics").iterdir()) == [
         f"v_000{i}.png" for i in range(4)]
+    # Its pictures that exist are refused before it continues, and overwrite=True replaces them
+    # (only them: without render= it is refused, the file continued, never replaced).
+    with pytest.raises(KeyboardInterrupt):
+        gs.Simulation(rows=16, cols=16, backend="cpu").run(
+            images=4, steps_per_image=5, output=tmp_path / "again.h5", quiet=True,
+            on_image=stop_at_the_second)
+    with pytest.raises(FileExistsError, match="overwrite=True replaces them"):
+        gs.Simulation.resume(tmp_path / "again.h5", quiet=True, render=tmp_path / "pics")
+    with pytest.raises(ValueError, match="replaces only the pictures of render="):
+        gs.Simulation.resume(tmp_path / "again.h5", quiet=True, overwrite=True)
+    before = (tmp_path / "pics" / "v_0000.png").stat().st_ino
+    gs.Simulation.resume(tmp_path / "again.h5", quiet=True, render=tmp_path / "pics",
+                         overwrite=True)
+    assert (tmp_path / "pics" / "v_0000.png").stat().st_ino != before
 
 
 def test_renders_report_their_progress_and_stop_when_it_raises(tmp_path):

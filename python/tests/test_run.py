@@ -495,6 +495,8 @@ def test_a_stopped_sweep_is_continued_from_python_bitwise(tmp_path):
     # as a call with its argument.
     assert (_core._python_words("continue with: grayscott run --resume r.h5 --render pics")
             == "continue with: grayscott.Simulation.resume('r.h5', render='pics')")
+    assert (_core._python_words("continue with: grayscott run --resume r.h5 --render pics --force")
+            == "continue with: grayscott.Simulation.resume('r.h5', render='pics', overwrite=True)")
     gs.Simulation(rows=16, cols=16, backend="cpu").run(images=1, output=tmp_path / "run.h5",
                                                        quiet=True)
     with pytest.raises(ValueError, match=r"is not a sweep file \(a run continues with "

@@ -147,7 +147,7 @@ void refuse_contradictions(const CLI::App& run, const RunRequest& given,
     throw InvalidInput("--output " + given.output.string() + " contradicts --resume " +
                        file.output.string() + " (a continued run writes into its own file)");
   }
-  if (given.overwrite) throw InvalidInput("--force and --resume exclude each other");
+  requests::check_force_with_resume(given.overwrite, given.render_dir.has_value());
 }
 
 // The summary line and the optional pictures, from the one process that reports.
@@ -324,12 +324,13 @@ void add_run_command(CLI::App& root) {
         continued->quiet = request.quiet;
         continued->save = request.save;
         continued->render_dir = request.render_dir;
+        continued->overwrite = request.overwrite;  // its pictures' (refused without --render)
         request = std::move(*continued);
       }
       // The pictures come after the run: refused before it when they cannot be written.
       if (request.render_dir) {
         io::check_pictures_after_run(*request.render_dir, request.output, request.rendered_field(),
-                                     request.images, request.overwrite, request.resume);
+                                     request.images, request.overwrite);
       }
       pipeline::announce_stop_signals(!request.quiet && !secondary_mpi_process());
       pipeline::say_at_second_interrupt(

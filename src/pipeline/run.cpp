@@ -24,8 +24,9 @@ bool run_diverged(std::string_view status) {
 }
 
 std::string continue_command(const RunRequest& request) {
-  return "grayscott run --resume " + request.output.string() +
-         (request.render_dir ? " --render " + request.render_dir->string() : std::string());
+  if (!request.render_dir) return "grayscott run --resume " + request.output.string();
+  return "grayscott run --resume " + request.output.string() + " --render " +
+         request.render_dir->string() + (request.overwrite ? " --force" : "");
 }
 
 std::string interruption_message(const RunRequest& request, const RunSummary& summary) {

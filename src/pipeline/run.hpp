@@ -105,7 +105,8 @@ bool run_diverged(std::string_view status);
 // One line for the user about how a run ended early; also the RunInterrupted message.
 std::string interruption_message(const RunRequest& request, const RunSummary& summary);
 // The command that continues the run `request` writes: "grayscott run --resume FILE", with
-// "--render DIR" where the run was to draw its pictures once it ended (they are drawn only then).
+// "--render DIR" where the run was to draw its pictures once it ended (they are drawn only then),
+// and "--force" where it was to replace pictures there.
 std::string continue_command(const RunRequest& request);
 
 }  // namespace grayscott::pipeline

@@ -254,6 +254,14 @@ void apply(const OutputSettings& out, pipeline::SweepRequest& request) {
   apply_output(out, request);
 }
 
+void check_force_with_resume(bool overwrite, bool renders) {
+  if (overwrite && !renders) {
+    throw InvalidInput(
+        "--force with --resume replaces only the pictures of --render DIR (a continued run's file "
+        "is continued, never replaced)");
+  }
+}
+
 void refuse_unmeasured_settings(const pipeline::AnalysisRequest& analysis,
                                 const std::function<bool(std::string_view option)>& given) {
   // Measured or not, the images a run waits for while settling mean nothing without a tolerance.

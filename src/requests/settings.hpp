@@ -130,6 +130,10 @@ struct RunSettings {
   pipeline::RunRequest request() const;
 };
 
+// A continued run's file is continued, never replaced: --force (overwrite) with --resume can only
+// mean the pictures of --render. Throws InvalidInput where it is given without them.
+void check_force_with_resume(bool overwrite, bool renders);
+
 // Throws InvalidInput for a setting of the statistics (histogram-bins, histogram-range,
 // steady-images) that `given` says was given where it would do nothing: where `analysis` measures
 // nothing (no --stats, --until-steady or --classify), and steady-images without --until-steady.

@@ -72,12 +72,22 @@ grep -q "continue with: grayscott run --resume drawn.h5 --render drawn-pics$" er
   [[ ! -e drawn-pics ]] && pass || fail "a stopped run --render's hint: $(cat err.txt)"
 "$gs" run --resume drawn.h5 --render drawn-pics --backend cpu --quiet &&
   [[ $(ls drawn-pics | wc -l) -eq 20 ]] && pass || fail "the hint's command: $(ls drawn-pics)"
-# A continued run replaces no picture, and its refusal says what to do instead (not --force,
-# which --resume does not take).
+# Pictures that exist are refused for a continued run too, and its --force replaces them (only
+# them: without --render it is refused); a stopped run --render --force says --force again.
 timeout -s TERM 0.7 "$gs" run --rows 64 --cols 64 --images 20 --steps-per-image 100000 \
-  --backend cpu -o drawn2.h5 --quiet 2>/dev/null
-expect_error "drawn-pics/v_0000.png and 19 more pictures exist (a continued run replaces none: give another folder, or render them once it ends, with --force)" \
+  --backend cpu -o drawn2.h5 --render drawn-pics --force 2>err.txt
+grep -q "continue with: grayscott run --resume drawn2.h5 --render drawn-pics --force$" err.txt &&
+  pass || fail "a stopped run --render --force's hint: $(cat err.txt)"
+expect_error "drawn-pics/v_0000.png and 19 more pictures exist (--force replaces them)" \
   run --resume drawn2.h5 --render drawn-pics
+expect_error "--force with --resume replaces only the pictures of --render DIR (a continued run's file is continued, never replaced)" \
+  run --resume drawn2.h5 --force
+inode=$(stat -c %i drawn-pics/v_0000.png)  # a picture replaced is a new file put in its place
+"$gs" run --resume drawn2.h5 --render drawn-pics --force --backend cpu --quiet &&
+  [[ $(ls drawn-pics | wc -l) -eq 20 && $(stat -c %i drawn-pics/v_0000.png) != "$inode" ]] &&
+  /usr/bin/python3 -c '
+import h5py; assert h5py.File("drawn2.h5", "r").attrs["status"] == "complete"' &&
+  pass || fail "run --resume --render --force"
 # Options that contradict the continued file are refused, and leave it as it was.
 timeout -s INT 0.7 "$gs" run --rows 64 --cols 64 --images 60 --steps-per-image 20000 \
   --checkpoint-every 1 --backend cpu --quiet -o stopped.h5 2>/dev/null

@@ -93,12 +93,9 @@ std::int64_t parse_scale(const std::string& text) {
 }
 
 void check_pictures_after_run(const fs::path& dir, const fs::path& output, const std::string& field,
-                              std::int64_t images, bool overwrite, bool continued) {
+                              std::int64_t images, bool overwrite) {
   check_render_folder(dir, output);
-  check_pictures_absent(picture_paths(dir, field, 0, images, images), overwrite,
-                        continued ? "a continued run replaces none: give another folder, or "
-                                    "render them once it ends, with --force"
-                                  : "--force replaces them");
+  check_pictures_absent(picture_paths(dir, field, 0, images, images), overwrite);
 }
 
 void make_picture_folder(const fs::path& dir) {
@@ -197,8 +194,7 @@ std::vector<std::int64_t> field_shape(const RunFileReader& reader, const fs::pat
   return reader.shape(field);
 }
 
-void check_pictures_absent(const std::vector<fs::path>& pictures, bool overwrite,
-                           const std::string& remedy) {
+void check_pictures_absent(const std::vector<fs::path>& pictures, bool overwrite) {
   // Even --force replaces only regular files (and symbolic links, never followed).
   for (const fs::path& picture : pictures) check_replaceable(picture, "picture");
   if (overwrite) return;
@@ -214,7 +210,7 @@ void check_pictures_absent(const std::vector<fs::path>& pictures, bool overwrite
   throw PathExists(
       first->string() +
       (existing > 1 ? " and " + std::to_string(existing - 1) + " more pictures exist" : " exists") +
-      " (" + remedy + ")");
+      " (--force replaces them)");
 }
 
 std::vector<fs::path> picture_paths(const fs::path& dir, const std::string& field,

@@ -89,9 +89,7 @@ struct RenderStopped : std::runtime_error {
 
 // Throws InvalidInput, before anything is written, when one of `pictures` exists (a file or a
 // link) and `overwrite` is off: pictures, like run files, are replaced only when asked.
-// `remedy` says what replaces them.
-void check_pictures_absent(const std::vector<std::filesystem::path>& pictures, bool overwrite,
-                           const std::string& remedy = "--force replaces them");
+void check_pictures_absent(const std::vector<std::filesystem::path>& pictures, bool overwrite);
 
 // The pictures of images [first, last) of `field` from a file of `images` images:
 // DIR/v_0000.png, ... (at least four digits, as many as the last image needs).
@@ -157,10 +155,9 @@ void check_render_folder(const std::filesystem::path& dir,
 // Before a run of `images` images into `output` whose pictures of `field` are rendered into
 // `dir` once it ends (run --render): throws InvalidInput when check_render_folder refuses the
 // folder or, unless `overwrite`, one of the pictures exists (they are refused as the output file
-// is). A `continued` run (--resume) replaces none: its refusal says what to do instead.
+// is; a continued run's --force replaces only its pictures).
 void check_pictures_after_run(const std::filesystem::path& dir, const std::filesystem::path& output,
-                              const std::string& field, std::int64_t images, bool overwrite,
-                              bool continued = false);
+                              const std::string& field, std::int64_t images, bool overwrite);
 // Creates the folder pictures go into (and the ones above it); throws InvalidInput when it cannot.
 void make_picture_folder(const std::filesystem::path& dir);
 
