@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <new>
 #include <optional>
 
 #include "engine/registry.hpp"
@@ -193,8 +194,8 @@ JobSummary run_job(Job job, JobFile<Real>& file, Placement<Real>& place) {
   const Backend& backend = place.choose_backend(job);
   const std::int64_t begin = place.members_begin(job), end = place.members_end(job);
   std::int64_t batch_size = 1;
+  place.agree([&] { place.check_state_memory(job); });  // before the output is claimed
   place.agree([&] {
-    place.check_state_memory(job);
     if (!job.one_simulation) {
       batch_size =
           batch_members(std::max<std::int64_t>(end - begin, 1), file.bytes_per_member(),
@@ -378,6 +379,7 @@ JobSummary run_job(Job job, JobFile<Real>& file, Placement<Real>& place) {
     try {
       std::rethrow_exception(reported);
     } catch (const InvalidInput&) {
+    } catch (const std::bad_alloc&) {  // kept as it is: MemoryError in Python
     } catch (const std::exception& e) {
       const std::int64_t kept = file.images_written();
       reported = std::make_exception_ptr(

@@ -287,19 +287,22 @@ class GridOverRanks final : public OverRanks<Real> {
     return *placement_.rank.backend;
   }
 
-  // This node's ranks each hold a block: the largest (the first along each axis), its halos
-  // included, times the ranks of the node, not the whole grid, which no rank holds.
+  // Each rank holds a block, not the whole grid: the largest (the first along each axis), with
+  // its halo on every side; the node's ranks share its host memory, a device is this rank's.
   void check_state_memory(const Job& job) const override {
     const auto largest = [&](std::int64_t cells, int parts) {
-      const std::int64_t block = mpi::block_extent(cells, parts, 0).size;
-      return parts > 1 ? block + 2 * options_.halo_depth : block;
+      return mpi::block_extent(cells, parts, 0).size + 2 * options_.halo_depth;
     };
     Problem block = job.problem;
     const Grid& grid = job.problem.grid;
     block.grid.rows = largest(grid.rows, process_grid_.rows);
     block.grid.cols = largest(grid.cols, process_grid_.cols);
     if (grid.volume()) block.grid.depth = largest(grid.depth, process_grid_.planes);
-    check_state_fits(block, 1, job.engine, this->session_.local_size());
+    // The backend and device the ranks agreed on, not the request's (auto, --device).
+    EngineOptions engine = job.engine;
+    engine.backend = std::string(placement_.rank.backend->name());
+    if (placement_.on_device()) engine.device = placement_.rank.device;
+    check_state_fits(block, 1, engine, placement_.on_device() ? 1 : this->session_.local_size());
   }
 
   bool collective_batches() const override { return true; }

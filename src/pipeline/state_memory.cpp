@@ -11,13 +11,10 @@
 namespace grayscott::pipeline {
 
 void check_state_fits(const Problem& problem, std::size_t members, const EngineOptions& options,
-                      int ranks_on_node) {
+                      int blocks_here) {
   const Backend& backend = *choose_backend(options, problem, members).backend;
   const double element = problem.precision == Precision::Single ? 4.0 : 8.0;
-  // The ranks of a node hold their blocks in its memory; on devices, those that take the same one.
-  const int ranks = std::max(ranks_on_node, 1);
-  const int devices = backend.on_device() ? std::max(backend.device_count(), 1) : 1;
-  const int sharing = (ranks + devices - 1) / devices;
+  const int sharing = std::max(blocks_here, 1);
   // In floating point: an absurd grid must not wrap around to a small number.
   const double needed = 4.0 * element * static_cast<double>(members) *
                         static_cast<double>(sharing) * static_cast<double>(problem.grid.depth) *
@@ -30,12 +27,11 @@ void check_state_fits(const Problem& problem, std::size_t members, const EngineO
   const std::string cells = problem.grid.text() + " cells (" +
                             std::string(to_string(problem.precision)) + " precision" +
                             (members > 1 ? ", " + std::to_string(members) + " members" : "") + ")";
-  const std::string what = ranks_on_node == 0 ? "the state of " + cells + " needs "
+  const std::string what = blocks_here == 0 ? "the state of " + cells + " needs "
                            : sharing == 1
                                ? "the state of this rank's block of " + cells + " needs "
                                : "the states of the blocks of " + std::to_string(sharing) +
-                                     " ranks on this " + (backend.on_device() ? "device" : "node") +
-                                     ", each of up to " + cells + ", need ";
+                                     " ranks on this node, each of up to " + cells + ", need ";
   throw OutOfMemory(std::string(problem.grid.volume() ? "depth x rows x cols" : "rows x cols") +
                     ": " + what + io::format_bytes(bytes) + " of " +
                     (backend.on_device() ? "device" : "host") + " memory, and " +

@@ -16,10 +16,11 @@ struct OutOfMemory : InvalidInput {
 
 // Throws OutOfMemory, naming the bytes needed and the bytes available, when `members` states of
 // `problem` (two buffers of u and v each) exceed the memory of the backend `options` choose: the
-// host's available memory, or the device's free memory. `ranks_on_node` 0: the whole grid in this
+// host's available memory, or the device's free memory. `blocks_here` 0: the whole grid in this
 // process. From 1: `problem` is the largest block (halos included) of a grid split over MPI ranks,
-// that many of which hold one on this node: they share its memory, and its devices in turn.
+// that many of which live in this memory (the node's ranks in its host memory; on a device, this
+// rank's alone, since how many ranks share it cannot be told where each sees only its own).
 void check_state_fits(const Problem& problem, std::size_t members, const EngineOptions& options,
-                      int ranks_on_node = 0);
+                      int blocks_here = 0);
 
 }  // namespace grayscott::pipeline

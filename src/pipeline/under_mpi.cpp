@@ -42,6 +42,13 @@ RankPlacement agree_on_backend(const EngineOptions& engine, const mpi::Session& 
     return blocks_of != nullptr ? backend.refuses_blocks(*blocks_of) : std::string();
   };
   RankPlacement placement;
+  if (engine.device != 0 && session.size() > 1 && session.rank() == 0) {
+    // Not dropped in silence: each rank's device is its own.
+    std::fprintf(stderr,
+                 "grayscott: --device %d: over MPI ranks each rank takes the device its rank on "
+                 "the node picks (node rank modulo the devices it sees); --device is not used\n",
+                 engine.device);
+  }
   if (engine.backend != "auto") {
     mpi::agree_on_errors(session.world(), capture_error([&] {
                            const Backend& named = find_backend(engine.backend);

@@ -292,10 +292,14 @@ expect_failure "classify over ranks" "classify: over MPI ranks" -- \
 
 # The memory check counts what the ranks of this node hold, their blocks (halos included), not the
 # whole grid once per rank: a grid split over 2 ranks is refused naming the blocks and the ranks.
-expect_failure "memory of the blocks" "the states of the blocks of 2 ranks on this node, each of up to 1500002x60000 cells (single precision), need 2.6 TiB of host memory" -- \
+expect_failure "memory of the blocks" "the states of the blocks of 2 ranks on this node, each of up to 1500002x60002 cells (single precision), need 2.6 TiB of host memory" -- \
   "${mpi[@]}" -n 2 "$grayscott" run --rows 3000000 --cols 60000 --images 1 --backend cpu \
   --decomposition 2x1 --halo-depth 1 --quiet -o "$work/x.h5"
 [[ ! -e $work/x.h5 ]] || fail "a run refused for its memory left a file"
+# --device over ranks is said not to be used (each rank's device is its node rank's).
+"${mpi[@]}" -n 2 "$grayscott" run "${common[@]}" --device 1 -o "$work/device.h5" 2> "$work/device.txt" &&
+  [[ $(grep -c "grayscott: --device 1: over MPI ranks each rank takes the device" "$work/device.txt") -eq 1 ]] ||
+  fail "--device over ranks: $(cat "$work/device.txt")"
 # --gpu-aware-mpi on is a device backend's: refused with --backend cpu, said when auto picks it.
 expect_failure "gpu-aware-mpi with the cpu backend" "gpu-aware-mpi on: the cpu backend's halos are in host memory" -- \
   "${mpi[@]}" -n 2 "$grayscott" run "${common[@]}" --backend cpu --gpu-aware-mpi on -o "$work/x.h5"
