@@ -70,8 +70,8 @@ void clean_up_at_abrupt_exit() noexcept {
       ::kill(writer, SIGKILL);
       ::waitpid(writer, nullptr, 0);  // gone before its file is: it cannot create it again
     }
-    // A name that changes while it is copied is copied again (a few tries: the other thread is
-    // between two files, whose new one is removed by its next claim).
+    // A name that changes while it is copied is copied again (a few tries; past them the other
+    // thread is between two files, the old one renamed or removed, the new one not yet made).
     for (int attempt = 0; attempt < 4; ++attempt) {
       const unsigned before = slot.sequence.load();
       if (before % 2 != 0) continue;

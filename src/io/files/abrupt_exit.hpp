@@ -13,8 +13,7 @@ namespace grayscott::io {
 
 // Registers `partial` for as long as it lives: an abrupt exit meanwhile removes the file (and
 // ends its writer first). A few may be registered at once (a rendering inside a run's callback);
-// beyond that, one more is left to the next claim of its name, which removes partial files whose
-// process has gone.
+// one beyond them is not, and an abrupt exit would leave it (as kill -9 leaves any).
 class RemovedAtAbruptExit {
  public:
   explicit RemovedAtAbruptExit(const std::filesystem::path& partial);

@@ -180,9 +180,14 @@ void VideoWriter::abandon() {
 
 int VideoWriter::reap_child() {
   // Ended at an abrupt exit while it is waited for (ffmpeg finishing a file, or its SIGTERM), and
-  // no longer once it has been: its pid may then be another process's.
-  const int status = wait_for(child_);
+  // no longer once it is reaped, when its pid may become another process's: waited for first
+  // without reaping (its pid stays its own), unregistered, then reaped.
+  siginfo_t ended{};
+  while (::waitid(P_PID, static_cast<id_t>(child_), &ended, WEXITED | WNOWAIT) != 0 &&
+         errno == EINTR) {
+  }
   if (unless_whole_) unless_whole_->set_writer(0);
+  const int status = wait_for(child_);
   child_ = -1;
   return status;
 }
