@@ -132,6 +132,36 @@ def test_paths_raise_the_exceptions_python_has_for_them(tmp_path):
             sim.run(images=1, output=locked / "x.h5", quiet=True)
 
 
+def test_a_file_that_cannot_be_read_raises_permission_error():
+    # As the command line says, in one line, and as Python's own open() raises: PermissionError.
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="grayscott-locked-")  # one a user without rights can reach
+    try:
+        os.chmod(folder, 0o755)
+        locked = os.path.join(folder, "locked.h5")
+        with open(locked, "wb") as f:
+            f.write(b"x")
+        os.chmod(locked, 0)
+        code = ("import grayscott as gs\n"
+                "try:\n"
+                f"    gs.open({locked!r})\n"
+                "except PermissionError as e:\n"
+                "    print('PermissionError', e)\n")
+        # Root reads every file: the check runs as a user without rights (nobody).
+        command = ([sys.executable, "-c", code] if os.geteuid() != 0 else
+                   ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                    sys.executable, "-c", code])
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+        assert done.stdout.strip() == f"PermissionError {locked}: Permission denied", (
+            done.stdout, done.stderr)
+    finally:
+        shutil.rmtree(folder)
+
+
 def test_a_backend_that_cannot_run_says_so_in_pythons_words():
     try:
         sim = gs.Simulation(rows=8, cols=8, backend="cuda")

@@ -65,7 +65,10 @@ void check_hdf5_file(const fs::path& path) {
   if (std::FILE* readable = std::fopen(path.c_str(), "rb")) {
     std::fclose(readable);
   } else {
-    throw InvalidInput(path.string() + ": " + std::generic_category().message(errno));
+    const int error = errno;
+    const std::string why = path.string() + ": " + std::generic_category().message(error);
+    if (error == EACCES || error == EPERM) throw PathDenied(why);  // PermissionError in Python
+    throw InvalidInput(why);
   }
   if (H5Fis_hdf5(path.c_str()) <= 0) {
     // The companion given for its run file: name the file that holds the images.
