@@ -1713,7 +1713,7 @@ NB_MODULE(_core, m) {
       std::rethrow_exception(p);
     } catch (const pipeline::RunInterrupted& e) {
       PyErr_SetString(PyExc_KeyboardInterrupt, python_words(e.what()).c_str());
-    } catch (const pipeline::OutOfMemory& e) {
+    } catch (const OutOfMemory& e) {
       PyErr_SetString(PyExc_MemoryError, python_words(e.what()).c_str());
     } catch (const PathNotFound& e) {
       PyErr_SetString(PyExc_FileNotFoundError, python_words(e.what()).c_str());

@@ -143,6 +143,31 @@ def test_a_state_written_into_each_ranks_block_is_the_runs_start(tmp_path, ranks
         assert np.array_equal(a["initial_state"][...], b["initial_state"][...])
 
 
+def test_a_grid_over_ranks_is_memory_checked_by_its_blocks(tmp_path):
+    # Each rank's block (with its halo) is what it holds, the node's ranks sharing its memory:
+    # refused in one line as a MemoryError on every rank, before anything is allocated.
+    launcher = mpirun()
+    script = tmp_path / "script.py"
+    script.write_text(textwrap.dedent("""
+        from mpi4py import MPI
+        import grayscott as gs
+        try:
+            gs.Simulation(rows=3000000, cols=60000, backend="cpu", decomposition="2x1",
+                          comm=MPI.COMM_WORLD)
+        except MemoryError as e:
+            print(e)
+    """))
+    done = subprocess.run([launcher, "-n", "2", "--oversubscribe", sys.executable, str(script)],
+                          capture_output=True, text=True, timeout=300, env=mpi_environment())
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = done.stdout.strip().splitlines()
+    # 1500000x60000 and the halo on every side (its depth the engine's choice).
+    pattern = (r"the states of the blocks of 2 ranks on this node, each of up to 1500\d{3}x600\d{2} "
+               r"cells \(single precision\), need 2\.6 TiB of host memory, and")
+    import re
+    assert len(lines) == 2 and all(re.search(pattern, line) for line in lines), lines
+
+
 def test_a_custom_start_continues_over_ranks_from_its_stored_state(tmp_path, grayscott_bin):
     # A one-process custom run killed before its first checkpoint, continued by `mpirun grayscott
     # run --resume`: each rank reads its block of /initial_state.

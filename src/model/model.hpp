@@ -29,6 +29,10 @@ struct PathDenied : InvalidInput {
 struct PathIsDirectory : InvalidInput {
   using InvalidInput::InvalidInput;
 };
+// A request whose state does not fit in the memory it would live in (Python: MemoryError).
+struct OutOfMemory : InvalidInput {
+  using InvalidInput::InvalidInput;
+};
 
 enum class Boundary {
   ZeroFlux,  // a neighbour outside the grid contributes nothing (as if it equalled the centre)

@@ -102,26 +102,53 @@ void agree_on_errors(MPI_Comm comm, std::exception_ptr local_error) {
   MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
   if (first == INT_MAX) return;
 
-  // The first failing rank tells everyone what happened: its kind and its message.
-  int invalid_input = 0;
+  // The first failing rank tells everyone what happened: its kind and its message. The kinds of
+  // refusal front ends tell apart (Python's FileExistsError, MemoryError, ...) are kept.
+  enum Kind : int { Error, Invalid, NotFound, Exists, Denied, Directory, Memory };
+  int kind = Error;
   std::string message;
   if (rank == first) {
     try {
       std::rethrow_exception(local_error);
+    } catch (const PathNotFound& e) {
+      kind = NotFound, message = e.what();
+    } catch (const PathExists& e) {
+      kind = Exists, message = e.what();
+    } catch (const PathDenied& e) {
+      kind = Denied, message = e.what();
+    } catch (const PathIsDirectory& e) {
+      kind = Directory, message = e.what();
+    } catch (const OutOfMemory& e) {
+      kind = Memory, message = e.what();
     } catch (const InvalidInput& e) {
-      invalid_input = 1, message = e.what();
+      kind = Invalid, message = e.what();
     } catch (const std::exception& e) {
       message = e.what();
     } catch (...) {
       message = "unknown error";
     }
   }
-  int header[2] = {invalid_input, static_cast<int>(message.size())};
+  int header[2] = {kind, static_cast<int>(message.size())};
   MPI_Bcast(header, 2, MPI_INT, first, comm);
   message.resize(static_cast<std::size_t>(header[1]));
   MPI_Bcast(message.data(), header[1], MPI_CHAR, first, comm);
   // Validation errors are the same on every rank: no need to say which one saw it first.
-  if (header[0]) throw InvalidInput(message);
+  switch (header[0]) {
+    case NotFound:
+      throw PathNotFound(message);
+    case Exists:
+      throw PathExists(message);
+    case Denied:
+      throw PathDenied(message);
+    case Directory:
+      throw PathIsDirectory(message);
+    case Memory:
+      throw OutOfMemory(message);
+    case Invalid:
+      throw InvalidInput(message);
+    default:
+      break;
+  }
   if (size > 1) message = "rank " + std::to_string(first) + ": " + message;
   throw std::runtime_error(message);
 }

@@ -55,8 +55,9 @@ bool library_reads_device_memory(std::string_view kind);
 std::string library_description();
 
 // Collective: every rank passes its own error (or null). If any rank failed, every rank throws the
-// lowest failing rank's error: InvalidInput if it was one, std::runtime_error otherwise, with the
-// same one-line message everywhere (prefixed with the rank when more than one runs).
+// lowest failing rank's error: InvalidInput if it was one (its kind kept: PathNotFound, PathExists,
+// PathDenied, PathIsDirectory, OutOfMemory), std::runtime_error otherwise, with the same one-line
+// message everywhere (a runtime error's prefixed with the rank when more than one runs).
 void agree_on_errors(MPI_Comm comm, std::exception_ptr local_error);
 
 // Collective: true on every rank when `local` is true on any rank.

@@ -144,6 +144,26 @@ struct BlockPlacement {
   bool on_device() const { return rank.backend->on_device(); }
 };
 
+// Each rank holds a block, not the whole grid: the largest (the first along each axis), with its
+// halo on every side; the node's ranks share its host memory, a device is this rank's. Throws
+// OutOfMemory.
+void check_block_fits(const Problem& problem, const mpi::ProcessGrid& process_grid, int halo_depth,
+                      const EngineOptions& options, const BlockPlacement& placement,
+                      const mpi::Session& session) {
+  const auto largest = [&](std::int64_t cells, int parts) {
+    return mpi::block_extent(cells, parts, 0).size + 2 * halo_depth;
+  };
+  Problem block = problem;
+  block.grid.rows = largest(problem.grid.rows, process_grid.rows);
+  block.grid.cols = largest(problem.grid.cols, process_grid.cols);
+  if (problem.grid.volume()) block.grid.depth = largest(problem.grid.depth, process_grid.planes);
+  // The backend and device the ranks agreed on, not the request's (auto, --device).
+  EngineOptions engine = options;
+  engine.backend = std::string(placement.rank.backend->name());
+  if (placement.on_device()) engine.device = placement.rank.device;
+  check_state_fits(block, 1, engine, placement.on_device() ? 1 : session.local_size());
+}
+
 // This rank's block, on host threads or on the device its node-local rank picks.
 template <class Real>
 mpi::SubdomainFactory<Real> block_factory(const Problem& problem, const EngineOptions& engine,
@@ -287,22 +307,9 @@ class GridOverRanks final : public OverRanks<Real> {
     return *placement_.rank.backend;
   }
 
-  // Each rank holds a block, not the whole grid: the largest (the first along each axis), with
-  // its halo on every side; the node's ranks share its host memory, a device is this rank's.
   void check_state_memory(const Job& job) const override {
-    const auto largest = [&](std::int64_t cells, int parts) {
-      return mpi::block_extent(cells, parts, 0).size + 2 * options_.halo_depth;
-    };
-    Problem block = job.problem;
-    const Grid& grid = job.problem.grid;
-    block.grid.rows = largest(grid.rows, process_grid_.rows);
-    block.grid.cols = largest(grid.cols, process_grid_.cols);
-    if (grid.volume()) block.grid.depth = largest(grid.depth, process_grid_.planes);
-    // The backend and device the ranks agreed on, not the request's (auto, --device).
-    EngineOptions engine = job.engine;
-    engine.backend = std::string(placement_.rank.backend->name());
-    if (placement_.on_device()) engine.device = placement_.rank.device;
-    check_state_fits(block, 1, engine, placement_.on_device() ? 1 : this->session_.local_size());
+    check_block_fits(job.problem, process_grid_, options_.halo_depth, job.engine, placement_,
+                     this->session_);
   }
 
   bool collective_batches() const override { return true; }
@@ -493,6 +500,7 @@ class DistributedGridEngine final : public Engine<Real> {
     int device = -1;
     mpi::agree_on_errors(
         world, capture_error([&] {
+          check_block_fits(problem, process_grid, halo_depth, options, placement, session);
           decomposition_.emplace(world, problem.grid, problem.boundary, process_grid);
           engine_.emplace(*decomposition_, halo_depth,
                           block_factory<Real>(problem, options, session, placement, &device));

@@ -9,11 +9,6 @@
 
 namespace grayscott::pipeline {
 
-// A request whose state does not fit in the memory it would live in.
-struct OutOfMemory : InvalidInput {
-  using InvalidInput::InvalidInput;
-};
-
 // Throws OutOfMemory, naming the bytes needed and the bytes available, when `members` states of
 // `problem` (two buffers of u and v each) exceed the memory of the backend `options` choose: the
 // host's available memory, or the device's free memory. `blocks_here` 0: the whole grid in this

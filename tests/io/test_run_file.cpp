@@ -250,7 +250,7 @@ TEST_F(RunFileTest, OutputProblemsAreFoundBeforeComputing) {
   try {
     pipeline::execute_run(r);
     FAIL() << "accepted a state of 16 TiB";
-  } catch (const pipeline::OutOfMemory& e) {
+  } catch (const OutOfMemory& e) {
     EXPECT_NE(std::string(e.what()).find("the state of 1048576x1048576 cells (single precision) "
                                          "needs 16.0 TiB of host memory"),
               std::string::npos)
