@@ -168,6 +168,30 @@ def test_a_grid_over_ranks_is_memory_checked_by_its_blocks(tmp_path):
     assert len(lines) == 2 and all(re.search(pattern, line) for line in lines), lines
 
 
+def test_a_refusal_over_ranks_keeps_its_kind(tmp_path):
+    # Agreed on by every rank, an output that exists is a FileExistsError on each (not a
+    # ValueError), as in one process.
+    launcher = mpirun()
+    (tmp_path / "exists.h5").write_bytes(b"")
+    script = tmp_path / "script.py"
+    script.write_text(textwrap.dedent(f"""
+        from mpi4py import MPI
+        import grayscott as gs
+        sim = gs.Simulation(rows=32, cols=32, backend="cpu", comm=MPI.COMM_WORLD)
+        try:
+            sim.run(images=1, output={str(tmp_path / "exists.h5")!r}, quiet=True)
+        except FileExistsError as e:
+            print("FileExistsError", e)
+    """))
+    done = subprocess.run([launcher, "-n", "2", "--oversubscribe", sys.executable, str(script)],
+                          capture_output=True, text=True, timeout=300, env=mpi_environment())
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = done.stdout.strip().splitlines()
+    assert len(lines) == 2 and all(line.startswith("FileExistsError output ") and
+                                   "already exists (use overwrite=True" in line
+                                   for line in lines), lines
+
+
 def test_a_custom_start_continues_over_ranks_from_its_stored_state(tmp_path, grayscott_bin):
     # A one-process custom run killed before its first checkpoint, continued by `mpirun grayscott
     # run --resume`: each rank reads its block of /initial_state.
