@@ -496,7 +496,9 @@ std::span<const Setting<OutputSettings>> output_settings() {
 std::span<const Setting<RunSettings>> run_settings() {
   using S = RunSettings;
   static const Setting<S> table[] = {
-      {"render", "render", "", "Also write PNG pictures of v into this folder",
+      {"render", "render", "",
+       "Also write PNG pictures of v (of u where only u is written) into this folder once the run "
+       "ends (with --resume, --force replaces those there)",
        GRAYSCOTT_FIELD(S, render), Form::Path, "DIR"},
   };
   return table;
