@@ -21,7 +21,8 @@ import h5py
 import numpy as np
 
 GRAYSCOTT = os.path.abspath(sys.argv[1])
-WORK = sys.argv[2] if len(sys.argv) > 2 else tempfile.mkdtemp(prefix="grayscott-durability-")
+OWN_WORK = len(sys.argv) <= 2  # a temporary folder of its own: removed when every check passes
+WORK = sys.argv[2] if not OWN_WORK else tempfile.mkdtemp(prefix="grayscott-durability-")
 MPIEXEC = sys.argv[3:]  # the launcher and its flags; empty: no MPI run is tried
 if os.path.ismount(os.path.join(WORK, "small-disk")):
     subprocess.run(["umount", os.path.join(WORK, "small-disk")])
@@ -837,6 +838,9 @@ else:
             subprocess.run(["umount", disk])
 
 if failures:
-    print(f"{len(failures)} failed")
+    print(f"{len(failures)} failed (the files are in {WORK})")
     sys.exit(1)
+if OWN_WORK:
+    os.chdir("/")
+    shutil.rmtree(WORK, ignore_errors=True)  # hundreds of MB of runs
 print("durability: all checks passed")
