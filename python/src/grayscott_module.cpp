@@ -1420,7 +1420,6 @@ class Simulation : public Batch {
     result["settled"] = summary.settled;
     result["status"] = summary.status;
     result["output"] = request.output.string();
-    result["fields"] = request.fields.text();
     return result;
   }
 
@@ -1608,6 +1607,15 @@ io::RenderOptions render_options(nb::dict settings) {
   }
   if (options.scale == 1 && !settings.contains("scale")) options.scale = 0;  // auto by default
   options.volume = io::parse_view(slice, projection);
+  return options;
+}
+
+// The options of pictures or a video of `file` (gs.render, gs.video): field=None, or not given,
+// draws the file's field (v, or u where it holds u alone), as `grayscott render` without --field.
+io::RenderOptions render_options_of(const std::string& file, nb::dict settings) {
+  io::RenderOptions options = render_options(settings);
+  const bool field_given = settings.contains("field") && !settings["field"].is_none();
+  options.field = io::drawn_field(file, field_given ? options.field : "");
   return options;
 }
 
@@ -1899,11 +1907,10 @@ NB_MODULE(_core, m) {
         if (summary.signal != 0 || interrupted_by_python) {
           forget_the_interrupt_python_was_told_of();
           // "grayscott.resume_sweep('FILE')", in Python's words.
-          PyErr_SetString(
-              PyExc_KeyboardInterrupt,
-              python_words(summary.status + "; continue with: grayscott sweep --resume " +
-                           request.output.string())
-                  .c_str());
+          PyErr_SetString(PyExc_KeyboardInterrupt,
+                          python_words(summary.status +
+                                       "; continue with: " + pipeline::continue_command(request))
+                              .c_str());
           throw nb::python_error();
         }
         // As the command line's warning.
@@ -2034,9 +2041,7 @@ NB_MODULE(_core, m) {
   m.def(
       "_render",
       [](const std::string& file, const std::string& out, nb::dict settings, nb::object progress) {
-        io::RenderOptions options = render_options(settings);
-        options.field = io::drawn_field(
-            file, settings.contains("field") && !settings["field"].is_none() ? options.field : "");
+        io::RenderOptions options = render_options_of(file, settings);
         io::check_render_folder(out);
         options.out_dir = out;
         bool interrupted = false;
@@ -2083,9 +2088,7 @@ NB_MODULE(_core, m) {
       [](const std::string& file, const std::string& video, nb::dict settings,
          nb::object progress) {
         refuse_empty_path(video);
-        io::RenderOptions options = render_options(settings);
-        options.field = io::drawn_field(
-            file, settings.contains("field") && !settings["field"].is_none() ? options.field : "");
+        io::RenderOptions options = render_options_of(file, settings);
         options.video = video;
         bool interrupted = false;
         options.stop_requested = python_interrupt(interrupted);

@@ -424,6 +424,10 @@ std::vector<CLI::App*> commands_of(CLI::App& app) {
   return app.get_subcommands([](const CLI::App*) { return true; });
 }
 
+void print_note(const std::string& note) {
+  if (!note.empty()) std::fprintf(stderr, "note: %s\n", note.c_str());
+}
+
 std::string docs_pointer() {
   return "Documentation: README.md and docs/ in the grayscott source tree (docs/file-format.md, "
          "docs/sweeps.md, docs/cluster.md, docs/python.md, docs/backends.md).";

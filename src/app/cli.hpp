@@ -102,6 +102,9 @@ std::string misread_option_value(int argc, const char* const* argv);
 // The help footers' last line: where the documentation is.
 std::string docs_pointer();
 
+// Prints "note: NOTE" on stderr, on a line of its own; nothing when `note` is empty.
+void print_note(const std::string& note);
+
 // Makes every whole-number option of `app` and its commands read decimal digits only (CLI11
 // reads 010 as eight and 0x40 as 64): "010" is ten, "0x40" an error naming the option; and every
 // number option refuse an empty text (CLI11 reads it as 0).

@@ -19,16 +19,7 @@ namespace {
 // the file was completed meanwhile (its pictures are of what it held then).
 void note_unfinished(const std::string& file, const std::string& field, const std::string& before) {
   const std::string after = io::unfinished_note(file, field);
-  const std::string& note = after.empty() ? before : after;
-  if (!note.empty()) std::fprintf(stderr, "note: %s\n", note.c_str());
-}
-
-// After a run's pictures: the other pictures of that field the folder holds, from an earlier
-// rendering, which would be taken for this run's.
-void note_earlier_pictures(const std::string& dir, const std::string& field,
-                           const std::vector<std::filesystem::path>& written) {
-  const std::string note = io::earlier_pictures_note(dir, field, written);
-  if (!note.empty()) std::fprintf(stderr, "note: %s\n", note.c_str());
+  print_note(after.empty() ? before : after);
 }
 
 // The note of the file before it is rendered; none where it cannot be read (the rendering then
@@ -210,7 +201,9 @@ void add_render_command(CLI::App& root) {
     if (!state->quiet) {
       std::fprintf(stderr, "rendered %s into %s\n", io::count_pictures(written.size()).c_str(),
                    state->out.c_str());
-      if (!options.image) note_earlier_pictures(state->out, state->field, written);
+      // The other pictures of that field the folder holds, from an earlier rendering, which would
+      // be taken for this run's.
+      if (!options.image) print_note(io::earlier_pictures_note(state->out, state->field, written));
       note_unfinished(state->file, state->field, before);
     }
   });

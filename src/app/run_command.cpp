@@ -204,9 +204,7 @@ void report(const RunRequest& request, const RunSummary& summary) {
     if (!request.quiet) {
       std::fprintf(stderr, "rendered %s into %s\n", io::count_pictures(pictures.size()).c_str(),
                    request.render_dir->c_str());
-      const std::string note =
-          io::earlier_pictures_note(*request.render_dir, render.field, pictures);
-      if (!note.empty()) std::fprintf(stderr, "note: %s\n", note.c_str());
+      print_note(io::earlier_pictures_note(*request.render_dir, render.field, pictures));
     }
   }
   if (summary.signal != 0 && !summary.completed) {

@@ -49,8 +49,7 @@ void report(const SweepRequest& request, const SweepSummary& summary) {
   }
   if (summary.signal != 0 && !summary.completed) {
     throw pipeline::RunInterrupted(
-        summary.status + "; continue with: grayscott sweep --resume " + request.output.string(),
-        summary.signal);
+        summary.status + "; continue with: " + pipeline::continue_command(request), summary.signal);
   }
   if (!summary.completed) throw std::runtime_error(request.output.string() + ": " + summary.status);
 }
@@ -113,8 +112,8 @@ void add_sweep_command(CLI::App& root) {
       SweepRequest request =
           state->resume.empty() ? given.request() : given.continuing(state->resume);
       pipeline::announce_stop_signals(!request.quiet && !secondary_mpi_process());
-      pipeline::say_at_second_interrupt(pipeline::left_unfinished(
-          request.output.string(), "grayscott sweep --resume " + request.output.string()));
+      pipeline::say_at_second_interrupt(
+          pipeline::left_unfinished(request.output.string(), pipeline::continue_command(request)));
       return request;
     };
 #if GRAYSCOTT_WITH_MPI

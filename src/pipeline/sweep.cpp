@@ -125,6 +125,10 @@ std::string nonfinite_members_warning(const SweepSummary& summary,
          " became non-finite (see /nonfinite_image in " + output.string() + ")";
 }
 
+std::string continue_command(const SweepRequest& request) {
+  return "grayscott sweep --resume " + request.output.string();
+}
+
 SweepRequest resume_sweep_request(const std::filesystem::path& path) {
   const io::SweepFileState state = io::read_sweep_state(path);
   if (state.status == "complete") {

@@ -66,6 +66,8 @@ struct SweepRequest {
 // The request that continues the sweep in `path`; its parameters come from the file. Throws
 // InvalidInput when the file is not a sweep file or holds a complete sweep.
 SweepRequest resume_sweep_request(const std::filesystem::path& path);
+// The command that continues the sweep `request` writes: "grayscott sweep --resume FILE".
+std::string continue_command(const SweepRequest& request);
 
 // Half the machine's memory, and for a device backend at most three quarters of the free memory
 // of `device`; shared by `processes_per_node` processes (a sweep over MPI ranks), which take a

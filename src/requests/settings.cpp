@@ -271,7 +271,7 @@ void refuse_unmeasured_settings(const pipeline::AnalysisRequest& analysis,
         "does not settle");
   }
   if (analysis.statistics) return;
-  for (const char* option : {"histogram-bins", "histogram-range", "steady-images"}) {
+  for (const char* option : {"histogram-bins", "histogram-range"}) {
     if (given(option)) {
       throw InvalidInput(std::string(option) +
                          ": a setting of the statistics, which this run does not measure: give "
