@@ -148,19 +148,21 @@ def test_a_grid_over_ranks_is_memory_checked_by_its_blocks(tmp_path):
     # refused in one line as a MemoryError on every rank, before anything is allocated.
     launcher = mpirun()
     script = tmp_path / "script.py"
-    script.write_text(textwrap.dedent("""
+    # Each rank says what it raised in a file of its own (mpirun interleaves the ranks' stdout).
+    script.write_text(textwrap.dedent(f"""
         from mpi4py import MPI
         import grayscott as gs
         try:
             gs.Simulation(rows=3000000, cols=60000, backend="cpu", decomposition="2x1",
                           comm=MPI.COMM_WORLD)
         except MemoryError as e:
-            print(e)
+            with open(f"{str(tmp_path)}/rank{{MPI.COMM_WORLD.rank}}.txt", "w") as said:
+                said.write(str(e))
     """))
     done = subprocess.run([launcher, "-n", "2", "--oversubscribe", sys.executable, str(script)],
                           capture_output=True, text=True, timeout=300, env=mpi_environment())
     assert done.returncode == 0, done.stderr[-3000:]
-    lines = done.stdout.strip().splitlines()
+    lines = [(tmp_path / f"rank{rank}.txt").read_text() for rank in range(2)]
     # 1500000x60000 and the halo on every side (its depth the engine's choice).
     pattern = (r"the states of the blocks of 2 ranks on this node, each of up to 1500\d{3}x600\d{2} "
                r"cells \(single precision\), need 2\.6 TiB of host memory, and")
@@ -181,12 +183,13 @@ def test_a_refusal_over_ranks_keeps_its_kind(tmp_path):
         try:
             sim.run(images=1, output={str(tmp_path / "exists.h5")!r}, quiet=True)
         except FileExistsError as e:
-            print("FileExistsError", e)
+            with open(f"{str(tmp_path)}/rank{{MPI.COMM_WORLD.rank}}.txt", "w") as said:
+                said.write("FileExistsError " + str(e))
     """))
     done = subprocess.run([launcher, "-n", "2", "--oversubscribe", sys.executable, str(script)],
                           capture_output=True, text=True, timeout=300, env=mpi_environment())
     assert done.returncode == 0, done.stderr[-3000:]
-    lines = done.stdout.strip().splitlines()
+    lines = [(tmp_path / f"rank{rank}.txt").read_text() for rank in range(2)]
     assert len(lines) == 2 and all(line.startswith("FileExistsError output ") and
                                    "already exists (use overwrite=True" in line
                                    for line in lines), lines
