@@ -1,15 +1,22 @@
-// The inner columns of a row for a built-in stencil on AVX-512, with each neighbour loaded once:
-// the same cells, rounded exactly as step_cell() rounds them, from fewer loads.
+// The inner columns of a row for a built-in stencil on AVX-512 or AVX2, with fewer loads and the
+// same cells, rounded exactly as step_cell() rounds them.
 //
 // Why: the per-cell loop (row_kernel.hpp's update_span) loads the left and right neighbours of
-// every vector of cells at one element off the vector, so each 64-byte load of them spans two
-// cache lines: 12 of its 19 loads per vector are such split loads, and on an AVX-512 Xeon the
-// loop is bound by them, not by arithmetic (docs/benchmarks.md). Here each row of each field is
-// loaded once per vector, at the vector's own columns, and the left and right neighbours are the
-// vector and its neighbour vector shifted by one lane in registers (valignd/valignq). The column
-// pairs (above + below) are summed once per column and shifted likewise, as step_cell() sums them
-// first. The sums and the update are step_cell()'s, in its order, lane by lane: the results are
-// bitwise those of the per-cell loop (tests/engine: every path against every other).
+// every vector of cells at one element off the vector, so such a load spans two cache lines for
+// every vector on AVX-512 and every second one on AVX2: 12 of its 19 loads per vector are
+// neighbours one off, and on an AVX-512 Xeon the loop is bound by them, not by arithmetic
+// (docs/benchmarks.md). Here each row of each field is loaded once per vector, at the vector's own
+// columns, and the left and right neighbours are the vector and its neighbour vector shifted by
+// one lane in registers (valignd/valignq; on AVX2 a swap of 128-bit halves and a byte alignment
+// within them). The column pairs (above + below) are summed once per column and shifted likewise,
+// as step_cell() sums them first. The sums and the update are step_cell()'s, in its order, lane by
+// lane: the results are bitwise those of the per-cell loop (tests/engine: every path against every
+// other).
+//
+// On AVX2 (16 vector registers, not 32) only the column sums, which are in no memory to load, are
+// shifted: carrying each field's row and its shifted copy as well spilled them to the stack, six
+// stores per vector beside the two results, and loading the rows' neighbours one off is cheaper
+// there (VectorOps::shifts_rows; docs/benchmarks.md has both measured on an AMD EPYC).
 #pragma once
 
 #include <cstdint>
@@ -17,7 +24,7 @@
 
 #include "model/cell_update.hpp"
 
-#if defined(__AVX512F__)
+#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
 #include <immintrin.h>
 #define GRAYSCOTT_SHIFTED_SPAN 1
 #else
@@ -28,13 +35,18 @@ namespace grayscott::cpu::detail {
 
 #if GRAYSCOTT_SHIFTED_SPAN
 
+// The operations shifted_span() needs on this build's widest vectors of Real, and whether it
+// shifts the rows (shifts_rows) or loads their neighbours.
 template <class Real>
-struct Vector512;
+struct VectorOps;
+
+#if defined(__AVX512F__)
 
 template <>
-struct Vector512<float> {
+struct VectorOps<float> {
   using V = __m512;
   static constexpr int lanes = 16;
+  static constexpr bool shifts_rows = true;
   // Every lane: the shifts below are written masked because GCC 12's unmasked forms pass an
   // undefined vector that it then reports as maybe uninitialised; a full mask compiles to the
   // plain instruction.
@@ -60,9 +72,10 @@ struct Vector512<float> {
 };
 
 template <>
-struct Vector512<double> {
+struct VectorOps<double> {
   using V = __m512d;
   static constexpr int lanes = 8;
+  static constexpr bool shifts_rows = true;
   static constexpr __mmask8 all = 0xFF;
   static V load(const double* p) { return _mm512_loadu_pd(p); }
   static V load_first_lane(const double* p) { return _mm512_maskz_loadu_pd(1, p); }
@@ -82,6 +95,61 @@ struct Vector512<double> {
   }
 };
 
+#else  // AVX2 and FMA: 256-bit vectors, shifted across their two 128-bit halves
+
+template <>
+struct VectorOps<float> {
+  using V = __m256;
+  static constexpr int lanes = 8;
+  static constexpr bool shifts_rows = false;
+  static V load(const float* p) { return _mm256_loadu_ps(p); }
+  static V load_first_lane(const float* p) { return _mm256_zextps128_ps256(_mm_load_ss(p)); }
+  static void store(float* p, V v) { _mm256_storeu_ps(p, v); }
+  static V add(V a, V b) { return _mm256_add_ps(a, b); }
+  static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
+  static V multiply_add(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
+  static V broadcast(float x) { return _mm256_set1_ps(x); }
+  // Lanes j - 1 .. j + 6: `middle` is lanes j - 4 .. j + 3 (before's upper half, at's lower), and
+  // each half of the result is four lanes of (at, middle) one lane back.
+  static V left(V at, V before) {
+    const V middle = _mm256_permute2f128_ps(before, at, 0x21);
+    return _mm256_castsi256_ps(
+        _mm256_alignr_epi8(_mm256_castps_si256(at), _mm256_castps_si256(middle), 12));
+  }
+  // Lanes j + 1 .. j + 8: `middle` is lanes j + 4 .. j + 11, each half of the result four lanes of
+  // (middle, at) one lane on. The same middle as left(after, at): computed once where both are.
+  static V right(V after, V at) {
+    const V middle = _mm256_permute2f128_ps(at, after, 0x21);
+    return _mm256_castsi256_ps(
+        _mm256_alignr_epi8(_mm256_castps_si256(middle), _mm256_castps_si256(at), 4));
+  }
+};
+
+template <>
+struct VectorOps<double> {
+  using V = __m256d;
+  static constexpr int lanes = 4;
+  static constexpr bool shifts_rows = false;
+  static V load(const double* p) { return _mm256_loadu_pd(p); }
+  static V load_first_lane(const double* p) { return _mm256_zextpd128_pd256(_mm_load_sd(p)); }
+  static void store(double* p, V v) { _mm256_storeu_pd(p, v); }
+  static V add(V a, V b) { return _mm256_add_pd(a, b); }
+  static V mul(V a, V b) { return _mm256_mul_pd(a, b); }
+  static V multiply_add(V a, V b, V c) { return _mm256_fmadd_pd(a, b, c); }
+  static V broadcast(double x) { return _mm256_set1_pd(x); }
+  // As for float, with two lanes per half: a shuffle of (middle, at) takes one of each.
+  static V left(V at, V before) {
+    const V middle = _mm256_permute2f128_pd(before, at, 0x21);
+    return _mm256_shuffle_pd(middle, at, 0b0101);
+  }
+  static V right(V after, V at) {
+    const V middle = _mm256_permute2f128_pd(at, after, 0x21);
+    return _mm256_shuffle_pd(at, middle, 0b0101);
+  }
+};
+
+#endif
+
 // Whether shifted_span() takes stencil K in precision Real: built-in stencils (a custom table
 // keeps the per-cell loop), both precisions.
 template <StencilKind K, class Real>
@@ -91,7 +159,7 @@ inline constexpr bool has_shifted_span = K != StencilKind::Custom && (std::is_sa
 // react_folded() on vectors, in its order: the coefficients broadcast once per row.
 template <class Real>
 struct VectorReaction {
-  using Ops = Vector512<Real>;
+  using Ops = VectorOps<Real>;
   using V = typename Ops::V;
   V u_centre, u_nearest, u_diagonal, dt_feed, v_centre, v_nearest, v_diagonal, dt, minus_dt;
   explicit VectorReaction(const Coefficients<Real>& c)
@@ -123,7 +191,7 @@ struct VectorReaction {
 // vector, its column sums (above + below) and the row itself, and both one lane left of it.
 template <class Real>
 struct ShiftedRows {
-  using Ops = Vector512<Real>;
+  using Ops = VectorOps<Real>;
   using V = typename Ops::V;
   struct Vectors {
     V sums, row;
@@ -145,6 +213,27 @@ struct ShiftedRows {
     return {Ops::add(Ops::load_first_lane(above + j), Ops::load_first_lane(below + j)),
             Ops::load_first_lane(at_row + j)};
   }
+  // The row at the vector at j and its left and right neighbours: shifted in registers, or loaded
+  // where the vectors are too few to carry them (the rows then carried are never read, and the
+  // compiler drops them).
+  V row(std::int64_t j) const {
+    if constexpr (Ops::shifts_rows)
+      return at.row;
+    else
+      return Ops::load(at_row + j);
+  }
+  V row_left(std::int64_t j) const {
+    if constexpr (Ops::shifts_rows)
+      return left.row;
+    else
+      return Ops::load(at_row + j - 1);
+  }
+  V row_right(std::int64_t j, const Vectors& next) const {
+    if constexpr (Ops::shifts_rows)
+      return Ops::right(next.row, at.row);
+    else
+      return Ops::load(at_row + j + 1);
+  }
   // Moves one vector right, to `next`: this vector becomes its left neighbours.
   void slide(const Vectors& next) {
     left = {Ops::left(next.sums, at.sums), Ops::left(next.row, at.row)};
@@ -160,7 +249,7 @@ inline std::int64_t shifted_span(const Real* u0, const Real* u1, const Real* u2,
                                  const Real* v1, const Real* v2, std::int64_t j0, std::int64_t j1,
                                  const Coefficients<Real>& c, Real* __restrict out_u,
                                  Real* __restrict out_v) {
-  using Ops = Vector512<Real>;
+  using Ops = VectorOps<Real>;
   using V = typename Ops::V;
   constexpr std::int64_t lanes = Ops::lanes;
   constexpr bool has_diagonal = folded_weights(K).diagonal != 0.0;
@@ -174,14 +263,14 @@ inline std::int64_t shifted_span(const Real* u0, const Real* u1, const Real* u2,
     const auto u_next = u.load(j + lanes, whole), v_next = v.load(j + lanes, whole);
     // step_cell(): nearest = (above + below) + (left + right), diagonal = the column sums left +
     // right; then react_folded().
-    const V nearest_u = Ops::add(u.at.sums, Ops::add(u.left.row, Ops::right(u_next.row, u.at.row)));
-    const V nearest_v = Ops::add(v.at.sums, Ops::add(v.left.row, Ops::right(v_next.row, v.at.row)));
+    const V nearest_u = Ops::add(u.at.sums, Ops::add(u.row_left(j), u.row_right(j, u_next)));
+    const V nearest_v = Ops::add(v.at.sums, Ops::add(v.row_left(j), v.row_right(j, v_next)));
     V diagonal_u{}, diagonal_v{};
     if constexpr (has_diagonal) {
       diagonal_u = Ops::add(u.left.sums, Ops::right(u_next.sums, u.at.sums));
       diagonal_v = Ops::add(v.left.sums, Ops::right(v_next.sums, v.at.sums));
     }
-    reaction.template store<has_diagonal>(u.at.row, v.at.row, nearest_u, nearest_v, diagonal_u,
+    reaction.template store<has_diagonal>(u.row(j), v.row(j), nearest_u, nearest_v, diagonal_u,
                                           diagonal_v, out_u + j, out_v + j);
     u.slide(u_next);
     v.slide(v_next);
@@ -201,7 +290,7 @@ inline std::int64_t shifted_volume_span(const Real* const (&u)[3][3], const Real
                                         std::int64_t j0, std::int64_t j1,
                                         const Coefficients<Real>& c, Real* __restrict out_u,
                                         Real* __restrict out_v) {
-  using Ops = Vector512<Real>;
+  using Ops = VectorOps<Real>;
   using V = typename Ops::V;
   constexpr std::int64_t lanes = Ops::lanes;
   const VectorReaction<Real> reaction(c);
