@@ -31,17 +31,18 @@ void report(const SweepRequest& request, const SweepSummary& summary) {
     // this invocation's, not the members' whole.
     const char* verb = request.resume ? (summary.completed ? "completed" : "continued only part of")
                                       : (summary.completed ? "wrote" : "wrote only part of");
-    std::fprintf(stderr,
-                 "%s %lld member%s x %lld image%s of %s (%s, %s, %lld batch%s of up to "
-                 "%lld) to %s in %s: %s%s\n",
-                 verb, static_cast<long long>(summary.members), summary.members == 1 ? "" : "s",
-                 static_cast<long long>(request.images), request.images == 1 ? "" : "s",
-                 g.text().c_str(), std::string(to_string(request.problem.precision)).c_str(),
-                 summary.backend.c_str(), static_cast<long long>(summary.batches),
-                 summary.batches == 1 ? "" : "es", static_cast<long long>(summary.batch_size),
-                 request.output.c_str(), format_duration(summary.seconds).c_str(),
-                 format_rate(summary.cell_updates_per_s).c_str(),
-                 request.resume ? " (each member from its checkpoint)" : "");
+    std::fprintf(
+        stderr,
+        "%s %lld member%s x %lld image%s of %s (%s, %s, %lld batch%s of up to "
+        "%lld) to %s in %s: %s%s\n",
+        verb, static_cast<long long>(summary.members), summary.members == 1 ? "" : "s",
+        static_cast<long long>(request.images), request.images == 1 ? "" : "s", g.text().c_str(),
+        std::string(to_string(request.problem.precision)).c_str(), summary.backend.c_str(),
+        static_cast<long long>(summary.batches), summary.batches == 1 ? "" : "es",
+        static_cast<long long>(summary.batch_size), request.output.c_str(),
+        format_duration(summary.seconds).c_str(), format_rate(summary.cell_updates_per_s).c_str(),
+        request.resume ? " (each member from its checkpoint, or from its start where it had none)"
+                       : "");
   }
   if (const std::string warning = pipeline::nonfinite_members_warning(summary, request.output);
       !warning.empty()) {

@@ -9,6 +9,8 @@
 #include <optional>
 
 #include "engine/registry.hpp"
+#include "io/files/memory.hpp"
+#include "io/files/output_path.hpp"
 #include "io/files/run_file.hpp"
 #include "pipeline/adapters.hpp"
 #include "pipeline/progress.hpp"
@@ -79,9 +81,23 @@ std::string interrupted_status(int signal, std::int64_t images_done) {
 }
 
 std::uint64_t batch_memory_limit(const Job& job, const Backend& backend, int processes_per_node) {
-  return job.max_batch_bytes > 0
-             ? job.max_batch_bytes
-             : default_batch_memory(backend, processes_per_node, job.engine.device);
+  if (job.max_batch_bytes == 0)
+    return default_batch_memory(backend, processes_per_node, job.engine.device);
+  // A limit beyond the memory there is lets batches grow until the kernel's out-of-memory killer
+  // ends the run, images lost: refused before anything is computed, as a state too big is.
+  const auto sharing = static_cast<std::uint64_t>(std::max(processes_per_node, 1));
+  const bool device = backend.on_device();
+  const std::uint64_t available =
+      device ? backend.free_memory(job.engine.device) : io::available_memory() / sharing;
+  if (available != 0 && job.max_batch_bytes > available) {
+    throw OutOfMemory("max-batch-memory: " + io::format_bytes(job.max_batch_bytes) +
+                      " is more than the " + io::format_bytes(available) + " of " +
+                      (device ? "device" : "host") + " memory available" +
+                      (!device && sharing > 1
+                           ? " to each of this node's " + std::to_string(sharing) + " processes"
+                           : ""));
+  }
+  return job.max_batch_bytes;
 }
 
 template <class Real>

@@ -86,7 +86,7 @@ std::vector<double> parse_value_set(std::string_view text, std::string_view what
         std::from_chars(parts[2].data(), parts[2].data() + parts[2].size(), count);
     if (parts[2].empty() || ec != std::errc{} || end != parts[2].data() + parts[2].size()) {
       throw InvalidInput(std::string(what) + ": the count " + in_quotes(parts[2]) + " in " +
-                         in_quotes(whole) + " is not a whole number");
+                         in_quotes(whole) + " is not a whole number in decimal digits");
     }
     if (count < 1) {
       throw InvalidInput(std::string(what) + ": the count must be at least 1, got " +

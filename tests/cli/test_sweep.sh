@@ -116,6 +116,8 @@ PY
 expect_error "count must be at least 1" sweep --feed 0.01:0.06:0
 expect_error "reversed" sweep --kill 0.07:0.04:4
 expect_error "not a number" sweep --feed 0.01,abc
+expect_error "feed: the count '1e9' in '0.01:0.06:1e9' is not a whole number in decimal digits" \
+  sweep --feed 0.01:0.06:1e9
 expect_error "appears twice" sweep --feed 0.01,0.01
 expect_error "seeds: seeds draw the noise of --init noise; the start here is rectangle" sweep --init rectangle --seeds 1,2
 expect_error "seeds: seeds draw the noise of --init noise; the start here is box" sweep --preset course-numpy --seeds 1,2
@@ -124,6 +126,11 @@ expect_error "init: expected rectangle, noise, box, box-bordered, drop or cube" 
 expect_error "needs --init noise" run --seed 4
 expect_error "one member needs" sweep --rows 512 --cols 512 --max-batch-memory 1M
 expect_error "max-batch-memory" sweep --max-batch-memory lots
+# A limit beyond the machine's memory would let the batch be killed for memory mid-run: refused first.
+rm -f bad.h5
+expect_error "max-batch-memory: 97.7 TiB is more than the .* of host memory available" \
+  sweep --rows 64 --cols 64 --max-batch-memory 100000G
+[[ ! -e bad.h5 ]] || fail "a refused batch limit left its file"
 expect_error "feed must be" sweep --feed=-0.01,0.02
 # The largest sweep (a million members) is validated and refused at once, not member by member.
 expect_error "output needs" sweep --feed 0.01:0.06:1000 --kill 0.04:0.07:1000
