@@ -730,7 +730,8 @@ class Sweep(_core._Sweep):
     def __repr__(self):
         p = self.parameters
         shape = (f"{p['depth']}x" if p["depth"] > 1 else "") + f"{p['rows']}x{p['cols']}"
-        return f"Sweep({len(self)} members of {shape}, backend={self.backend!r}, step={self.step})"
+        members = "1 member" if len(self) == 1 else f"{len(self)} members"
+        return f"Sweep({members} of {shape}, backend={self.backend!r}, step={self.step})"
 
 
 @_records_given
@@ -971,7 +972,10 @@ class Classification:
             return (self.pattern, self.features) == (other.pattern, other.features)
         return NotImplemented
 
-    __hash__ = None
+    def __hash__(self):
+        # Equal to its name yet carrying a dict of features: no hash would keep both promises.
+        raise TypeError("unhashable type: 'Classification' (count or key classes by name: "
+                        "c.pattern)")
 
 
 def _host_array(values, name):
@@ -990,6 +994,8 @@ def _host_array(values, name):
         if not hasattr(values, "get"):
             raise
         array = numpy.asarray(values.get())  # CuPy refuses implicit copies to the host
+    except ValueError as error:  # rows of unequal lengths, most often
+        raise ValueError(f"{name}: expected a 2D array; NumPy makes none of it: {error}") from None
     if array.dtype.kind not in "biuf":
         raise TypeError(f"{name}: expected an array of numbers, got {type(values).__name__} "
                         f"of dtype {array.dtype}")
@@ -1070,3 +1076,6 @@ def open(path, **kwargs):  # noqa: A001 - the name users expect, as xarray.open_
     # Refused in grayscott's words: no such file, a FIFO, no HDF5 file, an .xmf for its .h5.
     _core._check_hdf5_file(path)
     return open_dataset(path, **kwargs)
+
+
+del annotations  # the name the __future__ import binds: not the package's

@@ -1166,7 +1166,7 @@ class Simulation : public Batch {
       initial_[0] = request.initial;
       initial_file_ = request.output.string();
     } else {
-      requests::refuse_unmeasured_settings(request.analysis, [&](std::string_view option) {
+      requests::refuse_unmeasured_settings(out, request.analysis, [&](std::string_view option) {
         return keywords.given(requests::keyword_of(option));
       });
       pipeline::validate_run_request(request);

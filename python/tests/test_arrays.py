@@ -105,6 +105,8 @@ def test_a_view_outlives_its_simulation():
 
 def test_a_view_outlives_its_sweep():
     sweep = gs.Sweep(feed=[0.02, 0.03], rows=16, cols=16, backend="cpu")
+    assert repr(sweep).startswith("Sweep(2 members of 16x16")
+    assert repr(gs.Sweep(feed=[0.02], rows=16, cols=16)).startswith("Sweep(1 member of 16x16")
     view = sweep.u
     expected = view.copy()
     del sweep

@@ -35,6 +35,9 @@ def test_discs_are_spots_in_any_dtype(dtype):
     assert f["holes"]["count"] == 1
     assert f["change_per_step"] is None
     assert "spots" in repr(result)
+    # Counted by name: the object itself (equal to its name, holding a dict) has no hash.
+    with pytest.raises(TypeError, match=r"count or key classes by name: c\.pattern"):
+        hash(result)
 
 
 def test_stripes_holes_uniform_decayed_waves():

@@ -280,6 +280,8 @@ def test_what_new_users_met_is_refused_in_pythons_words(tmp_path):
         gs.Simulation(rows=16, cols=16, stencil="PRETTY")
     with pytest.raises(TypeError, match="^v: expected an array of numbers"):
         gs.classify("abc")
+    with pytest.raises(ValueError, match="^v: expected a 2D array; NumPy makes none of it: "):
+        gs.classify([[0.1, 0.2], [0.3]])
     # render's messages speak Python.
     sim.run(images=1, steps_per_image=1, output=tmp_path / "r.h5", quiet=True)
     with pytest.raises(ValueError, match="^range: expected \\(lo, hi\\) with finite lo < hi, got \\(1, 0\\)$"):
@@ -296,6 +298,12 @@ def test_what_new_users_met_is_refused_in_pythons_words(tmp_path):
                                          "waits for; without it, this run does not settle$"):
         sim.run(images=1, output=tmp_path / "h.h5", steady_images=3, stats=True)
     assert not (tmp_path / "h.h5").exists()
+    # The signature's defaults passed on as such ask for nothing: a wrapper passing every argument.
+    gs.Simulation(rows=16, cols=16).run(images=1, output=tmp_path / "defaults.h5", quiet=True,
+                                        histogram_bins=50, histogram_range=(0, 1),
+                                        steady_images=5, until_steady=0.0)
+    gs.sweep(tmp_path / "defaults_sweep.h5", feed=[0.03], kill=[0.06], rows=8, cols=8, images=1,
+             quiet=True, histogram_bins=50, histogram_range="0,1", steady_images=5)
     with pytest.raises(ValueError, match="^seeds: no value given$"):
         gs.sweep(tmp_path / "s.h5", feed=[0.03], kill=[0.06], rows=8, cols=8, init="noise",
                  seeds=[])

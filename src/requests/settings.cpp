@@ -3,6 +3,7 @@
 #include <charconv>
 #include <limits>
 #include <sstream>
+#include <utility>
 
 #include "engine/registry.hpp"
 #include "io/files/output_path.hpp"
@@ -262,17 +263,29 @@ void check_force_with_resume(bool overwrite, bool renders) {
   }
 }
 
-void refuse_unmeasured_settings(const pipeline::AnalysisRequest& analysis,
+void refuse_unmeasured_settings(const OutputSettings& out,
+                                const pipeline::AnalysisRequest& analysis,
                                 const std::function<bool(std::string_view option)>& given) {
+  const OutputSettings defaults;
+  const auto range_of = [](const OutputSettings& s) {
+    const Outside range = parse_outside(s.histogram_range, "histogram-range");
+    return std::pair{range.u, range.v};
+  };
+  const auto asks = [&](std::string_view option) {
+    if (!given(option)) return false;
+    if (option == "steady-images") return out.steady_images != defaults.steady_images;
+    if (option == "histogram-bins") return out.histogram_bins != defaults.histogram_bins;
+    return range_of(out) != range_of(defaults);
+  };
   // Measured or not, the images a run waits for while settling mean nothing without a tolerance.
-  if (given("steady-images") && !analysis.steady.enabled()) {
+  if (asks("steady-images") && !analysis.steady.enabled()) {
     throw InvalidInput(
         "steady-images: the images in a row that --until-steady waits for; without it, this run "
         "does not settle");
   }
   if (analysis.statistics) return;
   for (const char* option : {"histogram-bins", "histogram-range"}) {
-    if (given(option)) {
+    if (asks(option)) {
       throw InvalidInput(std::string(option) +
                          ": a setting of the statistics, which this run does not measure: give "
                          "--stats (or --until-steady, --classify) too");
@@ -286,8 +299,9 @@ pipeline::RunRequest RunSettings::request() const {
   request.initial = problem.initial_state();
   apply_output(out_with_preset_steps(out, problem), request);
   if (!problem.is_given("resume")) {  // a continued run compares them with its file
-    refuse_unmeasured_settings(
-        request.analysis, [this](std::string_view option) { return problem.is_given(option); });
+    refuse_unmeasured_settings(out, request.analysis, [this](std::string_view option) {
+      return problem.is_given(option);
+    });
   }
   request.engine = engine.engine_options();
   if (!render.empty()) request.render_dir = render;
@@ -350,7 +364,7 @@ pipeline::SweepRequest SweepSettings::request() const {
   request.problem = shared_problem(request.members);
   request.init = seeded_problem().initial_state();
   apply_output(out_with_preset_steps(out, problem), request);
-  refuse_unmeasured_settings(request.analysis,
+  refuse_unmeasured_settings(out, request.analysis,
                              [this](std::string_view option) { return problem.is_given(option); });
   request.engine = engine.engine_options();
   if (!max_batch_memory.empty())

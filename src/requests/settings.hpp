@@ -135,9 +135,12 @@ struct RunSettings {
 void check_force_with_resume(bool overwrite, bool renders);
 
 // Throws InvalidInput for a setting of the statistics (histogram-bins, histogram-range,
-// steady-images) that `given` says was given where it would do nothing: where `analysis` measures
-// nothing (no --stats, --until-steady or --classify), and steady-images without --until-steady.
-void refuse_unmeasured_settings(const pipeline::AnalysisRequest& analysis,
+// steady-images) that `given` says was given, with a value other than its default, where it would
+// do nothing: where `analysis` measures nothing (no --stats, --until-steady or --classify), and
+// steady-images without --until-steady. A default given as such asks for nothing: a wrapper that
+// passes every argument on, a configuration file that lists every key.
+void refuse_unmeasured_settings(const OutputSettings& out,
+                                const pipeline::AnalysisRequest& analysis,
                                 const std::function<bool(std::string_view option)>& given);
 
 // `grayscott sweep`, `gs.sweep`, `gs.Sweep`: sets of rates (and seeds) crossed into members.

@@ -579,6 +579,9 @@ expect_error "histogram-bins: a setting of the statistics, which this run does n
   run --histogram-bins 7 --rows 8 --cols 8 -o unmeasured.h5
 expect_error "steady-images: the images in a row that --until-steady waits for; without it, this run does not settle" \
   sweep --steady-images 3 --rows 8 --cols 8 -o unmeasured.h5
+# Their defaults given as such ask for nothing (a configuration file listing every key): accepted.
+"$gs" run --histogram-bins 50 --histogram-range 0:1 --steady-images 5 --rows 8 --cols 8 --images 1 \
+  -o unmeasured_defaults.h5 --quiet >/dev/null 2>&1 && pass || fail "statistics' defaults given without --stats"
 # Measured, the run still does not settle without a tolerance: --steady-images alone does nothing.
 expect_error "steady-images: the images in a row that --until-steady waits for" \
   run --steady-images 3 --stats --rows 8 --cols 8 -o unmeasured.h5
