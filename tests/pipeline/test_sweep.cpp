@@ -409,7 +409,9 @@ TEST(SweepFile, AMillionMembersAreValidatedAndRefusedUpFront) {
   // A grid whose member size wrapped around 2^64 to 48 GiB in integers.
   r.problem.grid = {2147483647, 238609295};
   EXPECT_EQ(sweep_bytes_per_member(r.problem, {false, true}), UINT64_MAX);
-  r.max_batch_bytes = std::uint64_t{64} << 30;
+  // A limit the machine has (one beyond its memory is refused first); the wrapped size would
+  // have been named as 48 GiB.
+  r.max_batch_bytes = std::uint64_t{1} << 30;
   EXPECT_NE(error_of([&] { execute_sweep(r); }).find("one member needs over 16 EiB"),
             std::string::npos);
   r.problem = Problem{};
