@@ -7,11 +7,13 @@
 #endif
 
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <fstream>
 #include <iterator>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "io/files/hdf5.hpp"
 #include "io/files/reader.hpp"
@@ -127,7 +129,19 @@ void refuse_if_replaced(const std::filesystem::path& path, const FileIdentity& r
 
 std::string why_not_continued(const std::filesystem::path& path, const FileIdentity& read) {
   if (std::string why = why_replaced(path, read); !why.empty()) return why;
-  return why_being_written(path, live_writer(RunFileReader(path)), "continue");
+  // A process that writes the file may be rewriting the attributes read here (two --resume of one
+  // file at once: HDF5 then reads a length beyond the file's end). Read again a little later
+  // before taking the error for the file's own.
+  for (int attempt = 1;; ++attempt) {
+    try {
+      return why_being_written(path, live_writer(RunFileReader(path)), "continue");
+    } catch (const InvalidInput&) {
+      throw;  // not a run file: nothing transient about it
+    } catch (const std::exception&) {
+      if (attempt == 5) throw;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50 * attempt));
+    }
+  }
 }
 
 void refuse_to_continue_unless_agreed(const std::filesystem::path& path, const FileIdentity& read,
