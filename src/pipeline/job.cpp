@@ -9,7 +9,6 @@
 #include <optional>
 
 #include "engine/registry.hpp"
-#include "io/files/memory.hpp"
 #include "io/files/output_path.hpp"
 #include "io/files/run_file.hpp"
 #include "pipeline/adapters.hpp"
@@ -88,7 +87,7 @@ std::uint64_t batch_memory_limit(const Job& job, const Backend& backend, int pro
   const auto sharing = static_cast<std::uint64_t>(std::max(processes_per_node, 1));
   const bool device = backend.on_device();
   const std::uint64_t available =
-      device ? backend.free_memory(job.engine.device) : io::available_memory() / sharing;
+      available_memory_for(backend, job.engine.device) / (device ? 1 : sharing);
   if (available != 0 && job.max_batch_bytes > available) {
     throw OutOfMemory("max-batch-memory: " + io::format_bytes(job.max_batch_bytes) +
                       " is more than the " + io::format_bytes(available) + " of " +

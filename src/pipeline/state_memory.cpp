@@ -10,6 +10,10 @@
 
 namespace grayscott::pipeline {
 
+std::uint64_t available_memory_for(const Backend& backend, int device) {
+  return backend.on_device() ? backend.free_memory(device) : io::available_memory();
+}
+
 void check_state_fits(const Problem& problem, std::size_t members, const EngineOptions& options,
                       int blocks_here) {
   const Backend& backend = *choose_backend(options, problem, members).backend;
@@ -20,8 +24,7 @@ void check_state_fits(const Problem& problem, std::size_t members, const EngineO
                         static_cast<double>(sharing) * static_cast<double>(problem.grid.depth) *
                         static_cast<double>(problem.grid.rows) *
                         static_cast<double>(problem.grid.cols);
-  const std::uint64_t available =
-      backend.on_device() ? backend.free_memory(options.device) : io::available_memory();
+  const std::uint64_t available = available_memory_for(backend, options.device);
   if (available == 0 || needed <= static_cast<double>(available)) return;
   const std::uint64_t bytes = needed >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(needed);
   const std::string cells = problem.grid.text() + " cells (" +

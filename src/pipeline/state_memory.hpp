@@ -3,11 +3,17 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "engine/engine.hpp"
+#include "engine/registry.hpp"
 #include "model/model.hpp"
 
 namespace grayscott::pipeline {
+
+// The memory a state of `backend` lives in that is free now: the device's, or the host's available
+// memory (this process's control group's limit where it is lower); 0 where it cannot be told.
+std::uint64_t available_memory_for(const Backend& backend, int device);
 
 // Throws OutOfMemory, naming the bytes needed and the bytes available, when `members` states of
 // `problem` (two buffers of u and v each) exceed the memory of the backend `options` choose: the

@@ -275,7 +275,8 @@ void refuse_unmeasured_settings(const OutputSettings& out,
     if (!given(option)) return false;
     if (option == "steady-images") return out.steady_images != defaults.steady_images;
     if (option == "histogram-bins") return out.histogram_bins != defaults.histogram_bins;
-    return range_of(out) != range_of(defaults);
+    if (option == "histogram-range") return range_of(out) != range_of(defaults);
+    return true;
   };
   // Measured or not, the images a run waits for while settling mean nothing without a tolerance.
   if (asks("steady-images") && !analysis.steady.enabled()) {
