@@ -646,6 +646,8 @@ struct VolumeCase {
   Stencil stencil;
   Precision precision;
   BlockKind block;
+  // Rows as wide as a vector or more, and blocks of them, reach the CPU's vector row loop.
+  std::int64_t cols = 9;
 };
 
 class DistributedVolumeTest : public ::testing::TestWithParam<VolumeCase> {};
@@ -653,7 +655,7 @@ class DistributedVolumeTest : public ::testing::TestWithParam<VolumeCase> {};
 template <class Real>
 void expect_volume_bitwise_equal_to_serial(const VolumeCase& vc) {
   Problem problem;
-  problem.grid = Grid{7, 9, 11};  // rows, cols, planes: 7 = 2*3+1 = 3*2+1 = 4+3, ...
+  problem.grid = Grid{7, vc.cols, 11};  // rows, cols, planes: 7 = 2*3+1 = 3*2+1 = 4+3, ...
   problem.boundary = vc.boundary;
   problem.stencil = vc.stencil;
   problem.precision = vc.precision;
@@ -731,15 +733,21 @@ std::vector<VolumeCase> volume_cases() {
       cases.push_back({b, Stencil::nineteen_point(), Precision::Double, kind});
     }
   }
+  for (Boundary b : {Boundary::ZeroFlux, Boundary::Periodic, Boundary::Fixed}) {
+    for (Precision precision : {Precision::Single, Precision::Double})
+      cases.push_back({b, Stencil::seven_point(), precision, BlockKind::Cpu, 37});
+  }
   return cases;
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, DistributedVolumeTest, ::testing::ValuesIn(volume_cases()),
                          [](const ::testing::TestParamInfo<VolumeCase>& param_info) {
-                           return test_name(std::string(to_string(param_info.param.block)) + "_" +
-                                            std::string(to_string(param_info.param.boundary)) +
-                                            "_" + param_info.param.stencil.name() + "_" +
-                                            std::string(to_string(param_info.param.precision)));
+                           const VolumeCase& vc = param_info.param;
+                           return test_name(
+                               std::string(to_string(vc.block)) + "_" +
+                               std::string(to_string(vc.boundary)) + "_" + vc.stencil.name() + "_" +
+                               std::string(to_string(vc.precision)) +
+                               (vc.cols == 9 ? "" : "_" + std::to_string(vc.cols) + "_columns"));
                          });
 
 // A volume's block packs its messages as a plane's: u's cells, then v's, plane after plane, each

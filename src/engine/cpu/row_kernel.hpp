@@ -112,6 +112,9 @@ GRAYSCOTT_CPU_INLINE inline void for_each_column(std::int64_t j0, std::int64_t j
   }
 }
 
+// Which end of a row a cell lies at.
+enum class RowSide { Left, Right };
+
 // Columns [j0, j1) whose left and right neighbours are in memory: the vectorised inner loop.
 template <StencilKind K, Boundary B, bool HasUp, bool HasDown, class Real>
 inline void update_span(const RowNeighbourhood<Real>& in, std::int64_t j0, std::int64_t j1,
@@ -127,12 +130,13 @@ inline void update_span(const RowNeighbourhood<Real>& in, std::int64_t j0, std::
     update_inner_cell<K, B, HasUp, HasDown>(u0, u1, u2, v0, v1, v2, j, c, w, out_u, out_v);
   };
 #if GRAYSCOTT_SHIFTED_SPAN
-  constexpr std::int64_t line = 64 / sizeof(Real);
   if constexpr (HasUp && HasDown && has_shifted_span<K, Real>) {
-    if (j1 - j0 >= line) {
-      const std::int64_t done = shifted_span<K>(u0, u1, u2, v0, v1, v2, j0, j1, c, out_u, out_v);
-      // The rest, less than a line: the last line of the span again, cell by cell.
-      if (done < j1) for_each_column<Real>(j1 - line, j1, cell);
+    if (j1 - j0 >= VectorOps<Real>::lanes) {
+      const SpanEnds<Real> beside{{u0 + j0 - 1, u1 + j0 - 1, u2 + j0 - 1},
+                                  {v0 + j0 - 1, v1 + j0 - 1, v2 + j0 - 1},
+                                  {u0 + j1, u1 + j1, u2 + j1},
+                                  {v0 + j1, v1 + j1, v2 + j1}};
+      shifted_span<K>(u0, u1, u2, v0, v1, v2, j0, j1, beside, c, out_u, out_v);
       return;
     }
   }
@@ -140,8 +144,37 @@ inline void update_span(const RowNeighbourhood<Real>& in, std::int64_t j0, std::
   for_each_column<Real>(j0, j1, cell);
 }
 
-// Which end of a row a cache line of cells lies at.
-enum class RowSide { Left, Right };
+#if GRAYSCOTT_SHIFTED_SPAN
+// The cell beside one end of `row` that the row's end cell reads: the ghost cell an MPI halo
+// filled, or what beyond_edge() gives beyond the grid's edge: with zero flux the end cell of the
+// row `centre` (the row whose cells are stepped: the neighbours above and below the edge are its
+// end cell's too), with fixed values the outside state, on a periodic grid the other end of the
+// row.
+template <Boundary B, class Real>
+const Real* outside_cell(const Real* row, const Real* centre, std::int64_t cols, RowSide side,
+                         bool ghost, const Real& outside) {
+  const bool left = side == RowSide::Left;
+  if (ghost) return row + (left ? -1 : cols);
+  if constexpr (B == Boundary::Periodic) {
+    return row + (left ? cols - 1 : 0);
+  } else if constexpr (B == Boundary::ZeroFlux) {
+    return centre + (left ? 0 : cols - 1);
+  } else {
+    return &outside;
+  }
+}
+
+// The column beside one end of a row that the cells at that end read (the rows above, at and
+// below), each as outside_cell() gives it: gather_neighbourhood() fills the three neighbours of
+// the end cell on that side alike.
+template <Boundary B, class Real>
+Column<Real> outside_column(const Real* const (&rows)[3], std::int64_t cols, RowSide side,
+                            bool ghost, const Real& outside) {
+  return {outside_cell<B>(rows[0], rows[1], cols, side, ghost, outside),
+          outside_cell<B>(rows[1], rows[1], cols, side, ghost, outside),
+          outside_cell<B>(rows[2], rows[1], cols, side, ghost, outside)};
+}
+#endif
 
 // Cell `lane` of the first (Left) or last (Right) cache line of a row whose end at that side lies
 // at the grid's edge, the line's cells starting at `line`: gathered as update_end_cell does, with
@@ -229,6 +262,22 @@ template <StencilKind K, Boundary B, bool HasUp, bool HasDown, class Real>
 inline void update_row_between(const RowNeighbourhood<Real>& in, std::int64_t cols, RowEnds ends,
                                const Coefficients<Real>& c, const Real* w, Real* out_u,
                                Real* out_v) {
+#if GRAYSCOTT_SHIFTED_SPAN
+  if constexpr (HasUp && HasDown && has_shifted_span<K, Real>) {
+    // The whole row, its end cells included, in the shifted loop: the columns beside it are the
+    // ghost cells or stand for the grid's edge.
+    if (cols >= VectorOps<Real>::lanes) {
+      const SpanEnds<Real> beside{
+          outside_column<B>(in.u, cols, RowSide::Left, ends.ghost_left, c.outside_u),
+          outside_column<B>(in.v, cols, RowSide::Left, ends.ghost_left, c.outside_v),
+          outside_column<B>(in.u, cols, RowSide::Right, ends.ghost_right, c.outside_u),
+          outside_column<B>(in.v, cols, RowSide::Right, ends.ghost_right, c.outside_v)};
+      shifted_span<K>(in.u[0], in.u[1], in.u[2], in.v[0], in.v[1], in.v[2], 0, cols, beside, c,
+                      out_u, out_v);
+      return;
+    }
+  }
+#endif
   constexpr std::int64_t block = 64 / sizeof(Real);
   if (cols >= 2 * block) {
     // Each end at the grid's edge takes a vector line, the columns between the inner loop.

@@ -1,5 +1,5 @@
-// The inner columns of a row for a built-in stencil on AVX-512 or AVX2, with fewer loads and the
-// same cells, rounded exactly as step_cell() rounds them.
+// The cells of a row for a built-in stencil on AVX-512 or AVX2, with fewer loads and the same
+// cells, rounded exactly as step_cell() rounds them.
 //
 // Why: the per-cell loop (row_kernel.hpp's update_span) loads the left and right neighbours of
 // every vector of cells at one element off the vector, so such a load spans two cache lines for
@@ -12,6 +12,12 @@
 // as step_cell() sums them first. The sums and the update are step_cell()'s, in its order, lane by
 // lane: the results are bitwise those of the per-cell loop (tests/engine: every path against every
 // other).
+//
+// A row's end cells take the same loop: the column beyond the grid's edge is three values that
+// the boundary rule gives (row_kernel.hpp's outside_column), shifted in as a neighbour vector's
+// lane would be. Stepped in a masked loop of their own instead (a cache line of cells at each
+// end), the two ends cost as much as about six of the loop's vectors on an AMD EPYC (Zen 4): 5 to
+// 10 % of the course grid's rows, half of a 128-wide batch member's (docs/benchmarks.md).
 //
 // On AVX2 (16 vector registers, not 32) only the column sums, which are in no memory to load, are
 // shifted: carrying each field's row and its shifted copy as well spilled them to the stack, six
@@ -30,6 +36,10 @@
 #else
 #define GRAYSCOTT_SHIFTED_SPAN 0
 #endif
+
+// The loop's steps are inlined by force, as row_kernel.hpp's cells are: a call per vector would
+// cost more than the vector's arithmetic.
+#define GRAYSCOTT_SHIFTED_INLINE __attribute__((always_inline))
 
 namespace grayscott::cpu::detail {
 
@@ -52,7 +62,6 @@ struct VectorOps<float> {
   // plain instruction.
   static constexpr __mmask16 all = 0xFFFF;
   static V load(const float* p) { return _mm512_loadu_ps(p); }
-  static V load_first_lane(const float* p) { return _mm512_maskz_loadu_ps(1, p); }
   static void store(float* p, V v) { _mm512_storeu_ps(p, v); }
   static V add(V a, V b) { return _mm512_add_ps(a, b); }
   static V mul(V a, V b) { return _mm512_mul_ps(a, b); }
@@ -78,7 +87,6 @@ struct VectorOps<double> {
   static constexpr bool shifts_rows = true;
   static constexpr __mmask8 all = 0xFF;
   static V load(const double* p) { return _mm512_loadu_pd(p); }
-  static V load_first_lane(const double* p) { return _mm512_maskz_loadu_pd(1, p); }
   static void store(double* p, V v) { _mm512_storeu_pd(p, v); }
   static V add(V a, V b) { return _mm512_add_pd(a, b); }
   static V mul(V a, V b) { return _mm512_mul_pd(a, b); }
@@ -103,7 +111,6 @@ struct VectorOps<float> {
   static constexpr int lanes = 8;
   static constexpr bool shifts_rows = false;
   static V load(const float* p) { return _mm256_loadu_ps(p); }
-  static V load_first_lane(const float* p) { return _mm256_zextps128_ps256(_mm_load_ss(p)); }
   static void store(float* p, V v) { _mm256_storeu_ps(p, v); }
   static V add(V a, V b) { return _mm256_add_ps(a, b); }
   static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
@@ -131,7 +138,6 @@ struct VectorOps<double> {
   static constexpr int lanes = 4;
   static constexpr bool shifts_rows = false;
   static V load(const double* p) { return _mm256_loadu_pd(p); }
-  static V load_first_lane(const double* p) { return _mm256_zextpd128_pd256(_mm_load_sd(p)); }
   static void store(double* p, V v) { _mm256_storeu_pd(p, v); }
   static V add(V a, V b) { return _mm256_add_pd(a, b); }
   static V mul(V a, V b) { return _mm256_mul_pd(a, b); }
@@ -187,6 +193,22 @@ struct VectorReaction {
   }
 };
 
+// One field's column of three values beside a span of a row: in the rows above, at and below it.
+// Next to the span in memory, or standing for what lies beyond the grid's edge (row_kernel.hpp's
+// outside_column: with zero flux the end cell itself, three times).
+template <class Real>
+struct Column {
+  const Real* above;
+  const Real* at;
+  const Real* below;
+};
+
+// The columns left and right of a span, for u and v.
+template <class Real>
+struct SpanEnds {
+  Column<Real> left_u, left_v, right_u, right_v;
+};
+
 // One field's rows of neighbours as the loop walks them, a vector at a time: at the current
 // vector, its column sums (above + below) and the row itself, and both one lane left of it.
 template <class Real>
@@ -201,81 +223,141 @@ struct ShiftedRows {
   const Real* below;
   Vectors at, left;
 
-  ShiftedRows(const Real* a, const Real* m, const Real* b, std::int64_t j0)
-      : above(a), at_row(m), below(b) {
-    at = load(j0, true);
-    // The first vector's left neighbours: one element off the vector, loaded as they are.
-    left = {Ops::add(Ops::load(a + j0 - 1), Ops::load(b + j0 - 1)), Ops::load(m + j0 - 1)};
+  // At the vector at j, whose left neighbours' column is `before`.
+  ShiftedRows(const Real* a, const Real* m, const Real* b, std::int64_t j,
+              const Column<Real>& before)
+      : above(a), at_row(m), below(b), at(load(j)) {
+    const Vectors column = broadcast(before);
+    left = {Ops::left(at.sums, column.sums), Ops::left(at.row, column.row)};
   }
-  // The vector at column j; with `whole` false only its first lane is read (the others are 0).
-  Vectors load(std::int64_t j, bool whole) const {
-    if (whole) return {Ops::add(Ops::load(above + j), Ops::load(below + j)), Ops::load(at_row + j)};
-    return {Ops::add(Ops::load_first_lane(above + j), Ops::load_first_lane(below + j)),
-            Ops::load_first_lane(at_row + j)};
+  Vectors load(std::int64_t j) const {
+    return {Ops::add(Ops::load(above + j), Ops::load(below + j)), Ops::load(at_row + j)};
   }
-  // The row at the vector at j and its left and right neighbours: shifted in registers, or loaded
-  // where the vectors are too few to carry them (the rows then carried are never read, and the
-  // compiler drops them).
+  // A column in every lane, of which only the one next to a vector is read.
+  static Vectors broadcast(const Column<Real>& column) {
+    return {Ops::add(Ops::broadcast(*column.above), Ops::broadcast(*column.below)),
+            Ops::broadcast(*column.at)};
+  }
+  Column<Real> column(std::int64_t j) const { return {above + j, at_row + j, below + j}; }
+  // The row at the vector at j and its left and right neighbours: shifted in registers (Shifted),
+  // or loaded where the vectors are too few to carry them (the rows then carried are never read,
+  // and the compiler drops them).
+  template <bool Shifted>
   V row(std::int64_t j) const {
-    if constexpr (Ops::shifts_rows)
+    if constexpr (Shifted)
       return at.row;
     else
       return Ops::load(at_row + j);
   }
+  template <bool Shifted>
   V row_left(std::int64_t j) const {
-    if constexpr (Ops::shifts_rows)
+    if constexpr (Shifted)
       return left.row;
     else
       return Ops::load(at_row + j - 1);
   }
+  template <bool Shifted>
   V row_right(std::int64_t j, const Vectors& next) const {
-    if constexpr (Ops::shifts_rows)
+    if constexpr (Shifted)
       return Ops::right(next.row, at.row);
     else
       return Ops::load(at_row + j + 1);
   }
-  // Moves one vector right, to `next`: this vector becomes its left neighbours.
+  // Moves one vector right, to `next`: this vector becomes its left neighbours (the row's only
+  // where it is shifted).
+  template <bool Shifted>
   void slide(const Vectors& next) {
-    left = {Ops::left(next.sums, at.sums), Ops::left(next.row, at.row)};
+    left.sums = Ops::left(next.sums, at.sums);
+    if constexpr (Shifted) left.row = Ops::left(next.row, at.row);
     at = next;
+  }
+  // The rows at the vector at j, and left of it, as a shifting step reads them after steps that
+  // loaded them: loaded again (j - 1 is in the span when j is past its start).
+  void reload_row(std::int64_t j, bool past_start) {
+    if constexpr (!Ops::shifts_rows) {
+      at.row = Ops::load(at_row + j);
+      if (past_start) left.row = Ops::load(at_row + j - 1);
+    }
   }
 };
 
-// The whole vectors of cells from j0 within [j0, j1), whose neighbours j0 - 1 to j1 are in memory
-// (rows above and below included), each cell as update_inner_cell<K, B, true, true> computes it.
-// Returns the first column not done (less than a vector before j1).
+// The cells [j0, j1) of a row, at least a vector of them, each as step_cell() computes it: the
+// span's own columns, rows above and below included, are in memory, and `ends` gives the columns
+// beside it (in memory or beyond the grid's edge), so that a whole row, its end cells included,
+// takes this loop. Whole vectors from j0, then, for a rest shorter than a vector, the span's last
+// vector again (recomputing a few cells: harmless, the output does not alias the input).
 template <StencilKind K, class Real>
-inline std::int64_t shifted_span(const Real* u0, const Real* u1, const Real* u2, const Real* v0,
-                                 const Real* v1, const Real* v2, std::int64_t j0, std::int64_t j1,
-                                 const Coefficients<Real>& c, Real* __restrict out_u,
-                                 Real* __restrict out_v) {
+inline void shifted_span(const Real* u0, const Real* u1, const Real* u2, const Real* v0,
+                         const Real* v1, const Real* v2, std::int64_t j0, std::int64_t j1,
+                         const SpanEnds<Real>& ends, const Coefficients<Real>& c,
+                         Real* __restrict out_u, Real* __restrict out_v) {
   using Ops = VectorOps<Real>;
   using V = typename Ops::V;
+  using Vectors = typename ShiftedRows<Real>::Vectors;
   constexpr std::int64_t lanes = Ops::lanes;
   constexpr bool has_diagonal = folded_weights(K).diagonal != 0.0;
+  constexpr bool shifts = Ops::shifts_rows;
   const VectorReaction<Real> reaction(c);
-  ShiftedRows<Real> u(u0, u1, u2, j0), v(v0, v1, v2, j0);
-  std::int64_t j = j0;
-  for (; j + lanes <= j1; j += lanes) {
-    // The next vector, for the neighbours right of this one: beyond the last full vector only
-    // its first lane, the column j1, which is in memory.
-    const bool whole = j + 2 * lanes - 1 <= j1;
-    const auto u_next = u.load(j + lanes, whole), v_next = v.load(j + lanes, whole);
-    // step_cell(): nearest = (above + below) + (left + right), diagonal = the column sums left +
-    // right; then react_folded().
-    const V nearest_u = Ops::add(u.at.sums, Ops::add(u.row_left(j), u.row_right(j, u_next)));
-    const V nearest_v = Ops::add(v.at.sums, Ops::add(v.row_left(j), v.row_right(j, v_next)));
+  // The vector at j, the next one (`u_next`, `v_next`) giving its right neighbours. step_cell():
+  // nearest = (above + below) + (left + right), diagonal = the column sums left + right; then
+  // react_folded(). ShiftsLeft, ShiftsRight: whether the row's neighbours on that side are shifted
+  // from the vectors carried or loaded (a side beside the span's ends is always shifted).
+  const auto step = [&]<bool ShiftsLeft, bool ShiftsRight>(
+                        std::int64_t j, const ShiftedRows<Real>& u, const ShiftedRows<Real>& v,
+                        const Vectors& u_next, const Vectors& v_next) GRAYSCOTT_SHIFTED_INLINE {
+    const V nearest_u = Ops::add(u.at.sums, Ops::add(u.template row_left<ShiftsLeft>(j),
+                                                     u.template row_right<ShiftsRight>(j, u_next)));
+    const V nearest_v = Ops::add(v.at.sums, Ops::add(v.template row_left<ShiftsLeft>(j),
+                                                     v.template row_right<ShiftsRight>(j, v_next)));
     V diagonal_u{}, diagonal_v{};
     if constexpr (has_diagonal) {
       diagonal_u = Ops::add(u.left.sums, Ops::right(u_next.sums, u.at.sums));
       diagonal_v = Ops::add(v.left.sums, Ops::right(v_next.sums, v.at.sums));
     }
-    reaction.template store<has_diagonal>(u.row(j), v.row(j), nearest_u, nearest_v, diagonal_u,
-                                          diagonal_v, out_u + j, out_v + j);
-    u.slide(u_next);
-    v.slide(v_next);
+    constexpr bool carried = ShiftsLeft && ShiftsRight;
+    reaction.template store<has_diagonal>(u.template row<carried>(j), v.template row<carried>(j),
+                                          nearest_u, nearest_v, diagonal_u, diagonal_v, out_u + j,
+                                          out_v + j);
+  };
+  // The last vector, at j: its right neighbours the column j + lanes, which is `ends`' where the
+  // vector ends the span.
+  const auto step_last = [&](std::int64_t j, ShiftedRows<Real>& u, ShiftedRows<Real>& v,
+                             bool past_start) GRAYSCOTT_SHIFTED_INLINE {
+    u.reload_row(j, past_start);
+    v.reload_row(j, past_start);
+    const bool at_end = j + lanes == j1;
+    step.template operator()<true, true>(
+        j, u, v, ShiftedRows<Real>::broadcast(at_end ? ends.right_u : u.column(j + lanes)),
+        ShiftedRows<Real>::broadcast(at_end ? ends.right_v : v.column(j + lanes)));
+  };
+  ShiftedRows<Real> u(u0, u1, u2, j0, ends.left_u), v(v0, v1, v2, j0, ends.left_v);
+  std::int64_t j = j0;
+  if (j + 2 * lanes <= j1) {
+    // The first vector: its left neighbours shifted in from `ends`.
+    const Vectors u_next = u.load(j + lanes), v_next = v.load(j + lanes);
+    step.template operator()<true, shifts>(j, u, v, u_next, v_next);
+    u.template slide<shifts>(u_next);
+    v.template slide<shifts>(v_next);
+    j += lanes;
   }
-  return j;
+  // The vectors whose next vector is whole in the span.
+  for (; j + 2 * lanes <= j1; j += lanes) {
+    const Vectors u_next = u.load(j + lanes), v_next = v.load(j + lanes);
+    step.template operator()<shifts, shifts>(j, u, v, u_next, v_next);
+    u.template slide<shifts>(u_next);
+    v.template slide<shifts>(v_next);
+  }
+  if (j + lanes <= j1) {
+    step_last(j, u, v, j > j0);
+    j += lanes;
+  }
+  if (j < j1) {
+    // The rest: the span's last vector again, its left neighbours in the span.
+    const std::int64_t last = j1 - lanes;
+    ShiftedRows<Real> u_last(u0, u1, u2, last, u.column(last - 1)),
+        v_last(v0, v1, v2, last, v.column(last - 1));
+    step_last(last, u_last, v_last, false);
+  }
 }
 
 // A row of a volume for the seven-point stencil, as shifted_span() takes a plane's: each of the
@@ -283,13 +365,16 @@ inline std::int64_t shifted_span(const Real* u0, const Real* u1, const Real* u2,
 // loaded once per vector at the vector's own columns, the left and right neighbours its own row
 // shifted by a lane. The faces are summed as step_volume_cell() sums them, lane by lane:
 // ((below + above) + (before + after)) + (left + right), then react_folded(). `u` and `v` are
-// volume_kernel.hpp's rows [dz + 1][dr + 1], all five in memory; columns j0 - 1 to j1 too.
-// Returns the first column not done (less than a vector before j1).
+// volume_kernel.hpp's rows [dz + 1][dr + 1], all five in memory for columns j0 to j1 - 1; the
+// own row's cells beside the span are `left_u` ... `right_v` (in memory next to it, or what the
+// boundary gives beyond the volume's edge: row_kernel.hpp's outside_cell). At least a vector of
+// cells; a rest shorter than a vector is the span's last vector again.
 template <class Real>
-inline std::int64_t shifted_volume_span(const Real* const (&u)[3][3], const Real* const (&v)[3][3],
-                                        std::int64_t j0, std::int64_t j1,
-                                        const Coefficients<Real>& c, Real* __restrict out_u,
-                                        Real* __restrict out_v) {
+inline void shifted_volume_span(const Real* const (&u)[3][3], const Real* const (&v)[3][3],
+                                std::int64_t j0, std::int64_t j1, const Real* left_u,
+                                const Real* left_v, const Real* right_u, const Real* right_v,
+                                const Coefficients<Real>& c, Real* __restrict out_u,
+                                Real* __restrict out_v) {
   using Ops = VectorOps<Real>;
   using V = typename Ops::V;
   constexpr std::int64_t lanes = Ops::lanes;
@@ -302,12 +387,16 @@ inline std::int64_t shifted_volume_span(const Real* const (&u)[3][3], const Real
     const Real* after;
     const Real* row;
     V at, left;
-    Field(const Real* const (&rows)[3][3], std::int64_t j)
-        : below(rows[0][1]), above(rows[2][1]), before(rows[1][0]), after(rows[1][2]),
-          row(rows[1][1]), at(Ops::load(row + j)), left(Ops::load(row + j - 1)) {}
-    V next(std::int64_t j, bool whole) const {
-      return whole ? Ops::load(row + j) : Ops::load_first_lane(row + j);
-    }
+    // At the vector at j, the cell left of it at `beside`.
+    Field(const Real* const (&rows)[3][3], std::int64_t j, const Real* beside)
+        : below(rows[0][1]),
+          above(rows[2][1]),
+          before(rows[1][0]),
+          after(rows[1][2]),
+          row(rows[1][1]),
+          at(Ops::load(row + j)),
+          left(Ops::left(at, Ops::broadcast(*beside))) {}
+    V next(std::int64_t j) const { return Ops::load(row + j); }
     // The six faces of the cells at j, the next vector `next` giving the right neighbours.
     V faces(std::int64_t j, V next) const {
       const V pairs = Ops::add(Ops::add(Ops::load(below + j), Ops::load(above + j)),
@@ -319,19 +408,36 @@ inline std::int64_t shifted_volume_span(const Real* const (&u)[3][3], const Real
       at = next;
     }
   };
-  Field fu(u, j0), fv(v, j0);
+  const auto step = [&](std::int64_t j, const Field& fu, const Field& fv, V u_next,
+                        V v_next) GRAYSCOTT_SHIFTED_INLINE {
+    reaction.template store<false>(fu.at, fv.at, fu.faces(j, u_next), fv.faces(j, v_next), V{}, V{},
+                                   out_u + j, out_v + j);
+  };
+  // The last vector, at j: its right neighbours the cell at j + lanes, beside the span where the
+  // vector ends it (only the next vector's first lane is read).
+  const auto step_last = [&](std::int64_t j, const Field& fu,
+                             const Field& fv) GRAYSCOTT_SHIFTED_INLINE {
+    const bool at_end = j + lanes == j1;
+    step(j, fu, fv, Ops::broadcast(at_end ? *right_u : fu.row[j + lanes]),
+         Ops::broadcast(at_end ? *right_v : fv.row[j + lanes]));
+  };
+  Field fu(u, j0, left_u), fv(v, j0, left_v);
   std::int64_t j = j0;
-  for (; j + lanes <= j1; j += lanes) {
-    // Beyond the last full vector only the next vector's first lane, column j1, is in memory.
-    const bool whole = j + 2 * lanes - 1 <= j1;
-    const V u_next = fu.next(j + lanes, whole), v_next = fv.next(j + lanes, whole);
-    const V nearest_u = fu.faces(j, u_next), nearest_v = fv.faces(j, v_next);
-    reaction.template store<false>(fu.at, fv.at, nearest_u, nearest_v, V{}, V{}, out_u + j,
-                                   out_v + j);
+  for (; j + 2 * lanes <= j1; j += lanes) {
+    const V u_next = fu.next(j + lanes), v_next = fv.next(j + lanes);
+    step(j, fu, fv, u_next, v_next);
     fu.slide(u_next);
     fv.slide(v_next);
   }
-  return j;
+  if (j + lanes <= j1) {
+    step_last(j, fu, fv);
+    j += lanes;
+  }
+  if (j < j1) {
+    // The rest: the span's last vector again, its left neighbours in the span.
+    const std::int64_t last = j1 - lanes;
+    step_last(last, Field(u, last, fu.row + last - 1), Field(v, last, fv.row + last - 1));
+  }
 }
 
 #endif  // GRAYSCOTT_SHIFTED_SPAN

@@ -62,6 +62,13 @@ GRAYSCOTT_HD void update_volume_cell(const Real* const (&u)[3][3], const Real* c
   step_volume_cell<K>(cu, cv, nu, nv, c, out_u[j], out_v[j]);
 }
 
+#if GRAYSCOTT_SHIFTED_SPAN
+// Whether rows with the sides `Sides` in memory take shifted_volume_span().
+template <StencilKind K, unsigned Sides, class Real>
+inline constexpr bool has_shifted_volume_span =
+    K == StencilKind::SevenPoint&& Sides == AllSides&& detail::has_shifted_span<K, Real>;
+#endif
+
 // Columns [j0, j1), whose left and right neighbours are in the row: the vectorised inner loop, in
 // whole vectors as row_kernel.hpp's update_span.
 template <StencilKind K, Boundary B, unsigned Sides, class Real>
@@ -76,13 +83,12 @@ inline void update_volume_span(const Real* const (&u)[3][3], const Real* const (
 #if GRAYSCOTT_SHIFTED_SPAN
   // Seven-point rows with every neighbour row in memory: each row loaded once per vector
   // (shifted_span.hpp), bitwise the cell-by-cell loop.
-  constexpr std::int64_t line = 64 / sizeof(Real);
-  if constexpr (K == StencilKind::SevenPoint && Sides == AllSides &&
-                detail::has_shifted_span<K, Real>) {
-    if (j1 - j0 >= line) {
-      const std::int64_t done = detail::shifted_volume_span<Real>(u, v, j0, j1, c, out_u, out_v);
-      // The rest, less than a line: the last line of the span again, cell by cell.
-      if (done < j1) detail::for_each_column<Real>(j1 - line, j1, cell);
+  if constexpr (has_shifted_volume_span<K, Sides, Real>) {
+    if (j1 - j0 >= detail::VectorOps<Real>::lanes) {
+      const Real* row_u = u[1][1];
+      const Real* row_v = v[1][1];
+      detail::shifted_volume_span<Real>(u, v, j0, j1, row_u + j0 - 1, row_v + j0 - 1, row_u + j1,
+                                        row_v + j1, c, out_u, out_v);
       return;
     }
   }
@@ -129,6 +135,25 @@ inline void update_volume_end_cell(const Real* const (&u)[3][3], const Real* con
 template <StencilKind K, Boundary B, unsigned Sides, class Real>
 inline void update_volume_row_with(const VolumeRowNeighbourhood<Real>& in, std::int64_t cols,
                                    const Coefficients<Real>& c, Real* out_u, Real* out_v) {
+#if GRAYSCOTT_SHIFTED_SPAN
+  if constexpr (has_shifted_volume_span<K, Sides, Real>) {
+    // The whole row, its end cells included, in the shifted loop: the cells beside it stand for
+    // the volume's edge.
+    if (cols >= detail::VectorOps<Real>::lanes) {
+      using detail::RowSide;
+      const Real* row_u = in.u[1][1];
+      const Real* row_v = in.v[1][1];
+      detail::shifted_volume_span<Real>(
+          in.u, in.v, 0, cols,
+          detail::outside_cell<B>(row_u, row_u, cols, RowSide::Left, false, c.outside_u),
+          detail::outside_cell<B>(row_v, row_v, cols, RowSide::Left, false, c.outside_v),
+          detail::outside_cell<B>(row_u, row_u, cols, RowSide::Right, false, c.outside_u),
+          detail::outside_cell<B>(row_v, row_v, cols, RowSide::Right, false, c.outside_v), c, out_u,
+          out_v);
+      return;
+    }
+  }
+#endif
   constexpr std::int64_t block = 64 / sizeof(Real);
   if (cols >= 2 * block) {
     update_volume_edge_line<K, B, detail::RowSide::Left, Sides>(in.u, in.v, cols, c, out_u, out_v);

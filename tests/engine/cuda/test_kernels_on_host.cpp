@@ -171,6 +171,25 @@ TEST(CudaKernelsOnHost, MatchCpuEngineBitwise) {
   }
 }
 
+// Rows as wide as a vector or a few more (16 floats or 8 doubles on AVX-512; 8 or 4 on AVX2), each
+// end cell of a row stepped in the CPU engine's vector loop with the boundary's column beside it,
+// a rest recomputed: every width from one vector to three, a row narrower than a vector, every
+// boundary (fixed with outside values u and v unequal), the stencils with and without diagonal
+// neighbours, both precisions.
+TEST(CudaKernelsOnHost, RowsAroundAVectorWideMatchCpuEngineBitwise) {
+  for (const auto& stencil : {Stencil::oono_puri(), Stencil::five_point()}) {
+    for (Boundary boundary : {Boundary::ZeroFlux, Boundary::Periodic, Boundary::Fixed}) {
+      for (std::int64_t cols :
+           {3, 4, 5, 7, 8, 9, 12, 15, 16, 17, 23, 24, 25, 31, 32, 33, 40, 47, 48, 49}) {
+        Problem problem = problem_of(6, cols, stencil, boundary);
+        problem.outside = Outside{0.25, 0.5};
+        expect_kernels_match_cpu<float>(problem, 4, {1, 3});
+        expect_kernels_match_cpu<double>(problem, 4, {1, 3});
+      }
+    }
+  }
+}
+
 // The fixed boundary's outside values reach the one-step and fused kernels (the shared memory of
 // a fused region past the grid included) as they reach the CPU engine.
 TEST(CudaKernelsOnHost, FixedBoundaryOutsideValuesMatchCpuEngine) {

@@ -257,6 +257,21 @@ TEST(CpuVolumeEngineOnHost, MatchesThePlainLoopBitwise) {
   }
 }
 
+// Rows as wide as a vector or a few more, each end cell stepped in the vector loop with the
+// boundary's cell beside it and a rest recomputed (seven-point): every width from a vector to
+// three (16 floats or 8 doubles on AVX-512; 8 or 4 on AVX2), one narrower, every boundary (fixed
+// with outside values u and v unequal), both precisions.
+TEST(CpuVolumeEngineOnHost, RowsAroundAVectorWideMatchThePlainLoopBitwise) {
+  for (std::int64_t cols : {3, 4, 5, 7, 8, 9, 12, 15, 16, 17, 23, 24, 25, 31, 32, 33, 47, 48, 49}) {
+    for (Boundary boundary : {Boundary::ZeroFlux, Boundary::Periodic, Boundary::Fixed}) {
+      Problem problem = volume_problem(VolumeShape{3, 4, cols}, Stencil::seven_point(), boundary);
+      problem.outside = Outside{0.25, 0.5};
+      expect_cpu_volume_engine_matches_host_loop<float>(problem, 4);
+      expect_cpu_volume_engine_matches_host_loop<double>(problem, 4);
+    }
+  }
+}
+
 // A frozen member (a sweep's that settled) is left as it is by every variant, its output never
 // written (no poison reaches it, none is left in it); the member beside it steps bitwise as alone.
 TEST(CudaVolumeKernelsOnHost, FrozenMembersAreLeftAsTheyAre) {
