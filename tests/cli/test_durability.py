@@ -526,6 +526,30 @@ for name in (fresh, alive):
     if os.path.exists(name):
         os.remove(name)
 
+# A rendering killed by SIGKILL leaves its picture's or video's temporary file (nothing can remove
+# it then): the next rendering of that name removes it by the same rule, and leaves the others.
+os.makedirs("killed-render", exist_ok=True)
+outputs = [os.path.join("killed-render", "v_0000.png")]
+if shutil.which("ffmpeg"):
+    outputs.append("claimed.gif")
+for output in outputs:
+    abandoned, fresh, alive = (f"{output}.partial-{pid}"
+                               for pid in (gone.pid, gone.pid + 1, os.getpid()))
+    for name in (abandoned, fresh, alive):
+        open(name, "wb").close()
+    os.utime(abandoned, (minutes_ago, minutes_ago))
+    os.utime(alive, (minutes_ago, minutes_ago))
+    where = (["--out", "killed-render", "--image", "0"] if output.endswith(".png")
+             else ["--video", output])
+    r = run("render", "claimed.h5", *where, "--quiet")
+    check(r.returncode == 0 and os.path.exists(output) and not os.path.exists(abandoned)
+          and os.path.exists(fresh) and os.path.exists(alive),
+          f"a killed rendering's temporary file beside {output}: {r.stderr} "
+          f"{sorted(n for n in os.listdir(os.path.dirname(output) or '.') if '.partial-' in n)}")
+    for name in (fresh, alive):
+        if os.path.exists(name):
+            os.remove(name)
+
 # ---- a disk that fills up mid-run ---------------------------------------------------------------
 # Twice: on a tmpfs (images through the page cache) and on an ext4 file system in a file (images
 # written straight to the disk, past the page cache: io/files/direct_writes.hpp).

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <set>
 #include <string_view>
 #include <system_error>
 
@@ -228,21 +229,20 @@ fs::path partial_name(const fs::path& path, const std::string& tag) {
 
 namespace {
 
-// The temporary files of earlier claims of `path` (NAME.partial-PID) whose writer was killed
-// before the file took its name: removed once plainly abandoned, their process gone from this
-// machine and the file unchanged for a minute. (Over MPI ranks the number is rank 0's, which may
-// be another machine's: a claim in progress there changes its file within seconds.)
-void remove_abandoned_partials(const fs::path& path, const fs::path& ours) {
-  const std::string prefix = partial_name(path, "").filename().string();
-  if (prefix != path.filename().string() + ".partial-") return;  // a name cut to fit
-  const fs::path folder = folder_of(path);
+// The entries NAME.partial-PID of `folder` whose NAME `is_target` accepts, `ours` aside, removed
+// where remove_abandoned_partials() says.
+template <class IsTarget>
+void remove_abandoned_in(const fs::path& folder, const IsTarget& is_target, const fs::path& ours) {
+  static const std::string marker = ".partial-";
   std::error_code ec;
   for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
-    const std::string tag = name.substr(prefix.size());
-    if (tag.find_first_not_of("0123456789") != std::string::npos || tag.size() > 9) continue;
-    if (it->path().filename() == ours.filename()) continue;
+    const std::size_t at = name.rfind(marker);
+    if (at == std::string::npos || at == 0 || !is_target(name.substr(0, at))) continue;
+    const std::string tag = name.substr(at + marker.size());
+    if (tag.empty() || tag.find_first_not_of("0123456789") != std::string::npos || tag.size() > 9)
+      continue;
+    if (!ours.empty() && it->path().filename() == ours.filename()) continue;
     const auto pid = static_cast<pid_t>(std::stol(tag));
     if (pid <= 0 || ::kill(pid, 0) == 0 || errno == EPERM) continue;  // a process has the number
     std::error_code age_unknown;
@@ -254,7 +254,30 @@ void remove_abandoned_partials(const fs::path& path, const fs::path& ours) {
   }
 }
 
+// Whether partial_name() keeps the whole of `path`'s name (a name near the limit is cut to fit,
+// and its temporary files are not told apart from another's).
+bool partial_keeps_name(const fs::path& path) {
+  return partial_name(path, "").filename().string() == path.filename().string() + ".partial-";
+}
+
 }  // namespace
+
+void remove_abandoned_partials(const fs::path& path, const fs::path& ours) {
+  if (!partial_keeps_name(path)) return;
+  const std::string name = path.filename().string();
+  remove_abandoned_in(
+      folder_of(path), [&](const std::string& base) { return base == name; }, ours);
+}
+
+void remove_abandoned_partials(const std::vector<fs::path>& paths) {
+  if (paths.empty()) return;
+  std::set<std::string> names;
+  for (const fs::path& path : paths) {
+    if (partial_keeps_name(path)) names.insert(path.filename().string());
+  }
+  remove_abandoned_in(folder_of(paths.front()),
+                      [&](const std::string& base) { return names.contains(base); }, {});
+}
 
 void take_output_name(const fs::path& partial, const fs::path& path, bool overwrite) {
   // Taken without --force too: a claim with --force checks and replaces within the lock, so a

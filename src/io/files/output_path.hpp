@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace grayscott::io {
 
@@ -70,5 +71,16 @@ void take_output_name(const std::filesystem::path& partial, const std::filesyste
                       bool overwrite);
 // The temporary name move_into_place expects: "NAME.partial-TAG" beside `path`.
 std::filesystem::path partial_name(const std::filesystem::path& path, const std::string& tag);
+// The temporary files of earlier writers of `path` (NAME.partial-PID, `ours` aside) killed before
+// their file took its name: removed once plainly abandoned, their process gone from this machine
+// and the file unchanged for a minute. (Over MPI ranks the number is rank 0's, which may be
+// another machine's: a claim in progress there changes its file within seconds.) A run's or a
+// sweep's claim (take_output_name) and a video call it before writing their own.
+void remove_abandoned_partials(const std::filesystem::path& path,
+                               const std::filesystem::path& ours);
+// The same for each of `paths`, all in one folder, in one pass over it: a rendering's pictures,
+// before the first is written (one pass per picture would cost a rendering of thousands of small
+// pictures three times its time).
+void remove_abandoned_partials(const std::vector<std::filesystem::path>& paths);
 
 }  // namespace grayscott::io

@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "analysis/classify.hpp"
+#include "io/files/output_path.hpp"
 #include "io/files/reader.hpp"
 #include "io/pictures/png.hpp"
 #include "io/pictures/text.hpp"
@@ -463,6 +464,7 @@ std::vector<fs::path> render_atlas(const fs::path& file, const RenderOptions& op
   }
   check_pictures_absent(pictures, options.overwrite);
   make_picture_folder(options.out_dir);
+  remove_abandoned_partials(pictures);  // those of a rendering killed by SIGKILL
   std::vector<fs::path> written;
   for (std::size_t k = 0; k < pictures.size(); ++k) {
     const fs::path& path = pictures[k];

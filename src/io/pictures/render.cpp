@@ -620,6 +620,7 @@ std::vector<fs::path> render_run(const fs::path& file, const RenderOptions& opti
       picture_paths(options.out_dir, options.field, run.first(), run.last(), run.images());
   check_pictures_absent(pictures, options.overwrite);
   make_picture_folder(options.out_dir);
+  remove_abandoned_partials(pictures);  // those of a rendering killed by SIGKILL
   std::vector<fs::path> written;
   for (std::int64_t i = run.first(); i < run.last(); ++i) {
     const fs::path& path = pictures[static_cast<std::size_t>(i - run.first())];

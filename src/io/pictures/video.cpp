@@ -162,6 +162,7 @@ VideoWriter::VideoWriter(const fs::path& path, double fps, bool overwrite)
   check_video_output(path, overwrite);
   if (!(fps > 0) || fps > 1000) throw InvalidInput("fps: expected a number from 0 to 1000");
   partial_ = partial_name(path, std::to_string(::getpid()));
+  remove_abandoned_partials(path, partial_);  // a video's of a rendering killed by SIGKILL
   unless_whole_.emplace(partial_);
 }
 
