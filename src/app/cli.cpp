@@ -196,7 +196,7 @@ std::string toml_string(const std::string& text) {
 // keys, the others as comments showing their defaults. Only the given ones are keys, so that the
 // section read back gives the same run: a key read back counts as given, and a default printed
 // as a key would override what a preset, a pattern or the grid's depth chooses.
-void print_config(const CLI::App& app) {
+void print_config(const CLI::App& app, const ChosenValues& chosen) {
   std::printf("[%s]\n", app.get_name().c_str());
   bool noted = false;
   for (const CLI::Option* option : app.get_options()) {
@@ -212,6 +212,8 @@ void print_config(const CLI::App& app) {
       for (const std::string& result : option->reduced_results()) {
         value += (value.empty() ? "" : ",") + result;
       }
+    } else if (const auto found = chosen.find(name); found != chosen.end()) {
+      value = found->second;  // a preset's, a pattern's or the depth's choice
     } else {
       value = option->get_default_str();
       if (value.empty()) continue;  // not given and no default: the program's own choice
@@ -222,7 +224,8 @@ void print_config(const CLI::App& app) {
     if (!given && !noted) {
       // Only a command with presets has defaults that another option changes.
       std::printf(app.get_option_no_throw("--preset") != nullptr
-                      ? "# not given: the default, unless a preset, a pattern or --depth sets it\n"
+                      ? "# not given: the value used, the default or what the preset, the pattern "
+                        "or --depth chose\n"
                       : "# not given: the default\n");
       noted = true;
     }
@@ -260,7 +263,8 @@ std::string config_origin_of(const std::string& message) {
   return found == taken_from_config().end() ? std::string() : " (" + found->second + ")";
 }
 
-void apply_config(CLI::App& app, const std::string& path, const std::function<void()>& check) {
+void apply_config(CLI::App& app, const std::string& path,
+                  const std::function<ChosenValues()>& check) {
   const bool print = app.get_option("--print-config")->count() > 0;
   refuse_empty_name(app, "--config", path);
   if (!path.empty()) {
@@ -372,8 +376,8 @@ void apply_config(CLI::App& app, const std::string& path, const std::function<vo
     }
   }
   if (print) {
-    if (check) check();
-    if (!secondary_mpi_process()) print_config(app);
+    const ChosenValues chosen = check ? check() : ChosenValues{};
+    if (!secondary_mpi_process()) print_config(app, chosen);
     throw ConfigPrinted();
   }
 }

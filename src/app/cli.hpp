@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <functional>
 #include <initializer_list>
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
@@ -56,17 +57,22 @@ void refuse_empty_name(const CLI::App& app, const char* option, const std::strin
 // in --config, so that a preset or a pattern leaves those as given.
 void record_given(const CLI::App& app, requests::ProblemSettings& problem);
 
+// What --print-config shows in place of an option's default: the value that a preset, a pattern
+// or the grid's depth chose instead, by the option's long name.
+using ChosenValues = std::map<std::string, std::string, std::less<>>;
+
 // For --print-config (apply_config's `check`): the options of `app` checked as its request would
 // check them, on a copy of `settings` (a continued run's or sweep's, `resume` given, come from its
-// file, unchecked here).
+// file, unchecked here), and the values its preset, pattern or depth chose.
 template <class Settings>
-std::function<void()> request_check(const CLI::App& app, const Settings& settings,
-                                    const std::string& resume) {
-  return [&app, &settings, &resume] {
-    if (!resume.empty()) return;
+std::function<ChosenValues()> request_check(const CLI::App& app, const Settings& settings,
+                                            const std::string& resume) {
+  return [&app, &settings, &resume]() -> ChosenValues {
+    if (!resume.empty()) return {};
     Settings checked = settings;
     record_given(app, checked.problem);
     (void)checked.request();
+    return checked.problem.resolved_choices();
   };
 }
 
@@ -82,9 +88,11 @@ std::string explain_parse_error(const CLI::ParseError& error, CLI::App& command)
 // option (one that no command has is an error). A value of the wrong type (rows = "128") is an
 // error. With --print-config (added too), apply_config prints the command's effective options as
 // a TOML section that --config reads back, and throws ConfigPrinted: the command does nothing
-// else. `check` (when given) validates the options first, so that what is printed is a valid run.
+// else. `check` (when given) validates the options first, so that what is printed is a valid run,
+// and returns the values a preset, a pattern or the depth chose, printed in place of defaults.
 void add_config_option(CLI::App& app, std::string& path);
-void apply_config(CLI::App& app, const std::string& path, const std::function<void()>& check = {});
+void apply_config(CLI::App& app, const std::string& path,
+                  const std::function<ChosenValues()>& check = {});
 // Where a refused value came from, for its message: " (config run.toml line 3, key 'rows')" when
 // `message` ("rows must be a positive integer") begins with an option's name whose value
 // apply_config took from a file; empty otherwise.

@@ -128,7 +128,10 @@ void add_render_command(CLI::App& root) {
       io::RenderOptions appearance;
       look(appearance);  // the range, colormap, scale and view parse
     };
-    apply_config(*render, state->config, check_options);
+    apply_config(*render, state->config, [&] {
+      check_options();
+      return ChosenValues{};  // no option of render's is chosen by another
+    });
     check_options();
     state->field = io::drawn_field(state->file, state->field);
     // A stop signal ends the rendering between two pictures or frames (no partial file left).

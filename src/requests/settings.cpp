@@ -3,6 +3,7 @@
 #include <charconv>
 #include <limits>
 #include <sstream>
+#include <type_traits>
 #include <utility>
 
 #include "engine/registry.hpp"
@@ -147,6 +148,38 @@ ProblemSettings ProblemSettings::resolved() const {
 std::optional<std::int64_t> ProblemSettings::preset_steps_per_image() const {
   if (preset.empty() || is_given("steps-per-image")) return std::nullopt;
   return find_preset(preset).steps_per_image;
+}
+
+std::map<std::string, std::string, std::less<>> ProblemSettings::resolved_choices() const {
+  const ProblemSettings plain, chosen = resolved();
+  std::map<std::string, std::string, std::less<>> texts;
+  const auto note = [&](std::string_view option, const auto& value, const auto& plain_value) {
+    if (is_given(option) || value == plain_value) return;
+    using T = std::decay_t<decltype(value)>;
+    if constexpr (std::is_same_v<T, double>) {
+      texts.emplace(option, shortest_text(value));
+    } else if constexpr (std::is_same_v<T, std::int64_t>) {
+      texts.emplace(option, std::to_string(value));
+    } else {
+      texts.emplace(option, value);
+    }
+  };
+  note("rows", chosen.rows, plain.rows);
+  note("cols", chosen.cols, plain.cols);
+  note("depth", chosen.depth, plain.depth);
+  note("feed", chosen.feed, plain.feed);
+  note("kill", chosen.kill, plain.kill);
+  note("du", chosen.du, plain.du);
+  note("dv", chosen.dv, plain.dv);
+  note("dt", chosen.dt, plain.dt);
+  note("stencil", chosen.stencil, plain.stencil);
+  note("boundary", chosen.boundary, plain.boundary);
+  note("precision", chosen.precision, plain.precision);
+  note("outside", chosen.outside, plain.outside);
+  note("init", chosen.init, plain.init);
+  if (const auto steps = preset_steps_per_image())
+    note("steps-per-image", *steps, OutputSettings{}.steps_per_image);
+  return texts;
 }
 
 Problem ProblemSettings::problem() const {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <span>
@@ -78,6 +79,11 @@ struct ProblemSettings {
   ProblemSettings resolved() const;
   // The preset's steps between images, unless none is named or steps-per-image is given.
   std::optional<std::int64_t> preset_steps_per_image() const;
+  // The settings that the preset, the pattern or the grid's depth choose here, as option texts by
+  // their command-line names ("stencil": "five-point", "feed": "0.0565"): those not given that
+  // resolve to a value other than the default. --print-config shows them in place of the
+  // defaults. Throws InvalidInput as resolved() does.
+  std::map<std::string, std::string, std::less<>> resolved_choices() const;
 
   // Both resolve first. Validated: throw InvalidInput naming the setting.
   Problem problem() const;

@@ -289,6 +289,21 @@ timeout -k 5 1 "$gs" run --config config.fifo --rows 8 --cols 8 -o fifo.h5 2>/de
 # --print-config prints a run that reads back: a contradiction is refused, not printed.
 expect_error "outside: the values beyond the edge are the fixed boundary's" \
   run --rows 16 --boundary periodic --outside 0.5,0.1 --print-config
+# Its comments show the values the run uses: a preset's, a pattern's and the depth's choices in
+# place of the defaults, a value given on the command line as a key; and what it prints reads back
+# to the same settings.
+"$gs" run --preset course-numba --stencil pretty --print-config >preset.toml 2>&1 &&
+  grep -qx '# feed = 0.0565' preset.toml && grep -qx '# boundary = "fixed"' preset.toml &&
+  grep -qx '# init = "box-bordered"' preset.toml && grep -qx '# steps-per-image = 34' preset.toml &&
+  grep -qx 'stencil = "pretty"' preset.toml && grep -qx '# du = 0.1' preset.toml &&
+  pass || fail "--print-config with a preset: $(cat preset.toml)"
+"$gs" run --pattern worms --feed 0.07 --print-config >pattern.toml 2>&1 &&
+  grep -qx 'feed = 0.07' pattern.toml && grep -qx '# kill = 0.061' pattern.toml &&
+  "$gs" run --depth 8 --print-config | grep -qx '# stencil = "seven-point"' &&
+  pass || fail "--print-config with a pattern or a depth: $(cat pattern.toml)"
+"$gs" run --config preset.toml --print-config >preset-again.toml 2>&1 &&
+  cmp -s preset.toml preset-again.toml && pass ||
+  fail "--print-config read back: $(diff preset.toml preset-again.toml)"
 # info tells the course's programs apart: the values beyond a fixed boundary and inside the start.
 "$gs" run --preset course-cupy --rows 16 --cols 16 --images 1 --quiet -o cupy-info.h5 &&
   "$gs" info cupy-info.h5 >info.txt && grep -q "boundary fixed (outside u,v = 0,0)" info.txt &&
