@@ -20,24 +20,7 @@ template <StencilKind K, Boundary B, unsigned Sides, class Real>
 void update_block_row_with(const VolumeRowNeighbourhood<Real>& in, std::int64_t cols,
                            bool ghost_left, bool ghost_right, const Coefficients<Real>& c,
                            Real* out_u, Real* out_v) {
-#if GRAYSCOTT_SHIFTED_SPAN
-  if constexpr (has_shifted_volume_span<K, Sides, Real>) {
-    // The whole row in the shifted loop, the cells beside it ghost cells or the volume's edge.
-    if (cols >= detail::VectorOps<Real>::lanes) {
-      using detail::RowSide;
-      const Real* row_u = in.u[1][1];
-      const Real* row_v = in.v[1][1];
-      detail::shifted_volume_span<Real>(
-          in.u, in.v, 0, cols,
-          detail::outside_cell<B>(row_u, row_u, cols, RowSide::Left, ghost_left, c.outside_u),
-          detail::outside_cell<B>(row_v, row_v, cols, RowSide::Left, ghost_left, c.outside_v),
-          detail::outside_cell<B>(row_u, row_u, cols, RowSide::Right, ghost_right, c.outside_u),
-          detail::outside_cell<B>(row_v, row_v, cols, RowSide::Right, ghost_right, c.outside_v), c,
-          out_u, out_v);
-      return;
-    }
-  }
-#endif
+  if (shifted_volume_row<K, B, Sides>(in, cols, ghost_left, ghost_right, c, out_u, out_v)) return;
   const std::int64_t j0 = ghost_left ? 0 : 1, j1 = ghost_right ? cols : cols - 1;
   if (j1 > j0) update_volume_span<K, B, Sides>(in.u, in.v, j0, j1, c, out_u, out_v);
   if constexpr (B != Boundary::Periodic) {

@@ -132,28 +132,39 @@ inline void update_volume_end_cell(const Real* const (&u)[3][3], const Real* con
       out_v);
 }
 
+// A whole row in the shifted loop (shifted_span.hpp), its end cells included, where the loop takes
+// it (seven-point, every neighbour row in memory, at least a vector of columns): the cells beside
+// its ends are ghost cells (ghost_left, ghost_right: an MPI halo's) or stand for the volume's edge.
+// Returns whether it stepped the row.
+template <StencilKind K, Boundary B, unsigned Sides, class Real>
+inline bool shifted_volume_row(const VolumeRowNeighbourhood<Real>& in, std::int64_t cols,
+                               bool ghost_left, bool ghost_right, const Coefficients<Real>& c,
+                               Real* out_u, Real* out_v) {
+#if GRAYSCOTT_SHIFTED_SPAN
+  if constexpr (has_shifted_volume_span<K, Sides, Real>) {
+    if (cols < detail::VectorOps<Real>::lanes) return false;
+    using detail::RowSide;
+    const Real* row_u = in.u[1][1];
+    const Real* row_v = in.v[1][1];
+    const auto beside = [&](const Real* row, RowSide side, bool ghost, const Real& outside) {
+      return detail::outside_cell<B>(row, row, cols, side, ghost, outside);
+    };
+    detail::shifted_volume_span<Real>(
+        in.u, in.v, 0, cols, beside(row_u, RowSide::Left, ghost_left, c.outside_u),
+        beside(row_v, RowSide::Left, ghost_left, c.outside_v),
+        beside(row_u, RowSide::Right, ghost_right, c.outside_u),
+        beside(row_v, RowSide::Right, ghost_right, c.outside_v), c, out_u, out_v);
+    return true;
+  }
+#endif
+  (void)in, (void)cols, (void)ghost_left, (void)ghost_right, (void)c, (void)out_u, (void)out_v;
+  return false;
+}
+
 template <StencilKind K, Boundary B, unsigned Sides, class Real>
 inline void update_volume_row_with(const VolumeRowNeighbourhood<Real>& in, std::int64_t cols,
                                    const Coefficients<Real>& c, Real* out_u, Real* out_v) {
-#if GRAYSCOTT_SHIFTED_SPAN
-  if constexpr (has_shifted_volume_span<K, Sides, Real>) {
-    // The whole row, its end cells included, in the shifted loop: the cells beside it stand for
-    // the volume's edge.
-    if (cols >= detail::VectorOps<Real>::lanes) {
-      using detail::RowSide;
-      const Real* row_u = in.u[1][1];
-      const Real* row_v = in.v[1][1];
-      detail::shifted_volume_span<Real>(
-          in.u, in.v, 0, cols,
-          detail::outside_cell<B>(row_u, row_u, cols, RowSide::Left, false, c.outside_u),
-          detail::outside_cell<B>(row_v, row_v, cols, RowSide::Left, false, c.outside_v),
-          detail::outside_cell<B>(row_u, row_u, cols, RowSide::Right, false, c.outside_u),
-          detail::outside_cell<B>(row_v, row_v, cols, RowSide::Right, false, c.outside_v), c, out_u,
-          out_v);
-      return;
-    }
-  }
-#endif
+  if (shifted_volume_row<K, B, Sides>(in, cols, false, false, c, out_u, out_v)) return;
   constexpr std::int64_t block = 64 / sizeof(Real);
   if (cols >= 2 * block) {
     update_volume_edge_line<K, B, detail::RowSide::Left, Sides>(in.u, in.v, cols, c, out_u, out_v);
