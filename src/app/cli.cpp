@@ -193,9 +193,10 @@ std::string toml_string(const std::string& text) {
 }
 
 // The command's options as a TOML section: those given (on the command line or by --config) as
-// keys, the others as comments showing their defaults. Only the given ones are keys, so that the
-// section read back gives the same run: a key read back counts as given, and a default printed
-// as a key would override what a preset, a pattern or the grid's depth chooses.
+// keys, the others as comments showing the values used: `chosen`'s (what a preset, a pattern or
+// the grid's depth chose) or the defaults. Only the given ones are keys, so that the section read
+// back gives the same run: a key read back counts as given, and a default printed as a key would
+// override what a preset, a pattern or the grid's depth chooses.
 void print_config(const CLI::App& app, const ChosenValues& chosen) {
   std::printf("[%s]\n", app.get_name().c_str());
   bool noted = false;
