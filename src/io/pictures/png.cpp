@@ -99,6 +99,11 @@ void write_png(const std::filesystem::path& path, const Rgb8Image& image) {
   // Written beside its name and renamed over it: a symbolic link there is replaced, never
   // written through, and a reader sees the old picture or the new one.
   const std::filesystem::path partial = partial_name(path, std::to_string(::getpid()));
+  // A file under that name is no picture of this process's (each is made and renamed here, one at
+  // a time) but one of an earlier process with this number, killed before it renamed its picture:
+  // in a container every process may be PID 1, and "x" alone would refuse every picture after.
+  // Unlinked first: a symbolic link there is removed, never followed.
+  std::remove(partial.c_str());
   const RemovedAtAbruptExit unless_whole(partial);
   std::FILE* file = std::fopen(partial.c_str(), "wbx");
   if (file == nullptr) {
