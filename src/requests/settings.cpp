@@ -151,34 +151,30 @@ std::optional<std::int64_t> ProblemSettings::preset_steps_per_image() const {
 }
 
 std::map<std::string, std::string, std::less<>> ProblemSettings::resolved_choices() const {
-  const ProblemSettings plain, chosen = resolved();
+  ProblemSettings plain, chosen = resolved();
   std::map<std::string, std::string, std::less<>> texts;
-  const auto note = [&](std::string_view option, const auto& value, const auto& plain_value) {
-    if (is_given(option) || value == plain_value) return;
-    using T = std::decay_t<decltype(value)>;
-    if constexpr (std::is_same_v<T, double>) {
-      texts.emplace(option, shortest_text(value));
-    } else if constexpr (std::is_same_v<T, std::int64_t>) {
-      texts.emplace(option, std::to_string(value));
-    } else {
-      texts.emplace(option, value);
-    }
-  };
-  note("rows", chosen.rows, plain.rows);
-  note("cols", chosen.cols, plain.cols);
-  note("depth", chosen.depth, plain.depth);
-  note("feed", chosen.feed, plain.feed);
-  note("kill", chosen.kill, plain.kill);
-  note("du", chosen.du, plain.du);
-  note("dv", chosen.dv, plain.dv);
-  note("dt", chosen.dt, plain.dt);
-  note("stencil", chosen.stencil, plain.stencil);
-  note("boundary", chosen.boundary, plain.boundary);
-  note("precision", chosen.precision, plain.precision);
-  note("outside", chosen.outside, plain.outside);
-  note("init", chosen.init, plain.init);
-  if (const auto steps = preset_steps_per_image())
-    note("steps-per-image", *steps, OutputSettings{}.steps_per_image);
+  // Every problem setting by its table (problem_settings()): its value as resolved, where it is
+  // not given and differs from the plain default.
+  for (const Setting<ProblemSettings>& setting : problem_settings()) {
+    if (is_given(setting.option)) continue;
+    std::visit(
+        [&](auto field) {
+          const auto& value = field(chosen);
+          if (value == field(plain)) return;
+          using T = std::decay_t<decltype(value)>;
+          if constexpr (std::is_same_v<T, double>) {
+            texts.emplace(setting.option, shortest_text(value));
+          } else if constexpr (std::is_same_v<T, std::int64_t>) {
+            texts.emplace(setting.option, std::to_string(value));
+          } else if constexpr (std::is_same_v<T, std::string>) {
+            texts.emplace(setting.option, value);
+          }
+        },
+        setting.value);
+  }
+  if (const auto steps = preset_steps_per_image();
+      steps && *steps != OutputSettings{}.steps_per_image)
+    texts.emplace("steps-per-image", std::to_string(*steps));
   return texts;
 }
 
