@@ -132,10 +132,10 @@ inline void update_span(const RowNeighbourhood<Real>& in, std::int64_t j0, std::
 #if GRAYSCOTT_SHIFTED_SPAN
   if constexpr (HasUp && HasDown && has_shifted_span<K, Real>) {
     if (j1 - j0 >= VectorOps<Real>::lanes) {
-      const SpanEnds<Real> beside{{u0 + j0 - 1, u1 + j0 - 1, u2 + j0 - 1},
-                                  {v0 + j0 - 1, v1 + j0 - 1, v2 + j0 - 1},
-                                  {u0 + j1, u1 + j1, u2 + j1},
-                                  {v0 + j1, v1 + j1, v2 + j1}};
+      const SpanEnds<Real> beside{{u0[j0 - 1], u1[j0 - 1], u2[j0 - 1]},
+                                  {v0[j0 - 1], v1[j0 - 1], v2[j0 - 1]},
+                                  {u0[j1], u1[j1], u2[j1]},
+                                  {v0[j1], v1[j1], v2[j1]}};
       shifted_span<K>(u0, u1, u2, v0, v1, v2, j0, j1, beside, c, out_u, out_v);
       return;
     }
@@ -145,22 +145,19 @@ inline void update_span(const RowNeighbourhood<Real>& in, std::int64_t j0, std::
 }
 
 #if GRAYSCOTT_SHIFTED_SPAN
-// The cell beside one end of `row` that the row's end cell reads: the ghost cell an MPI halo
-// filled, or what beyond_edge() gives beyond the grid's edge: with zero flux the end cell of the
-// row `centre` (the row whose cells are stepped: the neighbours above and below the edge are its
-// end cell's too), with fixed values the outside state, on a periodic grid the other end of the
-// row.
+// The value beside one end of `row` that the row's end cell reads: the ghost cell an MPI halo
+// filled, the other end of the row on a periodic grid, or what beyond_edge() gives beyond the
+// grid's edge to the end cell of the row `centre` (the row whose cells are stepped: the neighbours
+// above and below the edge are its end cell's too).
 template <Boundary B, class Real>
-const Real* outside_cell(const Real* row, const Real* centre, std::int64_t cols, RowSide side,
-                         bool ghost, const Real& outside) {
+Real outside_cell(const Real* row, const Real* centre, std::int64_t cols, RowSide side, bool ghost,
+                  Real outside) {
   const bool left = side == RowSide::Left;
-  if (ghost) return row + (left ? -1 : cols);
+  if (ghost) return row[left ? -1 : cols];
   if constexpr (B == Boundary::Periodic) {
-    return row + (left ? cols - 1 : 0);
-  } else if constexpr (B == Boundary::ZeroFlux) {
-    return centre + (left ? 0 : cols - 1);
+    return row[left ? cols - 1 : 0];
   } else {
-    return &outside;
+    return beyond_edge<B>(centre[left ? 0 : cols - 1], outside);
   }
 }
 
@@ -169,7 +166,7 @@ const Real* outside_cell(const Real* row, const Real* centre, std::int64_t cols,
 // the end cell on that side alike.
 template <Boundary B, class Real>
 Column<Real> outside_column(const Real* const (&rows)[3], std::int64_t cols, RowSide side,
-                            bool ghost, const Real& outside) {
+                            bool ghost, Real outside) {
   return {outside_cell<B>(rows[0], rows[1], cols, side, ghost, outside),
           outside_cell<B>(rows[1], rows[1], cols, side, ghost, outside),
           outside_cell<B>(rows[2], rows[1], cols, side, ghost, outside)};

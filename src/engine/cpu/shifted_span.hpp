@@ -195,12 +195,10 @@ struct VectorReaction {
 
 // One field's column of three values beside a span of a row: in the rows above, at and below it.
 // Next to the span in memory, or standing for what lies beyond the grid's edge (row_kernel.hpp's
-// outside_column: with zero flux the end cell itself, three times).
+// outside_column: what beyond_edge() gives, or a periodic row's other end).
 template <class Real>
 struct Column {
-  const Real* above;
-  const Real* at;
-  const Real* below;
+  Real above, at, below;
 };
 
 // The columns left and right of a span, for u and v.
@@ -235,10 +233,10 @@ struct ShiftedRows {
   }
   // A column in every lane, of which only the one next to a vector is read.
   static Vectors broadcast(const Column<Real>& column) {
-    return {Ops::add(Ops::broadcast(*column.above), Ops::broadcast(*column.below)),
-            Ops::broadcast(*column.at)};
+    return {Ops::add(Ops::broadcast(column.above), Ops::broadcast(column.below)),
+            Ops::broadcast(column.at)};
   }
-  Column<Real> column(std::int64_t j) const { return {above + j, at_row + j, below + j}; }
+  Column<Real> column(std::int64_t j) const { return {above[j], at_row[j], below[j]}; }
   // The row at the vector at j and its left and right neighbours: shifted in registers (Shifted),
   // or loaded where the vectors are too few to carry them (the rows then carried are never read,
   // and the compiler drops them).
@@ -366,15 +364,14 @@ inline void shifted_span(const Real* u0, const Real* u1, const Real* u2, const R
 // shifted by a lane. The faces are summed as step_volume_cell() sums them, lane by lane:
 // ((below + above) + (before + after)) + (left + right), then react_folded(). `u` and `v` are
 // volume_kernel.hpp's rows [dz + 1][dr + 1], all five in memory for columns j0 to j1 - 1; the
-// own row's cells beside the span are `left_u` ... `right_v` (in memory next to it, or what the
+// own row's values beside the span are `left_u` ... `right_v` (from memory next to it, or what the
 // boundary gives beyond the volume's edge: row_kernel.hpp's outside_cell). At least a vector of
 // cells; a rest shorter than a vector is the span's last vector again.
 template <class Real>
 inline void shifted_volume_span(const Real* const (&u)[3][3], const Real* const (&v)[3][3],
-                                std::int64_t j0, std::int64_t j1, const Real* left_u,
-                                const Real* left_v, const Real* right_u, const Real* right_v,
-                                const Coefficients<Real>& c, Real* __restrict out_u,
-                                Real* __restrict out_v) {
+                                std::int64_t j0, std::int64_t j1, Real left_u, Real left_v,
+                                Real right_u, Real right_v, const Coefficients<Real>& c,
+                                Real* __restrict out_u, Real* __restrict out_v) {
   using Ops = VectorOps<Real>;
   using V = typename Ops::V;
   constexpr std::int64_t lanes = Ops::lanes;
@@ -387,15 +384,15 @@ inline void shifted_volume_span(const Real* const (&u)[3][3], const Real* const 
     const Real* after;
     const Real* row;
     V at, left;
-    // At the vector at j, the cell left of it at `beside`.
-    Field(const Real* const (&rows)[3][3], std::int64_t j, const Real* beside)
+    // At the vector at j, the cell left of it `beside`.
+    Field(const Real* const (&rows)[3][3], std::int64_t j, Real beside)
         : below(rows[0][1]),
           above(rows[2][1]),
           before(rows[1][0]),
           after(rows[1][2]),
           row(rows[1][1]),
           at(Ops::load(row + j)),
-          left(Ops::left(at, Ops::broadcast(*beside))) {}
+          left(Ops::left(at, Ops::broadcast(beside))) {}
     V next(std::int64_t j) const { return Ops::load(row + j); }
     // The six faces of the cells at j, the next vector `next` giving the right neighbours.
     V faces(std::int64_t j, V next) const {
@@ -418,8 +415,8 @@ inline void shifted_volume_span(const Real* const (&u)[3][3], const Real* const 
   const auto step_last = [&](std::int64_t j, const Field& fu,
                              const Field& fv) GRAYSCOTT_SHIFTED_INLINE {
     const bool at_end = j + lanes == j1;
-    step(j, fu, fv, Ops::broadcast(at_end ? *right_u : fu.row[j + lanes]),
-         Ops::broadcast(at_end ? *right_v : fv.row[j + lanes]));
+    step(j, fu, fv, Ops::broadcast(at_end ? right_u : fu.row[j + lanes]),
+         Ops::broadcast(at_end ? right_v : fv.row[j + lanes]));
   };
   Field fu(u, j0, left_u), fv(v, j0, left_v);
   std::int64_t j = j0;
@@ -436,7 +433,7 @@ inline void shifted_volume_span(const Real* const (&u)[3][3], const Real* const 
   if (j < j1) {
     // The rest: the span's last vector again, its left neighbours in the span.
     const std::int64_t last = j1 - lanes;
-    step_last(last, Field(u, last, fu.row + last - 1), Field(v, last, fv.row + last - 1));
+    step_last(last, Field(u, last, fu.row[last - 1]), Field(v, last, fv.row[last - 1]));
   }
 }
 

@@ -87,8 +87,8 @@ inline void update_volume_span(const Real* const (&u)[3][3], const Real* const (
     if (j1 - j0 >= detail::VectorOps<Real>::lanes) {
       const Real* row_u = u[1][1];
       const Real* row_v = v[1][1];
-      detail::shifted_volume_span<Real>(u, v, j0, j1, row_u + j0 - 1, row_v + j0 - 1, row_u + j1,
-                                        row_v + j1, c, out_u, out_v);
+      detail::shifted_volume_span<Real>(u, v, j0, j1, row_u[j0 - 1], row_v[j0 - 1], row_u[j1],
+                                        row_v[j1], c, out_u, out_v);
       return;
     }
   }
@@ -146,7 +146,7 @@ inline bool shifted_volume_row(const VolumeRowNeighbourhood<Real>& in, std::int6
     using detail::RowSide;
     const Real* row_u = in.u[1][1];
     const Real* row_v = in.v[1][1];
-    const auto beside = [&](const Real* row, RowSide side, bool ghost, const Real& outside) {
+    const auto beside = [&](const Real* row, RowSide side, bool ghost, Real outside) {
       return detail::outside_cell<B>(row, row, cols, side, ghost, outside);
     };
     detail::shifted_volume_span<Real>(
