@@ -13,10 +13,8 @@
 #include <cstring>
 #include <exception>
 #include <set>
-#include <string_view>
 #include <system_error>
 
-#include "io/files/reader.hpp"
 #include "io/files/writer_process.hpp"
 #include "io/files/xdmf.hpp"  // xdmf_path_for: the companion is claimed with its file
 #include "model/model.hpp"
@@ -32,18 +30,16 @@ void refuse_to_replace_a_live_file(const fs::path& path) {
   if (!fs::is_regular_file(path, ec)) return;
   std::int64_t writer = 0;
   try {
-    writer = live_writer(RunFileReader(path));
+    writer = live_writer_of(path);
   } catch (const InvalidInput&) {
     // Not a grayscott file (nor HDF5): nobody of ours writes it.
   } catch (const std::exception& e) {
-    // HDF5's lock refused: a writer that does not share the file (over MPI ranks, or another
-    // program) holds it open.
-    if (std::string_view(e.what()).find(std::strerror(EWOULDBLOCK)) != std::string_view::npos) {
+    if (lock_refused(e)) {
       throw InvalidInput("output " + path.string() +
                          " is open for writing elsewhere (another grayscott starting on it, or "
                          "another program): replace it once that has ended");
     }
-    // Otherwise unreadable (cut short, damaged): replaced, as asked.
+    // Unreadable however often read (cut short, damaged): replaced, as asked.
   }
   refuse_if_being_written(path, writer, "replace");
 }

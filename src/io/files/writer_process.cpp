@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -127,21 +128,26 @@ void refuse_if_replaced(const std::filesystem::path& path, const FileIdentity& r
   if (std::string why = why_replaced(path, read); !why.empty()) throw InvalidInput(why);
 }
 
-std::string why_not_continued(const std::filesystem::path& path, const FileIdentity& read) {
-  if (std::string why = why_replaced(path, read); !why.empty()) return why;
-  // A process that writes the file may be rewriting the attributes read here (two --resume of one
-  // file at once: HDF5 then reads a length beyond the file's end). Read again a little later
-  // before taking the error for the file's own.
+std::int64_t live_writer_of(const std::filesystem::path& path) {
   for (int attempt = 1;; ++attempt) {
     try {
-      return why_being_written(path, live_writer(RunFileReader(path)), "continue");
+      return live_writer(RunFileReader(path));
     } catch (const InvalidInput&) {
       throw;  // not a run file: nothing transient about it
-    } catch (const std::exception&) {
-      if (attempt == 5) throw;
+    } catch (const std::exception& e) {
+      if (attempt == 5 || lock_refused(e)) throw;
       std::this_thread::sleep_for(std::chrono::milliseconds(50 * attempt));
     }
   }
+}
+
+bool lock_refused(const std::exception& e) {
+  return std::string_view(e.what()).find(std::strerror(EWOULDBLOCK)) != std::string_view::npos;
+}
+
+std::string why_not_continued(const std::filesystem::path& path, const FileIdentity& read) {
+  if (std::string why = why_replaced(path, read); !why.empty()) return why;
+  return why_being_written(path, live_writer_of(path), "continue");
 }
 
 void refuse_to_continue_unless_agreed(const std::filesystem::path& path, const FileIdentity& read,

@@ -5,6 +5,7 @@
 #include <hdf5.h>
 
 #include <cstdint>
+#include <exception>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -33,6 +34,18 @@ void record_no_writer(hid_t root);
 // is alive on this machine; 0 otherwise (closed, another machine's, this process's own, a
 // process that took the writer's pid after it ended, or a file of an earlier version).
 std::int64_t live_writer(const RunFileReader& file);
+
+// live_writer() of the run or sweep file at `path`. A process that writes the file may be
+// rewriting the attributes read here (HDF5 then reads a length beyond the file's end), so a read
+// that fails is made again a little later, five times in all, before its error is taken for the
+// file's own (a damaged file). Throws at once where nothing transient is in the way: InvalidInput
+// where `path` is not a run or sweep file, and HDF5's refusal of its lock (lock_refused: a writer
+// that does not share the file holds it open).
+std::int64_t live_writer_of(const std::filesystem::path& path);
+
+// Whether `e` is HDF5's refusal of a file's lock: another open of it, in another program or
+// through another HDF5 library in this one.
+bool lock_refused(const std::exception& e);
 
 // Throws InvalidInput ("... is being written by process N on this machine: <action> it once that
 // process has ended") when `pid` (live_writer's answer) is not 0: two writers would corrupt it.
