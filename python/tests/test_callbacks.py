@@ -126,6 +126,39 @@ def test_a_callback_may_not_step_the_simulation_it_watches(tmp_path):
                 on_image=set_a_rate)
 
 
+def test_a_callback_may_not_replace_or_continue_the_file_its_run_writes(tmp_path):
+    # As another process would be refused it: the outer run's images stay, and once it has ended
+    # the file may be replaced.
+    out = tmp_path / "r.h5"
+    other = gs.Simulation(rows=16, cols=16, init="noise", seed=2, backend="cpu")
+    refusals = []
+
+    def meddle(index, step, time, image):
+        if index != 1:
+            return
+        for attempt in (
+                lambda: other.run(images=2, steps_per_image=2, output=out, overwrite=True,
+                                  quiet=True),
+                lambda: gs.Simulation.resume(out, quiet=True),
+                lambda: gs.sweep(feed=[0.02, 0.03], kill=0.06, rows=16, cols=16, images=2,
+                                 steps_per_image=2, output=out, overwrite=True, quiet=True)):
+            with pytest.raises(ValueError, match="is being written by this process") as refused:
+                attempt()
+            refusals.append(str(refused.value))
+
+    sim = gs.Simulation(rows=16, cols=16, init="noise", seed=1, backend="cpu")
+    result = sim.run(images=4, steps_per_image=2, output=out, quiet=True, on_image=meddle)
+    assert result["status"] == "complete" and len(refusals) == 3
+    assert "replace it once that one has ended" in refusals[0]
+    assert "continue it once that one has ended" in refusals[1]
+    with h5py.File(out) as f:
+        assert f["v"].shape == (4, 16, 16) and f.attrs["seed"] == 1
+        assert np.array_equal(f["v"][-1], sim.v)
+    other.run(images=2, steps_per_image=2, output=out, overwrite=True, quiet=True)
+    with h5py.File(out) as f:
+        assert f["v"].shape == (2, 16, 16) and f.attrs["seed"] == 2
+
+
 @pytest.mark.parametrize("field", ["v", "u"])
 @pytest.mark.parametrize("fields", ["u,v", "v", "u"])
 def test_a_callback_may_not_write_the_state_of_the_run_it_watches(tmp_path, field, fields):

@@ -80,6 +80,7 @@ h5::Id growing_dataset_properties(int rank, const hsize_t* chunk) {
 
 struct RunFileWriter::Handles {
   h5::Id file, u, v, step, time, checkpoint_u, checkpoint_v, checkpoint_images;
+  WritingHere writing;   // while this process writes the file (live_writer)
   h5::Id initial_state;  // a custom initial state's u and v (none for a generated one)
   // Processes writing together through MPI-IO: agreed on after each collective write.
   std::unique_ptr<h5::WriteAgreement> agreement;
@@ -347,9 +348,9 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, bool
     // Who writes it, so that `grayscott repair` and `info` tell a running file from one whose
     // writer was killed.
     if (!access_.shared()) {
-      record_writer(root);
+      h_->writing = record_writer(root);
     } else {
-      record_shared_writers(root, access_.file_access);
+      h_->writing = record_shared_writers(root, access_.file_access);
     }
     h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + partial.string());
     // From here on readers may open the file while it grows; no new object may be created. The
@@ -400,9 +401,9 @@ RunFileWriter::RunFileWriter(const fs::path& path, const RunMetadata& meta, Cont
   }
   h5::rewrite_string_attribute(h_->file, "status", "running");
   if (access_.shared()) {
-    record_shared_writers(h_->file, access_.file_access);
+    h_->writing = record_shared_writers(h_->file, access_.file_access);
   } else {
-    record_writer(h_->file);
+    h_->writing = record_writer(h_->file);
   }
   h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + path.string());
   // Files of earlier versions written over MPI use the older format, which SWMR cannot use:
@@ -957,6 +958,7 @@ void RunFileWriter::finish(const std::string& status) {
       status_recorded_ = false;
     }
     swmr_ = false;
+    h_->writing = WritingHere{};
     // The companion lists the images kept; where the disk has no room for it, the previous one
     // (which lists no more than those) stays.
     if (access_.writes_companions) {
@@ -985,6 +987,7 @@ void RunFileWriter::finish(const std::string& status) {
   // Collective over MPI ranks, each writing the same values.
   record_no_writer(h_->file);
   h_->close_datasets();
+  h_->writing = WritingHere{};  // closed or not, this process writes it no more
   if (H5Fclose(h_->file.release()) < 0) h5::fail("close " + path_.string());
   swmr_ = false;
   // Over MPI ranks the image of a failed write stays in /v's size (and its statistics'), past

@@ -138,6 +138,7 @@ std::uint64_t sweep_output_bytes(const SweepMetadata& meta) {
 
 struct SweepFileWriter::Handles {
   h5::Id file, u, v, checkpoint_u, checkpoint_v, checkpoint_images, nonfinite;
+  WritingHere writing;    // while this process writes the file (live_writer)
   h5::Id images_written;  // none in a file of an earlier grayscott until it is continued
   // /stats/<statistics_names[i]>, /stats/v_histogram and /stats/settled_image (none without).
   std::vector<h5::Id> statistics;
@@ -267,9 +268,9 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
     // Who writes it, so that `grayscott repair` and `info` tell a running sweep from one whose
     // writer was killed.
     if (shared) {
-      record_shared_writers(root, access.file_access);
+      h_->writing = record_shared_writers(root, access.file_access);
     } else {
-      record_writer(root);
+      h_->writing = record_writer(root);
     }
     {
       // Two slots of every member's state to continue from, and the images done at each.
@@ -461,9 +462,9 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
   h5::rewrite_string_attribute(h_->file, "status", "running");
   // This process writes it now (over MPI ranks, rank 0).
   if (shared) {
-    record_shared_writers(h_->file, access.file_access);
+    h_->writing = record_shared_writers(h_->file, access.file_access);
   } else {
-    record_writer(h_->file);
+    h_->writing = record_writer(h_->file);
   }
   h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + path.string());
   if (!shared) {
@@ -1032,6 +1033,7 @@ void SweepFileWriter::finish(const std::string& status,
   attempt([&] { h5::rewrite_string_attribute(h_->file, "status", status); });
   attempt([&] { record_no_writer(h_->file); });  // collective over MPI ranks, the same values
   h_->close_datasets();
+  h_->writing = WritingHere{};  // closed or not, this process writes it no more
   attempt([&] {
     if (H5Fclose(h_->file.release()) < 0) h5::fail("close " + path_.string());
   });

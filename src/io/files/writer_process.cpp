@@ -12,9 +12,12 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <mutex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "io/files/hdf5.hpp"
 #include "io/files/reader.hpp"
@@ -60,6 +63,20 @@ std::string process_identity(std::int64_t pid) {
   return {};
 }
 
+// The files this process writes now (WritingHere), by identity: the name a file is written under
+// changes when it takes its output name.
+std::mutex writing_here_mutex;
+std::multiset<std::pair<std::uint64_t, std::uint64_t>> writing_here_files;
+
+std::pair<std::uint64_t, std::uint64_t> key(const FileIdentity& identity) {
+  return {identity.device, identity.inode};
+}
+
+bool writing_here(const FileIdentity& identity) {
+  const std::lock_guard lock(writing_here_mutex);
+  return identity != FileIdentity{} && writing_here_files.count(key(identity)) > 0;
+}
+
 struct Writer {
   std::int64_t pid = 0;
   std::string host, identity;
@@ -89,7 +106,7 @@ std::int64_t live_writer(const RunFileReader& file) {
   if (!file.has_attribute("writer_pid") || !file.has_attribute("writer_host")) return 0;
   const std::int64_t pid = file.attribute_int64("writer_pid");
   if (pid <= 0 || file.attribute_string("writer_host") != this_host()) return 0;  // 0: closed
-  if (pid == ::getpid()) return 0;  // this very process repairs or inspects its own file
+  if (pid == ::getpid()) return writing_here(file.identity()) ? pid : 0;
   const bool exists = ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
   if (!exists || zombie(pid)) return 0;
   // Another process with the writer's number (a file of an earlier grayscott records none).
@@ -101,11 +118,45 @@ std::int64_t live_writer(const RunFileReader& file) {
   return pid;
 }
 
+WritingHere::WritingHere(hid_t file) {
+  const ssize_t length = H5Fget_name(file, nullptr, 0);
+  if (length <= 0) return;
+  std::string name(static_cast<std::size_t>(length), '\0');
+  H5Fget_name(file, name.data(), name.size() + 1);
+  identity_ = identity_of(name);
+  if (identity_ == FileIdentity{}) return;
+  const std::lock_guard lock(writing_here_mutex);
+  writing_here_files.insert(key(identity_));
+}
+
+WritingHere::WritingHere(WritingHere&& other) noexcept
+    : identity_(std::exchange(other.identity_, FileIdentity{})) {}
+
+WritingHere& WritingHere::operator=(WritingHere&& other) noexcept {
+  if (this != &other) {
+    WritingHere gone(std::move(*this));
+    identity_ = std::exchange(other.identity_, FileIdentity{});
+  }
+  return *this;
+}
+
+WritingHere::~WritingHere() {
+  if (identity_ == FileIdentity{}) return;
+  const std::lock_guard lock(writing_here_mutex);
+  if (const auto mark = writing_here_files.find(key(identity_)); mark != writing_here_files.end())
+    writing_here_files.erase(mark);
+}
+
 namespace {
 // Why `path` cannot be acted on while process `pid` (live_writer's answer) writes it; "" for 0.
 std::string why_being_written(const std::filesystem::path& path, std::int64_t pid,
                               std::string_view action) {
   if (pid == 0) return {};
+  if (pid == ::getpid()) {
+    return path.string() + " is being written by this process, by a run or sweep still under way " +
+           "in it (one whose on_image callback this is, or another thread's): " +
+           std::string(action) + " it once that one has ended";
+  }
   return path.string() + " is being written by process " + std::to_string(pid) +
          " on this machine: " + std::string(action) + " it once that process has ended";
 }
@@ -173,12 +224,13 @@ void refuse_to_continue_unless_agreed(const std::filesystem::path& path, const F
   }
 }
 
-void record_writer(hid_t root) {
+WritingHere record_writer(hid_t root) {
   const std::int64_t pid = ::getpid();
   record(root, {pid, this_host(), process_identity(pid)});
+  return WritingHere(root);
 }
 
-void record_shared_writers(hid_t root, [[maybe_unused]] hid_t file_access) {
+WritingHere record_shared_writers(hid_t root, [[maybe_unused]] hid_t file_access) {
   Writer writer;
 #ifdef GRAYSCOTT_WITH_MPI
   // Rank 0's, the same on every rank (writing attributes is collective).
@@ -201,6 +253,7 @@ void record_shared_writers(hid_t root, [[maybe_unused]] hid_t file_access) {
   if (info != MPI_INFO_NULL) MPI_Info_free(&info);
 #endif
   record(root, writer);
+  return WritingHere(root);
 }
 
 void record_no_writer(hid_t root) {

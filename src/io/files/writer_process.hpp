@@ -14,16 +14,33 @@
 
 namespace grayscott::io {
 
+// This process's mark on a file it writes, from just after record_writer (or
+// record_shared_writers) until the mark is destroyed or cleared (the file closed, or its writer
+// given up): live_writer() then answers this process's own pid for that file, so that a run
+// started while it is written (from a Python on_image callback, or another thread) is refused it
+// as it would be in another process.
+class WritingHere {
+ public:
+  WritingHere() = default;
+  explicit WritingHere(hid_t file);
+  WritingHere(WritingHere&& other) noexcept;
+  WritingHere& operator=(WritingHere&& other) noexcept;
+  ~WritingHere();
+
+ private:
+  FileIdentity identity_;
+};
+
 // This process, as the file's one writer: writer_pid, writer_host, and writer_process (this boot
 // of the machine and the moment the process started, so that another process given the same pid
 // later is not taken for it). Before SWMR writing starts (the attributes are created then); a
-// continued file's are written over.
-void record_writer(hid_t root);
+// continued file's are written over. The writer keeps the mark returned while it writes.
+[[nodiscard]] WritingHere record_writer(hid_t root);
 
 // Over MPI ranks (`file_access` the file's MPI-IO access properties): rank 0, which ends with
 // the others (mpiexec ends every rank when one is killed), recorded by every rank alike (writing
 // attributes is collective).
-void record_shared_writers(hid_t root, hid_t file_access);
+[[nodiscard]] WritingHere record_shared_writers(hid_t root, hid_t file_access);
 
 // No process writes the file any more (a clean close, a repair): pid 0, no host, so that two
 // finished files hold the same attributes. Nothing where none was recorded (an earlier version's
@@ -31,8 +48,10 @@ void record_shared_writers(hid_t root, hid_t file_access);
 void record_no_writer(hid_t root);
 
 // The pid recorded by the process writing the file (an MPI run's rank 0), when that very process
-// is alive on this machine; 0 otherwise (closed, another machine's, this process's own, a
-// process that took the writer's pid after it ended, or a file of an earlier version).
+// is alive on this machine and, where it is this process, still writes the file (WritingHere);
+// 0 otherwise (closed, another machine's, this process's own file read or repaired after its
+// writer ended, a process that took the writer's pid after it ended, or a file of an earlier
+// version).
 std::int64_t live_writer(const RunFileReader& file);
 
 // live_writer() of the run or sweep file at `path`. A process that writes the file may be
