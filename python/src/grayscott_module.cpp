@@ -1441,12 +1441,11 @@ class Sweep : public Batch {
  private:
   static std::vector<Parameters> rates(const Problem& problem,
                                        const std::vector<pipeline::SweepMember>& members) {
-    if (members.empty()) throw InvalidInput("a sweep needs at least one member");
+    pipeline::validate_members(problem, members);  // as grayscott sweep's
     std::vector<Parameters> params(members.size(), problem.params);
     for (std::size_t m = 0; m < members.size(); ++m) {
       params[m].feed = members[m].feed;
       params[m].kill = members[m].kill;
-      params[m].validate();
     }
     return params;
   }

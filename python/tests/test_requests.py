@@ -104,6 +104,27 @@ def test_both_front_ends_refuse_the_same_values_with_the_same_message(
             assert not re.search(rf"\b{re.escape(option)}\b", from_python), from_python
 
 
+@pytest.mark.parametrize("feed, kill", [
+    ([0.02, 0.9], [0.06]), ([0.9, 0.02], [0.06]), ([0.02], [0.06, 0.5]), ([0.02], [0.5, 0.06])])
+def test_every_sweep_refuses_a_member_past_its_stability_limit_wherever_it_stands(
+        grayscott_bin, tmp_path, feed, kill):
+    # Each member's feed and kill move its limit: the member past it is named, first or not.
+    bad = (max(feed), max(kill))
+    command = [grayscott_bin, "sweep", "--rows", "16", "--cols", "16", "--images", "1", "--dt",
+               "4.7", "--feed", ",".join(map(str, feed)), "--kill", ",".join(map(str, kill)),
+               "--quiet", "-o", str(tmp_path / "never.h5")]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0 and "exceeds the explicit-Euler stability limit" in done.stderr
+    expected = f"feed {bad[0]:g} and kill {bad[1]:g}"
+    assert expected in done.stderr, done.stderr
+    with pytest.raises(ValueError, match=expected):
+        gs.Sweep(feed=feed, kill=kill, rows=16, cols=16, dt=4.7)
+    with pytest.raises(ValueError, match=expected):
+        gs.sweep(tmp_path / "never.h5", feed=feed, kill=kill, rows=16, cols=16, images=1, dt=4.7,
+                 quiet=True)
+    assert not (tmp_path / "never.h5").exists()
+
+
 def test_the_signatures_carry_the_command_lines_defaults():
     defaults = _core._defaults("simulation")
     parameters = dict(inspect.signature(gs.Simulation).parameters)

@@ -82,28 +82,32 @@ std::int64_t batch_members(std::int64_t members, std::uint64_t bytes_per_member,
   return (members + batches - 1) / batches;
 }
 
+void validate_members(const Problem& problem, const std::vector<SweepMember>& members) {
+  if (members.empty()) throw InvalidInput("the sweep has no members");
+  // The stencil's spectral radius computed once, so that a million members take milliseconds.
+  const double radius = -problem.stencil.symbol_range().lowest;
+  Parameters each = problem.params;
+  for (const SweepMember& member : members) {
+    each.feed = member.feed;
+    each.kill = member.kill;
+    each.validate();  // names the bad rate, e.g. a negative feed
+    problem.check_stability(radius, each);
+  }
+}
+
 io::SweepMetadata sweep_metadata(const SweepRequest& request) {
   request.problem.validate();
-  if (request.members.empty()) throw InvalidInput("the sweep has no members");
+  validate_members(request.problem, request.members);
   check_image_schedule(request.images, request.steps_per_image);
   if (!request.fields.u && !request.fields.v) throw InvalidInput("fields: name u, v or both");
   request.analysis.validate(request.problem, request.steps_per_image);
   io::SweepMetadata meta;
   meta.problem = request.problem;
-  // Members differ only in feed and kill: the shared problem is validated once above, each
-  // member's rates and stability limit (which feed and kill move) here, from the stencil's
-  // spectral radius computed once, so that a million members take milliseconds.
-  const double radius = -request.problem.stencil.symbol_range().lowest;
   const auto members = request.members.size();
   meta.feed.reserve(members);
   meta.kill.reserve(members);
   meta.seed.reserve(members);
-  Parameters each = request.problem.params;
   for (const SweepMember& member : request.members) {
-    each.feed = member.feed;
-    each.kill = member.kill;
-    each.validate();  // names the bad rate, e.g. a negative feed
-    request.problem.check_stability(radius, each);
     meta.feed.push_back(member.feed);
     meta.kill.push_back(member.kill);
     meta.seed.push_back(member.seed);

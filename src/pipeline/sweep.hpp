@@ -29,6 +29,11 @@ struct SweepMember {
   std::uint64_t seed = 0;
 };
 
+// Refuses (InvalidInput) a sweep without members, and a member whose rates are not valid or whose
+// time step exceeds its stability limit (which feed and kill move): the one check of every front
+// end's sweep (grayscott sweep, gs.sweep, gs.Sweep). `problem` is validated already.
+void validate_members(const Problem& problem, const std::vector<SweepMember>& members);
+
 // Every (seed, feed, kill) combination, kill varying fastest, then feed, then seed.
 std::vector<SweepMember> cross_members(const std::vector<double>& feeds,
                                        const std::vector<double>& kills,
