@@ -20,7 +20,9 @@ def open_dataset(path: str, **kwargs):
     import xarray as xr
 
     kwargs.setdefault("engine", "h5netcdf")
-    kwargs.setdefault("phony_dims", "access")
+    if kwargs["engine"] == "h5netcdf":
+        # Names for the datasets' dimensions that HDF5 leaves unnamed (h5netcdf's option only).
+        kwargs.setdefault("phony_dims", "access")
     drop = set(kwargs.pop("drop_variables", ()) or ()) | {"matrix"}  # /matrix is /v's second name
     try:
         ds = xr.open_dataset(path, drop_variables=sorted(drop), **kwargs)
@@ -34,6 +36,7 @@ def open_dataset(path: str, **kwargs):
 
         with h5netcdf.File(path, "r", swmr=True, phony_dims=kwargs["phony_dims"]) as nc:
             ds = xr.open_dataset(xr.backends.H5NetCDFStore(nc), drop_variables=sorted(drop)).load()
+            ds.set_close(None)  # closed here
         # A flush may be half done: /v can be one image longer than /time and /step.
         images = min(ds.sizes.get(d, 0) for d in ds["step"].dims) if "step" in ds else None
         if images is not None:
@@ -41,6 +44,10 @@ def open_dataset(path: str, **kwargs):
             for name in ("u", "v"):
                 if name in ds and ds[name].sizes.get(time_dim, images) > images:
                     ds = ds.isel({time_dim: slice(0, images)})
+    # The renames and merges below make new Datasets, which xarray does not always give the
+    # opened file's close: the one returned closes it (ds.close(), a with block), or the file
+    # stays open, and locked against a resume, until the garbage collector finds it.
+    close_the_file = ds._close
     # A volume's file (a run's or a sweep's) says its depth; a sweep's its members.
     volume = int(ds.attrs.get("depth", 1)) > 1
     sweep = "members" in ds.attrs or (not volume and any(
@@ -78,6 +85,7 @@ def open_dataset(path: str, **kwargs):
               if name in ds.coords and ds[name].dims == ("member",)]
     if sweep and levels == ["feed", "kill", "seed"]:
         ds = ds.drop_vars("member", errors="ignore").set_index(member=levels)
+    ds.set_close(close_the_file)
     return ds
 
 
@@ -87,9 +95,10 @@ def _with_statistics(ds, path: str, kwargs: dict):
 
     options = {k: v for k, v in kwargs.items() if k != "group"}
     try:
-        stats = xr.open_dataset(path, group="stats", **options).load()
+        with xr.open_dataset(path, group="stats", **options) as opened:
+            stats = opened.load()
     except OSError as error:
-        if not _is_open_for_writing(error):
+        if not _is_open_for_writing(error) or options["engine"] != "h5netcdf":
             raise
         import h5netcdf
 

@@ -168,3 +168,49 @@ def test_a_stopped_sweeps_unreached_images_are_marked_and_left_out_of_its_compan
     companion = (tmp_path / "stopped.xmf").read_text()
     assert companion.count('CollectionType="Spatial"') == counts.max()
     assert companion.count('Name="member') == counts.sum()
+
+
+@pytest.mark.parametrize("kind", ["run", "run with statistics", "sweep", "sweep with statistics"])
+def test_closing_what_open_returned_releases_the_file_for_a_resume(tmp_path, kind):
+    # HDF5 locks a file its readers hold open: a Dataset closed (a with block, close()) must let
+    # the file go at once, not when the garbage collector finds the objects it was made from.
+    out = tmp_path / "stopped.h5"
+    stats = kind.endswith("statistics")
+
+    def stop(*progress):
+        if progress[0] >= 2:
+            raise ValueError("enough")
+
+    with pytest.raises(ValueError, match="enough"):
+        if kind.startswith("run"):
+            gs.Simulation(rows=16, cols=16, backend="cpu").run(
+                images=6, steps_per_image=4, output=out, quiet=True, stats=stats,
+                on_image=lambda index, *_: stop(index))
+        else:
+            gs.sweep(out, feed=[0.02, 0.03], kill=0.06, rows=16, cols=16, images=6,
+                     steps_per_image=4, backend="cpu", quiet=True, stats=stats, progress=stop)
+    written = "time" if kind.startswith("run") else "images_written"  # a sweep's room is whole
+    with gs.open(out) as ds:
+        assert 0 < int(ds[written].size if written == "time" else ds[written].max()) < 6
+        assert ("v_mean" in ds) == stats
+    if kind.startswith("run"):
+        gs.Simulation.resume(out, quiet=True)
+    else:
+        gs.resume_sweep(out, quiet=True)
+    ds = gs.open(out)
+    assert int(ds[written].size if written == "time" else ds[written].min()) == 6
+    ds.close()
+    import h5py
+
+    with h5py.File(out, "r+"):  # HDF5 refuses to write a file that a reader still holds
+        pass
+
+
+def test_open_passes_other_engines_their_own_options(tmp_path):
+    pytest.importorskip("netCDF4")
+    out = tmp_path / "run.h5"
+    gs.Simulation(rows=16, cols=12, backend="cpu").run(images=2, steps_per_image=3, output=out,
+                                                        quiet=True, stats=True)
+    with gs.open(out, engine="netcdf4") as ds:
+        assert ds["v"].dims == ("time", "y", "x") and ds["v"].shape == (2, 16, 12)
+        assert ds["v_mean"].dims == ("time",)
