@@ -1390,7 +1390,9 @@ class Simulation : public Batch {
     const int arrived = summary.signal != 0 ? summary.signal : pipeline::stop_requested();
     pipeline::clear_stop_request();
     stop_signals.end_as_asked(arrived);
-    step_ = summary.images_written * request.steps_per_image;
+    // The step of the state held: over ranks the file's checkpoint, which every image ends with;
+    // here the engine's own, past the last image where non-finite values stopped the run.
+    step_ = over_ranks() ? summary.images_written * request.steps_per_image : summary.state_step;
     time_ = static_cast<double>(step_) * problem_.params.dt;
     if (summary.signal == SIGINT && !callback_error) interrupted_by_python = true;
     if (callback_error || interrupted_by_python) {

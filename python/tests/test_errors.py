@@ -2,6 +2,7 @@
 
 import os
 
+import h5py
 import numpy as np
 import pytest
 
@@ -329,6 +330,31 @@ def test_a_run_that_becomes_non_finite_raises_and_a_sweep_warns(tmp_path):
     with pytest.warns(UserWarning, match=r"2 members became non-finite \(see /nonfinite_image"):
         gs.sweep(feed=[0.02, 0.03], kill=[0.06], rows=16, cols=16, images=2,
                  init_values=(-1, 2), output=tmp_path / "diverged-sweep.h5", quiet=True)
+
+
+@pytest.mark.parametrize("steps_per_image", [20, 1])
+def test_after_a_run_stopped_by_non_finite_values_step_is_the_step_of_the_state_held(
+        tmp_path, steps_per_image):
+    # The state held is the one whose values became non-finite, steps past the file's last
+    # image: sim.step and sim.time say which, so that the same steps from the same start give it.
+    def started():
+        sim = gs.Simulation(rows=32, cols=32, backend="cpu")
+        sim.u[:] = 1.5  # diverges within about ten steps
+        return sim
+
+    sim = started()
+    with pytest.raises(FloatingPointError, match="values became non-finite"):
+        sim.run(images=100, steps_per_image=steps_per_image, output=tmp_path / "diverged.h5",
+                quiet=True)
+    with h5py.File(tmp_path / "diverged.h5") as f:
+        written = f["v"].shape[0]
+    assert (written > 0) == (steps_per_image == 1)
+    assert sim.step > written * steps_per_image and sim.time == sim.step * sim.dt
+    assert not np.isfinite(sim.v).all()
+    again = started()
+    again.advance(sim.step)
+    assert np.array_equal(again.v, sim.v, equal_nan=True)
+    assert np.array_equal(again.u, sim.u, equal_nan=True)
 
 
 def test_none_means_the_default_for_dt_limit_and_show():

@@ -210,6 +210,10 @@ struct LoopOutcome {
   LoopTimes times;
   std::int64_t images_done = 0;        // images handed to the writer, counting plan.first_image
   std::int64_t checkpoint_images = 0;  // images done at the newest checkpoint handed over
+  // Steps the source was asked to advance: its state is at step first_image * steps_per_image +
+  // steps, past the last image handed over where a stop came between (non-finite values found in
+  // an image, the next image's steps issued already).
+  std::int64_t steps = 0;
   std::string stop_reason;             // why the loop stopped early (non-finite values, ...)
   int signal = 0;                      // the stop signal that ended the loop, if one did
   std::exception_ptr stepping_error, writer_error;
@@ -415,12 +419,16 @@ LoopOutcome run_image_loop(ImageSource<Real>& source, ImageSink<Real>& sink, con
     work();
     total += seconds_since(t);
   };
+  const auto advance = [&] {
+    outcome.steps += plan.steps_per_image;  // counted first: a failed advance leaves no state
+    timed(outcome.times.stepping, [&] { source.advance(plan.steps_per_image); });
+  };
   LoopTimes& times = outcome.times;
   Clock::time_point last_checkpoint = Clock::now(), last_durable = Clock::now();
   bool next_issued = false;
   try {
     for (std::int64_t i = plan.first_image; i < plan.images; ++i) {
-      if (!next_issued) timed(times.stepping, [&] { source.advance(plan.steps_per_image); });
+      if (!next_issued) advance();
       next_issued = false;
       const bool last = i + 1 == plan.images;
 
@@ -448,7 +456,7 @@ LoopOutcome run_image_loop(ImageSource<Real>& source, ImageSink<Real>& sink, con
       if (source.asynchronous() && !last && !interrupt && !plan.on_image_held &&
           !(plan.steady.enabled() && plan.stop_once_settled)) {
         // The next image's steps run while this one travels to the writer.
-        timed(times.stepping, [&] { source.advance(plan.steps_per_image); });
+        advance();
         next_issued = true;
       }
 

@@ -415,6 +415,7 @@ JobSummary run_job(Job job, JobFile<Real>& file, Placement<Real>& place) {
   summary.first_image = job.members() == 1 ? start_of(0) : 0;
   summary.images_written = file.images_written();
   summary.checkpoint_images = file.checkpoint_images();
+  summary.state_step = (summary.first_image * job.steps_per_image) + outcome.steps;
   summary.nonfinite_members =
       std::count_if(nonfinite.begin(), nonfinite.end(), [](std::int64_t i) { return i >= 0; });
   summary.completed = summary.status == "complete";

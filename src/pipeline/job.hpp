@@ -77,6 +77,9 @@ struct JobSummary {
   bool completed = false;
   int signal = 0;                      // the stop signal that ended the job, if any
   std::int64_t checkpoint_images = 0;  // a run: images done at the file's newest checkpoint
+  // A run: the step of the state its engine holds at the end, past its file's last image where
+  // non-finite values stopped it (the state that had them).
+  std::int64_t state_step = 0;
   std::string status;                  // "complete", or why the job stopped (the file's status)
   bool settled = false;  // a run ended early by design: --until-steady found it settled
 };
