@@ -7,6 +7,7 @@ Usage: test_durability.py GRAYSCOTT [WORKDIR [MPIEXEC [MPIEXEC_FLAGS...]]]. Need
 python3-h5py and python3-numpy. With MPIEXEC (an MPI build), a disk that fills up under two MPI
 ranks is tried too.
 """
+import filecmp
 import os
 import random
 import shutil
@@ -218,6 +219,42 @@ check(r.returncode == 2 and "not a sweep file" in r.stderr, f"a run file as swee
 r = run("sweep", "--resume", "sweep0.h5", "--rows", "32")
 check(r.returncode == 2 and "--rows with --resume" in r.stderr, f"sweep --resume --rows: {r.stderr}")
 
+# ---- files whose attributes another program changed -------------------------------------------
+# Read by its attributes, such a file was continued past its datasets' ends (a crash) or over
+# their images (rows 100 of 256: the rest of every image cut away). Refused, the file untouched.
+def stopped(kind, *args):
+    path = f"edited-{kind}.h5"
+    p = start(kind, *args, "-o", path, "--quiet")
+    time.sleep(1.0)
+    p.send_signal(signal.SIGINT)
+    p.communicate(timeout=60)
+    return path
+
+
+stopped_run = stopped("run", "--rows", "256", "--cols", "256", "--images", "60",
+                      "--steps-per-image", "2000")
+stopped_sweep = stopped("sweep", "--rows", "256", "--cols", "256", "--images", "60",
+                        "--steps-per-image", "2000", "--feed", "0.02,0.03")
+EDITS = [(stopped_run, "rows", 1000, "a grid of 1000x256 but /v holds images of 256x256"),
+         (stopped_run, "cols", 100, "a grid of 256x100 but /v holds images of 256x256"),
+         (stopped_sweep, "rows", 100, "a grid of 100x256 but /v holds images of 256x256"),
+         (stopped_sweep, "members", 3, "/feed holds 2 values for 3 members"),
+         (stopped_sweep, "members", 1, "/feed holds 2 values for 1 members")]
+for source, name, value, said in EDITS:
+    path = f"edited-{name}-{value}-{source}"
+    shutil.copy(source, path)
+    with h5py.File(path, "r+") as f:
+        f.attrs[name] = np.int64(value)
+    shutil.copy(path, "edited-before.h5")
+    kind = "sweep" if "sweep" in source else "run"
+    for command in ([kind, "--resume", path, "--quiet"], ["info", path], ["repair", path]):
+        r = run(*command)
+        check(r.returncode == 2 and said in r.stderr and
+              "(the file was changed by another program): nothing done with it" in r.stderr,
+              f"{' '.join(command)} with {name} = {value}: exit {r.returncode}, {r.stderr!r}")
+        check(filecmp.cmp(path, "edited-before.h5", shallow=False),
+              f"{' '.join(command)} with {name} = {value} changed the file")
+
 # ---- a second Ctrl-C exits at once -------------------------------------------------------------
 # Images of a few seconds each (3.6 s at 2.3 Gcell-updates/s): the first SIGINT waits for the
 # image boundary, the second not.
@@ -297,6 +334,21 @@ r = run("run", *small, "-o", "theirs.h5")
 check(r.returncode != 0 and "theirs.xmf" in r.stderr and not os.path.exists("theirs.h5"),
       f"an unrelated NAME.xmf is not refused: {r.stderr}")
 check(open("theirs.xmf").read() == "someone's notes\n", "an unrelated NAME.xmf was changed")
+# repair writes a companion over a companion only, not over someone's notes, a link or a folder.
+run("run", *small, "-o", "ours.h5")
+shutil.copy("ours.h5", "theirs.h5")
+os.symlink("target.txt", "linked.xmf")
+shutil.copy("ours.h5", "linked.h5")
+for h5, what in [("theirs.h5", "not an XDMF companion"), ("linked.h5", "a link")]:
+    r = run("repair", h5)
+    check(r.returncode == 2 and f"which is {what}: move it away first" in r.stderr,
+          f"repair beside {what}: exit {r.returncode}, {r.stderr!r}")
+    check(filecmp.cmp(h5, "ours.h5", shallow=False), f"repair beside {what} changed {h5}")
+check(open("theirs.xmf").read() == "someone's notes\n", "repair replaced an unrelated NAME.xmf")
+check(os.path.islink("linked.xmf"), "repair replaced a link at NAME.xmf")
+os.remove("theirs.h5")
+os.remove("linked.h5")
+os.remove("linked.xmf")
 
 with open("target.txt", "w") as f:
     f.write("precious\n")

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <span>
+#include <string>
+#include <vector>
 
 #include "io/files/hdf5.hpp"
 #include "io/files/reader.hpp"
@@ -32,11 +34,37 @@ std::array<double, 27> volume_weights(const Stencil& stencil) {
 
 }  // namespace
 
+namespace {
+// Refuses (InvalidInput) a file whose images are not of the grid its attributes give: edited by
+// hand or by another program, it would be read, continued or described by the attributes, past
+// its datasets' ends or over their images.
+void check_images_are_of(const RunFileReader& file, const Grid& grid) {
+  std::vector<std::int64_t> image = {grid.rows, grid.cols};
+  if (grid.volume()) image.insert(image.begin(), grid.depth);
+  for (const char* name : {"v", "u", "checkpoint/u", "checkpoint/v", "initial_state"}) {
+    if (!file.has_field(name)) continue;
+    const std::vector<std::int64_t> shape = file.shape(name);
+    if (shape.size() >= image.size() && std::equal(image.rbegin(), image.rend(), shape.rbegin()))
+      continue;
+    std::string dims;
+    for (std::size_t k = shape.size() > image.size() ? shape.size() - image.size() : 0;
+         k < shape.size(); ++k) {
+      if (!dims.empty()) dims += 'x';
+      dims += std::to_string(shape[k]);
+    }
+    throw InvalidInput(file.path().string() + ": its attributes give a grid of " + grid.text() +
+                       " but /" + name + " holds images of " + dims +
+                       " (the file was changed by another program): nothing done with it");
+  }
+}
+}  // namespace
+
 Problem read_problem_attributes(const RunFileReader& file) {
   Problem p;
   // A plane's file has no depth (files of every version alike).
   p.grid = {file.attribute_int64("rows"), file.attribute_int64("cols"),
             file.has_attribute("depth") ? file.attribute_int64("depth") : 1};
+  check_images_are_of(file, p.grid);
   p.params.du = file.attribute_double("du");
   p.params.dv = file.attribute_double("dv");
   p.params.dt = file.attribute_double("dt");

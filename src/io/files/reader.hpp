@@ -42,6 +42,7 @@ class RunFileReader {
   ~RunFileReader();
   // The file it opened (not whatever its path names now).
   FileIdentity identity() const { return identity_; }
+  const std::filesystem::path& path() const { return path_; }
   RunFileReader(const RunFileReader&) = delete;
   RunFileReader& operator=(const RunFileReader&) = delete;
 

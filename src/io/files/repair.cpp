@@ -3,6 +3,7 @@
 #include <hdf5.h>
 
 #include <algorithm>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "io/files/run_file.hpp"
 #include "io/files/sweep_file.hpp"
 #include "io/files/writer_process.hpp"
+#include "io/files/xdmf.hpp"
 
 namespace grayscott::io {
 
@@ -114,6 +116,7 @@ FileReport inspect_file(const fs::path& path) {
   report.status = file.attribute_string("status");
   report.version = file.has_attribute("version") ? file.attribute_string("version") : "";
   if (report.sweep) {
+    check_members_of(file);
     const auto shape = file.shape(file.has_field("v") ? "v" : "u");
     report.members = shape.at(0);
     report.images = shape.at(1);
@@ -179,10 +182,34 @@ void clear_mark_left_without_swmr(const fs::path& path) {
   if (H5Fclose(file.release()) < 0) h5::fail("close " + path.string());
 }
 
+// A repair writes the file's companion over what NAME.xmf holds: only a companion (an XDMF
+// document), not someone's notes of that name, a link (whose target would be left behind) or a
+// folder. Refused before anything changes, naming what is there.
+void refuse_to_replace_what_is_no_companion(const fs::path& path) {
+  const fs::path companion = xdmf_path_for(path);
+  std::error_code ignored;
+  const fs::file_status status = fs::symlink_status(companion, ignored);
+  if (!fs::exists(status)) return;
+  std::string start;
+  if (fs::is_regular_file(status)) {
+    std::ifstream in(companion, std::ios::binary);
+    start.resize(512);
+    in.read(start.data(), static_cast<std::streamsize>(start.size()));
+    start.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+  }
+  if (start.starts_with("<?xml") && start.find("<Xdmf") != std::string::npos) return;
+  const std::string what = fs::is_symlink(status)        ? "a link"
+                           : fs::is_regular_file(status) ? "not an XDMF companion"
+                                                         : special_file_kind(status.type());
+  throw InvalidInput("repair writes " + path.string() + "'s companion as " + companion.string() +
+                     ", which is " + what + ": move it away first");
+}
+
 }  // namespace
 
 RepairOutcome repair_file(const fs::path& path) {
   check_readable_file(path);
+  refuse_to_replace_what_is_no_companion(path);
   RepairOutcome outcome;
   clear_mark_left_without_swmr(path);
   outcome.before = inspect_file(path);

@@ -573,6 +573,27 @@ void SweepFileWriter::complete_final_checkpoints() {
   }
 }
 
+void check_members_of(const RunFileReader& file) {
+  const std::int64_t members = file.has_attribute("members")
+                                   ? file.attribute_int64("members")
+                                   : static_cast<std::int64_t>(file.read_doubles("feed").size());
+  const auto refuse = [&](const std::string& holds) {
+    throw InvalidInput(file.path().string() + ": " + holds + " for " + std::to_string(members) +
+                       " members (the file was changed by another program): nothing done with "
+                       "it");
+  };
+  for (const char* name : {"feed", "kill", "seed"}) {
+    const auto count = static_cast<std::int64_t>(file.shape(name).at(0));
+    if (count != members || count == 0)
+      refuse("/" + std::string(name) + " holds " + std::to_string(count) + " values");
+  }
+  for (const char* field : {"v", "u"}) {
+    if (file.has_field(field) && file.shape(field).at(0) != members)
+      refuse("/" + std::string(field) + " holds " + std::to_string(file.shape(field).at(0)) +
+             " members' images");
+  }
+}
+
 SweepFileState read_sweep_state(const fs::path& path) {
   RunFileReader file(path);
   refuse_if_being_written(path, live_writer(file), "continue");
@@ -589,7 +610,8 @@ SweepFileState read_sweep_state(const fs::path& path) {
   m.feed = file.read_doubles("feed");
   m.kill = file.read_doubles("kill");
   for (std::int64_t s : file.read_int64("seed")) m.seed.push_back(static_cast<std::uint64_t>(s));
-  if (!m.feed.empty()) p.params.feed = m.feed[0], p.params.kill = m.kill[0];
+  check_members_of(file);
+  p.params.feed = m.feed[0], p.params.kill = m.kill[0];
   m.init = read_initial_attributes(file);
   m.images = file.attribute_int64("images");
   m.steps_per_image = file.attribute_int64("steps_per_image");

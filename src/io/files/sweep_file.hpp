@@ -143,6 +143,11 @@ class SweepFileWriter {
   CheckpointSlots slots_;
 };
 
+// Refuses (InvalidInput) a sweep file whose members' rates, seeds or images are not as many as its
+// attribute `members` says: changed by another program, it would be continued or described past
+// its datasets' ends.
+void check_members_of(const RunFileReader& file);
+
 // What a sweep file says, for `grayscott sweep --resume`: its metadata, status, and per member the
 // images done at its newest checkpoint and its first non-finite image so far.
 struct SweepFileState {
