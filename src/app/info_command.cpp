@@ -75,6 +75,26 @@ void describe_statistics(const std::string& path, std::int64_t images) {
 
 // What a sweep file's /stats say: the settings, how many members settled, and the classes of
 // the members' last images.
+// A sweep's members whose values became non-finite (the sweep warned of them as it ran): how many,
+// and the first of them, where /nonfinite_image says.
+void describe_nonfinite_members(const std::string& path) {
+  const io::RunFileReader file(path);
+  if (!file.has_field("nonfinite_image")) return;
+  const std::vector<std::int64_t> at = file.read_int64("nonfinite_image");
+  const auto first = std::find_if(at.begin(), at.end(), [](std::int64_t i) { return i >= 0; });
+  if (first == at.end()) return;
+  const auto count = std::count_if(first, at.end(), [](std::int64_t i) { return i >= 0; });
+  const auto member = static_cast<std::size_t>(first - at.begin());
+  const std::vector<double> feed = file.read_doubles("feed"), kill = file.read_doubles("kill");
+  std::string which = "member " + std::to_string(member);
+  if (member < feed.size() && member < kill.size())
+    which +=
+        " (feed " + shortest_text(feed[member]) + ", kill " + shortest_text(kill[member]) + ")";
+  std::printf("non-finite: %lld of %zu members, the first %s at image %lld (/nonfinite_image)\n",
+              static_cast<long long>(count), at.size(), which.c_str(),
+              static_cast<long long>(*first));
+}
+
 void describe_sweep_statistics(const std::string& path, const io::FileReport& r) {
   const io::RunFileReader file(path);
   const auto members = static_cast<std::size_t>(r.members);
@@ -174,6 +194,7 @@ void describe_file(const std::string& path) {
   if (!r.sweep) describe_start(path);
   std::printf("status: %s\n", r.status.c_str());
   if (!r.sweep) describe_statistics(path, r.images);
+  if (r.sweep) describe_nonfinite_members(path);
   if (r.sweep) describe_sweep_statistics(path, r);
   const bool members_differ = r.sweep && r.least_checkpoint_images != r.checkpoint_images;
   std::printf("checkpoint: %s\n",

@@ -125,6 +125,12 @@ void add_render_command(CLI::App& root) {
                              "of every image)");
         }
       }
+      // And the pictures' folder with a video, which would be ignored as well.
+      if (!state->video.empty() && given(*render, "--out")) {
+        throw InvalidInput(
+            "--out names the pictures' folder: a video is written where --video "
+            "names it (--video DIR/NAME.mp4)");
+      }
       io::RenderOptions appearance;
       look(appearance);  // the range, colormap, scale and view parse
     };

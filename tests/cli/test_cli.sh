@@ -147,6 +147,21 @@ expect_error "range: expected LO:HI" render run.h5 --range 1:0 --print-config
 "$gs" render run.h5 --print-config >printed.txt 2>&1 && grep -qx "# not given: the default" printed.txt &&
   pass || fail "render --print-config: $(cat printed.txt)"
 expect_error "video: the file name is empty" render run.h5 --video ""
+expect_error "--out names the pictures' folder: a video is written where --video names it" \
+  render run.h5 --video outed.mp4 --out outed
+[[ ! -e outed && ! -e outed.mp4 ]] && pass || fail "render --video --out wrote something"
+expect_error "output: '-' would be a file named '-'" run --rows 8 --cols 8 --images 1 -o -
+[[ ! -e - && ! -e -.xmf ]] && pass || fail "-o - wrote a file named '-'"
+# info names a sweep's members that became non-finite, as the sweep warned of them.
+"$gs" sweep --rows 64 --cols 64 --images 20 --dt 4.4 --feed 0.01,0.05 -o nonfinite.h5 --quiet \
+  2>/dev/null
+"$gs" info nonfinite.h5 >info.txt 2>&1 &&
+  grep -qx "non-finite: 1 of 2 members, the first member 0 (feed 0.01, kill 0.054) at image 0 (/nonfinite_image)" info.txt &&
+  pass || fail "info of a sweep with a non-finite member: $(cat info.txt)"
+# Annotations without a font say so, for a run's pictures as for a sweep's atlas.
+GRAYSCOTT_FONT=/nonexistent "$gs" render run.h5 --out fontless --annotate --image 0 2>err.txt &&
+  grep -q "^grayscott: warning: no usable font for the annotations" err.txt && pass ||
+  fail "render --annotate without a font: $(cat err.txt)"
 /usr/bin/python3 - run.h5 <<'PY' && pass || fail "h5py read-back"
 import sys, h5py, numpy as np
 f = h5py.File(sys.argv[1], "r")

@@ -119,6 +119,11 @@ void check_output_path(const fs::path& path, bool overwrite, std::uint64_t bytes
   // What is wrong with the name itself comes first: --force cannot make a folder a file, nor a
   // device node, a FIFO or a socket.
   if (path.empty()) throw InvalidInput("output: the file name is empty");
+  if (path == "-") {
+    throw InvalidInput(
+        "output: '-' would be a file named '-': an HDF5 file is written to a "
+        "named file, not to standard output (name it, e.g. -o run.h5)");
+  }
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
     throw PathIsDirectory("output " + path.string() + " is a directory, not a file");

@@ -176,9 +176,10 @@ struct AtlasPainter::State {
                 static_cast<std::uint64_t>(layout.height),
         "an atlas of " + std::to_string(rows) + "x" + std::to_string(cols) + " images");
     if (!text.usable()) {
-      std::fprintf(stderr,
-                   "warning: no usable font for the atlas labels (install fonts-dejavu-core or "
-                   "set GRAYSCOTT_FONT); writing the atlas without text\n");
+      std::fprintf(
+          stderr,
+          "grayscott: warning: no usable font for the atlas labels (install fonts-dejavu-core or "
+          "set GRAYSCOTT_FONT); writing the atlas without text\n");
     }
   }
 

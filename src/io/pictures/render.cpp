@@ -393,14 +393,21 @@ std::string picture_title(const std::string& field, std::int64_t step, double dt
          ", t = " + plain_number(static_cast<double>(step) * dt);
 }
 
+namespace {
+// The annotations' font: loaded once for the process, not per frame.
+const TextRenderer& annotation_text() {
+  static const TextRenderer text(atlas_font(), 14);
+  return text;
+}
+}  // namespace
+
 Rgb8Image make_picture(std::span<const double> values, std::int64_t rows, std::int64_t cols,
                        const RenderOptions& options, const std::string& title,
                        const std::string& widest_title) {
   Rgb8Image image = enlarged(colorize(values, rows, cols, options.lo, options.hi, options.colormap),
                              std::max<std::int64_t>(1, options.scale));
   if (!options.annotate) return image;
-  // One font for the process: loaded once, not per frame.
-  static const TextRenderer text(atlas_font(), 14);
+  const TextRenderer& text = annotation_text();
   constexpr std::int64_t pad = 6, bar_height = 12, min_width = 160;
   const std::int64_t line = text.line_height();
   const TextMask widest = text.render(widest_title);
@@ -568,10 +575,11 @@ class RunPictures {
                         "an image of " + (volume ? std::to_string(depth_) + "x" : std::string()) +
                             std::to_string(dims[dims.size() - 2]) + "x" +
                             std::to_string(dims[dims.size() - 1]));
-    if (options_.annotate && atlas_font().empty()) {
-      std::fprintf(stderr,
-                   "warning: no usable font for the annotations (install fonts-dejavu-core or "
-                   "set GRAYSCOTT_FONT); writing the colorbar without text\n");
+    if (options_.annotate && !annotation_text().usable()) {
+      std::fprintf(
+          stderr,
+          "grayscott: warning: no usable font for the annotations (install fonts-dejavu-core or "
+          "set GRAYSCOTT_FONT); writing the colorbar without text\n");
     }
     widest_ = title(last_ - 1);
   }
