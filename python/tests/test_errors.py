@@ -126,6 +126,24 @@ def test_paths_raise_the_exceptions_python_has_for_them(tmp_path):
         sim.run(images=1, output=tmp_path / "pictures", overwrite=True, quiet=True)
     with pytest.raises(IsADirectoryError, match="is a directory, not a file"):
         gs.Simulation.resume(tmp_path / "pictures")
+    # The companion's name as the file's: taken only with overwrite=True, never a folder.
+    (tmp_path / "noted.xmf").write_text("notes\n")
+    with pytest.raises(FileExistsError, match=r"output companion .*noted\.xmf already exists"):
+        sim.run(images=1, output=tmp_path / "noted.h5", quiet=True)
+    (tmp_path / "folder.xmf").mkdir()
+    with pytest.raises(IsADirectoryError, match=r"output companion .*folder\.xmf is a directory"):
+        sim.run(images=1, output=tmp_path / "folder.h5", overwrite=True, quiet=True)
+    # Names the file system cannot hold, and a folder that cannot be made, refused before the run.
+    with pytest.raises(ValueError, match="File name too long"):
+        sim.run(images=1, output=tmp_path / ("x" * 300 + ".h5"), quiet=True)
+    for render in ["x" * 300, "/proc/pictures"]:
+        # (PermissionError where /proc is not writable to this user at all)
+        with pytest.raises((ValueError, PermissionError),
+                           match=r"^render folder .* cannot be created: "):
+            sim.run(images=1, output=tmp_path / "drawn.h5", quiet=True, render=tmp_path / render
+                    if not render.startswith("/") else render)
+        assert not (tmp_path / "drawn.h5").exists()
+    assert not (tmp_path / "noted.h5").exists() and not (tmp_path / "folder.h5").exists()
     if os.geteuid() != 0:  # root writes anywhere
         locked = tmp_path / "locked"
         locked.mkdir(mode=0o500)

@@ -156,11 +156,11 @@ void check_output_path(const fs::path& path, bool overwrite, std::uint64_t bytes
     }
   }
   if (fs::exists(fs::symlink_status(xmf, ec)) && !overwrite) {
-    throw InvalidInput("output companion " + xmf.string() +
-                       " already exists (use --force to overwrite it with the run's)");
+    throw PathExists("output companion " + xmf.string() +
+                     " already exists (use --force to overwrite it with the run's)");
   }
   if (fs::is_directory(xmf, ec)) {
-    throw InvalidInput("output companion " + xmf.string() + " is a directory");
+    throw PathIsDirectory("output companion " + xmf.string() + " is a directory");
   }
   const fs::path folder = folder_of(path);
   if (!fs::is_directory(folder, ec)) {
@@ -168,6 +168,14 @@ void check_output_path(const fs::path& path, bool overwrite, std::uint64_t bytes
   }
   if (const std::string why = why_not_writable(folder); !why.empty()) {
     throw PathDenied("output folder " + folder.string() + " is not writable (" + why + ")");
+  }
+  // A name the folder's file system cannot hold (HDF5 would say only that it cannot create it).
+  const long longest = ::pathconf(folder.c_str(), _PC_NAME_MAX);
+  for (const fs::path& name : {path, xmf}) {
+    if (longest > 0 && name.filename().native().size() > static_cast<std::size_t>(longest)) {
+      throw InvalidInput("output " + name.string() + ": " + std::strerror(ENAMETOOLONG) +
+                         " (at most " + std::to_string(longest) + " bytes a name here)");
+    }
   }
   const fs::space_info space = fs::space(folder, ec);
   // The kernel's own file systems (/proc, /sys) hold no files, whatever the space they report

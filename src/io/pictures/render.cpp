@@ -1,11 +1,14 @@
 #include "io/pictures/render.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <optional>
 #include <set>
@@ -150,6 +153,26 @@ void check_render_folder(const fs::path& dir, const fs::path& output) {
   if (const std::string why = why_not_writable(ancestor); !why.empty()) {
     throw PathDenied("render folder " + dir.string() + " cannot be created: " + ancestor.string() +
                      " is not writable (" + why + ")");
+  }
+  // What only making it tells (a name too long, a file system that takes no folder there, such
+  // as /proc): its first missing level made and removed at once, each deeper level's name
+  // checked against the file system's longest, so that a run does not find out after its last
+  // image.
+  const fs::path relative = dir.lexically_relative(ancestor);
+  if (relative.empty() || *relative.begin() == "..") return;
+  const fs::path first = ancestor / *relative.begin();
+  if (::mkdir(first.c_str(), 0777) == 0) {
+    ::rmdir(first.c_str());
+  } else if (errno != EEXIST) {
+    throw InvalidInput("render folder " + dir.string() + " cannot be created: " + first.string() +
+                       ": " + std::strerror(errno));
+  }
+  const long longest = ::pathconf(ancestor.c_str(), _PC_NAME_MAX);
+  for (const fs::path& level : relative) {
+    if (longest > 0 && level.native().size() > static_cast<std::size_t>(longest)) {
+      throw InvalidInput("render folder " + dir.string() + " cannot be created: " + level.string() +
+                         ": " + std::strerror(ENAMETOOLONG));
+    }
   }
 }
 
