@@ -710,6 +710,21 @@ class Sweep(_core._Sweep):
         self._on_device = self.on_device
 
     @property
+    def shape(self):
+        """(members, rows, cols), the shape of ``u`` and ``v``; (members, depth, rows, cols) for
+        volumes."""
+        return (len(self),) + tuple(super().shape)
+
+    @property
+    def parameters(self):
+        """The grid, rates, stencil, boundary and precision the members share, with ``feed`` and
+        ``kill`` as lists of each member's (in ``members``' order)."""
+        shared = dict(super().parameters)
+        shared["feed"] = [feed for feed, _, _ in self.members]
+        shared["kill"] = [kill for _, kill, _ in self.members]
+        return shared
+
+    @property
     def u(self):
         """Every member's current u, shape (members, rows, cols), without a copy."""
         return _view(self, "u")

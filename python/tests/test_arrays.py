@@ -103,6 +103,17 @@ def test_a_view_outlives_its_simulation():
     assert view[0, 0] == np.float32(0.5)
 
 
+def test_a_sweeps_shape_and_parameters_are_its_members():
+    sweep = gs.Sweep(feed=[0.02, 0.03], kill=[0.05, 0.06], rows=16, cols=12, backend="cpu")
+    assert sweep.shape == sweep.v.shape == (4, 16, 12)
+    assert sweep.parameters["feed"] == [feed for feed, _, _ in sweep.members] == [0.02, 0.02, 0.03,
+                                                                                  0.03]
+    assert sweep.parameters["kill"] == [0.05, 0.06, 0.05, 0.06]
+    assert sweep.parameters["rows"] == 16 and sweep.parameters["cols"] == 12
+    volume = gs.Sweep(feed=[0.02, 0.03], rows=8, cols=6, depth=4, backend="cpu")
+    assert volume.shape == volume.v.shape == (2, 4, 8, 6)
+
+
 def test_a_view_outlives_its_sweep():
     sweep = gs.Sweep(feed=[0.02, 0.03], rows=16, cols=16, backend="cpu")
     assert repr(sweep).startswith("Sweep(2 members of 16x16")

@@ -144,6 +144,18 @@ def test_the_signatures_carry_the_command_lines_defaults():
             assert parameter.default == sweep_defaults[name], name
 
 
+def test_the_signature_in_docs_python_md_is_simulations():
+    import ast
+    import pathlib
+
+    text = (pathlib.Path(__file__).parents[2] / "docs" / "python.md").read_text()
+    block = text.split("## Simulation\n", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    call = ast.parse(block).body[0].value
+    documented = [(k.arg, ast.literal_eval(k.value)) for k in call.keywords]
+    actual = [(name, p.default) for name, p in inspect.signature(gs.Simulation).parameters.items()]
+    assert documented == actual
+
+
 def test_the_defaults_are_the_command_lines(grayscott_bin):
     printed = subprocess.run([grayscott_bin, "run", "--print-config"], capture_output=True,
                              text=True, check=True, timeout=60).stdout
