@@ -144,6 +144,23 @@ def test_the_signatures_carry_the_command_lines_defaults():
             assert parameter.default == sweep_defaults[name], name
 
 
+def test_a_sweep_takes_one_seed_for_every_member_as_the_command_line(grayscott_bin, tmp_path):
+    common = dict(feed=[0.02, 0.03], rows=16, cols=16, images=2, init="noise", quiet=True)
+    gs.sweep(tmp_path / "seed.h5", seed=4, **common)
+    gs.sweep(tmp_path / "seeds.h5", seeds=[4], **common)
+    subprocess.run([grayscott_bin, "sweep", "--feed", "0.02,0.03", "--rows", "16", "--cols", "16",
+                    "--images", "2", "--init", "noise", "--seed", "4", "-o",
+                    str(tmp_path / "cli.h5"), "--quiet"], check=True, timeout=60)
+    import h5py
+
+    files = [h5py.File(tmp_path / name) for name in ("seed.h5", "seeds.h5", "cli.h5")]
+    assert all((f["v"][...] == files[0]["v"][...]).all() for f in files)
+    assert gs.Sweep(feed=[0.02], rows=16, cols=16, init="noise", seed=4).members == [(0.02, 0.054,
+                                                                                       4)]
+    with pytest.raises(ValueError, match="^seeds: give seed= or seeds=, not both$"):
+        gs.Sweep(feed=[0.02], rows=16, cols=16, init="noise", seed=4, seeds=[1, 2])
+
+
 def test_the_signature_in_docs_python_md_is_simulations():
     import ast
     import pathlib
