@@ -106,6 +106,13 @@ void forget_the_interrupt_python_was_told_of() {
   if (python_told_of_interrupt.exchange(false) && PyErr_CheckSignals() != 0) PyErr_Clear();
 }
 
+// Whether `error`, raised by a callback during a run, is the KeyboardInterrupt of a SIGINT that
+// came (Ctrl-C, a Jupyter interrupt), passed on to Python by the run's handler; one the callback
+// raised itself is an exception like any other ("on_image raised KeyboardInterrupt").
+bool interrupted_by_signal(const nb::python_error& error) {
+  return error.matches(PyExc_KeyboardInterrupt) && python_told_of_interrupt.load();
+}
+
 // Between two pictures or frames (the GIL released): whether Ctrl-C, or another signal whose
 // Python handler raised, asks to stop (`interrupted` is then set, the exception pending), or a
 // stop signal the pipeline's handler took (pipeline::StopSignals::WhereDefault).
@@ -225,7 +232,7 @@ std::string exception_line(const nb::python_error& error) {
 // as Ctrl-C does (the file then says "interrupted by SIGINT"; true), anything else with its
 // cause ("stopped after image N: progress raised ValueError: x"; false).
 bool stop_for(const nb::python_error& error, const char* callback) {
-  if (error.matches(PyExc_KeyboardInterrupt)) {
+  if (interrupted_by_signal(error)) {
     pipeline::request_stop(SIGINT);
     return true;
   }
@@ -1319,7 +1326,7 @@ class Simulation : public Batch {
             return "stopped after image " + std::to_string(image.index + 1) + ": " + what;
           }
         } catch (nb::python_error& error) {
-          if (error.matches(PyExc_KeyboardInterrupt)) {
+          if (interrupted_by_signal(error)) {
             // Ctrl-C while the callback ran: a stop like any other, at this image.
             callback_error.emplace(std::move(error));
             interrupted_by_python = true;

@@ -108,6 +108,29 @@ def test_an_exception_in_on_image_stops_at_that_image_with_a_checkpoint_and_resu
     assert resumed.step == 66
 
 
+def test_a_keyboard_interrupt_raised_by_on_image_is_not_taken_for_ctrl_c(tmp_path):
+    # Raised by the callback's own code: recorded as any exception is, raised as it was. Ctrl-C
+    # (a SIGINT) during the callback is an interruption, as the command line records it.
+    import signal
+
+    def give_up(index, *_):
+        if index == 1:
+            raise KeyboardInterrupt("enough")
+
+    def press_ctrl_c(index, *_):
+        if index == 1:
+            signal.raise_signal(signal.SIGINT)
+
+    for callback, status in [(give_up, "stopped after image 2: on_image raised KeyboardInterrupt"),
+                             (press_ctrl_c, "interrupted by SIGINT after image 2")]:
+        path = tmp_path / f"{callback.__name__}.h5"
+        with pytest.raises(KeyboardInterrupt):
+            gs.Simulation(rows=16, cols=16, backend="cpu").run(
+                images=4, steps_per_image=5, output=path, quiet=True, on_image=callback)
+        with h5py.File(path) as f:
+            assert f.attrs["status"].startswith(status), f.attrs["status"]
+
+
 def test_a_callback_may_not_step_the_simulation_it_watches(tmp_path):
     sim = gs.Simulation(rows=16, cols=16, backend="cpu")
 
