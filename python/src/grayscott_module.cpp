@@ -558,6 +558,9 @@ std::string python_words(std::string message) {
   }
   rewrite("--force(?![A-Za-z-])", "overwrite=True");
   rewrite("--quiet(?![A-Za-z-])", "quiet=True");
+  // A video's messages name the command that makes one ("render --video needs the ffmpeg
+  // program"): here gs.video makes it.
+  rewrite("render --video(?![A-Za-z-])", "a video");
   const auto rename = [&](const auto& table) {
     for (const auto& setting : table) {
       const std::string option(setting.option), keyword(setting.keyword);

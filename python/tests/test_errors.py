@@ -375,6 +375,15 @@ def test_after_a_run_stopped_by_non_finite_values_step_is_the_step_of_the_state_
     assert np.array_equal(again.u, sim.u, equal_nan=True)
 
 
+def test_a_video_without_ffmpeg_is_refused_in_pythons_words(tmp_path, monkeypatch):
+    gs.Simulation(rows=8, cols=8, backend="cpu").run(images=2, output=tmp_path / "r.h5",
+                                                     quiet=True)
+    monkeypatch.setenv("GRAYSCOTT_FFMPEG", str(tmp_path / "no-ffmpeg"))
+    with pytest.raises(ValueError, match="^a video: GRAYSCOTT_FFMPEG=.* is not an executable"):
+        gs.video(tmp_path / "r.h5", tmp_path / "r.mp4")
+    assert not (tmp_path / "r.mp4").exists()
+
+
 def test_none_means_the_default_for_dt_limit_and_show():
     assert gs.dt_limit(du=None, dv=None, feed=None, kill=None, everywhere=None) == gs.dt_limit()
     pytest.importorskip("IPython")
