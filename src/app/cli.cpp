@@ -23,7 +23,8 @@ void add_config_option(CLI::App& app, std::string& path) {
       ->type_name("FILE.toml");
   const std::string description =
       "Print the options given as a TOML [" + app.get_name() +
-      "] section that --config reads back (the others as comments with their defaults), and do "
+      "] section that --config reads back (the others as comments with the values the run uses), "
+      "and do "
       "nothing else";
   app.add_flag("--print-config", description);
 }

@@ -60,7 +60,9 @@ void add_render_command(CLI::App& root) {
                    "HDF5 file written by grayscott run, or by grayscott sweep (writes an atlas)")
       ->required();
   render->add_option("--out", state->out, "Folder for the pictures")->capture_default_str();
-  render->add_option("--range", state->range, "Values mapped to the colormap's ends, LO:HI")
+  render
+      ->add_option("--range", state->range,
+                   "Values mapped to the colormap's ends, LO:HI (or LO,HI)")
       ->capture_default_str();
   CLI::Option* image =
       render->add_option("--image", state->image,
@@ -98,7 +100,7 @@ void add_render_command(CLI::App& root) {
                    "A volume's pictures: max, the largest value along z over each cell of a plane "
                    "(a maximum-intensity projection)")
       ->excludes(slice);
-  render->add_flag("--quiet", state->quiet, "No progress bar and no summary");
+  render->add_flag("--quiet", state->quiet, "No progress bar, no summary, no notice or warning");
   add_config_option(*render, state->config);
   // The appearance, the same for pictures and videos.
   const auto look = [state](io::RenderOptions& options) {

@@ -83,8 +83,10 @@ void add_sweep_command(CLI::App& root) {
       "sweep", "Run a batch of simulations over feed and kill values (and seeds) into one file");
   sweep->footer(
       "Examples:\n"
-      "  grayscott sweep --feed 0.01:0.06:8 --kill 0.04:0.07:8 --rows 96 --cols 96 -o sweep.h5\n"
-      "  grayscott sweep --feed 0.03,0.04 --kill 0.06 --init noise --seeds 1,2,3 -o seeds.h5\n"
+      "  grayscott sweep --feed 0.01:0.06:8 --kill 0.04:0.07:8 --rows 96 --cols 96 --images 100 "
+      "-o sweep.h5\n"
+      "  grayscott sweep --feed 0.03,0.04 --kill 0.06 --init noise --seeds 1,2,3 --rows 128 "
+      "--cols 128 --images 100 -o seeds.h5\n"
       "  grayscott render sweep.h5 --out atlas/      the atlas of the last images\n\n" +
       docs_pointer());
   requests::SweepSettings& settings = state->settings;

@@ -466,8 +466,8 @@ std::span<const Setting<ProblemSettings>> problem_settings() {
        "The values u,v inside the initial state's shape (default: the start's own: box 0.7,0.25, "
        "cube 0.25,0.33, the others 0,1)",
        GRAYSCOTT_FIELD(S, init_values), Form::Pair, "U,V"},
-      {"seed", "seed", "", "Seed of the noise initial state (default 0)", GRAYSCOTT_FIELD(S, seed),
-       Form::Seed, "UINT"},
+      {"seed", "seed", "", "Seed of the noise initial state, 0 to 2^63-1 (default 0)",
+       GRAYSCOTT_FIELD(S, seed), Form::Seed, "UINT"},
       {"pattern", "pattern", "", pattern_help, GRAYSCOTT_FIELD(S, pattern), Form::Name, "NAME"},
       {"preset", "preset", "", preset_help, GRAYSCOTT_FIELD(S, preset), Form::Name, "NAME"},
   };
@@ -506,7 +506,9 @@ std::span<const Setting<OutputSettings>> output_settings() {
        Form::Fields, "v|u|u,v"},
       {"force", "overwrite", "", "Overwrite an existing output file",
        GRAYSCOTT_FIELD(S, overwrite)},
-      {"quiet", "quiet", "", "No progress bar and no summary", GRAYSCOTT_FIELD(S, quiet)},
+      {"quiet", "quiet", "",
+       "No progress bar, no summary, no notice or warning before the run (errors still said)",
+       GRAYSCOTT_FIELD(S, quiet)},
       {"checkpoint-every", "checkpoint_every", "",
        "Save the state to continue from (--resume): every N images, or every 90s, 10m, 1h of "
        "wall time (default 5m; also at every stop signal)",
@@ -518,7 +520,8 @@ std::span<const Setting<OutputSettings>> output_settings() {
       {"histogram-bins", "histogram_bins", "", "Bins of the statistics' histogram of v",
        GRAYSCOTT_FIELD(S, histogram_bins)},
       {"histogram-range", "histogram_range", "",
-       "The range of the histogram of v (values outside it count in the end bins)",
+       "The range of the histogram of v, LOW,HIGH or LOW:HIGH (values outside it count in the "
+       "end bins)",
        GRAYSCOTT_FIELD(S, histogram_range), Form::Pair, "LOW,HIGH"},
       {"until-steady", "until_steady", "",
        "Stop once the change of v per step (RMS over the cells) stays below this tolerance for "
