@@ -4,9 +4,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <string_view>
@@ -273,9 +277,16 @@ void apply_config(CLI::App& app, const std::string& path,
     std::error_code error;
     if (std::filesystem::is_directory(path, error))
       throw InvalidInput("config " + path + " is a directory, not a TOML file");
+    // Read here, not by toml::parse_file, which asks the file's size first: a pipe (a shell's
+    // <(...), /dev/stdin) has none, and a file that is missing deserves its own reason.
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InvalidInput("config " + path + ": " + std::strerror(errno));
+    const std::string contents((std::istreambuf_iterator<char>(in)),
+                               std::istreambuf_iterator<char>());
+    if (in.bad()) throw InvalidInput("config " + path + ": cannot be read");
     toml::table table;
     try {
-      table = toml::parse_file(path);
+      table = toml::parse(contents, std::string_view(path));
     } catch (const toml::parse_error& e) {
       const auto& at = e.source().begin;
       if (at.line == 0) throw InvalidInput("config " + path + ": " + std::string(e.description()));

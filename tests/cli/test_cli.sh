@@ -214,7 +214,13 @@ printf 'rows = 32\nsteps = 4\n' >unknown.toml
 expect_error "line 2, key 'steps': unknown key" run --config unknown.toml -o x.h5
 printf 'rows = [1,\n' >broken.toml
 expect_error "config broken.toml line" run --config broken.toml -o x.h5
-expect_error "could not be opened" run --config missing.toml -o x.h5
+expect_error "config missing.toml: No such file or directory" run --config missing.toml -o x.h5
+# A config from a pipe (a shell's <(...), standard input), which has no size to ask.
+"$gs" run --config <(printf 'rows = 8\ncols = 8\nimages = 1\n') -o piped.h5 --quiet &&
+  printf 'rows = 8\ncols = 8\nimages = 1\n' |
+  "$gs" run --config /dev/stdin -o piped-stdin.h5 --quiet && [[ -s piped.h5 && -s piped-stdin.h5 ]] &&
+  pass || fail "a --config from a pipe"
+
 # A value the request refuses later is traced back to its line; the command line's is not.
 printf 'cols = 16\n[run]\nrows = -32\n' > negative.toml
 expect_error "rows must be a positive integer (config negative.toml line 3, key 'run.rows')" \
