@@ -18,7 +18,6 @@ from __future__ import annotations
 import atexit as _atexit
 import contextlib as _contextlib
 import contextvars as _contextvars
-import difflib as _difflib
 import functools as _functools
 import inspect as _inspect
 import os as _os
@@ -110,7 +109,7 @@ _GIVEN = _contextvars.ContextVar("grayscott_given", default=())
 # The command line's names that Python spells otherwise, for the hints below.
 _COMMAND_LINE_NAMES = {"force": "overwrite", "o": "output", "nbrow": "rows", "nbcol": "cols",
                        "nbimage": "images", "nbextrastep": "steps_per_image", "fuse": "fuse_steps",
-                       "deltat": "dt", "seed": "seeds"}
+                       "deltat": "dt"}
 
 
 def _bind(function, signature, args, kwargs):
@@ -123,10 +122,10 @@ def _bind(function, signature, args, kwargs):
         if not unknown or any(p.kind == p.VAR_KEYWORD for p in signature.parameters.values()):
             raise
         names = [name for name in signature.parameters if name != "self"]
-        close = _difflib.get_close_matches(unknown[0].replace("-", "_"), names, n=1)
+        close = _core._nearest_name(unknown[0].replace("-", "_"), names)
         if _COMMAND_LINE_NAMES.get(unknown[0]) in names:
-            close = [_COMMAND_LINE_NAMES[unknown[0]]]
-        hint = f" (did you mean {close[0]}?)" if close else ""
+            close = _COMMAND_LINE_NAMES[unknown[0]]
+        hint = f" (did you mean {close}?)" if close else ""
         called = function.__qualname__.removesuffix(".__init__")
         raise TypeError(f"{called}() got an unexpected keyword argument {unknown[0]!r}{hint}"
                         ) from None

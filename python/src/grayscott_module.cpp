@@ -48,6 +48,7 @@
 #include "pipeline/state_memory.hpp"
 #include "pipeline/stop_signal.hpp"
 #include "pipeline/sweep.hpp"
+#include "requests/names.hpp"
 #include "requests/settings.hpp"
 #include "requests/value_sets.hpp"
 #if GRAYSCOTT_WITH_MPI
@@ -1973,6 +1974,13 @@ NB_MODULE(_core, m) {
   m.def("_setting_names", &requests::setting_names,
         "(command-line option, Python keyword) of every setting.");
   m.def("_python_words", &python_words, "message"_a);
+  m.def(
+      "_nearest_name",
+      [](const std::string& name, const std::vector<std::string>& known) {
+        return requests::nearest_name(name, known);
+      },
+      "name"_a, "known"_a,
+      "The one of `known` a misspelt `name` means, as the command line finds it, or ''.");
 
   // gs.open's check before xarray opens the file (a FIFO would hang it, a folder or a missing
   // file get HDF5's words): the command line's refusals.

@@ -103,8 +103,11 @@ def test_a_misspelt_keyword_gets_the_command_lines_hint():
     for keyword, meant in (("fuse", "fuse_steps"), ("deltat", "dt")):
         with pytest.raises(TypeError, match=rf"'{keyword}' \(did you mean {meant}\?\)"):
             gs.Simulation(rows=8, cols=8, backend="cpu", **{keyword: 1})
-    with pytest.raises(TypeError, match=r"'seed' \(did you mean seeds\?\)"):
-        gs.sweep(feed=[0.02], kill=[0.06], seed=3)
+    with pytest.raises(TypeError, match=r"'seedss' \(did you mean seeds\?\)"):
+        gs.sweep(feed=[0.02], kill=[0.06], seedss=[3])
+    # A name that begins a keyword is taken for it before a slip (out: output, not outside).
+    with pytest.raises(TypeError, match=r"'out' \(did you mean output\?\)"):
+        gs.sweep(feed=[0.02], kill=[0.06], out="x.h5")
 
 
 def test_paths_raise_the_exceptions_python_has_for_them(tmp_path):

@@ -38,35 +38,24 @@ namespace {
 using requests::edit_distance;
 using requests::slips_allowed;
 
-// The command's long option nearest to `name`, if it is near enough to be a slip, or the one it
-// begins (--proj: --projection). `primary`: named by its first long name (what a config file's
-// key must be), not by the course's alias that matched.
+// The command's long option nearest to `name` (requests::nearest_index: one it begins or that
+// begins it, or a slip of the keyboard). `primary`: named by its first long name (what a config
+// file's key must be), not by the course's alias that matched.
 bool is_about_the_options(const std::string& name);
 
 std::string nearest_option(const CLI::App& command, std::string_view name, bool primary = false) {
-  std::string best, begun;
-  std::size_t best_distance = slips_allowed(name) + 1;
-  int begins = 0;
+  std::vector<std::string> known, shown;
   for (const CLI::Option* option : command.get_options()) {
     const auto& names = option->get_lnames();
     // A config file's key is never --help, --config or --print-config (nor suggested as one).
     if (primary && !names.empty() && is_about_the_options(names.front())) continue;
-    for (const std::string& known : names) {
-      const std::string shown = primary ? names.front() : known;
-      const std::size_t distance = edit_distance(name, known);
-      if (distance < best_distance) {
-        best_distance = distance;
-        best = shown;
-      }
-      if (name.size() >= 3 && known.size() > name.size() && known.rfind(name, 0) == 0 &&
-          begun != shown) {
-        begun = shown;
-        ++begins;
-      }
+    for (const std::string& each : names) {
+      known.push_back(each);
+      shown.push_back(primary ? names.front() : each);
     }
   }
-  if (best.empty() && begins == 1) return begun;
-  return best;
+  const std::optional<std::size_t> nearest = requests::nearest_index(name, known);
+  return nearest ? shown[*nearest] : std::string();
 }
 
 }  // namespace
@@ -408,6 +397,18 @@ std::string explain_parse_error(const CLI::ParseError& error, CLI::App& command)
       return "unknown option --" + name + (near.empty() ? "" : " (did you mean --" + near + "?)");
     }
     const auto remaining = command.remaining();
+    // A short option this command does not have (render's -o): the one long option of that
+    // letter, where there is one.
+    for (const std::string& extra : remaining) {
+      if (extra.size() != 2 || extra[0] != '-' || extra[1] == '-') continue;
+      std::vector<std::string> begun;
+      for (const CLI::Option* option : command.get_options()) {
+        for (const std::string& name : option->get_lnames())
+          if (name.front() == extra[1]) begun.push_back(name);
+      }
+      return "unknown option " + extra +
+             (begun.size() == 1 ? " (did you mean --" + begun.front() + "?)" : std::string());
+    }
     if (!remaining.empty()) return "unexpected argument '" + remaining.front() + "'";
   }
   if (dynamic_cast<const CLI::ConversionError*>(&error) != nullptr) {

@@ -247,6 +247,11 @@ expect_error "config mixed.toml line 2, key 'colls': unknown key (did you mean c
 # Bad input: one clear line each, nothing computed.
 expect_error "unknown option --nbrows (did you mean --nbrow?)" run --nbrows
 expect_error "unknown option --imags (did you mean --images?)" run --imags 10
+# A name that begins an option is taken for it before a slip: --out is --output, not --du.
+expect_error "unknown option --out (did you mean --output?)" run --out x.h5
+expect_error "unknown option --steps (did you mean --steps-per-image?)" run --steps 10
+expect_error "unknown option --output (did you mean --out?)" render run.h5 --output pics
+expect_error "unknown option -o (did you mean --out?)" render run.h5 -o pics
 expect_error "rows must be a positive integer" run --rows 0
 expect_error "cols must be a positive integer" run --cols -5
 expect_error "--rows: expected a whole number, got 'ten'" run --rows ten
