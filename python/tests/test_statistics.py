@@ -70,6 +70,24 @@ def test_a_sweep_takes_the_same_settings(tmp_path):
     assert result["completed"]
 
 
+def test_a_sweeps_rate_counts_only_the_members_it_stepped(tmp_path):
+    # A settled member is stepped no more: its later images repeat its state and are written, but
+    # were never computed, and the rate does not count them.
+    import h5py
+
+    rows, cols, images, steps = 32, 32, 12, 200
+    result = gs.sweep(tmp_path / "sw.h5", feed="0.01:0.09:4", kill="0.04:0.07:4", rows=rows,
+                      cols=cols, images=images, steps_per_image=steps, stats=True,
+                      until_steady=1e-5, steady_images=2, quiet=True)
+    with h5py.File(tmp_path / "sw.h5") as f:
+        settled = f["stats/settled_image"][...]
+    assert (settled >= 0).any() and (settled < images - 1).any()
+    stepped = sum(int(s) + 1 if s >= 0 else images for s in settled)
+    assert stepped < len(settled) * images
+    counted = result["cell_updates_per_s"] * result["seconds"]
+    assert counted == pytest.approx(stepped * rows * cols * steps, rel=1e-9)
+
+
 @pytest.mark.parametrize("kwargs, words", [
     (dict(until_steady=-1e-3), "until_steady"),
     (dict(until_steady=float("nan")), "until_steady"),

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <new>
 #include <optional>
+#include <utility>
 
 #include "engine/registry.hpp"
 #include "io/files/output_path.hpp"
@@ -273,6 +274,9 @@ JobSummary run_job(Job job, JobFile<Real>& file, Placement<Real>& place) {
       file.nonfinite_images() ? *file.nonfinite_images() : no_nonfinite;
   LoopOutcome outcome;
   std::int64_t member_images_done = 0, batches = 0, stopped_first = first, stopped_count = 1;
+  // The member-images stepped (the rate's): a settled member of a sweep is stepped no more, while
+  // its images, which repeat its state, are still written and counted as done.
+  std::int64_t member_images_stepped = 0;
   std::exception_ptr error = capture_error([&] {
     if (!job.resume && job.one_simulation &&
         job.member_initial.front().kind == InitialKind::Custom) {
@@ -311,10 +315,14 @@ JobSummary run_job(Job job, JobFile<Real>& file, Placement<Real>& place) {
       plan.grid = job.problem.grid;
       plan.periodic = job.problem.boundary == Boundary::Periodic;
       plan.stop_once_settled = job.one_simulation;
+      std::int64_t stepping = count, settling = 0;  // members stepped; of them, settled now
       if (!job.one_simulation) {
         // A member that settled is stepped no more (where the backend can leave it out): the
         // batch's time falls with the members still changing. Its later images repeat its state.
-        plan.on_member_settled = [&](std::size_t member, std::int64_t) { batch->freeze(member); };
+        plan.on_member_settled = [&](std::size_t member, std::int64_t) {
+          batch->freeze(member);
+          ++settling;  // stepped for this image, not for the next
+        };
       }
       if (plan.steady.enabled() && from > 0) {
         // A continued job settles where an uninterrupted one does: each member's calm images
@@ -325,7 +333,10 @@ JobSummary run_job(Job job, JobFile<Real>& file, Placement<Real>& place) {
           const SteadyStart start = file.steady_start(first + m, job.analysis.steady);
           plan.calm_images_at_start[static_cast<std::size_t>(m)] = start.calm_images;
           plan.settled_at_start[static_cast<std::size_t>(m)] = start.settled;
-          if (start.settled && !job.one_simulation) batch->freeze(static_cast<std::size_t>(m));
+          if (start.settled && !job.one_simulation) {
+            batch->freeze(static_cast<std::size_t>(m));
+            --stepping;
+          }
         }
       }
       if (plan.statistics) {
@@ -336,6 +347,8 @@ JobSummary run_job(Job job, JobFile<Real>& file, Placement<Real>& place) {
       }
       plan.on_image = [&](std::int64_t) {
         member_images_done += count;
+        member_images_stepped += stepping;
+        stepping -= std::exchange(settling, 0);
         if (job.on_progress)
           job.on_progress(done_before + member_images_done, done_before + remaining);
         else
@@ -422,7 +435,7 @@ JobSummary run_job(Job job, JobFile<Real>& file, Placement<Real>& place) {
   summary.settled = summary.status.starts_with("settled after image ");
   summary.signal = static_cast<int>(place.most(cause.empty() ? outcome.signal : 0));
   summary.seconds = place.slowest(progress.elapsed_seconds());
-  const std::int64_t job_member_images = place.member_images(member_images_done);
+  const std::int64_t job_member_images = place.member_images(member_images_stepped);
   summary.cell_updates_per_s =
       summary.seconds > 0
           ? static_cast<double>(job_member_images) * cell_updates_per_member_image / summary.seconds
