@@ -124,7 +124,7 @@ void add_render_command(CLI::App& root) {
         if (state->video.empty() && given(*render, option)) {
           throw InvalidInput(std::string(option) +
                              " is a video's option: give --video NAME.mp4 (pictures are written "
-                             "of every image)");
+                             "of every image, of a sweep's every seed)");
         }
       }
       // And the pictures' folder with a video, which would be ignored as well.

@@ -247,6 +247,9 @@ expect_error "config mixed.toml line 2, key 'colls': unknown key (did you mean c
 # Bad input: one clear line each, nothing computed.
 expect_error "unknown option --nbrows (did you mean --nbrow?)" run --nbrows
 expect_error "unknown option --imags (did you mean --images?)" run --imags 10
+# Another program's HDF5 file is not taken for a run's.
+/usr/bin/python3 -c "import h5py; h5py.File('foreign.h5', 'w')['x'] = [1, 2]"
+expect_error "foreign.h5 is not a grayscott sweep file (no attribute kind)" sweep --resume foreign.h5
 # A name that begins an option is taken for it before a slip: --out is --output, not --du.
 expect_error "unknown option --out (did you mean --output?)" run --out x.h5
 expect_error "unknown option --steps (did you mean --steps-per-image?)" run --steps 10

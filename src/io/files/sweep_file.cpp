@@ -598,6 +598,10 @@ SweepFileState read_sweep_state(const fs::path& path) {
   RunFileReader file(path);
   refuse_if_being_written(path, live_writer(file), "continue");
   if (!file.has_attribute("kind") || file.attribute_string("kind") != "sweep") {
+    // A run's file says so by its attributes; another program's has none of grayscott's.
+    if (!file.has_attribute("steps_per_image") || !file.has_attribute("images")) {
+      throw InvalidInput(path.string() + " is not a grayscott sweep file (no attribute kind)");
+    }
     throw InvalidInput(path.string() +
                        " is not a sweep file (a run continues with grayscott run "
                        "--resume)");
