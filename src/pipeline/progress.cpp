@@ -62,7 +62,7 @@ void announce_output(const std::filesystem::path& path, const std::string& conte
     if (notices) return notices(text);
     std::fprintf(stderr, "grayscott: %s%s\n", kind, text.c_str());
   };
-  const std::string extension = path.extension().string();
+  const std::string extension = io::lowercase_extension(path);
   if (extension != ".h5" && extension != ".hdf5" && extension != ".he5" && extension != ".nc") {
     notice("warning: ",
            path.string() + " does not end in .h5 or .hdf5; it is written as HDF5 all the same");

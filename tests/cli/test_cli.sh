@@ -247,6 +247,11 @@ expect_error "config mixed.toml line 2, key 'colls': unknown key (did you mean c
 # Bad input: one clear line each, nothing computed.
 expect_error "unknown option --nbrows (did you mean --nbrow?)" run --nbrows
 expect_error "unknown option --imags (did you mean --images?)" run --imags 10
+# A name that is all extension names no file; an extension in capitals is one.
+expect_error "output .h5: the name is all extension" run --rows 8 --cols 8 --images 1 -o .h5
+expect_error "video .mp4: the name is all extension" render run.h5 --video .mp4
+"$gs" run --rows 8 --cols 8 --images 1 -o CAPS.H5 2>err.txt && ! grep -q "does not end" err.txt &&
+  [[ -s CAPS.H5 && -s CAPS.xmf ]] && pass || fail "-o CAPS.H5: $(cat err.txt)"
 # Another program's HDF5 file is not taken for a run's.
 /usr/bin/python3 -c "import h5py; h5py.File('foreign.h5', 'w')['x'] = [1, 2]"
 expect_error "foreign.h5 is not a grayscott sweep file (no attribute kind)" sweep --resume foreign.h5

@@ -6,6 +6,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
@@ -45,6 +46,19 @@ void refuse_to_replace_a_live_file(const fs::path& path) {
 }
 
 }  // namespace
+
+std::string lowercase_extension(const fs::path& path) {
+  const std::string name = path.filename().string();
+  const std::size_t dot = name.rfind('.');
+  std::string extension = dot == std::string::npos ? std::string() : name.substr(dot);
+  for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return extension;
+}
+
+bool only_an_extension(const fs::path& path) {
+  const std::string name = path.filename().string();
+  return name.size() > 1 && name.rfind('.') == 0;
+}
 
 std::string format_bytes(std::uint64_t bytes) {
   // Sizes are saturated there by whoever computes them: the true figure is larger still.
@@ -119,6 +133,11 @@ void check_output_path(const fs::path& path, bool overwrite, std::uint64_t bytes
   // What is wrong with the name itself comes first: --force cannot make a folder a file, nor a
   // device node, a FIFO or a socket.
   if (path.empty()) throw InvalidInput("output: the file name is empty");
+  if (const std::string extension = lowercase_extension(path);
+      only_an_extension(path) && (extension == ".h5" || extension == ".hdf5")) {
+    throw InvalidInput("output " + path.string() +
+                       ": the name is all extension (name the file, e.g. -o run.h5)");
+  }
   if (path == "-") {
     throw InvalidInput(
         "output: '-' would be a file named '-': an HDF5 file is written to a "

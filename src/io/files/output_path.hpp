@@ -28,6 +28,12 @@ std::string why_not_writable(const std::filesystem::path& folder);
 // Throws InvalidInput.
 void check_replaceable(const std::filesystem::path& path, const std::string& what);
 
+// The extension of a file's name, in lower case (".H5": ".h5"), and of a name that is nothing but
+// one (".h5", which std::filesystem takes for a hidden file's name without extension) too.
+std::string lowercase_extension(const std::filesystem::path& path);
+// Whether the name is nothing but an extension: ".h5", ".mp4".
+bool only_an_extension(const std::filesystem::path& path);
+
 // What stands at a path, for a message: "a file", "a directory", "a FIFO", "a character device",
 // "a block device", "a socket".
 const char* special_file_kind(std::filesystem::file_type type);

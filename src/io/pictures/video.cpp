@@ -121,7 +121,11 @@ std::string ffmpeg_description() {
 }
 
 std::string video_format(const fs::path& path) {
-  const std::string ext = path.extension().string();
+  if (only_an_extension(path)) {
+    throw InvalidInput("video " + path.string() +
+                       ": the name is all extension (name the file, e.g. --video run.mp4)");
+  }
+  const std::string ext = lowercase_extension(path);
   if (ext == ".mp4") return "mp4";
   if (ext == ".webm") return "webm";
   if (ext == ".gif") return "gif";
