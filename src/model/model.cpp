@@ -40,6 +40,11 @@ double parse_double(std::string_view text, std::string_view what) {
   while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
   double value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  // A number past float64's range (1e400) is a number, named as such.
+  if (ec == std::errc::result_out_of_range && end == text.data() + text.size()) {
+    throw InvalidInput(std::string(what) + ": '" + std::string(text) +
+                       "' is out of range for a float64");
+  }
   if (ec != std::errc{} || end != text.data() + text.size()) {
     throw InvalidInput(std::string(what) + ": '" + std::string(text) + "' is not a number");
   }

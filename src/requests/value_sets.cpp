@@ -53,6 +53,10 @@ std::string in_quotes(std::string_view text) {
 double parse_number(std::string_view item, std::string_view what, std::string_view whole) {
   double value = 0;
   const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), value);
+  if (!item.empty() && ec == std::errc::result_out_of_range && end == item.data() + item.size()) {
+    throw InvalidInput(std::string(what) + ": " + in_quotes(item) +
+                       " is out of range for a float64");
+  }
   if (item.empty() || ec != std::errc{} || end != item.data() + item.size()) {
     throw InvalidInput(std::string(what) + ": " + in_quotes(item) + " in " + in_quotes(whole) +
                        " is not a number");

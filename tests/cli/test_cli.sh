@@ -247,6 +247,11 @@ expect_error "config mixed.toml line 2, key 'colls': unknown key (did you mean c
 # Bad input: one clear line each, nothing computed.
 expect_error "unknown option --nbrows (did you mean --nbrow?)" run --nbrows
 expect_error "unknown option --imags (did you mean --images?)" run --imags 10
+# A number past float64's range is a number out of range, not "not a number".
+expect_error "outside: '1e400' is out of range for a float64" run --rows 8 --cols 8 --images 1 \
+  --boundary fixed --outside 1e400,0 -o never.h5
+expect_error "feed: '1e400' is out of range for a float64" sweep --rows 8 --cols 8 --images 1 \
+  --feed 0.01,1e400 -o never.h5
 # A name that is all extension names no file; an extension in capitals is one.
 expect_error "output .h5: the name is all extension" run --rows 8 --cols 8 --images 1 -o .h5
 expect_error "video .mp4: the name is all extension" render run.h5 --video .mp4
