@@ -198,12 +198,11 @@ FieldSet parse_fields(std::string_view text) {
   std::stringstream in(whole);
   std::string item;
   while (std::getline(in, item, ',')) {
-    if (item == "u")
-      f.u = true;
-    else if (item == "v")
-      f.v = true;
-    else
+    bool* named = item == "u" ? &f.u : item == "v" ? &f.v : nullptr;
+    // A field named twice (u,v,u) is a slip, not a third field.
+    if (named == nullptr || *named)
       throw InvalidInput("fields: expected v, u or u,v, got " + in_quotes(whole));
+    *named = true;
   }
   if (!f.u && !f.v) throw InvalidInput("fields: expected v, u or u,v, got " + in_quotes(whole));
   return f;

@@ -247,6 +247,7 @@ expect_error "config mixed.toml line 2, key 'colls': unknown key (did you mean c
 # Bad input: one clear line each, nothing computed.
 expect_error "unknown option --nbrows (did you mean --nbrow?)" run --nbrows
 expect_error "unknown option --imags (did you mean --images?)" run --imags 10
+expect_error "fields: expected v, u or u,v, got 'u,v,u'" run --fields u,v,u -o never.h5
 # A number past float64's range is a number out of range, not "not a number".
 expect_error "outside: '1e400' is out of range for a float64" run --rows 8 --cols 8 --images 1 \
   --boundary fixed --outside 1e400,0 -o never.h5
