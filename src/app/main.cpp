@@ -1,6 +1,7 @@
 // grayscott: the command-line front end. Thin by design: each subcommand parses its options and
 // calls the engine and I/O libraries.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -58,6 +59,23 @@ int main(int argc, char** argv) {
                    commands.c_str());
     }
     return 2;
+  }
+  // A command's options given before it (grayscott --rows 5 run): CLI11 would say the arguments
+  // were not expected, in reverse order.
+  if (first_is_an_option && app.get_option_no_throw(argv[1]) == nullptr) {
+    for (int k = 2; k < argc; ++k) {
+      const std::string_view arg = argv[k];
+      if (arg == "--") break;
+      if (std::find(command_names.begin(), command_names.end(), arg) == command_names.end())
+        continue;
+      if (app::secondary_mpi_process()) return 2;
+      std::string meant = "grayscott " + std::string(arg);
+      for (int j = 1; j < argc; ++j) {
+        if (j != k) meant += " " + std::string(argv[j]);
+      }
+      std::fprintf(stderr, "grayscott: error: options go after the command: %s\n", meant.c_str());
+      return 2;
+    }
   }
   if (const std::string misread = app::misread_option_value(argc, argv); !misread.empty()) {
     if (app::secondary_mpi_process()) return 2;

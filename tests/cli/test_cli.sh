@@ -248,6 +248,7 @@ expect_error "config mixed.toml line 2, key 'colls': unknown key (did you mean c
 expect_error "unknown option --nbrows (did you mean --nbrow?)" run --nbrows
 expect_error "unknown option --imags (did you mean --images?)" run --imags 10
 expect_error "fields: expected v, u or u,v, got 'u,v,u'" run --fields u,v,u -o never.h5
+expect_error "options go after the command: grayscott run --rows 5 --cols 8" --rows 5 run --cols 8
 # A number past float64's range is a number out of range, not "not a number".
 expect_error "outside: '1e400' is out of range for a float64" run --rows 8 --cols 8 --images 1 \
   --boundary fixed --outside 1e400,0 -o never.h5
