@@ -89,6 +89,17 @@ bool takes_number(const CLI::Option& option) {
   return takes_whole_number(option) || option.get_type_name().rfind("FLOAT", 0) == 0;
 }
 
+// Whether the option takes a name (a choice such as zero-flux|periodic|fixed, or NAME): in a config
+// file a string, a number there being a value of the wrong kind, reported with the others at once.
+bool takes_a_name(const CLI::Option& option) {
+  const std::string& type = option.get_type_name();
+  if (type == "NAME") return true;
+  if (type.find('|') == std::string::npos) return false;
+  return std::all_of(type.begin(), type.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || c == '-' || c == '|' || c == ',';
+  });
+}
+
 // What a TOML value is, for a message: "a string", "a float" (4.0 where a whole number is due).
 std::string toml_type_name(const toml::node& node) {
   if (node.is_string()) return "a string";
@@ -114,6 +125,10 @@ std::string option_text(const CLI::Option& option, const toml::node& node,
                        " (without quotes), got " + toml_type_name(node));
   }
   if (auto s = node.as_string()) return s->get();
+  if (takes_a_name(option) && (node.is_integer() || node.is_floating_point())) {
+    throw InvalidInput(where + ": expected a name in quotes (" + option.get_type_name() +
+                       "), got " + toml_type_name(node));
+  }
   if (auto i = node.as_integer()) return std::to_string(i->get());
   if (auto f = node.as_floating_point()) return shortest_text(f->get());
   if (auto a = node.as_array()) {
@@ -307,8 +322,15 @@ void apply_config(CLI::App& app, const std::string& path,
       }
     };
     const auto unknown_key = [&](const toml::node& node, const std::string& key,
-                                 const std::string& name) {
-      const std::string near = nearest_option(app, name, /*primary=*/true);
+                                 const std::string& name, bool top_level) {
+      std::string near = nearest_option(app, name, /*primary=*/true);
+      // A top-level key, shared by the commands, may be another command's option misspelt.
+      for (CLI::App* command : commands_of(*root)) {
+        if (!near.empty() || !top_level || command == &app) continue;
+        if (const std::string other = nearest_option(*command, name, /*primary=*/true);
+            !other.empty())
+          near = other + ", an option of " + command->get_name();
+      }
       const std::string hint =
           name == "config"         ? " (a config file names options, not another config)"
           : name == "print-config" ? " (--print-config is asked for on the command line)"
@@ -324,7 +346,7 @@ void apply_config(CLI::App& app, const std::string& path,
         const std::string name(key.str());
         CLI::Option* option = option_for(app, name);
         if (option == nullptr) {
-          unknown_key(node, app.get_name() + "." + name, name);
+          unknown_key(node, app.get_name() + "." + name, name, false);
           continue;
         }
         apply(*option, node, app.get_name() + "." + name);
@@ -349,7 +371,7 @@ void apply_config(CLI::App& app, const std::string& path,
           elsewhere = elsewhere || (command != &app && option_for(*command, name) != nullptr);
         }
         if (elsewhere) continue;
-        unknown_key(node, name, name);
+        unknown_key(node, name, name, true);
         continue;
       }
       apply(*option, node, name);

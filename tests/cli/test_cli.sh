@@ -239,6 +239,14 @@ expect_error "config unknowns.toml line 1, key 'velocity': unknown key; line 3, 
 printf 'rows = 16\ncolls = 64\nimages = "3"\nkil = 0.06\n' >mixed.toml
 expect_error "config mixed.toml line 2, key 'colls': unknown key (did you mean cols?); line 3, key 'images': expected a whole number (without quotes), got a string; line 4, key 'kil': unknown key (did you mean kill?)" \
   run --config mixed.toml -o x.h5
+# A number where a name is due is a value of the wrong kind as well, told with the others.
+printf 'fed = 0.02\nboundary = 5\n[run]\nimags = 3\n' >kinds.toml
+expect_error "config kinds.toml line 1, key 'fed': unknown key (did you mean feed?); line 2, key 'boundary': expected a name in quotes (zero-flux|periodic|fixed), got an integer; line 4, key 'run.imags': unknown key (did you mean images?)" \
+  run --config kinds.toml -o x.h5
+# A top-level key, shared by the commands, may be another command's option misspelt.
+printf 'colourmap = "viridis"\n' >shared.toml
+expect_error "key 'colourmap': unknown key (did you mean colormap, an option of render?)" \
+  run --config shared.toml -o x.h5
 # An option given twice, or under its name and its course alias: the later value wins.
 "$gs" run --rows 8 --cols 8 --nbimage 5 --images 3 --quiet -o later.h5 &&
   /usr/bin/python3 -c 'import h5py; assert h5py.File("later.h5", "r")["v"].shape[0] == 3' &&
