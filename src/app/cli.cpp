@@ -209,6 +209,16 @@ std::string toml_string(const std::string& text) {
 void print_config(const CLI::App& app, const ChosenValues& chosen) {
   std::printf("[%s]\n", app.get_name().c_str());
   bool noted = false;
+  // Before the first option not given: what its comment shows.
+  const auto note_once = [&] {
+    if (noted) return;
+    // Only a command with presets has defaults that another option changes.
+    std::printf(app.get_option_no_throw("--preset") != nullptr
+                    ? "# not given: the value used, the default or what the preset, the pattern "
+                      "or --depth chose\n"
+                    : "# not given: the default\n");
+    noted = true;
+  };
   for (const CLI::Option* option : app.get_options()) {
     if (option->get_lnames().empty()) continue;
     const std::string name = option->get_lnames().front();
@@ -226,19 +236,17 @@ void print_config(const CLI::App& app, const ChosenValues& chosen) {
       value = found->second;  // a preset's, a pattern's or the depth's choice
     } else {
       value = option->get_default_str();
-      if (value.empty()) continue;  // not given and no default: the program's own choice
+    }
+    if (value.empty()) {
+      // Not given and no default (a seed, a pattern, a folder of pictures): said, not a key.
+      note_once();
+      std::printf("# %s: not set\n", name.c_str());
+      continue;
     }
     // A seed is a string option (its range is a 64-bit one's) but a number in the file.
     const bool is_seed = option->get_type_name() == "UINT";
     if (!is_flag(*option) && !takes_number(*option) && !is_seed) value = toml_string(value);
-    if (!given && !noted) {
-      // Only a command with presets has defaults that another option changes.
-      std::printf(app.get_option_no_throw("--preset") != nullptr
-                      ? "# not given: the value used, the default or what the preset, the pattern "
-                        "or --depth chose\n"
-                      : "# not given: the default\n");
-      noted = true;
-    }
+    if (!given) note_once();
     std::printf("%s%s = %s\n", given ? "" : "# ", name.c_str(), value.c_str());
   }
 }

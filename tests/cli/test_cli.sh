@@ -243,6 +243,9 @@ expect_error "config mixed.toml line 2, key 'colls': unknown key (did you mean c
 printf 'fed = 0.02\nboundary = 5\n[run]\nimags = 3\n' >kinds.toml
 expect_error "config kinds.toml line 1, key 'fed': unknown key (did you mean feed?); line 2, key 'boundary': expected a name in quotes (zero-flux|periodic|fixed), got an integer; line 4, key 'run.imags': unknown key (did you mean images?)" \
   run --config kinds.toml -o x.h5
+# --print-config names every option: one not given and without a default is said to be unset.
+"$gs" run --print-config >printed.txt && grep -qx "# seed: not set" printed.txt &&
+  grep -qx "# pattern: not set" printed.txt && pass || fail "print-config's unset options: $(cat printed.txt)"
 # A top-level key, shared by the commands, may be another command's option misspelt.
 printf 'colourmap = "viridis"\n' >shared.toml
 expect_error "key 'colourmap': unknown key (did you mean colormap, an option of render?)" \
