@@ -48,6 +48,18 @@ def open_dataset(path: str, **kwargs):
     # opened file's close: the one returned closes it (ds.close(), a with block), or the file
     # stays open, and locked against a resume, until the garbage collector finds it.
     close_the_file = ds._close
+    try:
+        ds = _named(ds, path, kwargs)
+    except BaseException:
+        if close_the_file is not None:
+            close_the_file()
+        raise
+    ds.set_close(close_the_file)
+    return ds
+
+
+def _named(ds, path: str, kwargs: dict):
+    """The Dataset of a run or sweep file with its axes, coordinates and statistics named."""
     # A volume's file (a run's or a sweep's) says its depth; a sweep's its members.
     volume = int(ds.attrs.get("depth", 1)) > 1
     sweep = "members" in ds.attrs or (not volume and any(
@@ -85,7 +97,6 @@ def open_dataset(path: str, **kwargs):
               if name in ds.coords and ds[name].dims == ("member",)]
     if sweep and levels == ["feed", "kill", "seed"]:
         ds = ds.drop_vars("member", errors="ignore").set_index(member=levels)
-    ds.set_close(close_the_file)
     return ds
 
 

@@ -109,7 +109,9 @@ void forget_the_interrupt_python_was_told_of() {
 
 // Whether `error`, raised by a callback during a run, is the KeyboardInterrupt of a SIGINT that
 // came (Ctrl-C, a Jupyter interrupt), passed on to Python by the run's handler; one the callback
-// raised itself is an exception like any other ("on_image raised KeyboardInterrupt").
+// raised itself is an exception like any other ("on_image raised KeyboardInterrupt"), and so is
+// one that a script's own SIGINT handler raised (the run then leaves SIGINT to it). The flag is
+// the running run's: runs of one process take turns.
 bool interrupted_by_signal(const nb::python_error& error) {
   return error.matches(PyExc_KeyboardInterrupt) && python_told_of_interrupt.load();
 }

@@ -17,6 +17,9 @@
 
 #include "app/commands.hpp"
 #include "requests/names.hpp"
+#if GRAYSCOTT_WITH_MPI
+#include "mpi/session.hpp"
+#endif
 
 namespace grayscott::app {
 
@@ -237,7 +240,7 @@ void print_config(const CLI::App& app, const ChosenValues& chosen) {
     } else {
       value = option->get_default_str();
     }
-    if (value.empty()) {
+    if (!given && value.empty()) {
       // Not given and no default (a seed, a pattern, a folder of pictures): said, not a key.
       note_once();
       std::printf("# %s: not set\n", name.c_str());
@@ -289,6 +292,16 @@ void apply_config(CLI::App& app, const std::string& path,
     std::error_code error;
     if (std::filesystem::is_directory(path, error))
       throw InvalidInput("config " + path + " is a directory, not a TOML file");
+#if GRAYSCOTT_WITH_MPI
+    // Every rank reads the file: a pipe would be read by one of them, the others finding it empty
+    // and running with the defaults.
+    if (std::filesystem::exists(path, error) && !std::filesystem::is_regular_file(path, error) &&
+        mpi::launched_by_mpi_launcher()) {
+      throw InvalidInput("config " + path +
+                         " is not a file (a pipe?): under an MPI launcher every rank reads it, "
+                         "so give a file");
+    }
+#endif
     // Read here, not by toml::parse_file, which asks the file's size first: a pipe (a shell's
     // <(...), /dev/stdin) has none, and a file that is missing deserves its own reason.
     std::ifstream in(path, std::ios::binary);
@@ -430,7 +443,9 @@ std::string explain_parse_error(const CLI::ParseError& error, CLI::App& command)
     // A short option this command does not have (render's -o): the one long option of that
     // letter, where there is one.
     for (const std::string& extra : remaining) {
-      if (extra.size() != 2 || extra[0] != '-' || extra[1] == '-') continue;
+      if (extra.size() != 2 || extra[0] != '-' ||
+          !std::isalpha(static_cast<unsigned char>(extra[1])))
+        continue;
       std::vector<std::string> begun;
       for (const CLI::Option* option : command.get_options()) {
         for (const std::string& name : option->get_lnames())

@@ -73,8 +73,6 @@ void describe_statistics(const std::string& path, std::int64_t images) {
   }
 }
 
-// What a sweep file's /stats say: the settings, how many members settled, and the classes of
-// the members' last images.
 // A sweep's members whose values became non-finite (the sweep warned of them as it ran): how many,
 // and the first of them, where /nonfinite_image says.
 void describe_nonfinite_members(const std::string& path) {
@@ -95,6 +93,8 @@ void describe_nonfinite_members(const std::string& path) {
               static_cast<long long>(*first));
 }
 
+// What a sweep file's /stats say: the settings, how many members settled, and the classes of
+// the members' last images.
 void describe_sweep_statistics(const std::string& path, const io::FileReport& r) {
   const io::RunFileReader file(path);
   const auto members = static_cast<std::size_t>(r.members);

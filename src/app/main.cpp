@@ -63,11 +63,24 @@ int main(int argc, char** argv) {
   // A command's options given before it (grayscott --rows 5 run): CLI11 would say the arguments
   // were not expected, in reverse order.
   if (first_is_an_option && app.get_option_no_throw(argv[1]) == nullptr) {
-    for (int k = 2; k < argc; ++k) {
+    // The first name of a command that is not an option's value (-o render run: run).
+    const auto takes_a_value = [&](std::string_view option) {
+      if (!option.starts_with("-") || option.find('=') != std::string_view::npos) return false;
+      for (const CLI::App* command : app::commands_of(app)) {
+        const CLI::Option* found = command->get_option_no_throw(std::string(option));
+        if (found != nullptr && found->get_items_expected_max() > 0) return true;
+      }
+      return false;
+    };
+    int command_at = 0;
+    for (int k = 2; k < argc && command_at == 0 && std::string_view(argv[k]) != "--"; ++k) {
+      if (std::find(command_names.begin(), command_names.end(), argv[k]) != command_names.end() &&
+          !takes_a_value(argv[k - 1]))
+        command_at = k;
+    }
+    if (command_at > 0) {
+      const int k = command_at;
       const std::string_view arg = argv[k];
-      if (arg == "--") break;
-      if (std::find(command_names.begin(), command_names.end(), arg) == command_names.end())
-        continue;
       if (app::secondary_mpi_process()) return 2;
       std::string meant = "grayscott " + std::string(arg);
       for (int j = 1; j < argc; ++j) {

@@ -100,7 +100,7 @@ void add_render_command(CLI::App& root) {
                    "A volume's pictures: max, the largest value along z over each cell of a plane "
                    "(a maximum-intensity projection)")
       ->excludes(slice);
-  render->add_flag("--quiet", state->quiet, "No progress bar, no summary, no notice or warning");
+  render->add_flag("--quiet", state->quiet, "No progress bar and no summary");
   add_config_option(*render, state->config);
   // The appearance, the same for pictures and videos.
   const auto look = [state](io::RenderOptions& options) {

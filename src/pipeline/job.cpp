@@ -315,7 +315,11 @@ JobSummary run_job(Job job, JobFile<Real>& file, Placement<Real>& place) {
       plan.grid = job.problem.grid;
       plan.periodic = job.problem.boundary == Boundary::Periodic;
       plan.stop_once_settled = job.one_simulation;
-      std::int64_t stepping = count, settling = 0;  // members stepped; of them, settled now
+      // Members stepped; of them, those settled at this image, and at the one before. A device
+      // source has the next image's steps issued before this image is measured: a member that
+      // settles is stepped one image more there.
+      std::int64_t stepping = count, settling = 0, settled_before = 0;
+      const bool issued_ahead = batch->source->asynchronous();
       if (!job.one_simulation) {
         // A member that settled is stepped no more (where the backend can leave it out): the
         // batch's time falls with the members still changing. Its later images repeat its state.
@@ -348,7 +352,11 @@ JobSummary run_job(Job job, JobFile<Real>& file, Placement<Real>& place) {
       plan.on_image = [&](std::int64_t) {
         member_images_done += count;
         member_images_stepped += stepping;
-        stepping -= std::exchange(settling, 0);
+        if (issued_ahead) {
+          stepping -= std::exchange(settled_before, std::exchange(settling, 0));
+        } else {
+          stepping -= std::exchange(settling, 0);
+        }
         if (job.on_progress)
           job.on_progress(done_before + member_images_done, done_before + remaining);
         else

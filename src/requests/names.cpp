@@ -30,25 +30,35 @@ std::size_t slips_allowed(std::string_view name) {
 
 std::optional<std::size_t> nearest_index(std::string_view name,
                                          const std::vector<std::string>& known) {
-  // A name that begins another, or that another begins (--out for --output, --steps for
-  // --steps-per-image, --output for render's --out), is taken for it before any slip: of several,
-  // the nearest in length. Three letters at least: "o" begins too many.
+  // In this order: a known name that the one typed begins (--out for --output, --steps for
+  // --steps-per-image: of several, the one strictly nearest in length, else none), a slip of the
+  // keyboard (--imags), a known name that begins the one typed (render's --out for --output). Three
+  // letters at least for either beginning: "o" begins too many.
   const auto gap = [&](std::string_view other) {
     return other.size() > name.size() ? other.size() - name.size() : name.size() - other.size();
   };
-  std::optional<std::size_t> begun, slip;
+  std::optional<std::size_t> abbreviated, slip, extended;
+  bool abbreviation_tied = false;
   std::size_t best_distance = slips_allowed(name) + 1;
   for (std::size_t k = 0; k < known.size(); ++k) {
     const std::string_view candidate = known[k];
-    const std::string_view shorter = candidate.size() < name.size() ? candidate : name;
-    const std::string_view longer = candidate.size() < name.size() ? name : candidate;
-    if (shorter.size() >= 3 && longer.starts_with(shorter) &&
-        (!begun || gap(candidate) < gap(known[*begun])))
-      begun = k;
+    if (candidate == name) return k;  // an alias of an option, named by its first name
+    if (name.size() >= 3 && candidate.starts_with(name)) {
+      if (!abbreviated || gap(candidate) < gap(known[*abbreviated])) {
+        abbreviated = k;
+        abbreviation_tied = false;
+      } else if (gap(candidate) == gap(known[*abbreviated])) {
+        abbreviation_tied = true;
+      }
+    }
+    if (candidate.size() >= 3 && name.starts_with(candidate) &&
+        (!extended || gap(candidate) < gap(known[*extended])))
+      extended = k;
     if (const std::size_t distance = edit_distance(name, candidate); distance < best_distance)
       best_distance = distance, slip = k;
   }
-  return begun ? begun : slip;
+  if (abbreviated && !abbreviation_tied) return abbreviated;
+  return slip ? slip : extended;
 }
 
 std::string nearest_name(std::string_view name, const std::vector<std::string>& known) {

@@ -17,8 +17,8 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 // 2 (1 in a name of 1 or 2 letters: "o" is not "du").
 std::size_t slips_allowed(std::string_view name);
 
-// The one of `known` that `name` begins or is begun by (the nearest in length), else the one near
-// enough to be a slip of the keyboard: its index, none where neither is.
+// The one of `known` that `name` means: one it begins (the nearest in length), else one it is a
+// slip of the keyboard for, else one that begins it; its index, none where none is.
 std::optional<std::size_t> nearest_index(std::string_view name,
                                          const std::vector<std::string>& known);
 // That one's name, or "".

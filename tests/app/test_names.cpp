@@ -32,6 +32,10 @@ TEST(NearestName, TakesANameThatBeginsAnotherBeforeASlip) {
   // A name longer than the one meant (render's --out given as --output).
   EXPECT_EQ(nearest_name("output", {"out", "field", "range"}), "out");
   EXPECT_EQ(nearest_name("feild", {"file", "field"}), "field");
+  // A slip of a longer name before a shorter one that begins it.
+  EXPECT_EQ(nearest_name("init-vals", {"init", "init-values"}), "init-values");
+  // Names begun alike, nearest in length tied: none rather than one at random.
+  EXPECT_EQ(nearest_name("course", {"course-jax", "course-cpp", "course-numpy"}), "");
 }
 
 }  // namespace

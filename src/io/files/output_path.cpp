@@ -35,11 +35,7 @@ void refuse_to_replace_a_live_file(const fs::path& path) {
   } catch (const InvalidInput&) {
     // Not a grayscott file (nor HDF5): nobody of ours writes it.
   } catch (const std::exception& e) {
-    if (lock_refused(e)) {
-      throw InvalidInput("output " + path.string() +
-                         " is open for writing elsewhere (another grayscott starting on it, or "
-                         "another program): replace it once that has ended");
-    }
+    if (lock_refused(e)) throw InvalidInput("output " + why_open_elsewhere(path, "replace"));
     // Unreadable however often read (cut short, damaged): replaced, as asked.
   }
   refuse_if_being_written(path, writer, "replace");
@@ -148,7 +144,7 @@ void check_output_path(const fs::path& path, bool overwrite, std::uint64_t bytes
     throw PathIsDirectory("output " + path.string() + " is a directory, not a file");
   }
   check_replaceable(path, "output");
-  if (path.extension() == ".xmf" || path.extension() == ".xdmf") {
+  if (lowercase_extension(path) == ".xmf" || lowercase_extension(path) == ".xdmf") {
     throw InvalidInput("output " + path.string() +
                        " names an XDMF file: name the HDF5 file (e.g. run.h5); its .xmf "
                        "companion is written beside it");
@@ -248,8 +244,10 @@ FolderLock::~FolderLock() {
 
 fs::path partial_name(const fs::path& path, const std::string& tag) {
   const std::string suffix = ".partial-" + tag;
-  // A name near the system's limit (255 bytes) has room for no suffix: its beginning is used.
-  constexpr std::size_t longest = 255;
+  // A name near the file system's limit (255 bytes on most) has room for no suffix: its
+  // beginning is used.
+  const long limit = ::pathconf(folder_of(path).c_str(), _PC_NAME_MAX);
+  const std::size_t longest = limit > 0 ? static_cast<std::size_t>(limit) : 255;
   std::string name = path.filename().string();
   if (name.size() + suffix.size() > longest) name.resize(longest - suffix.size());
   return path.parent_path() / (name + suffix);

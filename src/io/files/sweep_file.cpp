@@ -587,10 +587,24 @@ void check_members_of(const RunFileReader& file) {
     if (count != members || count == 0)
       refuse("/" + std::string(name) + " holds " + std::to_string(count) + " values");
   }
-  for (const char* field : {"v", "u"}) {
-    if (file.has_field(field) && file.shape(field).at(0) != members)
-      refuse("/" + std::string(field) + " holds " + std::to_string(file.shape(field).at(0)) +
-             " members' images");
+  // Each dataset that holds something of every member, and its axis along the members (-1: its
+  // last, the checkpoint marks' [slots, members]).
+  constexpr std::pair<const char*, int> per_member[] = {{"v", 0},
+                                                        {"u", 0},
+                                                        {"nonfinite_image", 0},
+                                                        {"images_written", 0},
+                                                        {"checkpoint/images", -1},
+                                                        {"stats/change_rms_per_step", 0},
+                                                        {"stats/settled_image", 0}};
+  for (const auto& [name, along] : per_member) {
+    if (!file.has_field(name)) continue;
+    const std::vector<std::int64_t> shape = file.shape(name);
+    const std::size_t axis =
+        along >= 0 ? static_cast<std::size_t>(along) : std::max<std::size_t>(shape.size(), 1) - 1;
+    if (shape.size() <= axis || shape[axis] != members)
+      refuse("/" + std::string(name) + " holds " +
+             (shape.size() <= axis ? std::string("no") : std::to_string(shape[axis])) +
+             " members' values");
   }
 }
 

@@ -196,9 +196,23 @@ bool lock_refused(const std::exception& e) {
   return std::string_view(e.what()).find(std::strerror(EWOULDBLOCK)) != std::string_view::npos;
 }
 
+std::string why_open_elsewhere(const std::filesystem::path& path, std::string_view action) {
+  return path.string() +
+         " is open for writing elsewhere (another grayscott starting on it, or another "
+         "program): " +
+         std::string(action) + " it once that has ended";
+}
+
 std::string why_not_continued(const std::filesystem::path& path, const FileIdentity& read) {
   if (std::string why = why_replaced(path, read); !why.empty()) return why;
-  return why_being_written(path, live_writer_of(path), "continue");
+  try {
+    return why_being_written(path, live_writer_of(path), "continue");
+  } catch (const InvalidInput&) {
+    throw;
+  } catch (const std::exception& e) {
+    if (lock_refused(e)) return why_open_elsewhere(path, "continue");
+    throw;
+  }
 }
 
 void refuse_to_continue_unless_agreed(const std::filesystem::path& path, const FileIdentity& read,

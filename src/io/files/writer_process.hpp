@@ -66,6 +66,10 @@ std::int64_t live_writer_of(const std::filesystem::path& path);
 // through another HDF5 library in this one.
 bool lock_refused(const std::exception& e);
 
+// Why `path` cannot be acted on (`action`: "replace", "continue") while HDF5's lock on it is
+// refused: "... is open for writing elsewhere (...): replace it once that has ended".
+std::string why_open_elsewhere(const std::filesystem::path& path, std::string_view action);
+
 // Throws InvalidInput ("... is being written by process N on this machine: <action> it once that
 // process has ended") when `pid` (live_writer's answer) is not 0: two writers would corrupt it.
 void refuse_if_being_written(const std::filesystem::path& path, std::int64_t pid,

@@ -154,18 +154,19 @@ void check_render_folder(const fs::path& dir, const fs::path& output) {
     throw PathDenied("render folder " + dir.string() + " cannot be created: " + ancestor.string() +
                      " is not writable (" + why + ")");
   }
-  // What only making it tells (a name too long, a file system that takes no folder there, such
-  // as /proc): its first missing level made and removed at once, each deeper level's name
-  // checked against the file system's longest, so that a run does not find out after its last
-  // image.
+  // What only making a folder there tells (a file system that takes none, such as /proc): a
+  // folder of this process's own name made and removed at once (never one of the names asked
+  // for, which another process, or another MPI rank checking the same, may be making), and each
+  // level's name checked against the file system's longest, so that a run does not find out
+  // after its last image.
   const fs::path relative = dir.lexically_relative(ancestor);
   if (relative.empty() || *relative.begin() == "..") return;
-  const fs::path first = ancestor / *relative.begin();
-  if (::mkdir(first.c_str(), 0777) == 0) {
-    ::rmdir(first.c_str());
+  const fs::path probe = ancestor / (".grayscott-probe-" + std::to_string(::getpid()));
+  if (::mkdir(probe.c_str(), 0700) == 0) {
+    ::rmdir(probe.c_str());
   } else if (errno != EEXIST) {
-    throw InvalidInput("render folder " + dir.string() + " cannot be created: " + first.string() +
-                       ": " + std::strerror(errno));
+    throw InvalidInput("render folder " + dir.string() + " cannot be created in " +
+                       ancestor.string() + ": " + std::strerror(errno));
   }
   const long longest = ::pathconf(ancestor.c_str(), _PC_NAME_MAX);
   for (const fs::path& level : relative) {

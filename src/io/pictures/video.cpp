@@ -121,11 +121,12 @@ std::string ffmpeg_description() {
 }
 
 std::string video_format(const fs::path& path) {
-  if (only_an_extension(path)) {
+  const std::string ext = lowercase_extension(path);
+  const bool video_extension = ext == ".mp4" || ext == ".webm" || ext == ".gif" || ext == ".avi";
+  if (only_an_extension(path) && video_extension) {
     throw InvalidInput("video " + path.string() +
                        ": the name is all extension (name the file, e.g. --video run.mp4)");
   }
-  const std::string ext = lowercase_extension(path);
   if (ext == ".mp4") return "mp4";
   if (ext == ".webm") return "webm";
   if (ext == ".gif") return "gif";
