@@ -181,7 +181,7 @@ block = readme[readme.index("# Python course (luckyjim/pyGrayScott)"):]
 block = block[:block.index("```")]
 commands = [line.split("#")[0].split() for line in block.splitlines()
             if line.startswith("grayscott ")]
-check(len(commands) == 6, f"the README's block of the courses' runs: {len(commands)} commands")
+check(len(commands) == 7, f"the README's block of the courses' runs: {len(commands)} commands")
 written = os.path.join(WORK, "readme")
 os.makedirs(written, exist_ok=True)
 for old in os.listdir(written):

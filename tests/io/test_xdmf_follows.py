@@ -36,7 +36,9 @@ def steps_counted(path):
 
 
 # 1. While running: sample the step count, then the companion, then the step count again.
-run = subprocess.Popen([grayscott, "run", "--rows", "128", "--cols", "128", "--images", "400",
+# Long enough to be running still after the samples and the reads below on a fast core (400
+# images took 5 s on a Zen 4 core, which the samples alone take): it is killed before its end.
+run = subprocess.Popen([grayscott, "run", "--rows", "128", "--cols", "128", "--images", "1500",
                         "--steps-per-image", "2000", "--threads", "1", "--backend", "cpu",
                         "--quiet", "-o", "live.h5"], stderr=subprocess.PIPE, text=True)
 samples = []
