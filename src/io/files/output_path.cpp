@@ -144,7 +144,8 @@ void check_output_path(const fs::path& path, bool overwrite, std::uint64_t bytes
     throw PathIsDirectory("output " + path.string() + " is a directory, not a file");
   }
   check_replaceable(path, "output");
-  if (lowercase_extension(path) == ".xmf" || lowercase_extension(path) == ".xdmf") {
+  if (const std::string extension = lowercase_extension(path);
+      extension == ".xmf" || extension == ".xdmf") {
     throw InvalidInput("output " + path.string() +
                        " names an XDMF file: name the HDF5 file (e.g. run.h5); its .xmf "
                        "companion is written beside it");

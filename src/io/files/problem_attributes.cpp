@@ -34,6 +34,11 @@ std::array<double, 27> volume_weights(const Stencil& stencil) {
 
 }  // namespace
 
+void refuse_changed_file(const RunFileReader& file, const std::string& what) {
+  throw InvalidInput(file.path().string() + ": " + what +
+                     " (the file was changed by another program): nothing done with it");
+}
+
 namespace {
 // Refuses (InvalidInput) a file whose images are not of the grid its attributes give: edited by
 // hand or by another program, it would be read, continued or described by the attributes, past
@@ -52,9 +57,8 @@ void check_images_are_of(const RunFileReader& file, const Grid& grid) {
       if (!dims.empty()) dims += 'x';
       dims += std::to_string(shape[k]);
     }
-    throw InvalidInput(file.path().string() + ": its attributes give a grid of " + grid.text() +
-                       " but /" + name + " holds images of " + dims +
-                       " (the file was changed by another program): nothing done with it");
+    refuse_changed_file(file, "its attributes give a grid of " + grid.text() + " but /" + name +
+                                  " holds images of " + dims);
   }
 }
 }  // namespace

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "analysis/statistics.hpp"
@@ -23,7 +24,13 @@ void write_problem_attributes(hid_t root, const Problem& problem, std::int64_t i
 
 class RunFileReader;
 // The shared parameters as write_problem_attributes records them (feed and kill left default).
+// Refuses a file whose images are not of the grid its attributes give (refuse_changed_file).
 Problem read_problem_attributes(const RunFileReader& file);
+
+// Throws InvalidInput "FILE: <what> (the file was changed by another program): nothing done with
+// it", for a file whose attributes disagree with its datasets (edited by hand, or by another
+// program), refused before it is read, continued or described by those attributes.
+[[noreturn]] void refuse_changed_file(const RunFileReader& file, const std::string& what);
 
 // The start's attributes, a run file's and a sweep file's: init, init_values (the values inside
 // its shape).

@@ -578,9 +578,7 @@ void check_members_of(const RunFileReader& file) {
                                    ? file.attribute_int64("members")
                                    : static_cast<std::int64_t>(file.read_doubles("feed").size());
   const auto refuse = [&](const std::string& holds) {
-    throw InvalidInput(file.path().string() + ": " + holds + " for " + std::to_string(members) +
-                       " members (the file was changed by another program): nothing done with "
-                       "it");
+    refuse_changed_file(file, holds + " for " + std::to_string(members) + " members");
   };
   for (const char* name : {"feed", "kill", "seed"}) {
     const auto count = static_cast<std::int64_t>(file.shape(name).at(0));

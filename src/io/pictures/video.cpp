@@ -122,15 +122,14 @@ std::string ffmpeg_description() {
 
 std::string video_format(const fs::path& path) {
   const std::string ext = lowercase_extension(path);
-  const bool video_extension = ext == ".mp4" || ext == ".webm" || ext == ".gif" || ext == ".avi";
-  if (only_an_extension(path) && video_extension) {
-    throw InvalidInput("video " + path.string() +
-                       ": the name is all extension (name the file, e.g. --video run.mp4)");
+  for (const char* format : {"mp4", "webm", "gif", "avi"}) {
+    if (ext != std::string(".") + format) continue;
+    if (only_an_extension(path)) {
+      throw InvalidInput("video " + path.string() +
+                         ": the name is all extension (name the file, e.g. --video run.mp4)");
+    }
+    return format;
   }
-  if (ext == ".mp4") return "mp4";
-  if (ext == ".webm") return "webm";
-  if (ext == ".gif") return "gif";
-  if (ext == ".avi") return "avi";
   throw InvalidInput("video " + path.string() +
                      ": expected a name ending in .mp4, .webm, .gif or .avi");
 }
