@@ -87,7 +87,8 @@ void add_render_command(CLI::App& root) {
   render
       ->add_option("--scale", state->scale,
                    "Pixels per cell along each axis, 1 to 64 (auto: enough for a longer side of "
-                   "about 512 pixels)")
+                   "about 512 pixels; of a sweep, for its grid of tiles, large tiles subsampled "
+                   "to 256)")
       ->capture_default_str();
   render->add_flag("--annotate", state->annotate,
                    "A title (field, step, time) above each picture and a colorbar below");

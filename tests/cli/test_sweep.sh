@@ -79,6 +79,20 @@ PY
 "$grayscott" render ensemble.h5 --out ens 2>/dev/null
 [ -s ens/atlas_seed2.png ] && [ -s ens/atlas_seed3.png ] || fail "one atlas per seed"
 
+# --scale sets a tile's pixels per cell: 4 x 4 members of 64 x 64 are enlarged twice by default
+# (their grid about 512 pixels), once at --scale 1.
+"$grayscott" render sweep.h5 --out atlas_scale1 --scale 1 2>/dev/null
+"$grayscott" render sweep.h5 --out atlas_scale2 --scale 2 2>/dev/null
+cmp -s atlas/atlas.png atlas_scale2/atlas.png || fail "the default atlas is not the one of --scale 2"
+/usr/bin/python3 - <<'PY' || fail "render --scale 1 of a sweep did not draw smaller tiles"
+import struct
+def size(path):
+    with open(path, "rb") as png:
+        return struct.unpack(">II", png.read(24)[16:24])
+(w1, h1), (w2, h2) = size("atlas_scale1/atlas.png"), size("atlas_scale2/atlas.png")
+assert w2 - w1 >= 4 * 64 and h2 - h1 >= 4 * 64, ((w1, h1), (w2, h2))
+PY
+
 # --image picks the atlas's image, from the end when negative: -1 is the default, the last.
 "$grayscott" render sweep.h5 --out atlas_last --image -1 2>/dev/null
 cmp -s atlas/atlas.png atlas_last/atlas.png || fail "render --image -1 is not the last image's atlas"

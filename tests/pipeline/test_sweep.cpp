@@ -475,7 +475,7 @@ io::Rgb8Image read_png(const fs::path& path) {
 // Checks that every member of `seed` has its tile, pixel for pixel, where the atlas's layout puts
 // it (the layout's own arithmetic: SweepAtlas.LargeImagesAreSubsampledIntoTiles).
 void expect_tiles(const fs::path& sweep_file, const io::Rgb8Image& atlas, std::int64_t seed,
-                  std::int64_t image) {
+                  std::int64_t image, std::int64_t scale = 1) {
   io::RunFileReader file(sweep_file);
   const auto dims = file.shape("v");
   const auto feed = file.read_doubles("feed"), kill = file.read_doubles("kill");
@@ -485,7 +485,9 @@ void expect_tiles(const fs::path& sweep_file, const io::Rgb8Image& atlas, std::i
   feeds.erase(std::unique(feeds.begin(), feeds.end()), feeds.end());
   std::sort(kills.begin(), kills.end());
   kills.erase(std::unique(kills.begin(), kills.end()), kills.end());
-  const io::AtlasPainter painter(sweep_file, io::RenderOptions{});
+  io::RenderOptions options;
+  options.scale = scale;
+  const io::AtlasPainter painter(sweep_file, options);
   const io::AtlasLayout& layout = painter.layout();
   ASSERT_EQ(layout.feeds, static_cast<std::int64_t>(feeds.size()));
   ASSERT_EQ(layout.kills, static_cast<std::int64_t>(kills.size()));
@@ -501,8 +503,9 @@ void expect_tiles(const fs::path& sweep_file, const io::Rgb8Image& atlas, std::i
     for (std::int64_t r = 0; r < layout.tile_rows; ++r) {
       for (std::int64_t c = 0; c < layout.tile_cols; ++c) {
         for (int ch = 0; ch < 3; ++ch) {
-          const auto want =
-              tile.pixels[3 * (r * layout.subsample * dims[3] + c * layout.subsample) + ch];
+          const auto want = tile.pixels[3 * (r / layout.enlarge * layout.subsample * dims[3] +
+                                             c / layout.enlarge * layout.subsample) +
+                                        ch];
           const auto got =
               atlas.pixels[3 * ((layout.tile_y(f) + r) * atlas.width + layout.tile_x(k) + c) + ch];
           ASSERT_EQ(got, want) << "member " << m << " pixel " << r << "," << c;
@@ -870,6 +873,47 @@ TEST(SweepAtlas, LargeImagesAreSubsampledIntoTiles) {
   EXPECT_EQ(a.tile_x(1) - a.tile_x(0), a.tile_cols + a.gap);
   EXPECT_GT(a.tile_y(0), a.tile_y(1));  // feed increases upwards
   EXPECT_EQ(io::plan_atlas(128, 128, 1, 1).subsample, 1);
+  // A scale given is taken as it is: every cell, no subsampling.
+  const io::AtlasLayout full = io::plan_atlas(600, 300, 2, 3, 1);
+  EXPECT_EQ(full.subsample, 1);
+  EXPECT_EQ(full.tile_rows, 600);
+}
+
+TEST(SweepAtlas, SmallImagesAreEnlargedIntoReadableTiles) {
+  // 4 x 4 members of 32 x 32: the grid of tiles 512 pixels, not a 128-pixel thumbnail.
+  const io::AtlasLayout small = io::plan_atlas(32, 32, 4, 4);
+  EXPECT_EQ(small.subsample, 1);
+  EXPECT_EQ(small.enlarge, 4);
+  EXPECT_EQ(small.tile_rows, 128);
+  EXPECT_EQ(small.tile_cols, 128);
+  // One member: its tile at most 256 pixels; a wide map of small members is not enlarged.
+  EXPECT_EQ(io::plan_atlas(32, 16, 1, 1).tile_rows, 256);
+  EXPECT_EQ(io::plan_atlas(64, 64, 48, 48).enlarge, 1);
+  EXPECT_EQ(io::plan_atlas(32, 32, 4, 4, 2).tile_cols, 64);  // --scale 2
+
+  // Rendered automatically and at --scale 3: each value a block of pixels, where the layout
+  // says, with the labels placed for the larger grid.
+  const ScratchDir dir("sweep");
+  SweepRequest r = small_sweep(dir / "s.h5", InitialKind::Rectangle);
+  r.fields = {false, true};
+  ASSERT_TRUE(execute_sweep(r).completed);
+  for (const std::int64_t scale : {0, 3}) {
+    io::RenderOptions options;
+    options.out_dir = dir / ("atlas" + std::to_string(scale));
+    options.scale = scale;
+    const io::AtlasPainter painter(r.output, options);
+    EXPECT_GT(painter.layout().enlarge, 1) << "scale " << scale;
+    const auto written = io::render_run(r.output, options);
+    ASSERT_EQ(written.size(), 1u);
+    const io::Rgb8Image atlas = read_png(written[0]);
+    expect_tiles(r.output, atlas, 0, r.images - 1, scale);
+    expect_ticked_axes(atlas, painter);
+  }
+  io::RenderOptions too_large;
+  too_large.scale = io::max_scale + 1;
+  too_large.out_dir = dir / "never";
+  EXPECT_THROW(io::render_run(r.output, too_large), InvalidInput);
+  EXPECT_FALSE(fs::exists(dir / "never"));
 }
 
 TEST(SweepBatches, ASweepTooLargeForOneEngineRunsInEqualBatchesThatFit) {

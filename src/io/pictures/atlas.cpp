@@ -69,13 +69,22 @@ std::int64_t tick_pixel(double position) {
 }  // namespace
 
 AtlasLayout plan_atlas(std::int64_t rows, std::int64_t cols, std::int64_t feeds, std::int64_t kills,
-                       std::int64_t max_tile, AtlasLabelRoom labels) {
+                       std::int64_t scale, AtlasLabelRoom labels) {
   AtlasLayout a;
   a.feeds = feeds;
   a.kills = kills;
-  a.subsample = std::max<std::int64_t>(1, (std::max(rows, cols) + max_tile - 1) / max_tile);
-  a.tile_rows = (rows + a.subsample - 1) / a.subsample;
-  a.tile_cols = (cols + a.subsample - 1) / a.subsample;
+  const std::int64_t longer = std::max<std::int64_t>(1, std::max(rows, cols));
+  if (scale > 0) {
+    a.enlarge = scale;
+  } else {
+    a.subsample = (longer + max_atlas_tile - 1) / max_atlas_tile;
+    const std::int64_t grid_longer =
+        std::max<std::int64_t>(1, std::max(feeds * rows, kills * cols));
+    a.enlarge = std::max<std::int64_t>(
+        1, std::min({auto_scale(grid_longer, 1), max_atlas_tile / longer, max_scale}));
+  }
+  a.tile_rows = (rows + a.subsample - 1) / a.subsample * a.enlarge;
+  a.tile_cols = (cols + a.subsample - 1) / a.subsample * a.enlarge;
   a.gap = 2;
   a.tick_length = tick_length;
   // Room for: the axis title, the widest value label, the tick marks and the gaps on either side
@@ -118,7 +127,9 @@ struct AtlasPainter::State {
         hi(options.hi),
         colormap(options.colormap),
         annotate(options.annotate),
+        scale(options.scale),
         text(atlas_font(), label_px) {
+    if (scale != 0) check_scale(options);
     const auto dims = field_shape(reader, file, field, "sweep");
     // Of volumes, each tile is a member's slice (or projection), options.volume's view.
     const bool volume = reader.depth() > 1;
@@ -187,7 +198,8 @@ struct AtlasPainter::State {
   std::string field;
   double lo, hi;
   Colormap colormap;
-  bool annotate;  // a colorbar below the axes, the model time in the title
+  bool annotate;       // a colorbar below the axes, the model time in the title
+  std::int64_t scale;  // pixels per cell (0: plan_atlas's automatic choice)
   TextRenderer text;
   std::int64_t members = 0, images = 0, rows = 0, cols = 0;  // rows x cols: a tile's values
   std::optional<VolumePicture> view;  // of a sweep of volumes: what each tile shows
@@ -206,7 +218,7 @@ struct AtlasPainter::State {
   void place_ticks() {
     const auto feeds = static_cast<std::int64_t>(feed_index.size());
     const auto kills = static_cast<std::int64_t>(kill_index.size());
-    const AtlasLayout grid = plan_atlas(rows, cols, feeds, kills);
+    const AtlasLayout grid = plan_atlas(rows, cols, feeds, kills, scale);
     std::vector<double> feed_values, kill_values, feed_centres, kill_centres;
     for (const auto& [value, f] : feed_index) {
       feed_values.push_back(value);
@@ -226,7 +238,7 @@ struct AtlasPainter::State {
       room.feed = std::max(room.feed, text.render(tick.text).width);
     for (const AxisTick& tick : ticks.kill)
       room.kill = std::max(room.kill, text.render(tick.text).width);
-    layout = plan_atlas(rows, cols, feeds, kills, 256, room);
+    layout = plan_atlas(rows, cols, feeds, kills, scale, room);
     for (AxisTick& tick : ticks.feed) tick.position += static_cast<double>(layout.top);
     for (AxisTick& tick : ticks.kill) tick.position += static_cast<double>(layout.left);
   }
@@ -336,7 +348,8 @@ Rgb8Image AtlasPainter::paint(std::int64_t image, std::int64_t seed_value) const
     const std::int64_t y0 = layout.tile_y(st.feed_index.at(st.feed[static_cast<std::size_t>(m)]));
     for (std::int64_t r = 0; r < layout.tile_rows; ++r) {
       for (std::int64_t c = 0; c < layout.tile_cols; ++c) {
-        const std::int64_t from = 3 * (r * layout.subsample * st.cols + c * layout.subsample);
+        const std::int64_t from = 3 * (r / layout.enlarge * layout.subsample * st.cols +
+                                       c / layout.enlarge * layout.subsample);
         const std::int64_t to = 3 * ((y0 + r) * layout.width + x0 + c);
         std::copy_n(tile.pixels.begin() + from, 3, atlas.pixels.begin() + to);
       }

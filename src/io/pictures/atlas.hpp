@@ -21,6 +21,7 @@ namespace grayscott::io {
 struct AtlasLayout {
   std::int64_t tile_rows = 0, tile_cols = 0;  // pixels of one tile
   std::int64_t subsample = 1;                 // one image pixel in `subsample` along each axis
+  std::int64_t enlarge = 1;                   // each kept pixel drawn enlarge x enlarge
   std::int64_t gap = 0;                       // pixels between tiles
   std::int64_t left = 0, top = 0;             // the tile grid's origin (margins for the labels)
   std::int64_t width = 0, height = 0;         // the whole picture
@@ -49,10 +50,14 @@ struct AtlasLabelRoom {
   std::int64_t feed = 0, kill = 0;
 };
 
-// Tiles are the images themselves, subsampled by the smallest whole factor that keeps them at
-// most `max_tile` pixels on a side.
+// Tiles are the images themselves at `scale` pixels per cell (render's --scale). Automatic
+// (scale 0): a large image subsampled by the smallest whole factor that keeps its tile at most
+// max_atlas_tile pixels on a side, and small ones enlarged by the largest whole factor that keeps
+// the grid of tiles within about auto_scale's 512 pixels (and each tile within max_atlas_tile), so
+// that a map of small members is not a thumbnail.
+inline constexpr std::int64_t max_atlas_tile = 256;
 AtlasLayout plan_atlas(std::int64_t rows, std::int64_t cols, std::int64_t feeds, std::int64_t kills,
-                       std::int64_t max_tile = 256, AtlasLabelRoom labels = {});
+                       std::int64_t scale = 0, AtlasLabelRoom labels = {});
 
 // The ticks of an atlas's axes, at their places in the picture: feed ticks along y (feed
 // increasing upwards), kill ticks along x.

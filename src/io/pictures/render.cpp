@@ -374,13 +374,6 @@ struct ImageClock {
   }
 };
 
-void check_scale(const RenderOptions& options) {
-  if (options.scale < 1 || options.scale > max_scale) {
-    throw InvalidInput("scale: expected a whole number from 1 to " + std::to_string(max_scale) +
-                       ", got " + std::to_string(options.scale));
-  }
-}
-
 // Memory of one picture: render_bytes, and the enlarged or annotated copy when there is one (with
 // room for the title and the colorbar).
 std::uint64_t picture_bytes(std::int64_t rows, std::int64_t cols, const RenderOptions& options) {
@@ -391,6 +384,13 @@ std::uint64_t picture_bytes(std::int64_t rows, std::int64_t cols, const RenderOp
 }
 
 }  // namespace
+
+void check_scale(const RenderOptions& options) {
+  if (options.scale < 1 || options.scale > max_scale) {
+    throw InvalidInput("scale: expected a whole number from 1 to " + std::to_string(max_scale) +
+                       ", got " + std::to_string(options.scale));
+  }
+}
 
 // A model time in plain notation (10000, 0.5, 1234.56; never 1e+04): at most six significant
 // digits after the point, trailing zeros dropped.

@@ -137,6 +137,9 @@ std::pair<double, double> parse_range(const std::string& text);
 // Parses a picture's scale: "auto" (0: auto_scale of the grid) or a whole number of pixels per
 // cell from 1 to max_scale; throws InvalidInput.
 std::int64_t parse_scale(const std::string& text);
+// Throws InvalidInput unless options.scale is a whole number of pixels from 1 to max_scale (the
+// automatic 0 settled before).
+void check_scale(const RenderOptions& options);
 
 // The dimensions of `field` in the file `reader` reads (named `file` in errors). Throws
 // InvalidInput when the field is neither u nor v, or when the file lacks it (`writer`, "run" or
