@@ -342,8 +342,22 @@ void apply_config(CLI::App& app, const std::string& path,
         wrong.emplace_back(node.source().begin.line, text);
       }
     };
+    // Keys the command's own options could not take (the examples of its options then follow).
+    bool unknown_here = false;
     const auto unknown_key = [&](const toml::node& node, const std::string& key,
-                                 const std::string& name, bool top_level) {
+                                 const std::string& name, bool top_level,
+                                 CLI::App* section_command = nullptr) {
+      if (section_command != nullptr) {
+        // Another command's section: its keys are that command's options, checked now so that a
+        // misspelt key is told when the file is first used, not when that command runs.
+        const std::string near = nearest_option(*section_command, name, /*primary=*/true);
+        unknown.emplace_back(node.source().begin.line,
+                             "line " + std::to_string(node.source().begin.line) + ", key '" + key +
+                                 "': not an option of " + section_command->get_name() +
+                                 (near.empty() ? "" : " (did you mean " + near + "?)"));
+        return;
+      }
+      unknown_here = true;
       std::string near = nearest_option(app, name, /*primary=*/true);
       // A top-level key, shared by the commands, may be another command's option misspelt.
       for (CLI::App* command : commands_of(*root)) {
@@ -380,8 +394,19 @@ void apply_config(CLI::App& app, const std::string& path,
                            "command's section is [" + name + "]");
       }
       if (node.is_table()) {
-        if (is_command(name)) continue;  // a section: its command's
-        throw InvalidInput(where(node, name) + ": unknown section (sections are the commands)");
+        if (!is_command(name)) {
+          throw InvalidInput(where(node, name) + ": unknown section (sections are the commands)");
+        }
+        if (name == app.get_name()) continue;  // read above
+        for (CLI::App* command : commands_of(*root)) {
+          if (command->get_name() != name) continue;
+          for (const auto& [other_key, other_node] : *node.as_table()) {
+            const std::string other_name(other_key.str());
+            if (option_for(*command, other_name) == nullptr)
+              unknown_key(other_node, name + "." + other_name, other_name, false, command);
+          }
+        }
+        continue;
       }
       CLI::Option* option = option_for(app, name);
       if (option == nullptr) {
@@ -406,7 +431,7 @@ void apply_config(CLI::App& app, const std::string& path,
       for (std::size_t i = 0; i < problems.size(); ++i) {
         message += (i == 0 ? " " : "; ") + problems[i].second;
       }
-      if (unknown.empty()) throw InvalidInput(message);
+      if (!unknown_here) throw InvalidInput(message);
       // Three of this command's own options as examples.
       std::string examples;
       int shown = 0;
