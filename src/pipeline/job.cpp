@@ -113,7 +113,14 @@ const Backend& Alone<Real>::choose_backend(Job& job) {
 
 template <class Real>
 void Placement<Real>::check_state_memory(const Job& job) const {
-  if (given_ == nullptr && job.one_simulation) check_state_fits(job.problem, 1, job.engine);
+  if (!job.one_simulation) return;  // a sweep's batches are sized to the memory
+  const int images =
+      held_images(job.fields, job.analysis.statistics.has_value(), static_cast<bool>(job.on_image));
+  if (given_ == nullptr) {
+    check_state_fits(job.problem, 1, job.engine, 0, images);
+  } else {
+    check_images_fit(job.problem, 1, images);  // the state is the given engine's, held already
+  }
 }
 
 template <class Real>

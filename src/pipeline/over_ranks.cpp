@@ -145,11 +145,11 @@ struct BlockPlacement {
 };
 
 // Each rank holds a block, not the whole grid: the largest (the first along each axis), with its
-// halo on every side; the node's ranks share its host memory, a device is this rank's. Throws
-// OutOfMemory.
+// halo on every side; the node's ranks share its host memory, a device is this rank's; beside it,
+// `images_held` fields of the block on their way to the file (held_images). Throws OutOfMemory.
 void check_block_fits(const Problem& problem, const mpi::ProcessGrid& process_grid, int halo_depth,
                       const EngineOptions& options, const BlockPlacement& placement,
-                      const mpi::Session& session) {
+                      const mpi::Session& session, int images_held = 0) {
   const auto largest = [&](std::int64_t cells, int parts) {
     return mpi::block_extent(cells, parts, 0).size + 2 * halo_depth;
   };
@@ -161,7 +161,7 @@ void check_block_fits(const Problem& problem, const mpi::ProcessGrid& process_gr
   EngineOptions engine = options;
   engine.backend = std::string(placement.rank.backend->name());
   if (placement.on_device()) engine.device = placement.rank.device;
-  check_state_fits(block, 1, engine, placement.on_device() ? 1 : session.local_size());
+  check_state_fits(block, 1, engine, placement.on_device() ? 1 : session.local_size(), images_held);
 }
 
 // This rank's block, on host threads or on the device its node-local rank picks.
@@ -309,7 +309,7 @@ class GridOverRanks final : public OverRanks<Real> {
 
   void check_state_memory(const Job& job) const override {
     check_block_fits(job.problem, process_grid_, options_.halo_depth, job.engine, placement_,
-                     this->session_);
+                     this->session_, held_images(job.fields, job.analysis.statistics.has_value()));
   }
 
   bool collective_batches() const override { return true; }

@@ -14,31 +14,77 @@ std::uint64_t available_memory_for(const Backend& backend, int device) {
   return backend.on_device() ? backend.free_memory(device) : io::available_memory();
 }
 
-void check_state_fits(const Problem& problem, std::size_t members, const EngineOptions& options,
-                      int blocks_here) {
-  const Backend& backend = *choose_backend(options, problem, members).backend;
+int held_images(FieldSet fields, bool statistics, bool watched) {
+  const int written = (fields.u ? 1 : 0) + (fields.v ? 1 : 0);
+  return 2 * std::max(written, 1) + (statistics ? 1 : 0) + (watched && written < 2 ? 1 : 0);
+}
+
+namespace {
+
+// One field of `members` states of `problem` in `blocks_here` blocks (0: the whole grid), and
+// how a refusal names it.
+struct FieldsOf {
+  double bytes = 0;   // in floating point: an absurd grid must not wrap around to a small number
+  std::string cells;  // "512x512 cells (single precision)"
+  std::string state;  // "the state of 512x512 cells ...", "the states of the blocks of 2 ranks ..."
+  bool states = false;
+  std::string axes;  // what the user sets: "rows x cols"
+};
+
+FieldsOf fields_of(const Problem& problem, std::size_t members, int blocks_here) {
+  FieldsOf f;
   const double element = problem.precision == Precision::Single ? 4.0 : 8.0;
   const int sharing = std::max(blocks_here, 1);
-  // In floating point: an absurd grid must not wrap around to a small number.
-  const double needed = 4.0 * element * static_cast<double>(members) *
-                        static_cast<double>(sharing) * static_cast<double>(problem.grid.depth) *
-                        static_cast<double>(problem.grid.rows) *
-                        static_cast<double>(problem.grid.cols);
-  const std::uint64_t available = available_memory_for(backend, options.device);
+  f.bytes = element * static_cast<double>(members) * static_cast<double>(sharing) *
+            static_cast<double>(problem.grid.depth) * static_cast<double>(problem.grid.rows) *
+            static_cast<double>(problem.grid.cols);
+  f.cells = problem.grid.text() + " cells (" + std::string(to_string(problem.precision)) +
+            " precision" + (members > 1 ? ", " + std::to_string(members) + " members" : "") + ")";
+  f.states = sharing > 1;
+  f.state = blocks_here == 0 ? "the state of " + f.cells
+            : sharing == 1   ? "the state of this rank's block of " + f.cells
+                             : "the states of the blocks of " + std::to_string(sharing) +
+                                 " ranks on this node, each of up to " + f.cells;
+  f.axes = problem.grid.volume() ? "depth x rows x cols" : "rows x cols";
+  return f;
+}
+
+// Throws OutOfMemory when `needed` bytes (of `what`, a plural or not) exceed `available` (0:
+// unknown, never refused).
+void refuse_beyond(const FieldsOf& f, double needed, std::uint64_t available,
+                   const std::string& what, bool plural, bool on_device) {
   if (available == 0 || needed <= static_cast<double>(available)) return;
   const std::uint64_t bytes = needed >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(needed);
-  const std::string cells = problem.grid.text() + " cells (" +
-                            std::string(to_string(problem.precision)) + " precision" +
-                            (members > 1 ? ", " + std::to_string(members) + " members" : "") + ")";
-  const std::string what = blocks_here == 0 ? "the state of " + cells + " needs "
-                           : sharing == 1
-                               ? "the state of this rank's block of " + cells + " needs "
-                               : "the states of the blocks of " + std::to_string(sharing) +
-                                     " ranks on this node, each of up to " + cells + ", need ";
-  throw OutOfMemory(std::string(problem.grid.volume() ? "depth x rows x cols" : "rows x cols") +
-                    ": " + what + io::format_bytes(bytes) + " of " +
-                    (backend.on_device() ? "device" : "host") + " memory, and " +
-                    io::format_bytes(available) + " is available");
+  throw OutOfMemory(f.axes + ": " + what + (plural ? " need " : " needs ") +
+                    io::format_bytes(bytes) + " of " + (on_device ? "device" : "host") +
+                    " memory, and " + io::format_bytes(available) + " is available");
+}
+
+}  // namespace
+
+void check_state_fits(const Problem& problem, std::size_t members, const EngineOptions& options,
+                      int blocks_here, int images_held) {
+  const Backend& backend = *choose_backend(options, problem, members).backend;
+  const FieldsOf f = fields_of(problem, members, blocks_here);
+  const bool device = backend.on_device();
+  // The state alone first, named as a Simulation that holds no images names it.
+  refuse_beyond(f, 4.0 * f.bytes, available_memory_for(backend, options.device), f.state, f.states,
+                device);
+  if (images_held == 0) return;
+  if (device) {
+    check_images_fit(problem, members, images_held, blocks_here);
+  } else {
+    refuse_beyond(f, (4.0 + images_held) * f.bytes, io::available_memory(),
+                  f.state + (f.states ? ", and " : " and ") + "the images on their way to the file",
+                  true, false);
+  }
+}
+
+void check_images_fit(const Problem& problem, std::size_t members, int images_held,
+                      int blocks_here) {
+  const FieldsOf f = fields_of(problem, members, blocks_here);
+  refuse_beyond(f, images_held * f.bytes, io::available_memory(),
+                "the images of " + f.cells + " on their way to the file", true, false);
 }
 
 }  // namespace grayscott::pipeline

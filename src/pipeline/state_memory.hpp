@@ -21,7 +21,23 @@ std::uint64_t available_memory_for(const Backend& backend, int device);
 // process. From 1: `problem` is the largest block (halos included) of a grid split over MPI ranks,
 // that many of which live in this memory (the node's ranks in its host memory; on a device, this
 // rank's alone, since how many ranks share it cannot be told where each sees only its own).
+// `images_held`: whole fields of that grid the run holds in host memory beside the state (the
+// images on their way to the file, see held_images): counted with the state on the host, or
+// against the host's memory beside a device's state.
 void check_state_fits(const Problem& problem, std::size_t members, const EngineOptions& options,
+                      int blocks_here = 0, int images_held = 0);
+
+// The host memory check of a run whose state is allocated already (a Simulation's): `images_held`
+// fields of `members` states of `problem` (of `blocks_here` blocks, as above) beside it. Throws
+// OutOfMemory.
+void check_images_fit(const Problem& problem, std::size_t members, int images_held,
                       int blocks_here = 0);
+
+// The fields a run of `fields` holds in host memory beside its state: two images (one filled
+// while the other is written, pipeline/image_loop.hpp), each of the fields written or of u and v
+// for a checkpoint; v's previous image when the statistics measure its change; and, while a
+// per-image callback (`watched`) runs, a copy of the field the images do not carry (to tell a
+// write into the state).
+int held_images(FieldSet fields, bool statistics, bool watched = false);
 
 }  // namespace grayscott::pipeline

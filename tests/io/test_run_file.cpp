@@ -15,6 +15,7 @@
 #include "engine/cpu/cpu_engine.hpp"
 #include "io/files/direct_writes.hpp"
 #include "io/files/hdf5.hpp"
+#include "io/files/memory.hpp"
 #include "io/files/output_path.hpp"
 #include "io/files/reader.hpp"
 #include "io/files/run_file.hpp"
@@ -257,6 +258,48 @@ TEST_F(RunFileTest, OutputProblemsAreFoundBeforeComputing) {
         << e.what();
   }
   EXPECT_FALSE(fs::exists(dir_ / "huge.h5"));
+}
+
+// A run holds two images on their way to the file beside its state: a grid whose state fits but
+// whose state and images do not is refused before anything is allocated (it was OOM-killed after
+// its first image), and a Simulation's run, whose state is allocated already, checks its images.
+// The checks alone are called: the sizes are this machine's memory, never allocated.
+TEST(StateMemory, TheImagesOnTheirWayToTheFileAreCounted) {
+  const std::uint64_t available = io::available_memory();
+  if (available == UINT64_MAX || available < (std::uint64_t{1} << 26)) {
+    GTEST_SKIP() << "this machine's available memory cannot be told";
+  }
+  const auto square_of = [](double cells) {
+    const auto side = static_cast<std::int64_t>(std::sqrt(cells));
+    Problem p;
+    p.grid = {side, side};
+    return p;
+  };
+  EngineOptions cpu;
+  cpu.backend = "cpu";
+  // Float32, v written: the state 16 bytes a cell, with the two images of v 24: at 20 bytes a cell
+  // of the memory, the state takes 0.8 of it and the whole 1.2.
+  const Problem between = square_of(static_cast<double>(available) / 20);
+  const int images_of_v = pipeline::held_images({false, true}, false);
+  EXPECT_EQ(images_of_v, 2);
+  EXPECT_EQ(pipeline::held_images({true, true}, true), 5);
+  EXPECT_EQ(pipeline::held_images({false, true}, false, true), 3) << "on_image's copy of u";
+  EXPECT_EQ(pipeline::held_images({true, true}, false, true), 4)
+      << "no copy: the images carry both";
+  EXPECT_NO_THROW(pipeline::check_state_fits(between, 1, cpu)) << "the state alone fits";
+  try {
+    pipeline::check_state_fits(between, 1, cpu, 0, images_of_v);
+    FAIL() << "a run whose images do not fit beside its state was accepted";
+  } catch (const OutOfMemory& e) {
+    EXPECT_NE(std::string(e.what()).find("cells (single precision) and the images on their way "
+                                         "to the file need"),
+              std::string::npos)
+        << e.what();
+  }
+  // A state allocated already: its two images of v, 8 bytes a cell, against what is left.
+  EXPECT_NO_THROW(pipeline::check_images_fit(square_of(static_cast<double>(available) / 16), 1, 2));
+  EXPECT_THROW(pipeline::check_images_fit(square_of(static_cast<double>(available) / 6), 1, 2),
+               OutOfMemory);
 }
 
 // An empty name or a folder is named as such, with or without --force, before the other checks.
