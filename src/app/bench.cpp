@@ -56,6 +56,10 @@ std::string Workload::describe() const {
   return text;
 }
 
+std::int64_t default_warmup_images(const Workload& w) {
+  return std::max<std::int64_t>(1, w.images / 10);
+}
+
 const std::vector<Preset>& presets() {
   static const std::vector<Preset> all = {
       {"seed",
@@ -429,8 +433,7 @@ double time_run_with_output(const BenchRequest& request, const Workload& w, std:
 
 template <class Real>
 Measurement measure(const BenchRequest& request, const Workload& w, const BenchReport& rooflines) {
-  const std::int64_t warmup =
-      request.warmup_images.value_or(std::max<std::int64_t>(1, w.images / 10));
+  const std::int64_t warmup = request.warmup_images.value_or(default_warmup_images(w));
   std::vector<Real> first_v, final_v;
   if (warmup > 0) {
     if (request.io == OutputMode::Hdf5)

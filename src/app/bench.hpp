@@ -39,6 +39,10 @@ struct Workload {
   std::string describe() const;
 };
 
+// The untimed warm-up run's images when --warmup is not given: a tenth of the workload's, at
+// least 1.
+std::int64_t default_warmup_images(const Workload& w);
+
 // A named set of workloads measured in one invocation, and how many repeats it defaults to.
 struct Preset {
   std::string name;

@@ -1,8 +1,11 @@
 // `grayscott bench`: parses the options into a BenchRequest (app/bench.hpp does the work) and
 // prints the report as a table or one JSON object.
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "app/bench.hpp"
 #include "app/cli.hpp"
@@ -26,6 +29,65 @@ struct BenchCliState {
 template <class T>
 std::optional<T> if_given(CLI::App& app, const char* name, T value) {
   return app.get_option(name)->count() > 0 ? std::optional<T>(value) : std::nullopt;
+}
+
+// The benchmark the options ask for: the preset's workloads with the options given over them, the
+// problem's grid the first workload's (a volume's preset gets a volume's stencil unless --stencil
+// names one).
+bench::BenchRequest bench_request(CLI::App& bench, BenchCliState& state) {
+  record_given(bench, state.problem);
+  const bench::Preset& preset = bench::find_preset(state.preset);
+  bench::WorkloadOverrides overrides;
+  overrides.rows = if_given(bench, "--rows", state.problem.rows);
+  overrides.cols = if_given(bench, "--cols", state.problem.cols);
+  overrides.images = if_given(bench, "--images", state.images);
+  overrides.steps_per_image = if_given(bench, "--steps-per-image", state.steps);
+  overrides.batch = if_given(bench, "--batch", state.batch);
+  overrides.depth = if_given(bench, "--depth", state.problem.depth);
+  bench::BenchRequest request;
+  request.preset_name = preset.name;
+  request.workloads = bench::resolve_workloads(preset, overrides);
+  const bench::Workload& first = request.workloads.front();
+  state.problem.rows = first.rows;
+  state.problem.cols = first.cols;
+  state.problem.depth = first.depth;
+  request.problem = state.problem.problem();
+  request.engine = state.engine.engine_options();
+  request.io = bench::parse_output_mode(state.io);
+  request.output = state.output;
+  request.overwrite = state.force;
+  request.statistics = state.stats;
+  request.repeat = if_given(bench, "--repeat", state.repeat).value_or(preset.repeat);
+  request.warmup_images = if_given(bench, "--warmup", state.warmup);
+  return request;
+}
+
+// For --print-config: what the preset chose where an option is not given, each workload's value
+// (a list where the preset's workloads differ: batch-vs-large's two grids).
+ChosenValues preset_choices(CLI::App& bench, BenchCliState state) {
+  const bench::BenchRequest request = bench_request(bench, state);
+  ChosenValues chosen = state.problem.resolved_choices();
+  const auto each = [&](auto value_of) {
+    std::vector<std::string> values;
+    for (const bench::Workload& w : request.workloads) {
+      const std::string text = std::to_string(value_of(w));
+      if (std::find(values.begin(), values.end(), text) == values.end()) values.push_back(text);
+    }
+    std::string joined;
+    for (const std::string& v : values) joined += (joined.empty() ? "" : ", ") + v;
+    return values.size() == 1 ? joined : "[" + joined + "]";
+  };
+  chosen["rows"] = each([](const bench::Workload& w) { return w.rows; });
+  chosen["cols"] = each([](const bench::Workload& w) { return w.cols; });
+  chosen["depth"] = each([](const bench::Workload& w) { return w.depth; });
+  chosen["images"] = each([](const bench::Workload& w) { return w.images; });
+  chosen["steps-per-image"] = each([](const bench::Workload& w) { return w.steps_per_image; });
+  chosen["batch"] = each([](const bench::Workload& w) { return w.batch; });
+  chosen["repeat"] = std::to_string(request.repeat);
+  chosen["warmup"] = each([&](const bench::Workload& w) {
+    return request.warmup_images.value_or(bench::default_warmup_images(w));
+  });
+  return chosen;
 }
 }  // namespace
 
@@ -85,17 +147,7 @@ void add_bench_command(CLI::App& root) {
   add_config_option(*bench, state->config);
 
   bench->callback([bench, state] {
-    apply_config(*bench, state->config);
-    record_given(*bench, state->problem);
-    const bench::Preset& preset = bench::find_preset(state->preset);
-    bench::WorkloadOverrides overrides;
-    overrides.rows = if_given(*bench, "--rows", state->problem.rows);
-    overrides.cols = if_given(*bench, "--cols", state->problem.cols);
-    overrides.images = if_given(*bench, "--images", state->images);
-    overrides.steps_per_image = if_given(*bench, "--steps-per-image", state->steps);
-    overrides.batch = if_given(*bench, "--batch", state->batch);
-    overrides.depth = if_given(*bench, "--depth", state->problem.depth);
-
+    apply_config(*bench, state->config, [bench, state] { return preset_choices(*bench, *state); });
 #if GRAYSCOTT_WITH_MPI
     // Every rank would time the same benchmark on its own and write the same --output.
     if (mpi::launched_by_mpi_launcher()) {
@@ -104,24 +156,7 @@ void add_bench_command(CLI::App& root) {
           "the ranks' rate)");
     }
 #endif
-    bench::BenchRequest request;
-    request.preset_name = preset.name;
-    request.workloads = bench::resolve_workloads(preset, overrides);
-    // The problem's grid is the first workload's (each workload sets its own): a volume's
-    // preset gets a volume's stencil unless --stencil names one.
-    const bench::Workload& first = request.workloads.front();
-    state->problem.rows = first.rows;
-    state->problem.cols = first.cols;
-    state->problem.depth = first.depth;
-    request.problem = state->problem.problem();
-    request.engine = state->engine.engine_options();
-    request.io = bench::parse_output_mode(state->io);
-    request.output = state->output;
-    request.overwrite = state->force;
-    request.statistics = state->stats;
-    request.repeat = if_given(*bench, "--repeat", state->repeat).value_or(preset.repeat);
-    request.warmup_images = if_given(*bench, "--warmup", state->warmup);
-
+    const bench::BenchRequest request = bench_request(*bench, *state);
     const bench::BenchReport report = bench::run_benchmark(request);
     const std::string text = state->json ? bench::format_json(report) : bench::format_table(report);
     std::fputs(text.c_str(), stdout);

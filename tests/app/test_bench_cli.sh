@@ -198,6 +198,18 @@ expect_error "batch-vs-large" --preset batch-vs-large --rows 64
 expect_error "stability" --rows 8 --cols 8 --dt 5.5
 expect_error "stencil" --preset 3d --depth 4 --rows 8 --cols 8 --stencil oono-puri
 
+# --print-config shows what the preset measures where an option is not given (the plain run
+# defaults were shown: 1080 x 1920 for the 3d preset's 256^3), a list where its workloads differ.
+"$grayscott" bench --preset 3d --print-config > "$work/3d.toml" || fail "bench --print-config"
+for line in '# rows = 256' '# depth = 256' '# stencil = "seven-point"' '# images = 4' \
+            '# steps-per-image = 25' '# repeat = 3' 'preset = "3d"'; do
+  grep -qxF "$line" "$work/3d.toml" || fail "bench --preset 3d --print-config lacks '$line': $(cat "$work/3d.toml")"
+done
+"$grayscott" bench --preset batch-vs-large --print-config | grep -qxF '# rows = [128, 4096]' ||
+  fail "bench --preset batch-vs-large --print-config: the two grids"
+"$grayscott" bench --preset 3d --depth 16 --print-config | grep -qxF 'depth = 16' ||
+  fail "bench --print-config: a given depth"
+
 # The peers: every script compiles; the NumPy and Numba peers agree with grayscott.
 "$python" - "$bench_dir" <<'PY' || fail "a peer script does not compile"
 import pathlib, sys
