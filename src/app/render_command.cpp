@@ -75,7 +75,7 @@ void add_render_command(CLI::App& root) {
       "--video", state->video,
       "Write a video instead of pictures: NAME.mp4, .webm, .gif or .avi (through the "
       "ffmpeg program); of a sweep, its atlas");
-  render->add_option("--every", state->every, "Video: one frame per N images")
+  render->add_option("--every", state->every, "Video: one frame per N images, and always the last")
       ->capture_default_str();
   render->add_option("--fps", state->fps, "Video: frames per second")->capture_default_str();
   CLI::Option* seed = render->add_option(

@@ -254,6 +254,9 @@ for args in (["info", "marked.h5"], ["run", "--resume", "marked.h5", "--quiet"])
           and "grayscott repair marked.h5" in lines[0], f"{' '.join(args)} of a marked file: {r.stderr}")
 r = run("repair", "marked.h5")
 check(r.returncode == 0, f"repair of a file whose writer without SWMR was killed: {r.stderr}")
+# The mark cleared is a change, said so ("nothing to repair" told of a file no reader opened).
+check("repaired" in r.stdout and "every reader opens it now" in r.stdout,
+      f"repair of a marked file said: {r.stdout}")
 r = run("run", "--resume", "marked.h5", "--quiet")
 check(r.returncode == 0, f"--resume after that repair: {r.stderr}")
 with h5py.File("marked.h5", "r") as f:

@@ -164,22 +164,23 @@ namespace {
 // A writer that opened the file without SWMR and stopped before it closed it (a repair or a
 // resume cut short: they open it so before it is written in SWMR mode) leaves a mark no reader
 // accepts: cleared here as `h5clear -s` does. HDF5's lock on the file refuses this while such a
-// writer still has it open.
-void clear_mark_left_without_swmr(const fs::path& path) {
+// writer still has it open. True when there was a mark to clear.
+bool clear_mark_left_without_swmr(const fs::path& path) {
   h5::silence_library_errors();
   if (const hid_t readable = open_for_reading(path); readable >= 0) {
     H5Fclose(readable);
-    return;
+    return false;
   }
   const bool without_swmr = marked_open_without_swmr();
   H5Eclear2(H5E_DEFAULT);
-  if (!without_swmr) return;  // inspect_file says why it cannot be read
+  if (!without_swmr) return false;  // inspect_file says why it cannot be read
   h5::Id fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "create file access properties");
   h5::clear_writer_marks_on_open(fapl);
   h5::Id file(H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl), H5Fclose,
               "open " + path.string() + " to clear the mark of a writer that stopped");
   H5Fincrement_filesize(file, 0);  // a stopped writer may leave the end of file behind
   if (H5Fclose(file.release()) < 0) h5::fail("close " + path.string());
+  return true;
 }
 
 // A repair writes the file's companion over what NAME.xmf holds: only a companion (an XDMF
@@ -211,7 +212,8 @@ RepairOutcome repair_file(const fs::path& path) {
   check_readable_file(path);
   refuse_to_replace_what_is_no_companion(path);
   RepairOutcome outcome;
-  clear_mark_left_without_swmr(path);
+  // A file that no reader opened, and that every reader opens now, is changed and said so.
+  outcome.changed = clear_mark_left_without_swmr(path);
   outcome.before = inspect_file(path);
   const FileReport& before = outcome.before;
   refuse_if_being_written(path, before.live_writer, "repair");

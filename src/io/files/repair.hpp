@@ -54,7 +54,7 @@ struct RepairOutcome {
   FileReport before;
   std::int64_t images = 0;  // counted after the repair (a sweep: its members' complete images)
   std::string status;       // after the repair
-  bool changed = false;     // anything was written besides the .xmf
+  bool changed = false;     // anything was written besides the .xmf (a writer's mark cleared)
   bool companion_written = false;  // the .xmf was (re)written; false: it was current
 };
 
