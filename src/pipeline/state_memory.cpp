@@ -68,8 +68,8 @@ void check_state_fits(const Problem& problem, std::size_t members, const EngineO
   const FieldsOf f = fields_of(problem, members, blocks_here);
   const bool device = backend.on_device();
   // The state alone first, named as a Simulation that holds no images names it.
-  refuse_beyond(f, 4.0 * f.bytes, available_memory_for(backend, options.device), f.state, f.states,
-                device);
+  refuse_beyond(f, 4.0 * f.bytes, available_memory_for(backend, options.device),
+                f.states ? f.state + "," : f.state, f.states, device);
   if (images_held == 0) return;
   if (device) {
     check_images_fit(problem, members, images_held, blocks_here);

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "pipeline/run.hpp"
+#include "pipeline/stop_signal.hpp"
 
 namespace grayscott::pipeline {
 
@@ -146,6 +147,10 @@ void run_on_every_rank(const std::function<void(const mpi::Session&)>& body) {
     if (session.rank() == 0) std::fprintf(stderr, "grayscott: error: %s\n", e.what());
     std::fflush(stderr);
   }
+  // The command is ending: a launcher's SIGTERM to the ranks still leaving, once the first has
+  // left with this exit status, is its clean-up, not a stop to announce ("stopping after the image
+  // in progress" after the error).
+  if (exit_code != 0) announce_stop_signals(false);
   MPI_Barrier(session.world());
   if (exit_code != 0) throw ErrorAlreadyReported{exit_code};
 }

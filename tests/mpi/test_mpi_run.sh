@@ -189,6 +189,12 @@ expect_failure() {
     fail "$name: expected one error line matching '$pattern', got:"
     cat "$work/out.txt"
   fi
+  # The launcher's SIGTERM to the ranks still leaving after the first left with the error is not
+  # a stop to announce (a rank said "stopping after the image in progress" after the error).
+  if grep -q "stopping after the image in progress" "$work/out.txt"; then
+    fail "$name: a stop announced after the error:"
+    cat "$work/out.txt"
+  fi
   echo "ok: $name (exit $status after ${elapsed} s)"
 }
 
