@@ -140,13 +140,16 @@ void BenchRequest::validate() const {
   }
   // As run refuses it: an existing file (or its .xmf) is replaced only with --force.
   if (io == OutputMode::Hdf5) io::check_output_path(output, overwrite, 0);
-  // Each workload's state must fit where it is stepped, as run and sweep check it: beyond, the
+  // Each workload's state must fit where it is stepped, as run and sweep check it (with --io
+  // hdf5, beside the images of v on their way to the file, as run checks them): beyond, the
   // allocation fails (std::bad_alloc) or the kernel's out-of-memory killer ends the process.
+  const int images_held =
+      io == OutputMode::Hdf5 ? pipeline::held_images({false, true}, statistics) : 0;
   for (const Workload& w : workloads) {
     Problem p = problem;
     p.grid = w.grid();
     p.validate();
-    pipeline::check_state_fits(p, static_cast<std::size_t>(w.batch), engine);
+    pipeline::check_state_fits(p, static_cast<std::size_t>(w.batch), engine, 0, images_held);
   }
 }
 

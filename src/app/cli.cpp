@@ -319,12 +319,19 @@ void apply_config(CLI::App& app, const std::string& path,
                          std::string(e.description()));
     }
     CLI::App* root = app.get_parent() != nullptr ? app.get_parent() : &app;
-    const auto is_command = [&](const std::string& name) {
-      for (const CLI::App* command : commands_of(*root)) {
-        if (command->get_name() == name) return true;
+    // The commands that read a config file: their names are the sections.
+    const auto section_command = [&](const std::string& name) -> CLI::App* {
+      for (CLI::App* command : commands_of(*root)) {
+        if (command->get_name() == name && command->get_option_no_throw("--config") != nullptr)
+          return command;
       }
-      return false;
+      return nullptr;
     };
+    std::string sections;
+    for (const CLI::App* command : commands_of(*root)) {
+      if (command->get_option_no_throw("--config") != nullptr)
+        sections += (sections.empty() ? "" : ", ") + command->get_name();
+    }
     const auto where = [&](const toml::node& node, const std::string& name) {
       return "config " + path + " line " + std::to_string(node.source().begin.line) + ", key '" +
              name + "'";
@@ -346,19 +353,13 @@ void apply_config(CLI::App& app, const std::string& path,
     bool unknown_here = false;
     const auto unknown_key = [&](const toml::node& node, const std::string& key,
                                  const std::string& name, bool top_level,
-                                 CLI::App* section_command = nullptr) {
-      if (section_command != nullptr) {
-        // Another command's section: its keys are that command's options, checked now so that a
-        // misspelt key is told when the file is first used, not when that command runs.
-        const std::string near = nearest_option(*section_command, name, /*primary=*/true);
-        unknown.emplace_back(node.source().begin.line,
-                             "line " + std::to_string(node.source().begin.line) + ", key '" + key +
-                                 "': not an option of " + section_command->get_name() +
-                                 (near.empty() ? "" : " (did you mean " + near + "?)"));
-        return;
-      }
-      unknown_here = true;
-      std::string near = nearest_option(app, name, /*primary=*/true);
+                                 CLI::App* other_command = nullptr) {
+      // Another command's section: its keys are that command's options, checked now so that a
+      // misspelt key is told when the file is first used, not when that command runs (its values
+      // are checked then).
+      unknown_here = unknown_here || other_command == nullptr;
+      std::string near = nearest_option(other_command ? *other_command : app, name,
+                                        /*primary=*/true);
       // A top-level key, shared by the commands, may be another command's option misspelt.
       for (CLI::App* command : commands_of(*root)) {
         if (!near.empty() || !top_level || command == &app) continue;
@@ -366,6 +367,8 @@ void apply_config(CLI::App& app, const std::string& path,
             !other.empty())
           near = other + ", an option of " + command->get_name();
       }
+      const std::string what =
+          other_command ? "not an option of " + other_command->get_name() : "unknown key";
       const std::string hint =
           name == "config"         ? " (a config file names options, not another config)"
           : name == "print-config" ? " (--print-config is asked for on the command line)"
@@ -373,7 +376,7 @@ void apply_config(CLI::App& app, const std::string& path,
                                    : " (did you mean " + near + "?)";
       unknown.emplace_back(node.source().begin.line, "line " +
                                                          std::to_string(node.source().begin.line) +
-                                                         ", key '" + key + "': unknown key" + hint);
+                                                         ", key '" + key + "': " + what + hint);
     };
     // The command's own section first: its keys win over the top level's.
     if (const toml::table* section = table[app.get_name()].as_table()) {
@@ -389,22 +392,21 @@ void apply_config(CLI::App& app, const std::string& path,
     }
     for (const auto& [key, node] : table) {
       const std::string name(key.str());
-      if (node.is_array_of_tables() && is_command(name)) {
+      if (node.is_array_of_tables() && section_command(name) != nullptr) {
         throw InvalidInput(where(node, name) + ": [[" + name + "]] is an array of tables; a " +
                            "command's section is [" + name + "]");
       }
       if (node.is_table()) {
-        if (!is_command(name)) {
-          throw InvalidInput(where(node, name) + ": unknown section (sections are the commands)");
+        CLI::App* command = section_command(name);
+        if (command == nullptr) {
+          throw InvalidInput(where(node, name) + ": unknown section (the sections are " + sections +
+                             ", the commands that read a config file)");
         }
-        if (name == app.get_name()) continue;  // read above
-        for (CLI::App* command : commands_of(*root)) {
-          if (command->get_name() != name) continue;
-          for (const auto& [other_key, other_node] : *node.as_table()) {
-            const std::string other_name(other_key.str());
-            if (option_for(*command, other_name) == nullptr)
-              unknown_key(other_node, name + "." + other_name, other_name, false, command);
-          }
+        if (command == &app) continue;  // read above
+        for (const auto& [other_key, other_node] : *node.as_table()) {
+          const std::string other_name(other_key.str());
+          if (option_for(*command, other_name) == nullptr)
+            unknown_key(other_node, name + "." + other_name, other_name, false, command);
         }
         continue;
       }

@@ -161,7 +161,13 @@ void check_block_fits(const Problem& problem, const mpi::ProcessGrid& process_gr
   EngineOptions engine = options;
   engine.backend = std::string(placement.rank.backend->name());
   if (placement.on_device()) engine.device = placement.rank.device;
-  check_state_fits(block, 1, engine, placement.on_device() ? 1 : session.local_size(), images_held);
+  if (placement.on_device()) {
+    // The state on this rank's device; the images in the host memory the node's ranks share.
+    check_state_fits(block, 1, engine, 1);
+    if (images_held > 0) check_images_fit(block, 1, images_held, session.local_size());
+  } else {
+    check_state_fits(block, 1, engine, session.local_size(), images_held);
+  }
 }
 
 // This rank's block, on host threads or on the device its node-local rank picks.
@@ -308,8 +314,11 @@ class GridOverRanks final : public OverRanks<Real> {
   }
 
   void check_state_memory(const Job& job) const override {
+    // A block's statistics are measured from its images, which then carry u and v.
+    const bool statistics = job.analysis.statistics.has_value();
     check_block_fits(job.problem, process_grid_, options_.halo_depth, job.engine, placement_,
-                     this->session_, held_images(job.fields, job.analysis.statistics.has_value()));
+                     this->session_,
+                     held_images(statistics ? FieldSet{true, true} : job.fields, statistics));
   }
 
   bool collective_batches() const override { return true; }

@@ -14,9 +14,11 @@ std::uint64_t available_memory_for(const Backend& backend, int device) {
   return backend.on_device() ? backend.free_memory(device) : io::available_memory();
 }
 
-int held_images(FieldSet fields, bool statistics, bool watched) {
-  const int written = (fields.u ? 1 : 0) + (fields.v ? 1 : 0);
-  return 2 * std::max(written, 1) + (statistics ? 1 : 0) + (watched && written < 2 ? 1 : 0);
+int held_images(FieldSet carried, bool statistics, bool watched) {
+  const int fields = (carried.u ? 1 : 0) + (carried.v ? 1 : 0);
+  // Two images of the fields carried, one of them (a checkpoint's: a run's last image is one)
+  // carrying u and v: fields + 2 for one field or two.
+  return std::max(fields, 1) + 2 + (statistics ? 1 : 0) + (watched && fields < 2 ? 1 : 0);
 }
 
 namespace {
@@ -25,10 +27,14 @@ namespace {
 // how a refusal names it.
 struct FieldsOf {
   double bytes = 0;   // in floating point: an absurd grid must not wrap around to a small number
-  std::string cells;  // "512x512 cells (single precision)"
-  std::string state;  // "the state of 512x512 cells ...", "the states of the blocks of 2 ranks ..."
-  bool states = false;
-  std::string axes;  // what the user sets: "rows x cols"
+  std::string
+      whose;  // "512x512 cells (single precision)", "the blocks of 2 ranks on this node, ..."
+  bool blocks = false;  // several blocks: `whose` ends in a parenthesis that a comma follows
+  std::string axes;     // what the user sets: "rows x cols"
+  std::string state() const { return (blocks ? "the states of " : "the state of ") + whose; }
+  std::string images() const {
+    return "the images of " + whose + (blocks ? ", " : " ") + "on their way to the file";
+  }
 };
 
 FieldsOf fields_of(const Problem& problem, std::size_t members, int blocks_here) {
@@ -38,13 +44,14 @@ FieldsOf fields_of(const Problem& problem, std::size_t members, int blocks_here)
   f.bytes = element * static_cast<double>(members) * static_cast<double>(sharing) *
             static_cast<double>(problem.grid.depth) * static_cast<double>(problem.grid.rows) *
             static_cast<double>(problem.grid.cols);
-  f.cells = problem.grid.text() + " cells (" + std::string(to_string(problem.precision)) +
-            " precision" + (members > 1 ? ", " + std::to_string(members) + " members" : "") + ")";
-  f.states = sharing > 1;
-  f.state = blocks_here == 0 ? "the state of " + f.cells
-            : sharing == 1   ? "the state of this rank's block of " + f.cells
-                             : "the states of the blocks of " + std::to_string(sharing) +
-                                 " ranks on this node, each of up to " + f.cells;
+  const std::string cells = problem.grid.text() + " cells (" +
+                            std::string(to_string(problem.precision)) + " precision" +
+                            (members > 1 ? ", " + std::to_string(members) + " members" : "") + ")";
+  f.blocks = sharing > 1;
+  f.whose = blocks_here == 0 ? cells
+            : sharing == 1   ? "this rank's block of " + cells
+                             : "the blocks of " + std::to_string(sharing) +
+                                 " ranks on this node, each of up to " + cells;
   f.axes = problem.grid.volume() ? "depth x rows x cols" : "rows x cols";
   return f;
 }
@@ -69,22 +76,22 @@ void check_state_fits(const Problem& problem, std::size_t members, const EngineO
   const bool device = backend.on_device();
   // The state alone first, named as a Simulation that holds no images names it.
   refuse_beyond(f, 4.0 * f.bytes, available_memory_for(backend, options.device),
-                f.states ? f.state + "," : f.state, f.states, device);
+                f.blocks ? f.state() + "," : f.state(), f.blocks, device);
   if (images_held == 0) return;
   if (device) {
     check_images_fit(problem, members, images_held, blocks_here);
   } else {
-    refuse_beyond(f, (4.0 + images_held) * f.bytes, io::available_memory(),
-                  f.state + (f.states ? ", and " : " and ") + "the images on their way to the file",
-                  true, false);
+    refuse_beyond(
+        f, (4.0 + images_held) * f.bytes, io::available_memory(),
+        f.state() + (f.blocks ? ", and " : " and ") + "the images on their way to the file", true,
+        false);
   }
 }
 
 void check_images_fit(const Problem& problem, std::size_t members, int images_held,
                       int blocks_here) {
   const FieldsOf f = fields_of(problem, members, blocks_here);
-  refuse_beyond(f, images_held * f.bytes, io::available_memory(),
-                "the images of " + f.cells + " on their way to the file", true, false);
+  refuse_beyond(f, images_held * f.bytes, io::available_memory(), f.images(), true, false);
 }
 
 }  // namespace grayscott::pipeline

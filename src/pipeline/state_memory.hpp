@@ -33,11 +33,13 @@ void check_state_fits(const Problem& problem, std::size_t members, const EngineO
 void check_images_fit(const Problem& problem, std::size_t members, int images_held,
                       int blocks_here = 0);
 
-// The fields a run of `fields` holds in host memory beside its state: two images (one filled
-// while the other is written, pipeline/image_loop.hpp), each of the fields written or of u and v
-// for a checkpoint; v's previous image when the statistics measure its change; and, while a
-// per-image callback (`watched`) runs, a copy of the field the images do not carry (to tell a
-// write into the state).
-int held_images(FieldSet fields, bool statistics, bool watched = false);
+// The fields a run holds in host memory beside its state, at most, where its images carry the
+// fields `carried` (those written; u and v where the statistics are measured from the images
+// rather than from the state, as over MPI ranks): two images, one filled while the writer writes
+// the other (pipeline/image_loop.hpp), one of them a checkpoint's (u and v; a run's last image is
+// one); v's previous image when the statistics measure its change; and, while a per-image
+// callback (`watched`) runs, a copy of the field the images do not carry (to tell a write into
+// the state).
+int held_images(FieldSet carried, bool statistics, bool watched = false);
 
 }  // namespace grayscott::pipeline

@@ -251,12 +251,16 @@ printf 'colourmap = "viridis"\n' >shared.toml
 expect_error "key 'colourmap': unknown key (did you mean colormap, an option of render?)" \
   run --config shared.toml -o x.h5
 # Another command's section is read by that command, but its keys are checked by any: a misspelt
-# [render] key is told by the run, not only when render runs; the run's own come first.
+# [render] key is told by the run, not only when render runs. A command that reads no config file
+# (info) has no section.
 printf '[run]\nrows = 8\n[render]\ncolourmap = "viridis"\nout = "pics"\n' >sections.toml
 expect_error "config sections.toml line 4, key 'render.colourmap': not an option of render (did you mean colormap?)" \
   run --config sections.toml -o x.h5
 printf '[render]\ncolormap = "viridis"\n[sweep]\nfeed = [0.02, 0.03]\n[run]\nrows = 8\ncols = 8\nimages = 1\n' >others.toml
 "$gs" run --config others.toml -o others.h5 --quiet && pass || fail "other commands' valid sections refused"
+printf '[info]\n[run]\nrows = 8\n' >info-section.toml
+expect_error "key 'info': unknown section (the sections are run, render, sweep, bench, the commands that read a config file)" \
+  run --config info-section.toml -o x.h5
 # An option given twice, or under its name and its course alias: the later value wins.
 "$gs" run --rows 8 --cols 8 --nbimage 5 --images 3 --quiet -o later.h5 &&
   /usr/bin/python3 -c 'import h5py; assert h5py.File("later.h5", "r")["v"].shape[0] == 3' &&

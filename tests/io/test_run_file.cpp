@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 
@@ -277,29 +278,62 @@ TEST(StateMemory, TheImagesOnTheirWayToTheFileAreCounted) {
   };
   EngineOptions cpu;
   cpu.backend = "cpu";
-  // Float32, v written: the state 16 bytes a cell, with the two images of v 24: at 20 bytes a cell
-  // of the memory, the state takes 0.8 of it and the whole 1.2.
-  const Problem between = square_of(static_cast<double>(available) / 20);
+  const auto refusal = [&](const std::function<void()>& check) -> std::string {
+    try {
+      check();
+    } catch (const OutOfMemory& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  // Two images of the fields carried, one of them a checkpoint's (u and v): v alone is 3 fields,
+  // u and v 4; the statistics' previous v one more; on_image's copy of the field not carried one.
   const int images_of_v = pipeline::held_images({false, true}, false);
-  EXPECT_EQ(images_of_v, 2);
+  EXPECT_EQ(images_of_v, 3);
+  EXPECT_EQ(pipeline::held_images({true, true}, false), 4);
   EXPECT_EQ(pipeline::held_images({true, true}, true), 5);
-  EXPECT_EQ(pipeline::held_images({false, true}, false, true), 3) << "on_image's copy of u";
+  EXPECT_EQ(pipeline::held_images({false, true}, false, true), 4) << "on_image's copy of u";
   EXPECT_EQ(pipeline::held_images({true, true}, false, true), 4)
       << "no copy: the images carry both";
-  EXPECT_NO_THROW(pipeline::check_state_fits(between, 1, cpu)) << "the state alone fits";
-  try {
-    pipeline::check_state_fits(between, 1, cpu, 0, images_of_v);
-    FAIL() << "a run whose images do not fit beside its state was accepted";
-  } catch (const OutOfMemory& e) {
-    EXPECT_NE(std::string(e.what()).find("cells (single precision) and the images on their way "
-                                         "to the file need"),
-              std::string::npos)
-        << e.what();
-  }
-  // A state allocated already: its two images of v, 8 bytes a cell, against what is left.
-  EXPECT_NO_THROW(pipeline::check_images_fit(square_of(static_cast<double>(available) / 16), 1, 2));
-  EXPECT_THROW(pipeline::check_images_fit(square_of(static_cast<double>(available) / 6), 1, 2),
-               OutOfMemory);
+  // Float32, v written: the state 16 bytes a cell, with its images 28: at 20 bytes a cell of the
+  // memory, the state takes 0.8 of it and the whole 1.4.
+  const Problem between = square_of(static_cast<double>(available) / 20);
+  EXPECT_EQ(refusal([&] { pipeline::check_state_fits(between, 1, cpu); }), "accepted")
+      << "the state alone fits";
+  EXPECT_NE(refusal([&] {
+              pipeline::check_state_fits(between, 1, cpu, 0, images_of_v);
+            }).find("cells (single precision) and the images on their way to the file need"),
+            std::string::npos);
+  // The blocks of 4 ranks on one node, each of a quarter of that grid: the same sums, said of the
+  // blocks and the ranks.
+  const Problem quarter = square_of(static_cast<double>(available) / 80);
+  EXPECT_EQ(refusal([&] { pipeline::check_state_fits(quarter, 1, cpu, 4); }), "accepted");
+  EXPECT_NE(refusal([&] { pipeline::check_state_fits(quarter, 1, cpu, 4, images_of_v); })
+                .find("the states of the blocks of 4 ranks on this node, each of up to " +
+                      quarter.grid.text() +
+                      " cells (single precision), and the images on their way to the file need"),
+            std::string::npos);
+  EXPECT_NE(refusal([&] {
+              pipeline::check_state_fits(square_of(static_cast<double>(available) / 8), 1, cpu, 4);
+            }).find(" cells (single precision), need "),
+            std::string::npos);
+  // A state allocated already (a Simulation's), or on a device: its images alone, of v 12 bytes a
+  // cell, against the host's memory; over ranks, the node's blocks.
+  EXPECT_EQ(refusal([&] {
+              pipeline::check_images_fit(square_of(static_cast<double>(available) / 24), 1,
+                                         images_of_v);
+            }),
+            "accepted");
+  EXPECT_NE(refusal([&] {
+              pipeline::check_images_fit(square_of(static_cast<double>(available) / 8), 1,
+                                         images_of_v);
+            }).find("the images of "),
+            std::string::npos);
+  EXPECT_NE(refusal([&] {
+              pipeline::check_images_fit(square_of(static_cast<double>(available) / 16), 1,
+                                         images_of_v, 2);
+            }).find("the images of the blocks of 2 ranks on this node, each of up to "),
+            std::string::npos);
 }
 
 // An empty name or a folder is named as such, with or without --force, before the other checks.

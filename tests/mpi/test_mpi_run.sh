@@ -190,7 +190,8 @@ expect_failure() {
     cat "$work/out.txt"
   fi
   # The launcher's SIGTERM to the ranks still leaving after the first left with the error is not
-  # a stop to announce (a rank said "stopping after the image in progress" after the error).
+  # a stop to announce (a rank said "stopping after the image in progress" after the error). A
+  # race: the old fault showed in about one run in 16, so this catches it in some runs only.
   if grep -q "stopping after the image in progress" "$work/out.txt"; then
     fail "$name: a stop announced after the error:"
     cat "$work/out.txt"
