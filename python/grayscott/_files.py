@@ -16,10 +16,26 @@ def _is_open_for_writing(error: OSError) -> bool:
     return "already open for write" in text or "unable to lock file" in text
 
 
+def _require(*modules: str) -> None:
+    """Says what to install where a module grayscott.open reads files with is missing (they are
+    the package's optional "files" dependencies: `pip install .` leaves them out)."""
+    import importlib.util
+
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    if missing:
+        error = ModuleNotFoundError(
+            f"grayscott.open needs {' and '.join(missing)}: pip install 'grayscott[files]' "
+            "(from a checkout: pip install '.[files]'), or Debian's python3-xarray "
+            "python3-h5netcdf")
+        error.name = missing[0]
+        raise error
+
+
 def open_dataset(path: str, **kwargs):
+    kwargs.setdefault("engine", "h5netcdf")
+    _require("xarray", *(("h5netcdf", "h5py") if kwargs["engine"] == "h5netcdf" else ()))
     import xarray as xr
 
-    kwargs.setdefault("engine", "h5netcdf")
     if kwargs["engine"] == "h5netcdf":
         # Names for the datasets' dimensions that HDF5 leaves unnamed (h5netcdf's option only).
         kwargs.setdefault("phony_dims", "access")

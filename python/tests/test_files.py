@@ -214,3 +214,26 @@ def test_open_passes_other_engines_their_own_options(tmp_path):
     with gs.open(out, engine="netcdf4") as ds:
         assert ds["v"].dims == ("time", "y", "x") and ds["v"].shape == (2, 16, 12)
         assert ds["v_mean"].dims == ("time",)
+
+
+def test_open_without_xarray_names_what_to_install(tmp_path):
+    # A plain `pip install .` leaves the "files" extra out: gs.open says what to install. Here in a
+    # process where xarray and h5netcdf are missing (None in sys.modules: found nowhere).
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "sys.modules['xarray'] = sys.modules['h5netcdf'] = None\n"
+        "import grayscott as gs\n"
+        "gs.Simulation(rows=8, cols=8).run(images=1, output='r.h5', quiet=True)\n"
+        "try:\n"
+        "    gs.open('r.h5')\n"
+        "except ModuleNotFoundError as e:\n"
+        "    print(e.name, '|', e)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("xarray | grayscott.open needs xarray and h5netcdf: "
+                                  "pip install 'grayscott[files]'"), done.stdout
