@@ -20,6 +20,7 @@
 namespace grayscott {
 // Readable names for parameterised tests.
 inline void PrintTo(const Stencil& s, std::ostream* os) { *os << s.name(); }
+inline void PrintTo(Boundary b, std::ostream* os) { *os << to_string(b); }
 }  // namespace grayscott
 
 namespace grayscott::testing {

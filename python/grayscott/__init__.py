@@ -444,7 +444,7 @@ class Simulation(_core._Simulation):
     volume's ("seven-point", the default there, or "nineteen-point"). ``stencil`` is a name
     ("oono-puri", "pretty", "five-point") or nine comma-separated weights; ``boundary`` is "zero-flux", "periodic" or
     "fixed" (``outside``: the values u, v beyond the grid, default (1, 0)); ``precision`` "single"
-    or "double"; ``backend`` "auto", "cpu" or "cuda"; ``init`` "rectangle", "noise" (with
+    or "double"; ``backend`` "auto" or a backend's name ("cpu", "cuda"); ``init`` "rectangle", "noise" (with
     ``seed``), "box", "box-bordered", "drop" or "cube" (``init_values``: u, v inside its shape).
     ``pattern`` names F and k ("worms", ...), ``preset`` one of the courses' programs
     ("course-numpy", "course-numba", "course-cupy", "course-jax", "course-kokkos", "course-cpp":

@@ -1775,7 +1775,8 @@ NB_MODULE(_core, m) {
       .def_prop_ro("_over_ranks", &Batch::over_ranks)
       .def_prop_ro("_reports", &Batch::reports)
       .def_prop_ro("time", &Batch::time, "Model time: the sum of dt over the steps done.")
-      .def_prop_ro("backend", &Batch::backend, "The backend that runs: 'cpu' or 'cuda'.")
+      .def_prop_ro("backend", &Batch::backend,
+                   "The backend that runs (its name: cpu, cuda, ...; grayscott info lists them).")
       .def_prop_ro("on_device", &Batch::on_device,
                    "Whether the state lives in GPU memory (u and v are then DeviceArrays).")
       .def_prop_ro(
