@@ -26,11 +26,14 @@ namespace {
 // One field of `members` states of `problem` in `blocks_here` blocks (0: the whole grid), and
 // how a refusal names it.
 struct FieldsOf {
-  double bytes = 0;   // in floating point: an absurd grid must not wrap around to a small number
-  std::string
-      whose;  // "512x512 cells (single precision)", "the blocks of 2 ranks on this node, ..."
-  bool blocks = false;  // several blocks: `whose` ends in a parenthesis that a comma follows
-  std::string axes;     // what the user sets: "rows x cols"
+  // In floating point: an absurd grid must not wrap around to a small number.
+  double bytes = 0;
+  // "512x512 cells (single precision)", "the blocks of 2 ranks on this node, each of up to ...".
+  std::string whose;
+  // Several blocks: `whose` ends in a parenthesis that a comma follows.
+  bool blocks = false;
+  // What the user sets: "rows x cols".
+  std::string axes;
   std::string state() const { return (blocks ? "the states of " : "the state of ") + whose; }
   std::string images() const {
     return "the images of " + whose + (blocks ? ", " : " ") + "on their way to the file";
