@@ -38,9 +38,6 @@ void add_config_option(CLI::App& app, std::string& path) {
 
 namespace {
 
-using requests::edit_distance;
-using requests::slips_allowed;
-
 // The command's long option nearest to `name` (requests::nearest_index: one it begins or that
 // begins it, or a slip of the keyboard). `primary`: named by its first long name (what a config
 // file's key must be), not by the course's alias that matched.
@@ -320,18 +317,18 @@ void apply_config(CLI::App& app, const std::string& path,
     }
     CLI::App* root = app.get_parent() != nullptr ? app.get_parent() : &app;
     // The commands that read a config file: their names are the sections.
-    const auto section_command = [&](const std::string& name) -> CLI::App* {
-      for (CLI::App* command : commands_of(*root)) {
-        if (command->get_name() == name && command->get_option_no_throw("--config") != nullptr)
-          return command;
-      }
-      return nullptr;
-    };
+    std::vector<CLI::App*> readers;
     std::string sections;
-    for (const CLI::App* command : commands_of(*root)) {
-      if (command->get_option_no_throw("--config") != nullptr)
-        sections += (sections.empty() ? "" : ", ") + command->get_name();
+    for (CLI::App* command : commands_of(*root)) {
+      if (command->get_option_no_throw("--config") == nullptr) continue;
+      readers.push_back(command);
+      sections += (sections.empty() ? "" : ", ") + command->get_name();
     }
+    const auto section_command = [&](const std::string& name) -> CLI::App* {
+      const auto found = std::find_if(readers.begin(), readers.end(),
+                                      [&](const CLI::App* c) { return c->get_name() == name; });
+      return found == readers.end() ? nullptr : *found;
+    };
     const auto where = [&](const toml::node& node, const std::string& name) {
       return "config " + path + " line " + std::to_string(node.source().begin.line) + ", key '" +
              name + "'";

@@ -56,6 +56,11 @@ bool only_an_extension(const fs::path& path) {
   return name.size() > 1 && name.rfind('.') == 0;
 }
 
+bool names_an_xdmf_file(const fs::path& path) {
+  const std::string extension = lowercase_extension(path);
+  return extension == ".xmf" || extension == ".xdmf";
+}
+
 std::string format_bytes(std::uint64_t bytes) {
   // Sizes are saturated there by whoever computes them: the true figure is larger still.
   if (bytes == UINT64_MAX) return "over 16 EiB";
@@ -144,8 +149,7 @@ void check_output_path(const fs::path& path, bool overwrite, std::uint64_t bytes
     throw PathIsDirectory("output " + path.string() + " is a directory, not a file");
   }
   check_replaceable(path, "output");
-  if (const std::string extension = lowercase_extension(path);
-      extension == ".xmf" || extension == ".xdmf") {
+  if (names_an_xdmf_file(path)) {
     throw InvalidInput("output " + path.string() +
                        " names an XDMF file: name the HDF5 file (e.g. run.h5); its .xmf "
                        "companion is written beside it");

@@ -33,6 +33,8 @@ void check_replaceable(const std::filesystem::path& path, const std::string& wha
 std::string lowercase_extension(const std::filesystem::path& path);
 // Whether the name is nothing but an extension: ".h5", ".mp4".
 bool only_an_extension(const std::filesystem::path& path);
+// Whether the name is an XDMF file's (.xmf or .xdmf, in any case): a run's companion.
+bool names_an_xdmf_file(const std::filesystem::path& path);
 
 // What stands at a path, for a message: "a file", "a directory", "a FIFO", "a character device",
 // "a block device", "a socket".

@@ -72,7 +72,7 @@ void check_hdf5_file(const fs::path& path) {
   }
   if (H5Fis_hdf5(path.c_str()) <= 0) {
     // The companion given for its run file: name the file that holds the images.
-    if (lowercase_extension(path) == ".xmf" || lowercase_extension(path) == ".xdmf") {
+    if (names_an_xdmf_file(path)) {
       for (const char* extension : {".h5", ".hdf5"}) {
         fs::path run = path;
         run.replace_extension(extension);
