@@ -98,6 +98,7 @@ __all__ = [
 # the signatures below name them so that IDEs, help() and inspect.signature show them.
 _SIMULATION = _core._defaults("simulation")
 _RUN = _core._defaults("run")
+_OVER_RANKS = _core._defaults("over_ranks")
 _SWEEP = _core._defaults("sweep")
 
 
@@ -408,19 +409,6 @@ def _callbacks(images, on_image, live):
     return both, False
 
 
-def _decomposition(decomposition, comm) -> str:
-    """The ranks along each axis asked for with `comm` ("RxC", a volume's "PxRxC"), or ""."""
-    if decomposition is None:
-        return ""
-    if not isinstance(decomposition, str):
-        raise TypeError("decomposition: expected text such as '2x1' or a volume's '2x1x1', got "
-                        f"{type(decomposition).__name__}")
-    if comm is None:
-        raise ValueError("decomposition: splits a grid over MPI ranks; give comm=MPI.COMM_WORLD "
-                         "too (under mpirun)")
-    return decomposition
-
-
 def _over_ranks(comm) -> bool:
     """Whether `comm` (an mpi4py communicator, or None) asks to split the grid over ranks."""
     if comm is None:
@@ -462,7 +450,9 @@ class Simulation(_core._Simulation):
     then this rank's block, (rows, cols) or a volume's (planes, rows, cols) (``sim.block`` says
     where it lies in the grid), and ``run()`` writes one file, the same as one process's.
     ``decomposition`` ("RxC", a volume's "PxRxC", as ``--decomposition``) chooses how many ranks
-    split each axis instead of the automatic choice.
+    split each axis instead of the automatic choice; ``halo_depth`` (steps per halo exchange, 0:
+    automatic), ``gpu_aware_mpi`` and ``overlap_writes`` ("auto", "on" or "off") are the command
+    line's options of the same names.
     """
 
     __slots__ = ("_on_device",)
@@ -493,11 +483,13 @@ class Simulation(_core._Simulation):
         device: int = _SIMULATION["device"],
         *,
         comm=None,
-        decomposition: str | None = None,
+        decomposition: str | None = _OVER_RANKS["decomposition"],
+        halo_depth: int = _OVER_RANKS["halo_depth"],
+        gpu_aware_mpi: str = _OVER_RANKS["gpu_aware_mpi"],
+        overlap_writes: str = _OVER_RANKS["overlap_writes"],
     ):
         """A simulation of these settings (the class's docstring says each)."""
-        super().__init__(_named_arguments(locals(), "comm", "decomposition"), _over_ranks(comm),
-                         _decomposition(decomposition, comm))
+        super().__init__(_named_arguments(locals(), "comm"), comm is not None, _over_ranks(comm))
         self._on_device = self.on_device
 
     @property
@@ -604,16 +596,20 @@ class Simulation(_core._Simulation):
     def resume(cls, path, backend: str = _SIMULATION["backend"], threads: int = _SIMULATION["threads"],
                progress=None, quiet: bool = False, checkpoint_every=_RUN["checkpoint_every"],
                on_image=None, live: bool = False, comm=None,
-               decomposition: str | None = None, fuse_steps: int = _SIMULATION["fuse_steps"],
+               decomposition: str | None = _OVER_RANKS["decomposition"],
+               fuse_steps: int = _SIMULATION["fuse_steps"],
                device: int = _SIMULATION["device"],
                render: str | _os.PathLike | None = None,
-               overwrite: bool = False) -> "Simulation":
+               overwrite: bool = False, halo_depth: int = _OVER_RANKS["halo_depth"],
+               gpu_aware_mpi: str = _OVER_RANKS["gpu_aware_mpi"],
+               overlap_writes: str = _OVER_RANKS["overlap_writes"]) -> "Simulation":
         """Continue the unfinished run in ``path`` from its newest checkpoint to its end, as
         ``grayscott run --resume`` does, and return the simulation holding its final state.
         The parameters come from the file; how it is computed (``backend``, ``threads``,
         ``fuse_steps``, ``device``) is as in Simulation. ``comm=MPI.COMM_WORLD`` under ``mpirun``
         continues it split over the ranks, on any number of them (as ``mpirun grayscott run
-        --resume``), ``decomposition`` as in Simulation; each rank's simulation then holds its
+        --resume``), ``decomposition``, ``halo_depth``, ``gpu_aware_mpi`` and ``overlap_writes`` as
+        in Simulation; each rank's simulation then holds its
         block. ``render=DIR`` writes the pictures of every image of the file once it is complete,
         as ``run(render=DIR)``; ``overwrite=True`` replaces pictures that exist there (only them:
         the file is continued, never replaced)."""
@@ -622,7 +618,9 @@ class Simulation(_core._Simulation):
         with _FILE_WORK:
             parameters = _core._resumable_run(path)
             sim = cls(**parameters, backend=backend, threads=threads, fuse_steps=fuse_steps,
-                      device=device, comm=comm, decomposition=decomposition)
+                      device=device, comm=comm, decomposition=decomposition,
+                      halo_depth=halo_depth, gpu_aware_mpi=gpu_aware_mpi,
+                      overlap_writes=overlap_writes)
             if progress is None and not sim._over_ranks:
                 progress = _default_progress(quiet, path)
             hook, views = _callbacks(0, on_image, live)

@@ -44,6 +44,7 @@
 #include "io/pictures/render.hpp"
 #include "model/initial_state.hpp"
 #include "model/model.hpp"
+#include "pipeline/distributed_options.hpp"
 #include "pipeline/run.hpp"
 #include "pipeline/state_memory.hpp"
 #include "pipeline/stop_signal.hpp"
@@ -586,6 +587,7 @@ std::string python_words(std::string message) {
   rename(requests::output_settings());
   rename(requests::run_settings());
   rename(requests::sweep_settings());
+  rename(requests::over_ranks_settings());
   // render's own options (gs.render, gs.video): "--field v" -> "field='v'".
   rewrite("--(field|colormap) ([A-Za-z0-9_.,-]+)", "$2='$3'");
   rewrite("--(field|range|every|fps|scale|image|slice|projection)(?![A-Za-z-])", "$2=");
@@ -731,14 +733,14 @@ class Batch {
  public:
   // `over_ranks`: one grid split over the ranks of MPI_COMM_WORLD (the Python module under
   // mpirun, with mpi4py), each process holding its block; alone, as without it.
-  // `decomposition`: the ranks along each axis over ranks ("RxC", "PxRxC"; empty: automatic).
+  // `split`: over ranks, how (the decomposition, the halo depth, ...; `grayscott run`'s options).
   Batch(Problem problem, std::vector<Parameters> members, std::vector<InitialState> initial,
-        EngineOptions options, bool over_ranks = false, std::string decomposition = {})
+        EngineOptions options, bool over_ranks = false, pipeline::DistributedRunOptions split = {})
       : problem_(std::move(problem)),
         members_(std::move(members)),
         initial_(std::move(initial)),
         options_(options),
-        decomposition_(std::move(decomposition)),
+        split_(std::move(split)),
         block_(whole_grid(problem_.grid)),
         engine_(make_engine_over(over_ranks)) {
     load_initial_states();
@@ -780,15 +782,9 @@ class Batch {
         session_ = session;
         if (problem_.precision == Precision::Single)
           return pipeline::make_distributed_engine<float>(problem_, options_, *session, block_,
-                                                          decomposition_);
+                                                          split_);
         return pipeline::make_distributed_engine<double>(problem_, options_, *session, block_,
-                                                         decomposition_);
-      }
-      // One rank: the whole grid in this process, which only a split into one block describes.
-      if (!decomposition_.empty() && mpi::parse_decomposition(decomposition_).ranks() != 1) {
-        throw InvalidInput("decomposition " + decomposition_ + " asks for " +
-                           std::to_string(mpi::parse_decomposition(decomposition_).ranks()) +
-                           " ranks; this process runs alone");
+                                                         split_);
       }
     }
 #else
@@ -1057,7 +1053,7 @@ class Batch {
   std::vector<Parameters> members_;
   std::vector<InitialState> initial_;
   EngineOptions options_;
-  std::string decomposition_;  // over ranks: the ranks along each axis (empty: automatic)
+  pipeline::DistributedRunOptions split_;  // over ranks: how the grid is split and exchanged
   std::string
       initial_file_;  // the run file that stores a custom initial state (InitialKind::Custom)
 #if GRAYSCOTT_WITH_MPI
@@ -1119,9 +1115,9 @@ nb::object image_view(const void* values, const Grid& grid) {
 class Simulation : public Batch {
  public:
   Simulation(const Problem& problem, InitialState initial, EngineOptions options, bool over_ranks,
-             std::string decomposition,
+             pipeline::DistributedRunOptions split,
              std::optional<std::int64_t> preset_steps_per_image = std::nullopt)
-      : Batch(problem, {problem.params}, {initial}, options, over_ranks, std::move(decomposition)),
+      : Batch(problem, {problem.params}, {initial}, options, over_ranks, std::move(split)),
         preset_steps_per_image_(preset_steps_per_image) {}
 
   // The rates that may change between steps; the grid, stencil, boundary and precision stay.
@@ -1374,7 +1370,7 @@ class Simulation : public Batch {
               // Every rank runs `grayscott run`'s distributed pipeline; then this rank's block of
               // the run's final state, saved in the file, becomes this simulation's state.
               const pipeline::RunSummary result =
-                  pipeline::execute_distributed_run(request, {decomposition_}, *session_);
+                  pipeline::execute_distributed_run(request, split_, *session_);
               if (result.checkpoint_images > 0) {
                 std::vector<Real> u, v;
                 io::read_checkpoint<Real>(request.output, block_.row_begin, block_.rows,
@@ -1795,25 +1791,36 @@ NB_MODULE(_core, m) {
       nb::class_<Simulation, Batch>(m, "_Simulation")
           .def(
               "__init__",
-              [](Simulation* self, nb::dict settings, bool over_ranks, std::string decomposition) {
+              [](Simulation* self, nb::dict settings, bool with_comm, bool over_ranks) {
                 Keywords keywords(settings, "Simulation");
                 const Made made = simulation_settings(keywords);
+                requests::OverRanksSettings split;
+                keywords.fill(split, requests::over_ranks_settings());
                 keywords.refuse_unknown();
+                const pipeline::DistributedRunOptions split_options = split.options();
+                if (!with_comm) {
+                  std::vector<std::string> tuned = split.tuned();
+                  if (!split.decomposition.empty()) tuned.insert(tuned.begin(), "decomposition");
+                  if (!tuned.empty()) {
+                    throw InvalidInput(tuned.front() +
+                                       ": an option of a grid split over MPI ranks; give "
+                                       "comm=MPI.COMM_WORLD too (under mpirun)");
+                  }
+                }
 #if GRAYSCOTT_WITH_MPI
-                // Given with a communicator of one rank: checked as `mpirun -n 1` checks it (the
-                // whole grid, or refused), not ignored.
+                // With a communicator of one rank: checked as `mpirun -n 1` checks it (the whole
+                // grid, or refused), not ignored.
                 if (!over_ranks) {
-                  mpi::check_one_process_decomposition(decomposition, made.problem.problem().grid,
-                                                       true);
+                  mpi::check_one_process_decomposition(split.decomposition,
+                                                       made.problem.problem().grid, true);
                 }
 #endif
                 // A preset's steps between images apply to run() (unless it names its own).
-                new (self)
-                    Simulation(made.problem.problem(), made.problem.initial_state(),
-                               made.engine.engine_options(), over_ranks, std::move(decomposition),
-                               made.problem.preset_steps_per_image());
+                new (self) Simulation(made.problem.problem(), made.problem.initial_state(),
+                                      made.engine.engine_options(), over_ranks, split_options,
+                                      made.problem.preset_steps_per_image());
               },
-              "settings"_a, "over_ranks"_a = false, "decomposition"_a = "")
+              "settings"_a, "with_comm"_a = false, "over_ranks"_a = false)
           .def("_run", &Simulation::run, "settings"_a, "progress"_a.none(), "on_image"_a.none(),
                "resume"_a, "image_views"_a)
           .def_prop_ro("init", [](const Simulation& s) {
@@ -1956,6 +1963,8 @@ NB_MODULE(_core, m) {
           add_defaults(d, requests::engine_settings(), requests::EngineSettings{});
         } else if (which == "run") {
           add_defaults(d, requests::output_settings(), requests::RunSettings{}.out);
+        } else if (which == "over_ranks") {
+          add_defaults(d, requests::over_ranks_settings(), requests::OverRanksSettings{});
         } else if (which == "sweep") {
           add_defaults(d, requests::sweep_settings(), requests::SweepSettings{});
           add_defaults(d, requests::problem_settings(), requests::ProblemSettings{},
@@ -1963,7 +1972,7 @@ NB_MODULE(_core, m) {
           add_defaults(d, requests::engine_settings(), requests::EngineSettings{});
           add_defaults(d, requests::output_settings(), requests::SweepSettings{}.out);
         } else {
-          throw nb::value_error("which: simulation, run or sweep");
+          throw nb::value_error("which: simulation, run, over_ranks or sweep");
         }
         return d;
       },

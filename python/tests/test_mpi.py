@@ -3,6 +3,7 @@ splits one grid over the P ranks with the distributed engine of `grayscott run`;
 file, bitwise the one-process run's; sim.v is the rank's block, and a gather gives the whole grid
 of one process. Real mpirun, P = 1..4."""
 
+import json
 import os
 import shutil
 import subprocess
@@ -103,6 +104,103 @@ def test_a_communicator_that_is_not_the_world_is_refused():
             gs.Simulation(rows=8, cols=8, comm=mpi4py.COMM_WORLD, decomposition=decomposition)
     gs.Simulation(rows=8, cols=8, comm=mpi4py.COMM_WORLD, decomposition="1x1")
     gs.Simulation(depth=3, rows=8, cols=5, comm=mpi4py.COMM_WORLD, decomposition="1x1x1")
+
+
+TUNED_SCRIPT = textwrap.dedent("""
+    import json
+    import sys
+    import numpy as np
+    from mpi4py import MPI
+    import grayscott as gs
+
+    comm = MPI.COMM_WORLD
+    output, gathered, tuning = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+    sim = gs.Simulation(rows=45, cols=62, feed=0.03, kill=0.06, init="noise", seed=5,
+                        boundary="periodic", backend="cpu", threads=1, comm=comm, **tuning)
+    sim.advance(37)
+    blocks = comm.gather((sim.block, np.array(sim.v)), root=0)
+    if comm.rank == 0:
+        whole = np.full((45, 62), np.nan, dtype=np.float32)
+        for where, values in blocks:
+            whole[where] = values
+        np.save(gathered, whole)
+    sim.reset()
+    sim.run(images=4, steps_per_image=9, output=output)
+""")
+
+
+@pytest.mark.parametrize("ranks, tuning, said", [
+    (2, dict(halo_depth=4, overlap_writes="on"), "halo depth 4: .* images written while stepping"),
+    (3, dict(halo_depth=2, overlap_writes="off", gpu_aware_mpi="off", decomposition="3x1"),
+     "decomposition 3x1 over 3 ranks on cpu, halo depth 2: .* images written between steps"),
+])
+def test_the_exchanges_are_tuned_as_the_command_line_tunes_them(tmp_path, ranks, tuning, said):
+    # halo_depth, overlap_writes and gpu_aware_mpi are `mpirun grayscott run`'s options: the run
+    # says what it did as the command line says it, and the states and the file are those of one
+    # process whatever the depth (37 steps are not a whole number of exchanges of 4 or 2).
+    launcher = mpirun()
+    script = tmp_path / "script.py"
+    script.write_text(TUNED_SCRIPT)
+    done = subprocess.run([launcher, "-n", str(ranks), "--oversubscribe", sys.executable,
+                           str(script), str(tmp_path / "ranks.h5"), str(tmp_path / "whole.npy"),
+                           json.dumps(tuning)], capture_output=True, text=True, timeout=300,
+                          env=mpi_environment())
+    assert done.returncode == 0, done.stderr[-3000:]
+    import re
+    assert re.search(said, done.stderr), done.stderr[-3000:]
+
+    alone = gs.Simulation(rows=45, cols=62, feed=0.03, kill=0.06, init="noise", seed=5,
+                          boundary="periodic", backend="cpu", threads=1)
+    alone.advance(37)
+    assert np.array_equal(np.load(tmp_path / "whole.npy"), alone.v)
+    alone.reset()
+    alone.run(images=4, steps_per_image=9, output=tmp_path / "alone.h5", quiet=True)
+    assert_same_run_file(tmp_path / "ranks.h5", tmp_path / "alone.h5")
+
+
+def test_the_exchanges_options_are_checked_as_the_command_lines(tmp_path):
+    mpi4py = pytest.importorskip("mpi4py.MPI")
+    # Without a communicator they split nothing: refused, not ignored (at their defaults they
+    # ask for nothing).
+    for tuning in (dict(halo_depth=2), dict(overlap_writes="on"), dict(gpu_aware_mpi="off"),
+                   dict(decomposition="2x1")):
+        keyword = next(iter(tuning))
+        with pytest.raises(ValueError, match=f"^{keyword}: an option of a grid split over MPI "
+                                             "ranks; give comm=MPI.COMM_WORLD too"):
+            gs.Simulation(rows=8, cols=8, **tuning)
+    gs.Simulation(rows=8, cols=8, halo_depth=0, overlap_writes="auto", gpu_aware_mpi="auto")
+    # Their values are checked with or without one, in the command line's words.
+    for comm in (None, mpi4py.COMM_WORLD):
+        with pytest.raises(ValueError, match="^halo_depth must be 0 \\(automatic\\) or a whole "
+                                             "number from 1 to 1048576, got -1$"):
+            gs.Simulation(rows=8, cols=8, halo_depth=-1, comm=comm)
+        with pytest.raises(ValueError, match="^overlap_writes: expected auto, on or off, got "
+                                             "'sometimes'$"):
+            gs.Simulation(rows=8, cols=8, overlap_writes="sometimes", comm=comm)
+        with pytest.raises(TypeError, match="^halo_depth: expected an int"):
+            gs.Simulation(rows=8, cols=8, halo_depth="2", comm=comm)
+        with pytest.raises(TypeError, match="^gpu_aware_mpi: expected a str"):
+            gs.Simulation(rows=8, cols=8, gpu_aware_mpi=True, comm=comm)
+    # One rank is one process: the options of the exchanges have nothing to do, as under
+    # `mpirun -n 1 grayscott run`, and change nothing.
+    tuned = gs.Simulation(rows=16, cols=16, init="noise", comm=mpi4py.COMM_WORLD, halo_depth=3,
+                          overlap_writes="on")
+    plain = gs.Simulation(rows=16, cols=16, init="noise")
+    tuned.advance(10)
+    plain.advance(10)
+    assert np.array_equal(tuned.v, plain.v)
+    # Simulation.resume takes them too.
+    plain.reset()
+
+    def stop(index, step, time, image):
+        if index == 1:
+            raise RuntimeError("stopped here")
+
+    with pytest.raises(RuntimeError, match="stopped here"):
+        plain.run(images=3, steps_per_image=4, output=tmp_path / "run.h5", quiet=True,
+                  on_image=stop)
+    with pytest.raises(ValueError, match="^halo_depth: an option of a grid split over MPI ranks"):
+        gs.Simulation.resume(tmp_path / "run.h5", halo_depth=2)
 
 
 CUSTOM_SCRIPT = textwrap.dedent("""

@@ -261,7 +261,7 @@ def test_decomposition_splits_the_grid_as_asked(tmp_path, grayscott_bin, depth, 
 
 
 def test_decomposition_needs_a_communicator():
-    with pytest.raises(ValueError, match="decomposition: splits a grid over MPI ranks"):
+    with pytest.raises(ValueError, match="decomposition: an option of a grid split over MPI ranks"):
         gs.Simulation(rows=8, cols=8, decomposition="2x1")
-    with pytest.raises(TypeError, match="decomposition: expected text"):
+    with pytest.raises(TypeError, match="decomposition: expected a str"):
         gs.Simulation(rows=8, cols=8, decomposition=2)

@@ -128,9 +128,10 @@ def test_every_sweep_refuses_a_member_past_its_stability_limit_wherever_it_stand
 def test_the_signatures_carry_the_command_lines_defaults():
     defaults = _core._defaults("simulation")
     parameters = dict(inspect.signature(gs.Simulation).parameters)
-    # Not settings: where the grid lives (MPI), as the command line's --decomposition is not.
+    # Where the grid lives (MPI) and how it is split there: the command line's options under
+    # mpirun.
     parameters.pop("comm")
-    parameters.pop("decomposition")
+    defaults.update(_core._defaults("over_ranks"))
     assert set(parameters) == set(defaults)
     for name, parameter in parameters.items():
         assert parameter.default == defaults[name], name
@@ -180,10 +181,11 @@ def test_the_defaults_are_the_command_lines(grayscott_bin):
     values = dict(line.removeprefix("# ").split(" = ", 1) for line in printed.splitlines()[1:]
                   if " = " in line)
     keyword = dict(NAMES)
-    defaults = {**_core._defaults("simulation"), **_core._defaults("run")}
+    defaults = {**_core._defaults("simulation"), **_core._defaults("run"),
+                **_core._defaults("over_ranks")}
     for option, text in values.items():
         if option not in keyword:
-            continue  # the command line's own (decomposition, ...)
+            continue  # the command line's own (config, resume)
         value = defaults[keyword[option]]
         if isinstance(value, bool):
             assert text == str(value).lower(), option

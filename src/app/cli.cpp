@@ -591,19 +591,10 @@ void name_metavars(CLI::App& app) {
   // The settings' metavars come from their table (requests/settings.hpp); these name the rest,
   // only where CLI11 would say TEXT: its INT and FLOAT already say what a number option takes.
   const std::pair<const char*, std::string> names[] = {
-      {"output", "FILE.h5"},
-      {"out", "DIR"},
-      {"config", "FILE.toml"},
-      {"decomposition", "ROWSxCOLS"},
-      {"range", "LO:HI"},
-      {"field", "u|v"},
-      {"video", "FILE.mp4|.webm|.gif|.avi"},
-      {"colormap", "NAME"},
-      {"scale", "N|auto"},
-      {"resume", "FILE.h5"},
-      {"file", "FILE.h5"},
-      {"preset", "NAME"},
-      {"io", "none|hdf5"},
+      {"output", "FILE.h5"}, {"out", "DIR"},      {"config", "FILE.toml"},
+      {"range", "LO:HI"},    {"field", "u|v"},    {"video", "FILE.mp4|.webm|.gif|.avi"},
+      {"colormap", "NAME"},  {"scale", "N|auto"}, {"resume", "FILE.h5"},
+      {"file", "FILE.h5"},   {"preset", "NAME"},  {"io", "none|hdf5"},
   };
   const auto rename = [&](CLI::App& command) {
     for (CLI::Option* option : command.get_options()) {

@@ -26,15 +26,12 @@ using pipeline::format_duration;
 using pipeline::format_rate;
 using pipeline::RunRequest;
 using pipeline::RunSummary;
-#if GRAYSCOTT_WITH_MPI
-using pipeline::DistributedRunOptions;
-#endif
 
 struct RunCliState {
   requests::RunSettings settings;
   std::string config, resume;
 #if GRAYSCOTT_WITH_MPI
-  DistributedRunOptions distributed;
+  requests::OverRanksSettings over_ranks;
 #endif
 };
 
@@ -219,9 +216,10 @@ void report(const RunRequest& request, const RunSummary& summary) {
 // Under an MPI launcher. One rank: exactly the serial program. Several: the distributed run;
 // every rank gets the same outcome and rank 0 reports it.
 void run_under_mpi(const std::function<RunRequest()>& make_request,
-                   const DistributedRunOptions& options) {
+                   const requests::OverRanksSettings& over_ranks) {
   pipeline::run_on_every_rank([&](const mpi::Session& session) {
-    const RunRequest request = make_request();
+    const RunRequest request = make_request();  // reads --config, which may set over_ranks
+    const pipeline::DistributedRunOptions options = over_ranks.options();
     if (session.size() == 1) {
       mpi::check_one_process_decomposition(options.decomposition, request.problem.grid, true);
       report(request, pipeline::execute_run(request));
@@ -272,28 +270,7 @@ void add_run_command(CLI::App& root) {
       ->type_name("FILE");
   add_config_option(*run, state->config);
 #if GRAYSCOTT_WITH_MPI
-  run->add_option("--decomposition", state->distributed.decomposition,
-                  "Under mpirun/srun: ROWSxCOLS ranks, a volume's PLANESxROWSxCOLS (default: "
-                  "MPI_Dims_create's choice; a volume's, the fewest halo cells)")
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  run->add_option("--halo-depth", state->distributed.halo_depth,
-                  "Under mpirun/srun: halo cells = steps per halo exchange (0: automatic; the CPU "
-                  "fuses the steps between exchanges)")
-      ->capture_default_str()
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  // --cuda-aware-mpi: its earlier name, still read (scripts that name it keep working).
-  run->add_option("--gpu-aware-mpi,--cuda-aware-mpi", state->distributed.gpu_aware_mpi,
-                  "Under mpirun/srun, on a device backend: pass halo messages to MPI in device "
-                  "memory (auto: when the MPI library says it can)")
-      ->check(CLI::IsMember({"auto", "on", "off"}))
-      ->capture_default_str()
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  run->add_option("--overlap-writes", state->distributed.overlap_writes,
-                  "Under mpirun/srun: write each image while the next is computed (auto: when "
-                  "each rank leaves a core free for its writer thread)")
-      ->check(CLI::IsMember({"auto", "on", "off"}))
-      ->capture_default_str()
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  add_settings(*run, state->over_ranks, requests::over_ranks_settings());
 #endif
 
   run->callback([run, state] {
@@ -338,25 +315,20 @@ void add_run_command(CLI::App& root) {
     // From here to the end of the run a stop signal ends it at the next image, consistently.
     const pipeline::StopSignals stop_signals;
 #if GRAYSCOTT_WITH_MPI
-    if (mpi::launched_by_mpi_launcher()) return run_under_mpi(make_request, state->distributed);
+    if (mpi::launched_by_mpi_launcher()) return run_under_mpi(make_request, state->over_ranks);
 #endif
     const RunRequest request = make_request();
 #if GRAYSCOTT_WITH_MPI
-    mpi::check_one_process_decomposition(state->distributed.decomposition, request.problem.grid,
+    mpi::check_one_process_decomposition(state->over_ranks.decomposition, request.problem.grid,
                                          false);
     // The other options of a run over ranks mean nothing to one process: refused, not ignored
     // (given on the command line or in --config, which make_request read), unless at their
     // default, which asks for nothing (as a decomposition of 1x1 does).
-    const DistributedRunOptions& over_ranks = state->distributed;
-    for (const auto& [option, at_default] :
-         {std::pair<const char*, bool>{"--halo-depth", over_ranks.halo_depth == 0},
-          {"--gpu-aware-mpi", over_ranks.gpu_aware_mpi == "auto"},
-          {"--overlap-writes", over_ranks.overlap_writes == "auto"}}) {
-      if (app::given(*run, option) && !at_default) {
-        throw InvalidInput(std::string(option).substr(2) +
-                           ": an option of a run over MPI ranks; it needs an MPI launcher "
-                           "(mpirun -n P, srun)");
-      }
+    (void)state->over_ranks.options();  // a value no run takes is named as such
+    if (const std::vector<std::string> tuned = state->over_ranks.tuned(); !tuned.empty()) {
+      throw InvalidInput(tuned.front() +
+                         ": an option of a run over MPI ranks; it needs an MPI launcher "
+                         "(mpirun -n P, srun)");
     }
 #endif
     report(request, pipeline::execute_run(request));

@@ -18,16 +18,10 @@
 
 #include "engine/engine.hpp"
 #include "mpi/session.hpp"
+#include "pipeline/distributed_options.hpp"
 #include "pipeline/run.hpp"
 
 namespace grayscott::pipeline {
-
-struct DistributedRunOptions {
-  std::string decomposition;            // "RxC" ranks, or empty: MPI_Dims_create's choice
-  int halo_depth = 0;                   // cells of halo = steps per exchange; 0: automatic
-  std::string gpu_aware_mpi = "auto";   // on devices: halo messages from device memory? auto|on|off
-  std::string overlap_writes = "auto";  // write from a thread while stepping? auto|on|off
-};
 
 // Collective over every rank of `session`. Every rank validates the same request; rank 0 checks
 // the output path; a failure on any rank is agreed on, so every rank throws the same one-line
@@ -44,13 +38,13 @@ RunSummary execute_distributed_run(const RunRequest& request, const DistributedR
 // loaded back before the next advance, so a write through it is the state that advance starts
 // from. Rates cannot change (set_rates throws InvalidInput). Collective over every rank: making
 // it, advance(), home_state().
-// `decomposition`: the ranks along each axis ("RxC", a volume's "PxRxC"; empty: the choice of
-// `grayscott run` without --decomposition).
+// `over_ranks`: the split, the halo depth and where halo messages live, as `grayscott run` takes
+// them (the images it writes none of, so overlap_writes changes nothing here).
 template <class Real>
 std::unique_ptr<Engine<Real>> make_distributed_engine(const Problem& problem,
                                                       const EngineOptions& options,
                                                       const mpi::Session& session,
                                                       BlockPlace& place,
-                                                      const std::string& decomposition = {});
+                                                      const DistributedRunOptions& over_ranks = {});
 
 }  // namespace grayscott::pipeline

@@ -136,6 +136,43 @@ int at_most_an_images_steps(int halo_depth, const Job& job) {
   return static_cast<int>(std::min<std::int64_t>(halo_depth, job.steps_per_image));
 }
 
+// The ranks along each axis: the decomposition asked for, or the automatic choice; every block
+// at least as thick as the halo. Throws InvalidInput.
+mpi::ProcessGrid process_grid_for(const DistributedRunOptions& options, int ranks,
+                                  const Grid& grid) {
+  std::optional<mpi::ProcessGrid> forced;
+  if (!options.decomposition.empty()) forced = mpi::parse_decomposition(options.decomposition);
+  return mpi::choose_process_grid(ranks, grid, forced, std::max(options.halo_depth, 1));
+}
+
+// Not silently dropped: the CPU backend's halos are in host memory.
+void refuse_gpu_aware_mpi_on_the_cpu(const DistributedRunOptions& options,
+                                     const EngineOptions& engine) {
+  if (options.gpu_aware_mpi == Toggle::On && engine.backend == "cpu") {
+    throw InvalidInput(
+        "gpu-aware-mpi on: the cpu backend's halos are in host memory (the option passes a "
+        "device backend's halos to MPI in device memory, with --backend cuda or auto)");
+  }
+}
+
+// Whether the blocks of `backend` pass their halo messages to MPI in device memory: asked for, or
+// (auto) where the MPI library says it reads that memory. Rank 0 says when `on` has nothing to do
+// (auto chose a backend whose halos are in host memory), unless `quiet`.
+bool messages_in_device_memory(const DistributedRunOptions& options, const Backend& backend,
+                               const mpi::Session& session, bool quiet) {
+  const std::string_view device_memory = backend.mpi_device_memory();
+  if (options.gpu_aware_mpi == Toggle::On && device_memory.empty() && session.rank() == 0 &&
+      !quiet) {
+    std::fprintf(stderr,
+                 "grayscott: gpu-aware-mpi on: the %s backend's halos are in host memory; the "
+                 "option has nothing to do\n",
+                 std::string(backend.name()).c_str());
+  }
+  return !device_memory.empty() &&
+         (options.gpu_aware_mpi == Toggle::On || (options.gpu_aware_mpi == Toggle::Auto &&
+                                                  mpi::library_reads_device_memory(device_memory)));
+}
+
 // Where a grid's blocks step, the same for every rank.
 struct BlockPlacement {
   RankPlacement rank;                      // the backend, and this rank's device
@@ -260,25 +297,9 @@ class GridOverRanks final : public OverRanks<Real> {
           "whole image's; classify the file's images afterwards (gs.classify), or run on one "
           "rank");
     }
-    if (options_.halo_depth < 0)
-      throw InvalidInput("halo-depth must be a positive integer, or 0 for automatic");
-    for (const auto& [name, value] :
-         {std::pair<const char*, const std::string&>{"gpu-aware-mpi", options_.gpu_aware_mpi},
-          {"overlap-writes", options_.overlap_writes}}) {
-      if (value != "auto" && value != "on" && value != "off")
-        throw InvalidInput(std::string(name) + ": expected auto, on or off, got '" + value + "'");
-    }
-    // Not silently dropped: the CPU backend's halos are in host memory.
-    if (options_.gpu_aware_mpi == "on" && job.engine.backend == "cpu") {
-      throw InvalidInput(
-          "gpu-aware-mpi on: the cpu backend's halos are in host memory (the option passes a "
-          "device backend's halos to MPI in device memory, with --backend cuda or auto)");
-    }
+    refuse_gpu_aware_mpi_on_the_cpu(options_, job.engine);
     options_.halo_depth = at_most_an_images_steps(options_.halo_depth, job);
-    std::optional<mpi::ProcessGrid> forced;
-    if (!options_.decomposition.empty()) forced = mpi::parse_decomposition(options_.decomposition);
-    process_grid_ = mpi::choose_process_grid(this->session_.size(), job.problem.grid, forced,
-                                             std::max(options_.halo_depth, 1));
+    process_grid_ = process_grid_for(options_, this->session_.size(), job.problem.grid);
   }
 
   const Backend& choose_backend(Job& job) override {
@@ -289,24 +310,14 @@ class GridOverRanks final : public OverRanks<Real> {
                                                  *placement_.rank.backend);
     }
     options_.halo_depth = at_most_an_images_steps(options_.halo_depth, job);
-    const std::string_view device_memory = placement_.rank.backend->mpi_device_memory();
-    if (options_.gpu_aware_mpi == "on" && device_memory.empty() && session.rank() == 0 &&
-        !job.quiet) {
-      std::fprintf(stderr,
-                   "grayscott: gpu-aware-mpi on: the %s backend's halos are in host memory; the "
-                   "option has nothing to do\n",
-                   std::string(placement_.rank.backend->name()).c_str());
-    }
     placement_.messages_in_device_memory =
-        !device_memory.empty() &&
-        (options_.gpu_aware_mpi == "on" ||
-         (options_.gpu_aware_mpi == "auto" && mpi::library_reads_device_memory(device_memory)));
+        messages_in_device_memory(options_, *placement_.rank.backend, session, job.quiet);
     // Every rank decides alike: the writes are collective, but whether a rank waits for them is
     // its own affair; agreeing keeps the summary true for all.
     placement_.overlap_writes =
         session.thread_level() >= MPI_THREAD_MULTIPLE &&
-        (options_.overlap_writes == "on" ||
-         (options_.overlap_writes == "auto" &&
+        (options_.overlap_writes == Toggle::On ||
+         (options_.overlap_writes == Toggle::Auto &&
           !mpi::any_rank(session.world(),
                          !writer_has_a_core(placement_.on_device(), job.engine, session))));
     tag_ = shared_tag(session.world());
@@ -491,21 +502,23 @@ template <class Real>
 class DistributedGridEngine final : public Engine<Real> {
  public:
   DistributedGridEngine(const Problem& problem, const EngineOptions& options,
-                        const mpi::Session& session, const std::string& decomposition) {
+                        const mpi::Session& session, const DistributedRunOptions& over_ranks) {
     const MPI_Comm world = session.world();
     mpi::ProcessGrid process_grid;
     mpi::agree_on_errors(world, capture_error([&] {
-                           std::optional<mpi::ProcessGrid> forced;
-                           if (!decomposition.empty())
-                             forced = mpi::parse_decomposition(decomposition);
+                           refuse_gpu_aware_mpi_on_the_cpu(over_ranks, options);
                            process_grid =
-                               mpi::choose_process_grid(session.size(), problem.grid, forced, 1);
+                               process_grid_for(over_ranks, session.size(), problem.grid);
                          }));
     BlockPlacement placement;
     placement.rank = agree_on_backend(options, session, &problem);
     backend_ = placement.rank.backend;
+    placement.messages_in_device_memory =
+        messages_in_device_memory(over_ranks, *backend_, session, false);
     const int halo_depth =
-        automatic_halo_depth(problem, options, session, process_grid, *placement.rank.backend);
+        over_ranks.halo_depth > 0
+            ? over_ranks.halo_depth
+            : automatic_halo_depth(problem, options, session, process_grid, *backend_);
     int device = -1;
     mpi::agree_on_errors(
         world, capture_error([&] {
@@ -565,10 +578,10 @@ std::unique_ptr<Engine<Real>> make_distributed_engine(const Problem& problem,
                                                       const EngineOptions& options,
                                                       const mpi::Session& session,
                                                       BlockPlace& place,
-                                                      const std::string& decomposition) {
+                                                      const DistributedRunOptions& over_ranks) {
   problem.validate();
   auto engine =
-      std::make_unique<DistributedGridEngine<Real>>(problem, options, session, decomposition);
+      std::make_unique<DistributedGridEngine<Real>>(problem, options, session, over_ranks);
   place = engine->place();
   return engine;
 }
@@ -576,10 +589,10 @@ std::unique_ptr<Engine<Real>> make_distributed_engine(const Problem& problem,
 template std::unique_ptr<Engine<float>> make_distributed_engine(const Problem&,
                                                                 const EngineOptions&,
                                                                 const mpi::Session&, BlockPlace&,
-                                                                const std::string&);
+                                                                const DistributedRunOptions&);
 template std::unique_ptr<Engine<double>> make_distributed_engine(const Problem&,
                                                                  const EngineOptions&,
                                                                  const mpi::Session&, BlockPlace&,
-                                                                 const std::string&);
+                                                                 const DistributedRunOptions&);
 
 }  // namespace grayscott::pipeline

@@ -240,6 +240,40 @@ EngineOptions EngineSettings::engine_options() const {
 
 namespace {
 
+// --gpu-aware-mpi, --overlap-writes.
+pipeline::Toggle toggle(std::string_view option, const std::string& value) {
+  if (value == "auto") return pipeline::Toggle::Auto;
+  if (value == "on") return pipeline::Toggle::On;
+  if (value == "off") return pipeline::Toggle::Off;
+  throw InvalidInput(std::string(option) + ": expected auto, on or off, got '" + value + "'");
+}
+
+}  // namespace
+
+pipeline::DistributedRunOptions OverRanksSettings::options() const {
+  // As deep as the steps fused per pass may be: a halo is that many steps between exchanges.
+  if (halo_depth < 0 || halo_depth > max_fuse) {
+    throw InvalidInput("halo-depth must be 0 (automatic) or a whole number from 1 to " +
+                       std::to_string(max_fuse) + ", got " + std::to_string(halo_depth));
+  }
+  return {decomposition, static_cast<int>(halo_depth), toggle("gpu-aware-mpi", gpu_aware_mpi),
+          toggle("overlap-writes", overlap_writes)};
+}
+
+std::vector<std::string> OverRanksSettings::tuned() const {
+  OverRanksSettings given = *this, defaults;
+  std::vector<std::string> names;
+  for (const Setting<OverRanksSettings>& setting : over_ranks_settings()) {
+    if (setting.option == "decomposition") continue;  // one process checks its own (1x1)
+    const bool at_default =
+        std::visit([&](auto field) { return field(given) == field(defaults); }, setting.value);
+    if (!at_default) names.emplace_back(setting.option);
+  }
+  return names;
+}
+
+namespace {
+
 pipeline::AnalysisRequest analysis_request(const OutputSettings& out, const Problem& problem,
                                            std::int64_t steps_per_image) {
   pipeline::AnalysisRequest analysis;
@@ -571,6 +605,30 @@ std::span<const Setting<SweepSettings>> sweep_settings() {
   return table;
 }
 
+std::span<const Setting<OverRanksSettings>> over_ranks_settings() {
+  using S = OverRanksSettings;
+  static const Setting<S> table[] = {
+      {"decomposition", "decomposition", "",
+       "Under mpirun/srun: ROWSxCOLS ranks, a volume's PLANESxROWSxCOLS (default: "
+       "MPI_Dims_create's choice; a volume's, the fewest halo cells)",
+       GRAYSCOTT_FIELD(S, decomposition), Form::Plain, "ROWSxCOLS"},
+      {"halo-depth", "halo_depth", "",
+       "Under mpirun/srun: halo cells = steps per halo exchange (0: automatic; the CPU fuses the "
+       "steps between exchanges)",
+       GRAYSCOTT_FIELD(S, halo_depth)},
+      // cuda-aware-mpi: its earlier name, still read (scripts that name it keep working).
+      {"gpu-aware-mpi", "gpu_aware_mpi", "cuda-aware-mpi",
+       "Under mpirun/srun, on a device backend: pass halo messages to MPI in device memory "
+       "(auto: when the MPI library says it can)",
+       GRAYSCOTT_FIELD(S, gpu_aware_mpi), Form::Name, "auto|on|off"},
+      {"overlap-writes", "overlap_writes", "",
+       "Under mpirun/srun: write each image while the next is computed (auto: when each rank "
+       "leaves a core free for its writer thread)",
+       GRAYSCOTT_FIELD(S, overlap_writes), Form::Name, "auto|on|off"},
+  };
+  return table;
+}
+
 #undef GRAYSCOTT_FIELD
 
 std::vector<std::pair<std::string, std::string>> setting_names() {
@@ -583,6 +641,7 @@ std::vector<std::pair<std::string, std::string>> setting_names() {
   add(output_settings());
   add(run_settings());
   add(sweep_settings());
+  add(over_ranks_settings());
   return names;
 }
 

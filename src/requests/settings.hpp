@@ -19,6 +19,7 @@
 #include "engine/engine.hpp"
 #include "model/initial_state.hpp"
 #include "model/model.hpp"
+#include "pipeline/distributed_options.hpp"
 #include "pipeline/run.hpp"
 #include "pipeline/sweep.hpp"
 
@@ -136,6 +137,22 @@ struct RunSettings {
   pipeline::RunRequest request() const;
 };
 
+// How one grid is split over MPI ranks: `grayscott run`'s options under mpirun/srun, a
+// Simulation's keywords with comm. Each means nothing to one process, which refuses them (unless
+// at their default) in its front end's words.
+struct OverRanksSettings {
+  std::string decomposition;  // RxC, a volume's PxRxC; empty: the automatic choice
+  std::int64_t halo_depth = 0;
+  std::string gpu_aware_mpi = "auto", overlap_writes = "auto";
+
+  // The options, validated: throws InvalidInput naming the setting.
+  pipeline::DistributedRunOptions options() const;
+  // The long names of the exchanges' and writes' settings given a value other than their default
+  // ("halo-depth"): what a process alone refuses (it takes a decomposition of one block, checked
+  // by mpi::check_one_process_decomposition).
+  std::vector<std::string> tuned() const;
+};
+
 // A continued run's file is continued, never replaced: --force (overwrite) with --resume can only
 // mean the pictures of --render. Throws InvalidInput where it is given without them.
 void check_force_with_resume(bool overwrite, bool renders);
@@ -204,6 +221,8 @@ std::span<const Setting<EngineSettings>> engine_settings();
 std::span<const Setting<OutputSettings>> output_settings();
 std::span<const Setting<RunSettings>> run_settings();      // what run adds: render
 std::span<const Setting<SweepSettings>> sweep_settings();  // feed, kill, seeds, max-batch-memory
+// decomposition, halo-depth, gpu-aware-mpi, overlap-writes
+std::span<const Setting<OverRanksSettings>> over_ranks_settings();
 
 // Python's keyword for a command-line option name ("force" -> "overwrite", "steps-per-image" ->
 // "steps_per_image"); the name itself when it is not a setting.

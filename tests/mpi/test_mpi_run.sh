@@ -252,6 +252,14 @@ expect_failure "overlap-writes takes auto, on or off" "overlap-writes" -- \
   "${mpi[@]}" -n 2 "$grayscott" run "${common[@]}" --overlap-writes sometimes -o "$work/x.h5"
 expect_failure "gpu-aware-mpi takes auto, on or off" "gpu-aware-mpi" -- \
   "${mpi[@]}" -n 2 "$grayscott" run "${common[@]}" --gpu-aware-mpi maybe -o "$work/x.h5"
+# One rank is the one-process run, but the options are checked as on several (and in --config).
+expect_failure "halo-depth on one rank is checked" \
+  "halo-depth must be 0 (automatic) or a whole number from 1 to 1048576, got -3" -- \
+  "${mpi[@]}" -n 1 "$grayscott" run "${common[@]}" --halo-depth -3 -o "$work/x.h5"
+printf '[run]\noverlap-writes = "sometimes"\n' > "$work/tuning.toml"
+expect_failure "overlap-writes in --config is checked" \
+  "overlap-writes: expected auto, on or off, got 'sometimes'" -- \
+  "${mpi[@]}" -n 2 "$grayscott" run "${common[@]}" --config "$work/tuning.toml" -o "$work/x.h5"
 expect_failure "sweep: injected failure on rank 1" "rank 1: injected failure" -- \
   env GRAYSCOTT_TEST_FAIL_RANK=1 "${mpi[@]}" -n 3 "$grayscott" sweep "${sweep[@]}" \
   -o "$work/fail.h5"
