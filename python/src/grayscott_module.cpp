@@ -224,6 +224,47 @@ class GilReleased {
   std::optional<nb::gil_scoped_release> released_;
 };
 
+// The interpreter's exit, from its atexit handler (registered by the package), or from the first
+// exit handler that waits for a simulation another thread steps (atexit runs the handlers
+// registered after the package's first): runs (and sweeps, renders, advances) still going on in
+// other threads stop at their next image or step slice, their files consistent and continuable,
+// as Ctrl-C leaves them, before the interpreter ends those threads. False when some did not
+// within a minute.
+bool stop_work_at_exit() {
+  // Nothing new starts in another thread; this one's later exit handlers may still work.
+  exiting_thread = std::this_thread::get_id();
+  interpreter_exiting = true;
+  if (work_in_progress.load() == work_of_this_thread) return true;
+  {
+    nb::gil_scoped_release unlocked;  // their callbacks need the GIL to reach the image's end
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+    // Lasting: each run clears the requests as it starts and ends, which the others need.
+    pipeline::request_lasting_stop("the Python interpreter exited while it ran");
+    // This thread's own (an exit handler's advance waiting for another thread's) stays.
+    while (work_in_progress.load() > work_of_this_thread) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        std::fprintf(stderr,
+                     "grayscott: work in another thread did not reach the end of an image "
+                     "within a minute of the interpreter's exit; it is left as it is "
+                     "(grayscott repair makes its file readable)\n");
+        return false;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+  pipeline::end_lasting_stop();  // for this thread's later exit handlers
+  return true;
+}
+
+// Whether this thread runs the interpreter's exit handlers and the exit's stop has not begun:
+// the main thread, once threading's shutdown has marked it stopped (atexit runs after that).
+bool exit_handlers_running_here() {
+  if (interpreter_exiting.load()) return false;
+  const nb::module_ threading = nb::module_::import_("threading");
+  const nb::object main = threading.attr("main_thread")();
+  return main.is(threading.attr("current_thread")()) && !nb::cast<bool>(main.attr("is_alive")());
+}
+
 // "ValueError: boom": the exception as Python prints its last line.
 std::string exception_line(const nb::python_error& error) {
   std::string what = Py_TYPE(error.value().ptr())->tp_name;
@@ -895,6 +936,9 @@ class Batch {
     if (steps < 0)
       throw InvalidInput("steps must be a non-negative integer, got " + std::to_string(steps));
     refuse_while_running("advance()");
+    // Counted to the end, its state brought home after an interruption included: stopped by the
+    // interpreter's exit, it is not held back on its way out (wait_for_the_exit), its lock kept.
+    const WorkInProgress in_progress;
     const auto lock = acquire();
     std::visit(
         [&](auto& engine) {
@@ -1033,6 +1077,9 @@ class Batch {
     if (exit_refuses_this_thread()) wait_for_the_exit();
     std::unique_lock lock(mutex_, std::try_to_lock);
     if (!lock.owns_lock()) {
+      // An exit handler run before the package's own would wait for ever for a daemon thread's
+      // work: the exit's stop begins here.
+      if (exit_handlers_running_here()) stop_work_at_exit();
       const GilReleased unlocked;
       lock.lock();
     }
@@ -2036,33 +2083,8 @@ NB_MODULE(_core, m) {
       "stencil"_a, "du"_a.none(), "dv"_a.none(), "feed"_a.none(), "kill"_a.none(),
       "everywhere"_a.none());
 
-  // Registered with atexit by the package: runs (and sweeps, renders) still going on in other
-  // threads when the interpreter exits stop at their next image, their files consistent and
-  // continuable, as Ctrl-C leaves them, before the interpreter ends those threads.
-  m.def("_stop_work_at_exit", [] {
-    // Nothing new starts in another thread; this one's later exit handlers may still work.
-    exiting_thread = std::this_thread::get_id();
-    interpreter_exiting = true;
-    if (work_in_progress.load() == 0) return true;
-    {
-      nb::gil_scoped_release unlocked;  // their callbacks need the GIL to reach the image's end
-      const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
-      // Lasting: each run clears the requests as it starts and ends, which the others need.
-      pipeline::request_lasting_stop("the Python interpreter exited while it ran");
-      while (work_in_progress.load() > 0) {
-        if (std::chrono::steady_clock::now() > deadline) {
-          std::fprintf(stderr,
-                       "grayscott: work in another thread did not reach the end of an image "
-                       "within a minute of the interpreter's exit; it is left as it is "
-                       "(grayscott repair makes its file readable)\n");
-          return false;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      }
-    }
-    pipeline::end_lasting_stop();  // for this thread's later exit handlers
-    return true;
-  });
+  // Registered with atexit by the package (see stop_work_at_exit).
+  m.def("_stop_work_at_exit", &stop_work_at_exit);
 
   // In a forked child, by the package's fork hook: of the parent's threads only the one that
   // forked goes on here, so only its work is in progress (the others', counted, would make the

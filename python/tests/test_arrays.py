@@ -225,6 +225,31 @@ def test_an_exit_handler_registered_before_the_import_still_runs(tmp_path):
         assert f.attrs["status"] == "complete" and f["v"].shape[0] == 3
 
 
+@pytest.mark.parametrize("registered", ["before the import", "after the import"])
+@pytest.mark.parametrize("daemon", ["advance", "run"])
+def test_an_exit_handler_steps_the_simulation_a_daemon_thread_was_stepping(tmp_path, registered,
+                                                                           daemon):
+    # The handler waited for ever for the daemon's turn on the simulation: registered after the
+    # import it runs before the package's handler, which stops the daemon's work (the wait now
+    # begins that stop); registered before, the stopped advance was held on its way out with the
+    # simulation in hand.
+    work = {"advance": "SIM.advance(10**7)",
+            "run": f"SIM.run(images=10**5, steps_per_image=50, output={str(tmp_path / 'd.h5')!r}, "
+                   "quiet=True)"}[daemon]
+    register = ("atexit.register(lambda: (SIM.advance(3), print('handler stepped', flush=True)))"
+                "\n")
+    script = ("import atexit, threading, time\n" +
+              (register if registered == "before the import" else "") +
+              "import grayscott as gs\n"
+              "SIM = gs.Simulation(rows=128, cols=128, backend='cpu', threads=1)\n" +
+              (register if registered == "after the import" else "") +
+              f"threading.Thread(target=lambda: {work}, daemon=True).start()\n"
+              "time.sleep(0.5)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0 and done.stdout == "handler stepped\n", done.stderr[-2000:]
+
+
 def test_the_exits_later_handlers_run_though_a_held_thread_had_the_turn(tmp_path):
     # A thread that took the turn for a run and was held at its next call into the module (the
     # exit began in between) never gives it back: the exit's later handlers take turns anew.
