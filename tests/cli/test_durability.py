@@ -346,6 +346,48 @@ for h5, what in [("theirs.h5", "not an XDMF companion"), ("linked.h5", "a link")
     check(filecmp.cmp(h5, "ours.h5", shallow=False), f"repair beside {what} changed {h5}")
 check(open("theirs.xmf").read() == "someone's notes\n", "repair replaced an unrelated NAME.xmf")
 check(os.path.islink("linked.xmf"), "repair replaced a link at NAME.xmf")
+# A continued run or sweep writes its companion too: refused as repair refuses, before anything
+# is computed (it wrote over someone's notes, or failed on a folder after the whole run).
+for kind, source in (("run", stopped_run), ("sweep", stopped_sweep)):
+    shutil.copy(source, "theirs.h5")
+    for what, make in (("not an XDMF companion", None), ("a directory", os.mkdir)):
+        if make:
+            os.rename("theirs.xmf", "notes.txt")
+            make("theirs.xmf")
+        r = run(kind, "--resume", "theirs.h5", "--quiet")
+        check(r.returncode == 2 and "a continued " + kind + " writes theirs.h5's companion as "
+              f"theirs.xmf, which is {what}: move it away first" in r.stderr,
+              f"{kind} --resume beside {what}: exit {r.returncode}, {r.stderr!r}")
+        check(filecmp.cmp("theirs.h5", source, shallow=False),
+              f"{kind} --resume beside {what} changed the file")
+        if make:
+            os.rmdir("theirs.xmf")
+            os.rename("notes.txt", "theirs.xmf")
+    check(open("theirs.xmf").read() == "someone's notes\n",
+          f"{kind} --resume replaced an unrelated NAME.xmf")
+# A companion that cannot be removed (immutable): --force leaves the old run and its companion
+# as they were (the run was replaced by an empty file before), a continued run is refused first.
+run("run", *small, "-o", "kept.h5")
+shutil.copy("kept.h5", "kept-before.h5")
+shutil.copy(stopped_run, "stuck.h5")
+run("repair", "stuck.h5")  # gives it a companion
+immutable = [name for name in ("kept.xmf", "stuck.xmf")
+             if subprocess.run(["chattr", "+i", name], capture_output=True).returncode == 0]
+if len(immutable) < 2:
+    print("note: chattr +i is not available here: the immutable companion is not tried")
+else:
+    try:
+        r = run("run", *small, "-o", "kept.h5", "--force")
+        check(r.returncode != 0 and "output companion kept.xmf cannot be replaced" in r.stderr,
+              f"--force beside an immutable companion: exit {r.returncode}, {r.stderr!r}")
+        check(filecmp.cmp("kept.h5", "kept-before.h5", shallow=False),
+              "--force beside an immutable companion replaced the run")
+        r = run("run", "--resume", "stuck.h5", "--quiet")
+        check(r.returncode == 2 and "a companion that cannot be replaced" in r.stderr,
+              f"--resume beside an immutable companion: exit {r.returncode}, {r.stderr!r}")
+    finally:
+        for name in immutable:
+            subprocess.run(["chattr", "-i", name])
 os.remove("theirs.h5")
 os.remove("linked.h5")
 os.remove("linked.xmf")

@@ -183,34 +183,11 @@ bool clear_mark_left_without_swmr(const fs::path& path) {
   return true;
 }
 
-// A repair writes the file's companion over what NAME.xmf holds: only a companion (an XDMF
-// document), not someone's notes of that name, a link (whose target would be left behind) or a
-// folder. Refused before anything changes, naming what is there.
-void refuse_to_replace_what_is_no_companion(const fs::path& path) {
-  const fs::path companion = xdmf_path_for(path);
-  std::error_code ignored;
-  const fs::file_status status = fs::symlink_status(companion, ignored);
-  if (!fs::exists(status)) return;
-  std::string start;
-  if (fs::is_regular_file(status)) {
-    std::ifstream in(companion, std::ios::binary);
-    start.resize(512);
-    in.read(start.data(), static_cast<std::streamsize>(start.size()));
-    start.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
-  }
-  if (start.starts_with("<?xml") && start.find("<Xdmf") != std::string::npos) return;
-  const std::string what = fs::is_symlink(status)        ? "a link"
-                           : fs::is_regular_file(status) ? "not an XDMF companion"
-                                                         : special_file_kind(status.type());
-  throw InvalidInput("repair writes " + path.string() + "'s companion as " + companion.string() +
-                     ", which is " + what + ": move it away first");
-}
-
 }  // namespace
 
 RepairOutcome repair_file(const fs::path& path) {
   check_readable_file(path);
-  refuse_to_replace_what_is_no_companion(path);
+  refuse_to_replace_what_is_no_companion(path, "repair");
   RepairOutcome outcome;
   // A file that no reader opened, and that every reader opens now, is changed and said so.
   outcome.changed = clear_mark_left_without_swmr(path);

@@ -8,6 +8,7 @@
 #include "io/files/reader.hpp"
 #include "io/files/run_file.hpp"
 #include "io/files/writer_process.hpp"
+#include "io/files/xdmf.hpp"
 
 namespace grayscott::io {
 
@@ -24,6 +25,7 @@ constexpr const char* run_chunked_datasets[] = {
 RunFileState read_run_state(const fs::path& path) {
   RunFileReader file(path);
   refuse_if_being_written(path, live_writer(file), "continue");
+  refuse_to_replace_what_is_no_companion(path, "a continued run");
   if (file.has_attribute("kind") && file.attribute_string("kind") == "sweep") {
     throw InvalidInput(path.string() +
                        " is a sweep file: continue it with grayscott sweep --resume");

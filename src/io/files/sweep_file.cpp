@@ -609,6 +609,7 @@ void check_members_of(const RunFileReader& file) {
 SweepFileState read_sweep_state(const fs::path& path) {
   RunFileReader file(path);
   refuse_if_being_written(path, live_writer(file), "continue");
+  refuse_to_replace_what_is_no_companion(path, "a continued sweep");
   if (!file.has_attribute("kind") || file.attribute_string("kind") != "sweep") {
     // A run's file says so by its attributes; another program's has none of grayscott's.
     if (!file.has_attribute("steps_per_image") || !file.has_attribute("images")) {

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <stdexcept>
 #include <system_error>
 #include <utility>
@@ -66,7 +67,44 @@ void remove_companion_of_replaced(const std::filesystem::path& h5_path) {
   const fs::path companion = xdmf_path_for(h5_path);
   // Only what --force may replace (check_replaceable refused anything else before).
   const fs::file_status status = fs::symlink_status(companion, ignored);
-  if (fs::is_regular_file(status) || fs::is_symlink(status)) fs::remove(companion, ignored);
+  if (!fs::is_regular_file(status) && !fs::is_symlink(status)) return;
+  // One that cannot go (immutable, append-only) is said before the new file takes the name: the
+  // old file and its companion stay as they were.
+  std::error_code error;
+  if (!fs::remove(companion, error) && error) {
+    throw std::runtime_error("output companion " + companion.string() + " cannot be replaced (" +
+                             error.message() + "): " + h5_path.string() + " and " +
+                             companion.string() + " are left as they were");
+  }
+}
+
+void refuse_to_replace_what_is_no_companion(const fs::path& h5_path, const std::string& who) {
+  const fs::path companion = xdmf_path_for(h5_path);
+  std::error_code ignored;
+  const fs::file_status status = fs::symlink_status(companion, ignored);
+  if (!fs::exists(status)) return;
+  std::string start, what;
+  if (fs::is_regular_file(status)) {
+    std::ifstream in(companion, std::ios::binary);
+    start.resize(512);
+    in.read(start.data(), static_cast<std::streamsize>(start.size()));
+    start.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+    if (start.starts_with("<?xml") && start.find("<Xdmf") != std::string::npos) {
+      // Replaced by a rename over it, which an immutable or append-only file refuses (EPERM),
+      // as it refuses to be opened for writing, even by root.
+      const int fd = ::open(companion.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+      if (fd >= 0) ::close(fd);
+      if (fd >= 0 || errno != EPERM) return;
+      what = std::string("a companion that cannot be replaced (") + std::strerror(EPERM) + ")";
+    }
+  }
+  if (what.empty()) {
+    what = fs::is_symlink(status)        ? "a link"
+           : fs::is_regular_file(status) ? "not an XDMF companion"
+                                         : special_file_kind(status.type());
+  }
+  throw InvalidInput(who + " writes " + h5_path.string() + "'s companion as " + companion.string() +
+                     ", which is " + what + ": move it away first");
 }
 
 namespace {

@@ -27,8 +27,15 @@ namespace grayscott::io {
 std::filesystem::path xdmf_path_for(const std::filesystem::path& h5_path);
 // Before a new file replaces `h5_path` (--force): its old companion removed first, so that a
 // process killed between the two never leaves the new file beside a companion describing the old
-// one (a file without one is what `grayscott repair` gives one).
+// one (a file without one is what `grayscott repair` gives one). Throws std::runtime_error where
+// the companion cannot be removed, before anything is replaced.
 void remove_companion_of_replaced(const std::filesystem::path& h5_path);
+// Before the companion of an existing file is written over (a repair, a continued run or sweep:
+// `who` writes it): NAME.xmf must be a companion (an XDMF document), not someone's notes of that
+// name, a link (whose target would be left behind) or a folder, and one that can be replaced
+// (not immutable). Throws InvalidInput naming what is there, before anything changes.
+void refuse_to_replace_what_is_no_companion(const std::filesystem::path& h5_path,
+                                            const std::string& who);
 // Said after a companion that could not be written once the file it describes is whole: " (the
 // run's file is whole; grayscott repair FILE writes its .xmf once there is room)"; `kind`: "run"
 // or "sweep".
