@@ -83,7 +83,8 @@ std::string misread_option_value(int argc, const char* const* argv) {
 namespace {
 
 bool takes_whole_number(const CLI::Option& option) {
-  return option.get_type_name().rfind("INT", 0) == 0;
+  const std::string& type = option.get_type_name();
+  return type.rfind("INT", 0) == 0 || type.rfind("UINT", 0) == 0;  // UINT: a seed
 }
 bool takes_number(const CLI::Option& option) {
   return takes_whole_number(option) || option.get_type_name().rfind("FLOAT", 0) == 0;
@@ -132,6 +133,11 @@ std::string option_text(const CLI::Option& option, const toml::node& node,
   if (auto i = node.as_integer()) return std::to_string(i->get());
   if (auto f = node.as_floating_point()) return shortest_text(f->get());
   if (auto a = node.as_array()) {
+    // A file or folder is one name: ["a.h5", "b.h5"] would be the file "a.h5,b.h5".
+    const std::string& type = option.get_type_name();
+    if (type.rfind("FILE", 0) == 0 || type.rfind("DIR", 0) == 0) {
+      throw InvalidInput(where + ": expected a name in quotes (" + type + "), got an array");
+    }
     std::string joined;
     for (const auto& element : *a) {
       if (!joined.empty()) joined += ',';

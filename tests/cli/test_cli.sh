@@ -408,6 +408,20 @@ expect_error "key 'depth': expected a whole number (without quotes), got a float
 expect_error "key 'depth': expected a whole number (without quotes), got a float" \
   run --config float.toml --depth 1
 expect_error "seeds: no value given" sweep --init noise --seeds "" --rows 8 --cols 8 -o no-seeds.h5
+# A seed is a whole number in a file as on the command line (a string or 1e3 ran with it); a file
+# or folder is one name (an array became the file "a.h5,b.h5").
+printf '[run]\ninit = "noise"\nseed = "128"\n' >seed-text.toml
+expect_error "key 'run.seed': expected a whole number (without quotes), got a string" \
+  run --config seed-text.toml "${small[@]}" -o seed-text.h5
+printf 'seed = 1e3\n' >seed-float.toml
+expect_error "key 'seed': expected a whole number (without quotes), got a float" \
+  run --config seed-float.toml --init noise "${small[@]}" -o seed-float.h5
+printf '[run]\noutput = ["a.h5", "b.h5"]\n[render]\nout = ["x", "y"]\n' >names.toml
+expect_error "key 'run.output': expected a name in quotes (FILE.h5), got an array" \
+  run --config names.toml "${small[@]}"
+expect_error "key 'render.out': expected a name in quotes (DIR), got an array" \
+  render run.h5 --config names.toml
+[[ ! -e a.h5,b.h5 && ! -e x,y ]] && pass || fail "an array of names made a file or a folder"
 # info of a sweep says what it measured, how many members settled and which patterns formed.
 "$gs" sweep --feed 0.01:0.06:4 --kill 0.04:0.07:4 --rows 32 --cols 32 --images 20 --steps-per-image 50 \
   --until-steady 1e-6 --classify --quiet -o map.h5 && "$gs" info map.h5 >info.txt &&
@@ -433,7 +447,7 @@ expect_error "--feed: expected a number, got 'lots'" run --feed lots
 expect_error "--feed: expected a number, got ''" run --feed ''
 expect_error "--until-steady: expected a number, got ' '" run --until-steady ' '
 expect_error "--du: expected a number, got ''" sweep --du ''
-expect_error "--seed: expected a number, got ''" run --init noise --seed ''
+expect_error "--seed: expected a whole number, got ''" run --init noise --seed ''
 expect_error "info: the file name is empty" info ''
 # An empty text would silently mean the default (a script's unset variable).
 expect_error "--pattern: an empty value: give one, or leave --pattern out for its default" run --pattern ''
