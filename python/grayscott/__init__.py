@@ -118,16 +118,17 @@ def _bind(function, signature, args, kwargs):
     hint: "Simulation() got an unexpected keyword argument 'colls' (did you mean cols?)"."""
     try:
         return signature.bind(*args, **kwargs)
-    except TypeError:
+    except TypeError as error:
+        called = function.__qualname__.removesuffix(".__init__")
         unknown = [name for name in kwargs if name not in signature.parameters]
         if not unknown or any(p.kind == p.VAR_KEYWORD for p in signature.parameters.values()):
-            raise
+            # "missing a required argument: 'steps'", said of the call that misses it.
+            raise TypeError(f"{called}(): {error}") from None
         names = [name for name in signature.parameters if name != "self"]
         close = _core._nearest_name(unknown[0].replace("-", "_"), names)
         if _COMMAND_LINE_NAMES.get(unknown[0]) in names:
             close = _COMMAND_LINE_NAMES[unknown[0]]
         hint = f" (did you mean {close}?)" if close else ""
-        called = function.__qualname__.removesuffix(".__init__")
         raise TypeError(f"{called}() got an unexpected keyword argument {unknown[0]!r}{hint}"
                         ) from None
 
@@ -283,7 +284,10 @@ def _path(name: str, value, default: str | None = None) -> str:
     if value is None and default is not None:
         return default
     if isinstance(value, (str, bytes, _os.PathLike)):
-        return _os.fsdecode(value)
+        path = _os.fsdecode(value)
+        if "\0" in path:  # as open() says it: the system would read the name up to it
+            raise ValueError(f"{name}: embedded null byte")
+        return path
     raise TypeError(f"{name}: expected a path (str or os.PathLike), got {type(value).__name__}")
 
 
@@ -423,6 +427,26 @@ def _over_ranks(comm) -> bool:
     return comm.Get_size() > 1
 
 
+def _method(function):
+    """`function`, a method of Simulation and Sweep, named as the method (in its messages too)."""
+    function.__name__ = function.__qualname__ = function.__name__.lstrip("_")
+    return _hints_misspelt_keywords(function)
+
+
+@_method
+def _advance(self, steps: int) -> None:
+    """Advance by ``steps`` explicit-Euler steps, fused on the engine; the GIL is released and
+    Ctrl-C raises KeyboardInterrupt within about 0.1 s, the state being that of the last step
+    done (see ``step``)."""
+    self._advance(steps)
+
+
+@_method
+def _reset(self) -> None:
+    """Load the initial state again and set the step count to 0."""
+    self._reset()
+
+
 class Simulation(_core._Simulation):
     """One Gray-Scott simulation whose state stays on its engine.
 
@@ -456,6 +480,8 @@ class Simulation(_core._Simulation):
     """
 
     __slots__ = ("_on_device",)
+    advance = _advance
+    reset = _reset
 
     @_records_given
     def __init__(
@@ -676,6 +702,8 @@ class Sweep(_core._Sweep):
     """
 
     __slots__ = ("_on_device",)
+    advance = _advance
+    reset = _reset
 
     @_records_given
     def __init__(

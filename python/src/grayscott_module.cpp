@@ -12,7 +12,9 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -401,15 +403,23 @@ std::string text_for(Form form, std::string_view keyword, nb::handle value) {
   const auto number_text = [&](nb::handle x) { return shortest_text(number(keyword, x)); };
   switch (form) {
     case Form::Path: {
-      if (is_text) return nb::cast<std::string>(value);
-      nb::object path = nb::steal(PyOS_FSPath(value.ptr()));
-      if (!path.is_valid()) {
-        PyErr_Clear();
-        wrong_type(keyword, "a str or os.PathLike", value);
+      std::string text;
+      if (is_text) {
+        text = nb::cast<std::string>(value);
+      } else {
+        nb::object path = nb::steal(PyOS_FSPath(value.ptr()));
+        if (!path.is_valid()) {
+          PyErr_Clear();
+          wrong_type(keyword, "a str or os.PathLike", value);
+        }
+        if (PyBytes_Check(path.ptr()))
+          path = nb::steal(PyUnicode_DecodeFSDefault(PyBytes_AsString(path.ptr())));
+        text = nb::cast<std::string>(path);
       }
-      if (PyBytes_Check(path.ptr()))
-        path = nb::steal(PyUnicode_DecodeFSDefault(PyBytes_AsString(path.ptr())));
-      return nb::cast<std::string>(path);
+      // As open() says it: the system would read the name only up to it (another file's).
+      if (text.find('\0') != std::string::npos)
+        throw nb::value_error((std::string(keyword) + ": embedded null byte").c_str());
+      return text;
     }
     case Form::Seed:
       return whole_text(value);
@@ -479,6 +489,16 @@ bool set_keyword(S& settings, std::span<const Setting<S>> table, std::string_vie
             target = number(keyword, value);
           } else if constexpr (std::is_same_v<T, std::string>) {
             target = text_for(setting.form, keyword, value);
+            // As the command line refuses `--pattern ""` (a script's empty variable): None is
+            // the default, an empty text or sequence is no value. An empty output or seed list
+            // has words of its own.
+            const bool blank = std::all_of(target.begin(), target.end(), [](char c) {
+              return std::isspace(static_cast<unsigned char>(c)) != 0;
+            });
+            if (blank && setting.option != "output" && setting.form != Form::SeedSet) {
+              throw InvalidInput(std::string(keyword) + ": an empty value: give one, or leave " +
+                                 std::string(keyword) + " out (or None) for its default");
+            }
           } else {
             target = flag(keyword, value);
           }
@@ -1799,12 +1819,10 @@ NB_MODULE(_core, m) {
   });
 
   nb::class_<Batch>(m, "_Batch")
-      .def("advance", &Batch::advance, "steps"_a.none(),
-           nb::sig("def advance(self, steps: int) -> None"),
-           "Advance by `steps` explicit-Euler steps, fused on the engine; the GIL is released and "
-           "Ctrl-C raises KeyboardInterrupt within about 0.1 s, the state being that of the last "
-           "step done (see `step`).")
-      .def("reset", &Batch::reset, "Load the initial state again and set the step count to 0.")
+      // The package's advance() and reset() call these: its signatures say a wrong call in one
+      // line, as every other call of the package (nanobind's would list the overloads).
+      .def("_advance", &Batch::advance, "steps"_a.none())
+      .def("_reset", &Batch::reset)
       .def("_field", [](Batch& b, char which) { return field_array(b, nb::find(&b), which); })
       .def("_field_interface", &field_interface)
       .def("_device_capsule", &device_capsule)

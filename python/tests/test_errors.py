@@ -451,3 +451,70 @@ def test_file_names_in_messages_stay_as_given(tmp_path):
             raised.value)
     with pytest.raises(FileNotFoundError, match="a--field u.h5: no such file"):
         gs.render(tmp_path / "a--field u.h5")
+
+
+@pytest.mark.parametrize("call, keyword, option", [
+    (lambda: gs.Simulation(rows=8, cols=8, pattern=""), "pattern", "--pattern"),
+    (lambda: gs.Simulation(rows=8, cols=8, preset=""), "preset", "--preset"),
+    (lambda: gs.Simulation(rows=8, cols=8, init_values=()), "init_values", "--init-values"),
+    (lambda: gs.Simulation(rows=8, cols=8, init_values=np.array([])), "init_values",
+     "--init-values"),
+    (lambda: gs.Simulation(rows=8, cols=8, stencil=""), "stencil", "--stencil"),
+    (lambda: gs.Simulation(rows=8, cols=8).run(images=1, checkpoint_every="", quiet=True),
+     "checkpoint_every", "--checkpoint-every"),
+    (lambda: gs.sweep("never.h5", feed=[0.02], rows=8, cols=8, images=1, max_batch_memory="",
+                      quiet=True), "max_batch_memory", "--max-batch-memory"),
+    (lambda: gs.Sweep(feed=[0.02], rows=8, cols=8, pattern=" "), "pattern", "--pattern"),
+])
+def test_an_empty_value_is_refused_as_the_command_line_refuses_it(grayscott_bin, tmp_path,
+                                                                   monkeypatch, call, keyword,
+                                                                   option):
+    # None is the default; an empty text or sequence (a script's empty variable) was taken for
+    # it silently, where the command line refuses `--pattern ""`.
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match=f"^{keyword}: an empty value: give one, or leave "
+                                         f"{keyword} out \\(or None\\) for its default$"):
+        call()
+    command = "sweep" if keyword == "max_batch_memory" else "run"
+    import subprocess
+    done = subprocess.run([grayscott_bin, command, option, "", "-o", "never.h5"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and f"{option}: an empty value" in done.stderr, done.stderr
+    assert not os.path.exists("never.h5")
+
+
+def test_a_path_with_a_null_byte_is_refused_as_open_refuses_it(tmp_path, monkeypatch):
+    # The system reads a name up to its first null byte: 'a\0b.h5' was the file 'a' (reported
+    # as existing, or pictures written into the folder 'a').
+    monkeypatch.chdir(tmp_path)
+    sim = gs.Simulation(rows=8, cols=8)
+    sim.run(images=1, output="run.h5", quiet=True)
+    for call, keyword in [
+            (lambda: sim.run(images=1, output="a\0b.h5", quiet=True, overwrite=True), "output"),
+            (lambda: gs.sweep("a\0b.h5", feed=[0.02], rows=8, cols=8, images=1, quiet=True),
+             "output"),
+            (lambda: gs.Simulation.resume("a\0b.h5"), "path"),
+            (lambda: gs.open("a\0b"), "path"),
+            (lambda: gs.render("run.h5", out="a\0b"), "out"),
+            (lambda: sim.reset() or sim.run(images=1, output="run.h5", overwrite=True, quiet=True,
+                                            render="a\0b"), "render")]:
+        with pytest.raises(ValueError, match=f"^{keyword}: embedded null byte$"):
+            call()
+    assert sorted(os.listdir(".")) == ["run.h5", "run.xmf"]
+
+
+def test_a_wrong_call_of_advance_or_reset_is_one_line():
+    # nanobind listed the supported signatures over several lines.
+    for target in (gs.Simulation(rows=8, cols=8), gs.Sweep(feed=[0.02, 0.03], rows=8, cols=8)):
+        for call, message in [
+                (lambda: target.advance(n=5), "^advance\\(\\) got an unexpected keyword argument 'n'$"),
+                (lambda: target.advance(stesp=5), "did you mean steps\\?"),
+                (lambda: target.advance(), "^advance\\(\\): missing a required argument: 'steps'$"),
+                (lambda: target.advance(5, 5), "^advance\\(\\): too many positional arguments$"),
+                (lambda: target.reset(1), "^reset\\(\\): too many positional arguments$")]:
+            with pytest.raises(TypeError, match=message):
+                call()
+        target.advance(steps=3)
+        assert target.step == 3
+        target.reset()
+        assert target.step == 0

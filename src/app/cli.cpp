@@ -581,7 +581,7 @@ void read_numbers_strictly(CLI::App& app) {
       if (is_flag(*option)) continue;
       if (takes_whole_number(*option)) {
         option->transform(decimal);
-      } else if (takes_number(*option) || option->get_type_name() == "UINT") {  // UINT: a seed
+      } else if (takes_number(*option)) {
         option->transform(some_number);
       } else if (!option->get_lnames().empty() &&
                  named_when_empty.count(option->get_lnames().front()) == 0) {
