@@ -662,8 +662,9 @@ class Simulation(_core._Simulation):
     def stats(self, bins: int | None = None, range=None) -> dict:
         """Statistics of the current state: ``u_min``, ``u_max``, ``u_mean``, ``u_std``, the same
         of v, a ``histogram`` of v (``bins`` bins over ``range``, by default 50 over (0, 1);
-        values outside count in the end bins), and inside a ``run(stats=True)`` callback the
-        run's own (its histogram by default), with ``change_max`` and ``change_rms_per_step``
+        values outside, and NaN, count in the end bins), and inside a ``run(stats=True)``
+        callback the run's own (its histogram by default), with ``change_max`` and
+        ``change_rms_per_step``
         since the previous image (NaN otherwise, and for another histogram than the run's). The
         histogram is a NumPy array of counts, as ``gs.open(file).v_histogram`` holds them."""
         return _histograms_as_arrays(self._statistics(bins, *_pair("range", range)))[0]

@@ -43,6 +43,18 @@ struct HistogramSpec {
                          " must be two finite numbers LOW,HIGH with LOW < HIGH, got " +
                          shortest_text(low) + "," + shortest_text(high));
     }
+    // The edges are rounded to the field's precision (float32 for a single-precision run): beyond
+    // its range, or closer together than its numbers are there (about 1e-7 of them), or below its
+    // smallest normal numbers, they would not be distinct, and the counts would fall in the wrong
+    // bins (-1e39,1e39 put every value of v in the last bin).
+    const double magnitude = std::max(std::fabs(low), std::fabs(high));
+    const double bin_width = (high - low) / static_cast<double>(bins);
+    if (magnitude > 1e37 || !(bin_width >= std::max(magnitude * 1e-6, 1e-30))) {
+      throw InvalidInput(std::string(range_name) + " " + shortest_text(low) + "," +
+                         shortest_text(high) + " in " + std::to_string(bins) +
+                         " bins: each bin must span at least a millionth of the range's largest "
+                         "value (and 1e-30), within -1e37 to 1e37");
+    }
     return {static_cast<int>(bins), low, high};
   }
   void validate() const { checked(bins, low, high); }
