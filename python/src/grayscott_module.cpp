@@ -490,12 +490,12 @@ bool set_keyword(S& settings, std::span<const Setting<S>> table, std::string_vie
           } else if constexpr (std::is_same_v<T, std::string>) {
             target = text_for(setting.form, keyword, value);
             // As the command line refuses `--pattern ""` (a script's empty variable): None is
-            // the default, an empty text or sequence is no value. An empty output or seed list
-            // has words of its own.
+            // the default, an empty text or sequence is no value. An empty file or folder name
+            // and an empty seed list have words of their own.
             const bool blank = std::all_of(target.begin(), target.end(), [](char c) {
               return std::isspace(static_cast<unsigned char>(c)) != 0;
             });
-            if (blank && setting.option != "output" && setting.form != Form::SeedSet) {
+            if (blank && setting.form != Form::Path && setting.form != Form::SeedSet) {
               throw InvalidInput(std::string(keyword) + ": an empty value: give one, or leave " +
                                  std::string(keyword) + " out (or None) for its default");
             }
@@ -1821,7 +1821,8 @@ NB_MODULE(_core, m) {
   nb::class_<Batch>(m, "_Batch")
       // The package's advance() and reset() call these: its signatures say a wrong call in one
       // line, as every other call of the package (nanobind's would list the overloads).
-      .def("_advance", &Batch::advance, "steps"_a.none())
+      .def("_advance", &Batch::advance, "steps"_a.none(),
+           nb::sig("def _advance(self, steps: int) -> None"))
       .def("_reset", &Batch::reset)
       .def("_field", [](Batch& b, char which) { return field_array(b, nb::find(&b), which); })
       .def("_field_interface", &field_interface)

@@ -20,7 +20,7 @@ def test_the_module_has_its_stub_and_says_it_is_typed():
     package = Path(gs.__file__).parent
     assert (package / "py.typed").exists()
     stub = (package / "_core.pyi").read_text()
-    for signature in ("class _Simulation(_Batch):", "def advance(self, steps: int) -> None",
+    for signature in ("class _Simulation(_Batch):", "def _advance(self, steps: int) -> None",
                       "def feed(self) -> float"):
         assert signature in stub, signature
 
