@@ -336,29 +336,18 @@ nb::object whole_int(std::string_view keyword, nb::handle value) {
 
 // A whole number; 0 in `overflow` where it fits 64 bits, else its sign (the number is then the
 // nearest: the largest or the smallest).
-std::int64_t whole_number(std::string_view keyword, nb::handle value, int& overflow) {
-  const nb::object index = whole_int(keyword, value);
-  const long long whole = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
-  if (overflow == 0) return whole;
-  return overflow > 0 ? std::numeric_limits<std::int64_t>::max()
-                      : std::numeric_limits<std::int64_t>::min();
-}
-
+// Beyond 64 bits: refused as the command line refuses such a number (the nearest, 2^63-1, would
+// be reported as the value given).
 std::int64_t whole_number(std::string_view keyword, nb::handle value) {
+  const nb::object index = whole_int(keyword, value);
   int overflow = 0;
-  const std::int64_t whole = whole_number(keyword, value, overflow);
+  const long long whole = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
   if (overflow != 0) {
-    throw nb::value_error(
-        (std::string(keyword) + ": " + short_repr(value) + " is out of range").c_str());
+    throw nb::value_error((std::string(keyword) + ": " + short_repr(value) + " is out of range (" +
+                           (overflow > 0 ? "at most 2^63-1" : "at least -2^63") + ")")
+                              .c_str());
   }
   return whole;
-}
-
-// A setting's whole number beyond 64 bits: the nearest, as the command line reads such a number,
-// so that the setting's own check says what it accepts ("rows must be at most 2147483647").
-std::int64_t setting_whole_number(std::string_view keyword, nb::handle value) {
-  int overflow = 0;
-  return whole_number(keyword, value, overflow);
 }
 
 // A whole number's decimal text, as large as Python holds it: the command line's parser then says
@@ -484,7 +473,7 @@ bool set_keyword(S& settings, std::span<const Setting<S>> table, std::string_vie
           auto& target = field(settings);
           using T = std::remove_reference_t<decltype(target)>;
           if constexpr (std::is_same_v<T, std::int64_t>) {
-            target = setting_whole_number(keyword, value);
+            target = whole_number(keyword, value);
           } else if constexpr (std::is_same_v<T, double>) {
             target = number(keyword, value);
           } else if constexpr (std::is_same_v<T, std::string>) {

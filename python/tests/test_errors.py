@@ -332,8 +332,15 @@ def test_what_new_users_met_is_refused_in_pythons_words(tmp_path):
 
 
 def test_numbers_beyond_64_bits_are_refused_as_the_command_line_refuses_them():
-    with pytest.raises(ValueError, match=r"^rows must be at most 2147483647$"):
+    # Read as the nearest (2^63-1), they were reported as given ("got 9223372036854775807").
+    with pytest.raises(ValueError, match=r"^rows: 100000000000000000000 is out of range \(at most "
+                                         r"2\^63-1\)$"):
         gs.Simulation(rows=10**20)
+    with pytest.raises(ValueError, match=r"^threads: -18446744073709551616 is out of range "
+                                         r"\(at least -2\^63\)$"):
+        gs.Simulation(threads=-2**64)
+    with pytest.raises(ValueError, match=r"^images: 9223372036854775808 is out of range"):
+        gs.Simulation(rows=8, cols=8).run(images=2**63, quiet=True)
     with pytest.raises(ValueError, match=r"^feed must be a finite non-negative number, got inf$"):
         gs.Simulation(feed=10**400)
     with pytest.raises(ValueError, match=r"^seed: expected a whole number from 0 to 2\^63-1, got "

@@ -128,6 +128,18 @@ void BenchRequest::validate() const {
   if (repeat <= 0) throw InvalidInput("repeat must be a positive integer");
   if (warmup_images && *warmup_images < 0)
     throw InvalidInput("warmup must be a non-negative integer");
+  // Steps as many as a run may take (images x steps-per-image at most 2^53).
+  for (const Workload& w : workloads) {
+    if (warmup_images && *warmup_images > 0) {
+      try {
+        pipeline::check_image_schedule(*warmup_images, w.steps_per_image);
+      } catch (const InvalidInput&) {
+        throw InvalidInput("warmup x steps-per-image must be at most 2^53 steps, got " +
+                           std::to_string(*warmup_images) + " x " +
+                           std::to_string(w.steps_per_image));
+      }
+    }
+  }
   if (statistics && io != OutputMode::Hdf5) {
     throw InvalidInput(
         "--stats measures the statistics in the run command's image loop; it needs --io hdf5");

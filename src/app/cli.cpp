@@ -548,6 +548,13 @@ void read_numbers_strictly(CLI::App& app) {
             std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
         if (!all_digits) return "expected a whole number, got '" + text + "'";
         while (digits.size() > 1 && digits.front() == '0') digits.remove_prefix(1);
+        // Beyond 64 bits CLI11 would read the nearest (2^63-1), and a message say "got
+        // 9223372036854775807" of a number nobody gave.
+        const std::string_view limit = sign == "-" ? "9223372036854775808" : "9223372036854775807";
+        if (digits.size() > limit.size() || (digits.size() == limit.size() && digits > limit)) {
+          return "'" + text + "' is out of range (" +
+                 (sign == "-" ? "at least -2^63" : "at most 2^63-1") + ")";
+        }
         text = sign + std::string(digits);
         return {};
       },

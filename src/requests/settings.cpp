@@ -226,7 +226,9 @@ EngineOptions EngineSettings::engine_options() const {
                        std::to_string(max_fuse) + ", got " + std::to_string(fuse));
   }
   if (device < 0 || device > std::numeric_limits<int>::max()) {
-    throw InvalidInput("device must be a non-negative integer, got " + std::to_string(device));
+    throw InvalidInput("device must be a whole number from 0 to " +
+                       std::to_string(std::numeric_limits<int>::max()) + ", got " +
+                       std::to_string(device));
   }
   check_backend_name(backend);
   // Not silently dropped: the CPU backend has no device to pick.

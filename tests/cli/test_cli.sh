@@ -271,6 +271,16 @@ expect_error "unknown option --nbrows (did you mean --nbrow?)" run --nbrows
 expect_error "unknown option --imags (did you mean --images?)" run --imags 10
 expect_error "fields: expected v, u or u,v, got 'u,v,u'" run --fields u,v,u -o never.h5
 expect_error "options go after the command: grayscott run --rows 5 --cols 8" --rows 5 run --cols 8
+# A whole number past 64 bits is out of range: it was read as 2^63-1 and reported as given
+# ("got 9223372036854775807 x 32"), or (bench --warmup) ran for ever.
+expect_error "--images: '99999999999999999999' is out of range (at most 2^63-1)" \
+  run --images 99999999999999999999 -o huge.h5
+expect_error "--threads: '-99999999999999999999' is out of range (at least -2^63)" \
+  run --threads -99999999999999999999 -o huge.h5
+expect_error "warmup x steps-per-image must be at most 2^53 steps, got 9223372036854775807 x 32" \
+  bench --rows 8 --cols 8 --warmup 9223372036854775807
+expect_error "device must be a whole number from 0 to 2147483647, got 9223372036854775807" \
+  run --device 9223372036854775807 -o huge.h5
 # A number past float64's range is a number out of range, not "not a number".
 expect_error "outside: '1e400' is out of range for a float64" run --rows 8 --cols 8 --images 1 \
   --boundary fixed --outside 1e400,0 -o never.h5
