@@ -10,12 +10,12 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <map>
 #include <set>
 #include <string_view>
 
 #include "app/commands.hpp"
+#include "io/files/output_path.hpp"
 #include "requests/names.hpp"
 #if GRAYSCOTT_WITH_MPI
 #include "mpi/session.hpp"
@@ -305,12 +305,26 @@ void apply_config(CLI::App& app, const std::string& path,
                          "so give a file");
     }
 #endif
-    // Read here, not by toml::parse_file, which asks the file's size first: a pipe (a shell's
-    // <(...), /dev/stdin) has none, and a file that is missing deserves its own reason.
+    // A device's bytes are no TOML (/dev/zero would be read until memory runs out); a pipe is
+    // read (a shell's <(...), /dev/stdin), a FIFO waits for its writer as `cat` would.
+    if (const auto type = std::filesystem::status(path, error).type();
+        type == std::filesystem::file_type::character ||
+        type == std::filesystem::file_type::block || type == std::filesystem::file_type::socket) {
+      throw InvalidInput("config " + path + " is " + io::special_file_kind(type) +
+                         ", not a TOML file");
+    }
+    // Read here, not by toml::parse_file, which asks the file's size first: a pipe has none, and
+    // a file that is missing deserves its own reason. A file of options is small: one that goes
+    // on past a mebibyte (a pipe that never ends) is no config.
+    constexpr std::size_t largest = std::size_t{1} << 20;
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InvalidInput("config " + path + ": " + std::strerror(errno));
-    const std::string contents((std::istreambuf_iterator<char>(in)),
-                               std::istreambuf_iterator<char>());
+    std::string contents;
+    for (char chunk[65536]; in.read(chunk, sizeof chunk) || in.gcount() > 0;) {
+      contents.append(chunk, static_cast<std::size_t>(in.gcount()));
+      if (contents.size() > largest)
+        throw InvalidInput("config " + path + " holds more than 1 MiB: not a file of options");
+    }
     if (in.bad()) throw InvalidInput("config " + path + ": cannot be read");
     toml::table table;
     try {

@@ -220,6 +220,9 @@ expect_error "config missing.toml: No such file or directory" run --config missi
   printf 'rows = 8\ncols = 8\nimages = 1\n' |
   "$gs" run --config /dev/stdin -o piped-stdin.h5 --quiet && [[ -s piped.h5 && -s piped-stdin.h5 ]] &&
   pass || fail "a --config from a pipe"
+# A device is no file of options, nor a pipe that never ends (/dev/zero grew to gigabytes).
+expect_error "config /dev/zero is a character device, not a TOML file" run --config /dev/zero
+expect_error "holds more than 1 MiB: not a file of options" run --config <(yes 'rows = 8')
 
 # A value the request refuses later is traced back to its line; the command line's is not.
 printf 'cols = 16\n[run]\nrows = -32\n' > negative.toml
