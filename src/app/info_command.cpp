@@ -249,7 +249,9 @@ void add_info_command(CLI::App& root) {
     if (file->empty() && file_option->count() > 0)
       throw InvalidInput("info: the file name is empty");
     if (!file->empty()) {
-      describe_file(*file);
+      // Under mpirun or srun the ranks would each print it: rank 0 speaks for them. (What the
+      // build can use is each node's own: every rank says it.)
+      if (!secondary_mpi_process()) describe_file(*file);
       return;
     }
     std::printf("grayscott %s\n", version);

@@ -117,6 +117,8 @@ void add_render_command(CLI::App& root) {
     options.volume = io::parse_view(given_text(state->slice), given_text(state->projection));
   };
   render->callback([render, state, image, seed, look] {
+    // Under mpirun or srun the ranks would write the same pictures at once: rank 0 alone does.
+    if (secondary_mpi_process()) return;
     // Checked before --print-config prints them too: what it prints is a rendering that runs.
     const auto check_options = [&] {
       refuse_empty_name(*render, "--video", state->video);

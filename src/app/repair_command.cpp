@@ -14,6 +14,8 @@ void add_repair_command(CLI::App& root) {
   auto file = std::make_shared<std::string>();
   repair->add_option("file", *file, "the HDF5 file")->required();
   repair->callback([file] {
+    // Under mpirun or srun the ranks would mend the file at once: rank 0 alone does.
+    if (secondary_mpi_process()) return;
     const io::RepairOutcome outcome = io::repair_file(*file);
     // A sweep's images are counted over its members.
     const io::FileReport& before = outcome.before;

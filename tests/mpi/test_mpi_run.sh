@@ -318,6 +318,16 @@ expect_failure "memory of the blocks" "the states of the blocks of 2 ranks on th
 # --gpu-aware-mpi on is a device backend's: refused with --backend cpu, said when auto picks it.
 expect_failure "gpu-aware-mpi with the cpu backend" "gpu-aware-mpi on: the cpu backend's halos are in host memory" -- \
   "${mpi[@]}" -n 2 "$grayscott" run "${common[@]}" --backend cpu --gpu-aware-mpi on -o "$work/x.h5"
+# The commands of one process under a launcher: rank 0 alone reports, mends, draws (each rank
+# printed the report, and two repairs of one file at once failed one of them).
+"${mpi[@]}" -n 2 "$grayscott" info "$work/device.h5" > "$work/info.txt" &&
+  [[ $(grep -c "^file: " "$work/info.txt") -eq 1 ]] || fail "info under mpirun: $(cat "$work/info.txt")"
+"${mpi[@]}" -n 2 "$grayscott" repair "$work/device.h5" > "$work/repair.txt" 2>&1 &&
+  [[ $(grep -c "nothing to repair" "$work/repair.txt") -eq 1 ]] ||
+  fail "repair under mpirun: $(cat "$work/repair.txt")"
+"${mpi[@]}" -n 2 "$grayscott" render "$work/device.h5" --out "$work/mpi-pictures" \
+  > "$work/render.txt" 2>&1 && [[ $(grep -c "^rendered " "$work/render.txt") -eq 1 ]] ||
+  fail "render under mpirun: $(cat "$work/render.txt")"
 
 if [[ $failures -ne 0 ]]; then
   echo "$failures failure(s)"
