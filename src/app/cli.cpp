@@ -249,9 +249,9 @@ void print_config(const CLI::App& app, const ChosenValues& chosen) {
       std::printf("# %s: not set\n", name.c_str());
       continue;
     }
-    // A seed is a string option (its range is a 64-bit one's) but a number in the file.
-    const bool is_seed = option->get_type_name() == "UINT";
-    if (!is_flag(*option) && !takes_number(*option) && !is_seed) value = toml_string(value);
+    // A seed too is a number in the file (UINT), though a string option (its range is a 64-bit
+    // one's).
+    if (!is_flag(*option) && !takes_number(*option)) value = toml_string(value);
     if (!given) note_once();
     std::printf("%s%s = %s\n", given ? "" : "# ", name.c_str(), value.c_str());
   }

@@ -45,52 +45,64 @@ std::string weights_text(const Stencil& stencil) {
   return text;
 }
 
+// The parameters a continued run takes from its file, by option: `value` compares them with
+// an option given, `shown` (where not the value) is how a message or --print-config writes them.
+struct ContinuedSetting {
+  const char* option;
+  std::string (*value)(const RunRequest&);            // compared
+  std::string (*shown)(const RunRequest&) = nullptr;  // in the message, where not the value
+};
+const ContinuedSetting continued_settings[] = {
+    {"--rows", [](const RunRequest& r) { return std::to_string(r.problem.grid.rows); }},
+    {"--cols", [](const RunRequest& r) { return std::to_string(r.problem.grid.cols); }},
+    {"--depth", [](const RunRequest& r) { return std::to_string(r.problem.grid.depth); }},
+    {"--feed", [](const RunRequest& r) { return shortest_text(r.problem.params.feed); }},
+    {"--kill", [](const RunRequest& r) { return shortest_text(r.problem.params.kill); }},
+    {"--du", [](const RunRequest& r) { return shortest_text(r.problem.params.du); }},
+    {"--dv", [](const RunRequest& r) { return shortest_text(r.problem.params.dv); }},
+    {"--dt", [](const RunRequest& r) { return shortest_text(r.problem.params.dt); }},
+    {"--stencil",
+     [](const RunRequest& r) {
+       // A volume's stencils have no weight table: their names tell them apart.
+       if (r.problem.stencil.three_dimensional()) return r.problem.stencil.name();
+       return weights_text(r.problem.stencil);
+     },
+     // Named as it was given: "five-point", not its nine weights.
+     [](const RunRequest& r) {
+       return r.problem.stencil.kind == StencilKind::Custom ? weights_text(r.problem.stencil)
+                                                            : r.problem.stencil.name();
+     }},
+    {"--boundary", [](const RunRequest& r) { return std::string(to_string(r.problem.boundary)); }},
+    {"--precision",
+     [](const RunRequest& r) { return std::string(to_string(r.problem.precision)); }},
+    {"--outside", [](const RunRequest& r) { return to_string(r.problem.outside); }},
+    {"--images", [](const RunRequest& r) { return std::to_string(r.images); }},
+    {"--steps-per-image", [](const RunRequest& r) { return std::to_string(r.steps_per_image); }},
+    {"--fields", [](const RunRequest& r) { return r.fields.text(); }},
+    {"--init", [](const RunRequest& r) { return std::string(to_string(r.initial.kind)); }},
+    {"--init-values",
+     [](const RunRequest& r) {
+       const ShapeValues values = shape_values(r.initial);
+       return to_string(Outside{values.u, values.v});
+     }},
+    {"--seed", [](const RunRequest& r) { return std::to_string(r.initial.seed); }},
+};
+
+// What --print-config shows of a continued run: its file's parameters, by option name.
+ChosenValues continued_values(const RunRequest& file) {
+  ChosenValues values;
+  for (const ContinuedSetting& s : continued_settings) {
+    values[std::string(s.option).substr(2)] = (s.shown != nullptr ? s.shown : s.value)(file);
+  }
+  values["output"] = file.output.string();
+  return values;
+}
+
 // The parameters of a continued run come from its file: an option given on the command line (or
 // in --config) must say the same, or the request is refused.
 void refuse_contradictions(const CLI::App& run, const RunRequest& given,
                            const requests::OutputSettings& out, const RunRequest& file) {
-  struct Setting {
-    const char* option;
-    std::string (*value)(const RunRequest&);            // compared
-    std::string (*shown)(const RunRequest&) = nullptr;  // in the message, where not the value
-  };
-  static const Setting settings[] = {
-      {"--rows", [](const RunRequest& r) { return std::to_string(r.problem.grid.rows); }},
-      {"--cols", [](const RunRequest& r) { return std::to_string(r.problem.grid.cols); }},
-      {"--depth", [](const RunRequest& r) { return std::to_string(r.problem.grid.depth); }},
-      {"--feed", [](const RunRequest& r) { return shortest_text(r.problem.params.feed); }},
-      {"--kill", [](const RunRequest& r) { return shortest_text(r.problem.params.kill); }},
-      {"--du", [](const RunRequest& r) { return shortest_text(r.problem.params.du); }},
-      {"--dv", [](const RunRequest& r) { return shortest_text(r.problem.params.dv); }},
-      {"--dt", [](const RunRequest& r) { return shortest_text(r.problem.params.dt); }},
-      {"--stencil",
-       [](const RunRequest& r) {
-         // A volume's stencils have no weight table: their names tell them apart.
-         if (r.problem.stencil.three_dimensional()) return r.problem.stencil.name();
-         return weights_text(r.problem.stencil);
-       },
-       // Named as it was given: "five-point", not its nine weights.
-       [](const RunRequest& r) {
-         return r.problem.stencil.kind == StencilKind::Custom ? weights_text(r.problem.stencil)
-                                                              : r.problem.stencil.name();
-       }},
-      {"--boundary",
-       [](const RunRequest& r) { return std::string(to_string(r.problem.boundary)); }},
-      {"--precision",
-       [](const RunRequest& r) { return std::string(to_string(r.problem.precision)); }},
-      {"--outside", [](const RunRequest& r) { return to_string(r.problem.outside); }},
-      {"--images", [](const RunRequest& r) { return std::to_string(r.images); }},
-      {"--steps-per-image", [](const RunRequest& r) { return std::to_string(r.steps_per_image); }},
-      {"--fields", [](const RunRequest& r) { return r.fields.text(); }},
-      {"--init", [](const RunRequest& r) { return std::string(to_string(r.initial.kind)); }},
-      {"--init-values",
-       [](const RunRequest& r) {
-         const ShapeValues values = shape_values(r.initial);
-         return to_string(Outside{values.u, values.v});
-       }},
-      {"--seed", [](const RunRequest& r) { return std::to_string(r.initial.seed); }},
-  };
-  for (const Setting& s : settings) {
+  for (const ContinuedSetting& s : continued_settings) {
     if (!app::given(run, s.option)) continue;
     if (s.value(given) != s.value(file)) {
       const auto shown = s.shown != nullptr ? s.shown : s.value;
@@ -278,7 +290,11 @@ void add_run_command(CLI::App& root) {
       // Nothing is written yet: a stop signal ends the process at once (a config read from a
       // FIFO or stdin may block).
       const pipeline::StopAtOnce reading_options;
-      apply_config(*run, state->config, request_check(*run, state->settings, state->resume));
+      // --print-config of a continued run shows its file's parameters, the ones it runs with.
+      apply_config(*run, state->config, [run, state]() -> ChosenValues {
+        if (state->resume.empty()) return request_check(*run, state->settings, state->resume)();
+        return continued_values(pipeline::resume_request(state->resume));
+      });
       record_given(*run, state->settings.problem);
       refuse_empty_name(*run, "--resume", state->resume);
       std::optional<RunRequest> continued;

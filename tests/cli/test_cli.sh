@@ -220,6 +220,15 @@ expect_error "config missing.toml: No such file or directory" run --config missi
   printf 'rows = 8\ncols = 8\nimages = 1\n' |
   "$gs" run --config /dev/stdin -o piped-stdin.h5 --quiet && [[ -s piped.h5 && -s piped-stdin.h5 ]] &&
   pass || fail "a --config from a pipe"
+# --print-config of a continued run shows its file's parameters (it showed the defaults, 1080 x
+# 1920 for a run of 64 x 48), and what it prints runs.
+timeout -s TERM 1 "$gs" run --rows 64 --cols 48 --images 300 --steps-per-image 3000 --init noise \
+  --seed 7 -o print-continued.h5 --quiet
+"$gs" run --resume print-continued.h5 --print-config >print-continued.toml &&
+  grep -qx "# rows = 64" print-continued.toml && grep -qx "# cols = 48" print-continued.toml &&
+  grep -qx "# seed = 7" print-continued.toml &&
+  grep -qx '# output = "print-continued.h5"' print-continued.toml &&
+  pass || fail "--print-config of a continued run: $(cat print-continued.toml)"
 # A device is no file of options, nor a pipe that never ends (/dev/zero grew to gigabytes).
 expect_error "config /dev/zero is a character device, not a TOML file" run --config /dev/zero
 expect_error "holds more than 1 MiB: not a file of options" run --config <(yes 'rows = 8')
