@@ -12,6 +12,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string_view>
 
 #include "app/commands.hpp"
@@ -199,12 +200,11 @@ void apply_key(CLI::Option& option, const toml::node& node, const std::string& w
 }
 
 std::string toml_string(const std::string& text) {
-  std::string quoted = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') quoted += '\\';
-    quoted += c;
-  }
-  return quoted + "\"";
+  // On one line, whatever the text holds (a newline in a file's name), as a comment needs it.
+  std::ostringstream quoted;
+  quoted << toml::toml_formatter(toml::value<std::string>(text),
+                                 toml::format_flags::allow_unicode_strings);
+  return quoted.str();
 }
 
 // The command's options as a TOML section: those given (on the command line or by --config) as

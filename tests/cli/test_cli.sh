@@ -229,6 +229,11 @@ timeout -s TERM 1 "$gs" run --rows 64 --cols 48 --images 300 --steps-per-image 3
   grep -qx "# seed = 7" print-continued.toml &&
   grep -qx '# output = "print-continued.h5"' print-continued.toml &&
   pass || fail "--print-config of a continued run: $(cat print-continued.toml)"
+# A name with a newline, quotes or a backslash is printed as TOML reads it back (a newline broke
+# the file).
+"$gs" run -o $'new\nline "q" \\.h5' "${small[@]}" --print-config >newline.toml &&
+  "$gs" run --config newline.toml --quiet && [[ -f $'new\nline "q" \\.h5' ]] &&
+  pass || fail "--print-config of a name with a newline: $(cat newline.toml)"
 # A device is no file of options, nor a pipe that never ends (/dev/zero grew to gigabytes).
 expect_error "config /dev/zero is a character device, not a TOML file" run --config /dev/zero
 expect_error "holds more than 1 MiB: not a file of options" run --config <(yes 'rows = 8')
