@@ -586,7 +586,7 @@ void read_numbers_strictly(CLI::App& app) {
       "", "some number");
   // A text option given empty would mean its default, silently (--pattern "", --render ""): said.
   // The files whose empty name has words of its own (output, resume, config, video, seeds) keep
-  // them; a positional file reads as no such file.
+  // them, as do the commands' own files (render "", info "", repair "": the file name is empty).
   const auto some_text = [blank](const std::string& option) {
     return CLI::Validator(
         [blank, option](std::string& text) -> std::string {

@@ -119,6 +119,8 @@ void add_render_command(CLI::App& root) {
   render->callback([render, state, image, seed, look] {
     // Under mpirun or srun the ranks would write the same pictures at once: rank 0 alone does.
     if (secondary_mpi_process()) return;
+    // `render ""` (a script's empty variable): said as such, not as a file named "" not found.
+    if (state->file.empty()) throw InvalidInput("render: the file name is empty");
     // Checked before --print-config prints them too: what it prints is a rendering that runs.
     const auto check_options = [&] {
       refuse_empty_name(*render, "--video", state->video);

@@ -16,6 +16,8 @@ void add_repair_command(CLI::App& root) {
   repair->callback([file] {
     // Under mpirun or srun the ranks would mend the file at once: rank 0 alone does.
     if (secondary_mpi_process()) return;
+    // `repair ""` (a script's empty variable): said as such, not as a file named "" not found.
+    if (file->empty()) throw InvalidInput("repair: the file name is empty");
     const io::RepairOutcome outcome = io::repair_file(*file);
     // A sweep's images are counted over its members.
     const io::FileReport& before = outcome.before;

@@ -234,6 +234,10 @@ timeout -s TERM 1 "$gs" run --rows 64 --cols 48 --images 300 --steps-per-image 3
 "$gs" run -o $'new\nline "q" \\.h5' "${small[@]}" --print-config >newline.toml &&
   "$gs" run --config newline.toml --quiet && [[ -f $'new\nline "q" \\.h5' ]] &&
   pass || fail "--print-config of a name with a newline: $(cat newline.toml)"
+# An empty file name (a script's empty variable) is said as such, not as a file "" not found.
+for command in render repair info; do
+  expect_error "$command: the file name is empty" "$command" ""
+done
 # A device is no file of options, nor a pipe that never ends (/dev/zero grew to gigabytes).
 expect_error "config /dev/zero is a character device, not a TOML file" run --config /dev/zero
 expect_error "holds more than 1 MiB: not a file of options" run --config <(yes 'rows = 8')
