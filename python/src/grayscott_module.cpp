@@ -610,6 +610,9 @@ std::string python_words(std::string message) {
     }
     message = message.substr(0, at) + "grayscott." + call + "(" + arguments + ")" + rest;
   }
+  // check_force_with_resume's words.
+  rewrite("--force with --resume(?![A-Za-z-])", "overwrite=True in Simulation.resume");
+  rewrite("--render DIR(?![A-Za-z-])", "render=DIR");
   rewrite("--force(?![A-Za-z-])", "overwrite=True");
   rewrite("--quiet(?![A-Za-z-])", "quiet=True");
   // A video's messages name the command that makes one ("render --video needs the ffmpeg

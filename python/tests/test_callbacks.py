@@ -418,7 +418,8 @@ def test_a_resumed_run_renders_every_image_of_its_file(tmp_path):
             on_image=stop_at_the_second)
     with pytest.raises(FileExistsError, match="overwrite=True replaces them"):
         gs.Simulation.resume(tmp_path / "again.h5", quiet=True, render=tmp_path / "pics")
-    with pytest.raises(ValueError, match="replaces only the pictures of render="):
+    with pytest.raises(ValueError, match="^overwrite=True in Simulation.resume replaces only the "
+                                         "pictures of render=DIR "):
         gs.Simulation.resume(tmp_path / "again.h5", quiet=True, overwrite=True)
     before = (tmp_path / "pics" / "v_0000.png").stat().st_ino
     gs.Simulation.resume(tmp_path / "again.h5", quiet=True, render=tmp_path / "pics",

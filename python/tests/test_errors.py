@@ -525,3 +525,12 @@ def test_a_wrong_call_of_advance_or_reset_is_one_line():
         assert target.step == 3
         target.reset()
         assert target.step == 0
+
+
+def test_a_long_list_is_shown_by_its_ends_in_a_message():
+    # A repeated value among a thousand (a script's list) was said with the whole list: 11 KB.
+    feeds = [0.02 + i * 1e-4 for i in range(1000)] + [0.02]
+    with pytest.raises(ValueError, match=r"^feed: 0.02 appears twice in '0.02,0.0201,.*\.\.\..*,0.02'$"
+                       ) as info:
+        gs.Sweep(feed=feeds, rows=8, cols=8)
+    assert len(str(info.value)) < 150

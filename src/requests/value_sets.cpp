@@ -45,8 +45,15 @@ double as_written(double value) {
 }
 
 std::string in_quotes(std::string_view text) {
+  // A list of a thousand values (a script's) is shown by its ends: a message stays a line.
+  constexpr std::size_t longest = 80, head = 40, tail = 30;
   std::string quoted(1, '\'');
-  quoted.append(text).push_back('\'');
+  if (text.size() <= longest) {
+    quoted.append(text);
+  } else {
+    quoted.append(text.substr(0, head)).append("...").append(text.substr(text.size() - tail));
+  }
+  quoted.push_back('\'');
   return quoted;
 }
 
