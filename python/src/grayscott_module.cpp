@@ -1800,10 +1800,15 @@ NB_MODULE(_core, m) {
       PyErr_SetString(PyExc_PermissionError, python_words(e.what()).c_str());
     } catch (const PathIsDirectory& e) {
       PyErr_SetString(PyExc_IsADirectoryError, python_words(e.what()).c_str());
+
     } catch (const InvalidInput& e) {
       PyErr_SetString(PyExc_ValueError, python_words(e.what()).c_str());
     } catch (const nb::builtin_exception&) {
       throw;  // nanobind's own TypeError, ValueError, ...: its translator raises them
+    } catch (const FileLocked& e) {
+      PyErr_SetString(PyExc_BlockingIOError, python_words(e.what()).c_str());
+    } catch (const FileDenied& e) {
+      PyErr_SetString(PyExc_PermissionError, python_words(e.what()).c_str());
     } catch (const std::runtime_error& e) {
       // A backend that cannot run, a file that cannot be written: RuntimeError, in Python's words.
       PyErr_SetString(PyExc_RuntimeError, python_words(e.what()).c_str());

@@ -534,3 +534,46 @@ def test_a_long_list_is_shown_by_its_ends_in_a_message():
                        ) as info:
         gs.Sweep(feed=feeds, rows=8, cols=8)
     assert len(str(info.value)) < 150
+
+
+def test_a_file_held_or_forbidden_raises_the_oserror_python_has_for_it(tmp_path):
+    # A file another program holds open (HDF5's lock) was a RuntimeError: BlockingIOError, as
+    # Python's own calls raise for a lock refused; one the user may not write, PermissionError.
+    import subprocess
+    import sys
+
+    sim = gs.Simulation(rows=16, cols=16)
+
+    def stop(index, *rest):
+        if index == 1:
+            raise RuntimeError("stopped")
+
+    with pytest.raises(RuntimeError, match="stopped"):
+        sim.run(images=3, output=tmp_path / "stopped.h5", quiet=True, on_image=stop)
+    with h5py.File(tmp_path / "stopped.h5", "r"):
+        with pytest.raises(BlockingIOError, match="open elsewhere"):
+            gs.Simulation.resume(tmp_path / "stopped.h5", quiet=True)
+    if os.geteuid() == 0:
+        # Root may write every file: the check runs as a user without rights (nobody), in a
+        # folder that user reaches, on a file it may read and not write.
+        import shutil
+        import tempfile
+
+        folder = tempfile.mkdtemp(prefix="grayscott-read-only-")
+        try:
+            os.chmod(folder, 0o777)
+            path = os.path.join(folder, "stopped.h5")
+            shutil.copy(tmp_path / "stopped.h5", path)
+            os.chmod(path, 0o444)
+            code = ("import grayscott as gs\n"
+                    "try:\n"
+                    f"    gs.Simulation.resume({path!r}, quiet=True)\n"
+                    "except PermissionError as e:\n"
+                    "    print('PermissionError', e)\n")
+            done = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                                   sys.executable, "-c", code], capture_output=True, text=True,
+                                  timeout=60)
+            assert done.stdout.startswith("PermissionError HDF5: cannot open ") and (
+                "to continue it: Permission denied" in done.stdout), (done.stdout, done.stderr)
+        finally:
+            shutil.rmtree(folder)

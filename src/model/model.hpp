@@ -29,6 +29,15 @@ struct PathDenied : InvalidInput {
 struct PathIsDirectory : InvalidInput {
   using InvalidInput::InvalidInput;
 };
+// A file the system would not open as asked: locked by another program (Python's
+// BlockingIOError), or not this user's to open so (PermissionError). Not a refusal of the request
+// (InvalidInput): the same request may succeed once the lock or the rights change.
+struct FileLocked : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+struct FileDenied : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 // A request whose state does not fit in the memory it would live in (Python: MemoryError).
 struct OutOfMemory : InvalidInput {
   using InvalidInput::InvalidInput;

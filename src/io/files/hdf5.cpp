@@ -81,15 +81,19 @@ std::string system_reason() {
 }
 
 void fail(const std::string& what) {
-  std::string reason = system_reason();
+  const std::string reason = system_reason();
+  const std::string message = "HDF5: cannot " + what + (reason.empty() ? "" : ": " + reason);
   // HDF5 locks a file it opens (flock): a lock refused means another open of it, in another
   // program or through another HDF5 library in this one (h5py's).
   if (reason == std::strerror(EWOULDBLOCK)) {
-    reason +=
-        " (the file is open elsewhere: another grayscott starting on it, or a reader such as "
-        "h5py, xarray, gs.open or ParaView that holds it; close it there and try again)";
+    throw FileLocked(message +
+                     " (the file is open elsewhere: another grayscott starting on it, or a reader "
+                     "such as h5py, xarray, gs.open or ParaView that holds it; close it there and "
+                     "try again)");
   }
-  throw std::runtime_error("HDF5: cannot " + what + (reason.empty() ? "" : ": " + reason));
+  // A file the user may not open as asked (read-only, another's): Python's PermissionError.
+  if (reason == std::strerror(EACCES) || reason == std::strerror(EPERM)) throw FileDenied(message);
+  throw std::runtime_error(message);
 }
 
 Id simple_space(std::span<const hsize_t> dims, std::span<const hsize_t> max_dims) {
