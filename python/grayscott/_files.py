@@ -43,6 +43,13 @@ def open_dataset(path: str, **kwargs):
     try:
         ds = xr.open_dataset(path, drop_variables=sorted(drop), **kwargs)
     except OSError as error:
+        if "truncated file" in str(error):
+            from . import _core
+
+            try:
+                _core._check_opens(path)  # says it in grayscott's words (HDF5's: "eof = ...")
+            except ValueError as said:
+                raise said from None
         if not _is_open_for_writing(error) or kwargs["engine"] != "h5netcdf":
             raise
         # A running file (or one its writer left open: grayscott repair makes it plain again).

@@ -577,3 +577,16 @@ def test_a_file_held_or_forbidden_raises_the_oserror_python_has_for_it(tmp_path)
                 "to continue it: Permission denied" in done.stdout), (done.stdout, done.stderr)
         finally:
             shutil.rmtree(folder)
+
+
+def test_a_file_cut_short_is_said_so_by_open_as_by_resume(tmp_path):
+    # xarray's error was HDF5's: "truncated file: eof = 66816, sblock->base_addr = 0, ...".
+    pytest.importorskip("xarray")
+    gs.Simulation(rows=64, cols=64).run(images=5, output=tmp_path / "whole.h5", quiet=True)
+    data = (tmp_path / "whole.h5").read_bytes()
+    (tmp_path / "cut.h5").write_bytes(data[:len(data) // 2])
+    said = f"^{tmp_path / 'cut.h5'} is cut short: {len(data) // 2} bytes of the {len(data)} it records"
+    with pytest.raises(ValueError, match=said):
+        gs.open(tmp_path / "cut.h5")
+    with pytest.raises(ValueError, match=said):
+        gs.Simulation.resume(tmp_path / "cut.h5")
