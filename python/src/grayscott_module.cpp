@@ -270,8 +270,16 @@ bool exit_handlers_running_here() {
 // "ValueError: boom": the exception as Python prints its last line.
 std::string exception_line(const nb::python_error& error) {
   std::string what = Py_TYPE(error.value().ptr())->tp_name;
-  if (const std::string text = nb::str(error.value()).c_str(); !text.empty())
-    what += ": " + text.substr(0, text.find('\n'));
+  // Its text, unless str() of it fails too (a __str__ that raises): then its type alone, the
+  // user's exception still the one raised.
+  PyObject* text = PyObject_Str(error.value().ptr());
+  if (text == nullptr) {
+    PyErr_Clear();
+    return what;
+  }
+  const nb::str line = nb::steal<nb::str>(text);
+  if (const std::string written = line.c_str(); !written.empty())
+    what += ": " + written.substr(0, written.find('\n'));
   return what;
 }
 

@@ -590,3 +590,21 @@ def test_a_file_cut_short_is_said_so_by_open_as_by_resume(tmp_path):
         gs.open(tmp_path / "cut.h5")
     with pytest.raises(ValueError, match=said):
         gs.Simulation.resume(tmp_path / "cut.h5")
+
+
+def test_an_exception_whose_text_cannot_be_made_still_stops_the_run_as_itself(tmp_path):
+    # Its __str__ raising replaced it with that error, and the status held a traceback.
+    class Unsayable(Exception):
+        def __str__(self):
+            raise RuntimeError("no words")
+
+    def stop(index, *rest):
+        if index == 1:
+            raise Unsayable()
+
+    with pytest.raises(Unsayable):
+        gs.Simulation(rows=16, cols=16).run(images=3, steps_per_image=1, output=tmp_path / "o.h5",
+                                            quiet=True, on_image=stop)
+    with h5py.File(tmp_path / "o.h5", "r") as f:
+        assert f.attrs["status"] == "stopped after image 2: on_image raised Unsayable"
+        assert f["v"].shape[0] == 2
