@@ -597,9 +597,25 @@ void read_numbers_strictly(CLI::App& app) {
         "", "some text");
   };
   const std::set<std::string> named_when_empty = {"output", "resume", "config", "video", "seeds"};
+  // `-o --force` (the file's name forgotten) made a file named "--force": a text that is one of
+  // the command's options is no value.
+  const auto not_an_option = [](const CLI::App& command) {
+    return CLI::Validator(
+        [&command](std::string& text) -> std::string {
+          const std::string name = text.substr(0, text.find('='));
+          if (name.size() > 2 && name.rfind("--", 0) == 0 &&
+              command.get_option_no_throw(name) != nullptr) {
+            return "'" + text + "' is an option of " + command.get_name() +
+                   ", not a value (the value is missing before it)";
+          }
+          return {};
+        },
+        "", "not an option");
+  };
   const auto apply = [&](CLI::App& command) {
     for (CLI::Option* option : command.get_options()) {
       if (is_flag(*option)) continue;
+      if (!takes_number(*option)) option->transform(not_an_option(command));
       if (takes_whole_number(*option)) {
         option->transform(decimal);
       } else if (takes_number(*option)) {

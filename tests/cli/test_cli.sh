@@ -223,7 +223,7 @@ expect_error "config missing.toml: No such file or directory" run --config missi
 # --print-config of a continued run shows its file's parameters (it showed the defaults, 1080 x
 # 1920 for a run of 64 x 48), and what it prints runs.
 timeout -s TERM 1 "$gs" run --rows 64 --cols 48 --images 300 --steps-per-image 3000 --init noise \
-  --seed 7 -o print-continued.h5 --quiet
+  --seed 7 -o print-continued.h5 --quiet 2>/dev/null
 "$gs" run --resume print-continued.h5 --print-config >print-continued.toml &&
   grep -qx "# rows = 64" print-continued.toml && grep -qx "# cols = 48" print-continued.toml &&
   grep -qx "# seed = 7" print-continued.toml &&
@@ -234,6 +234,10 @@ timeout -s TERM 1 "$gs" run --rows 64 --cols 48 --images 300 --steps-per-image 3
 "$gs" run -o $'new\nline "q" \\.h5' "${small[@]}" --print-config >newline.toml &&
   "$gs" run --config newline.toml --quiet && [[ -f $'new\nline "q" \\.h5' ]] &&
   pass || fail "--print-config of a name with a newline: $(cat newline.toml)"
+# An option where a value was due (-o --force: the name forgotten) made a file named "--force".
+expect_error "--output: '--force' is an option of run, not a value" run "${small[@]}" -o --force
+expect_error "--out: '--scale=2' is an option of render, not a value" render run.h5 --out --scale=2
+[[ ! -e --force ]] && pass || fail "-o --force made a file named --force"
 # An empty file name (a script's empty variable) is said as such, not as a file "" not found.
 for command in render repair info; do
   expect_error "$command: the file name is empty" "$command" ""
