@@ -66,6 +66,7 @@ bench::BenchRequest bench_request(CLI::App& bench, BenchCliState& state) {
 // (a list where the preset's workloads differ: batch-vs-large's two grids).
 ChosenValues preset_choices(CLI::App& bench, BenchCliState state) {
   const bench::BenchRequest request = bench_request(bench, state);
+  request.validate();  // what it prints is a benchmark that runs (--repeat 0 was printed)
   ChosenValues chosen = state.problem.resolved_choices();
   const auto each = [&](auto value_of) {
     std::vector<std::string> values;

@@ -234,6 +234,8 @@ timeout -s TERM 1 "$gs" run --rows 64 --cols 48 --images 300 --steps-per-image 3
 "$gs" run -o $'new\nline "q" \\.h5' "${small[@]}" --print-config >newline.toml &&
   "$gs" run --config newline.toml --quiet && [[ -f $'new\nline "q" \\.h5' ]] &&
   pass || fail "--print-config of a name with a newline: $(cat newline.toml)"
+# --print-config checks what it prints: a benchmark of 0 repeats was printed.
+expect_error "repeat must be a positive integer" bench --repeat 0 --print-config
 # An option where a value was due (-o --force: the name forgotten) made a file named "--force".
 expect_error "--output: '--force' is an option of run, not a value" run "${small[@]}" -o --force
 expect_error "--out: '--scale=2' is an option of render, not a value" render run.h5 --out --scale=2
