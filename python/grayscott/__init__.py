@@ -427,26 +427,6 @@ def _over_ranks(comm) -> bool:
     return comm.Get_size() > 1
 
 
-def _method(function):
-    """`function`, a method of Simulation and Sweep, named as the method (in its messages too)."""
-    function.__name__ = function.__qualname__ = function.__name__.lstrip("_")
-    return _hints_misspelt_keywords(function)
-
-
-@_method
-def _advance(self, steps: int) -> None:
-    """Advance by ``steps`` explicit-Euler steps, fused on the engine; the GIL is released and
-    Ctrl-C raises KeyboardInterrupt within about 0.1 s, the state being that of the last step
-    done (see ``step``)."""
-    self._advance(steps)
-
-
-@_method
-def _reset(self) -> None:
-    """Load the initial state again and set the step count to 0."""
-    self._reset()
-
-
 class Simulation(_core._Simulation):
     """One Gray-Scott simulation whose state stays on its engine.
 
@@ -480,8 +460,16 @@ class Simulation(_core._Simulation):
     """
 
     __slots__ = ("_on_device",)
-    advance = _advance
-    reset = _reset
+
+    def advance(self, steps: int) -> None:
+        """Advance by ``steps`` explicit-Euler steps, fused on the engine; the GIL is released and
+        Ctrl-C raises KeyboardInterrupt within about 0.1 s, the state being that of the last
+        step done (see ``step``)."""
+        self._advance(steps)  # Python says a wrong call in one line; nanobind listed overloads
+
+    def reset(self) -> None:
+        """Load the initial state again and set the step count to 0."""
+        self._reset()
 
     @_records_given
     def __init__(
@@ -703,8 +691,16 @@ class Sweep(_core._Sweep):
     """
 
     __slots__ = ("_on_device",)
-    advance = _advance
-    reset = _reset
+
+    def advance(self, steps: int) -> None:
+        """Advance by ``steps`` explicit-Euler steps, fused on the engine; the GIL is released and
+        Ctrl-C raises KeyboardInterrupt within about 0.1 s, the state being that of the last
+        step done (see ``step``)."""
+        self._advance(steps)  # Python says a wrong call in one line; nanobind listed overloads
+
+    def reset(self) -> None:
+        """Load the initial state again and set the step count to 0."""
+        self._reset()
 
     @_records_given
     def __init__(

@@ -342,10 +342,8 @@ nb::object whole_int(std::string_view keyword, nb::handle value) {
   return index;
 }
 
-// A whole number; 0 in `overflow` where it fits 64 bits, else its sign (the number is then the
-// nearest: the largest or the smallest).
-// Beyond 64 bits: refused as the command line refuses such a number (the nearest, 2^63-1, would
-// be reported as the value given).
+// A whole number. Beyond 64 bits: refused as the command line refuses such a number (the nearest,
+// 2^63-1, would be reported as the value given).
 std::int64_t whole_number(std::string_view keyword, nb::handle value) {
   const nb::object index = whole_int(keyword, value);
   int overflow = 0;
@@ -790,6 +788,30 @@ nb::dict statistics_dict(const analysis::ImageStatistics& s) {
   return d;
 }
 
+// A thread's turn on a simulation: its lock, held as work in progress (WorkInProgress), from
+// before the lock is taken to after it is given back. A thread the interpreter's exit would hold
+// on its way (wait_for_the_exit) is held before it takes the lock, never with it in hand; and the
+// exit waits for the holder of a lock to give it back.
+class Turn {
+ public:
+  explicit Turn(std::recursive_mutex& mutex) : lock_(mutex, std::try_to_lock) {
+    if (lock_.owns_lock()) return;
+    // An exit handler run before the package's own (atexit runs the later registered first)
+    // would wait for ever for a daemon thread's work: the exit's stop begins here.
+    if (exit_handlers_running_here() && !stop_work_at_exit()) {
+      throw std::runtime_error(
+          "the simulation is held by work in another thread that did not stop within a minute "
+          "of the interpreter's exit");
+    }
+    const GilReleased unlocked;
+    lock_.lock();
+  }
+
+ private:
+  WorkInProgress counted_;  // first: counted (or held for the exit) before the lock is tried
+  std::unique_lock<std::recursive_mutex> lock_;
+};
+
 class Batch {
  public:
   // `over_ranks`: one grid split over the ranks of MPI_COMM_WORLD (the Python module under
@@ -956,9 +978,8 @@ class Batch {
     if (steps < 0)
       throw InvalidInput("steps must be a non-negative integer, got " + std::to_string(steps));
     refuse_while_running("advance()");
-    // Counted to the end, its state brought home after an interruption included: stopped by the
-    // interpreter's exit, it is not held back on its way out (wait_for_the_exit), its lock kept.
-    const WorkInProgress in_progress;
+    // Its turn counts as work to its end, its state brought home after an interruption included:
+    // stopped by the interpreter's exit, it is not held on its way out with the lock in hand.
     const auto lock = acquire();
     std::visit(
         [&](auto& engine) {
@@ -1059,7 +1080,8 @@ class Batch {
     std::vector<analysis::ImageStatistics> result;
     if (the_runs) result = held_statistics_;
     if (result.empty()) {
-      const auto spec = analysis::HistogramSpec::checked(bins, low, high, "bins", "range");
+      const auto spec =
+          analysis::HistogramSpec::checked(bins, low, high, "bins", "range", problem_.precision);
       std::visit(
           [&](auto& engine) {
             using Real = typename std::remove_reference_t<decltype(*engine)>::real_type;
@@ -1092,19 +1114,7 @@ class Batch {
  protected:
   // The same thread may take it again (a run's callback reads the views); others wait, without
   // holding the GIL meanwhile.
-  std::unique_lock<std::recursive_mutex> acquire() {
-    // Before the lock: a thread waiting for the exit holds none that the simulation's end needs.
-    if (exit_refuses_this_thread()) wait_for_the_exit();
-    std::unique_lock lock(mutex_, std::try_to_lock);
-    if (!lock.owns_lock()) {
-      // An exit handler run before the package's own would wait for ever for a daemon thread's
-      // work: the exit's stop begins here.
-      if (exit_handlers_running_here()) stop_work_at_exit();
-      const GilReleased unlocked;
-      lock.lock();
-    }
-    return lock;
-  }
+  Turn acquire() { return Turn(mutex_); }
 
   // A run steps the engine image by image: its callbacks (on the thread that called run()) may
   // read the state, not step it. Another thread's call waits for the run to end (acquire()).

@@ -30,10 +30,14 @@ struct HistogramSpec {
   static constexpr int max_bins = 1'000'000;
   // The histogram a front end asks for, checked: throws InvalidInput naming its settings (the
   // command line's histogram-bins and histogram-range unless told otherwise) for bins outside 1 to
-  // max_bins, or a range that is not two finite numbers low < high.
+  // max_bins, a range that is not two finite numbers low < high, or one whose edges, rounded to
+  // the field's `precision` (float32 for a single-precision run), would not be distinct numbers:
+  // beyond its range, closer together than two of its steps at the range's ends, or below its
+  // smallest normal numbers (-1e39,1e39 put every value of v in the last bin of a float32 run).
   static HistogramSpec checked(std::int64_t bins, double low, double high,
                                std::string_view bins_name = "histogram-bins",
-                               std::string_view range_name = "histogram-range") {
+                               std::string_view range_name = "histogram-range",
+                               Precision precision = Precision::Double) {
     if (bins < 1 || bins > max_bins) {
       throw InvalidInput(std::string(bins_name) + " must be a whole number from 1 to " +
                          std::to_string(max_bins) + ", got " + std::to_string(bins));
@@ -43,17 +47,22 @@ struct HistogramSpec {
                          " must be two finite numbers LOW,HIGH with LOW < HIGH, got " +
                          shortest_text(low) + "," + shortest_text(high));
     }
-    // The edges are rounded to the field's precision (float32 for a single-precision run): beyond
-    // its range, or closer together than its numbers are there (about 1e-7 of them), or below its
-    // smallest normal numbers, they would not be distinct, and the counts would fall in the wrong
-    // bins (-1e39,1e39 put every value of v in the last bin).
+    const bool single = precision == Precision::Single;
+    const double epsilon =
+        single ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
+    const double largest =
+        single ? std::numeric_limits<float>::max() : std::numeric_limits<double>::max();
+    const double smallest =
+        single ? std::numeric_limits<float>::min() : std::numeric_limits<double>::min();
     const double magnitude = std::max(std::fabs(low), std::fabs(high));
     const double bin_width = (high - low) / static_cast<double>(bins);
-    if (magnitude > 1e37 || !(bin_width >= std::max(magnitude * 1e-6, 1e-30))) {
+    if (magnitude > largest / 4 || !std::isfinite(high - low) ||
+        !(bin_width >= std::max(2 * epsilon * magnitude, smallest))) {
       throw InvalidInput(std::string(range_name) + " " + shortest_text(low) + "," +
                          shortest_text(high) + " in " + std::to_string(bins) +
-                         " bins: each bin must span at least a millionth of the range's largest "
-                         "value (and 1e-30), within -1e37 to 1e37");
+                         " bins: the edges are not distinct " + (single ? "single" : "double") +
+                         "-precision numbers (each bin must span two of their steps at the "
+                         "range's ends)");
     }
     return {static_cast<int>(bins), low, high};
   }

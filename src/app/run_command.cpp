@@ -292,6 +292,9 @@ void add_run_command(CLI::App& root) {
       const pipeline::StopAtOnce reading_options;
       // --print-config of a continued run shows its file's parameters, the ones it runs with.
       apply_config(*run, state->config, [run, state]() -> ChosenValues {
+#if GRAYSCOTT_WITH_MPI
+        (void)state->over_ranks.options();  // printed only if a run over ranks takes them
+#endif
         if (state->resume.empty()) return request_check(*run, state->settings, state->resume)();
         return continued_values(pipeline::resume_request(state->resume));
       });

@@ -104,7 +104,17 @@ void agree_on_errors(MPI_Comm comm, std::exception_ptr local_error) {
 
   // The first failing rank tells everyone what happened: its kind and its message. The kinds of
   // refusal front ends tell apart (Python's FileExistsError, MemoryError, ...) are kept.
-  enum Kind : int { Error, Invalid, NotFound, Exists, Denied, Directory, Memory };
+  enum Kind : int {
+    Error,
+    Invalid,
+    NotFound,
+    Exists,
+    Denied,
+    Directory,
+    Memory,
+    Locked,
+    Forbidden
+  };
   int kind = Error;
   std::string message;
   if (rank == first) {
@@ -122,6 +132,10 @@ void agree_on_errors(MPI_Comm comm, std::exception_ptr local_error) {
       kind = Memory, message = e.what();
     } catch (const InvalidInput& e) {
       kind = Invalid, message = e.what();
+    } catch (const FileLocked& e) {
+      kind = Locked, message = e.what();
+    } catch (const FileDenied& e) {
+      kind = Forbidden, message = e.what();
     } catch (const std::exception& e) {
       message = e.what();
     } catch (...) {
@@ -150,6 +164,9 @@ void agree_on_errors(MPI_Comm comm, std::exception_ptr local_error) {
       break;
   }
   if (size > 1) message = "rank " + std::to_string(first) + ": " + message;
+  // A file the system would not open as asked keeps its kind, with the rank that met it.
+  if (header[0] == Locked) throw FileLocked(message);
+  if (header[0] == Forbidden) throw FileDenied(message);
   throw std::runtime_error(message);
 }
 

@@ -285,7 +285,8 @@ pipeline::AnalysisRequest analysis_request(const OutputSettings& out, const Prob
   // Checked even where nothing uses them (no --stats, no --until-steady): a bad value is refused,
   // not ignored.
   const Outside range = parse_outside(out.histogram_range, "histogram-range");
-  const auto histogram = analysis::HistogramSpec::checked(out.histogram_bins, range.u, range.v);
+  const auto histogram = analysis::HistogramSpec::checked(
+      out.histogram_bins, range.u, range.v, "histogram-bins", "histogram-range", problem.precision);
   analysis.steady.check_images();
   // Settling and classes are decided from the statistics: asking for them asks for those.
   if (out.stats || out.until_steady != 0 || out.classify) analysis.statistics = histogram;

@@ -46,12 +46,17 @@ double as_written(double value) {
 
 std::string in_quotes(std::string_view text) {
   // A list of a thousand values (a script's) is shown by its ends: a message stays a line.
-  constexpr std::size_t longest = 80, head = 40, tail = 30;
+  constexpr std::size_t longest = 80;
   std::string quoted(1, '\'');
   if (text.size() <= longest) {
     quoted.append(text);
   } else {
-    quoted.append(text.substr(0, head)).append("...").append(text.substr(text.size() - tail));
+    // Cut between characters, not inside one's UTF-8 bytes (a Python message must decode).
+    const auto continuation = [&](std::size_t at) { return (text[at] & 0xC0) == 0x80; };
+    std::size_t head = 40, tail = text.size() - 30;
+    while (head > 0 && continuation(head)) --head;
+    while (tail < text.size() && continuation(tail)) ++tail;
+    quoted.append(text.substr(0, head)).append("...").append(text.substr(tail));
   }
   quoted.push_back('\'');
   return quoted;

@@ -379,13 +379,23 @@ if len(immutable) < 2:
 else:
     try:
         r = run("run", *small, "-o", "kept.h5", "--force")
-        check(r.returncode != 0 and "output companion kept.xmf cannot be replaced" in r.stderr,
+        check(r.returncode == 2 and "output companion kept.xmf cannot be replaced" in r.stderr,
               f"--force beside an immutable companion: exit {r.returncode}, {r.stderr!r}")
         check(filecmp.cmp("kept.h5", "kept-before.h5", shallow=False),
               "--force beside an immutable companion replaced the run")
         r = run("run", "--resume", "stuck.h5", "--quiet")
         check(r.returncode == 2 and "a companion that cannot be replaced" in r.stderr,
               f"--resume beside an immutable companion: exit {r.returncode}, {r.stderr!r}")
+        # The mirror case: the run immutable, its companion not (which was removed before the
+        # rename over the run failed).
+        for name in immutable:
+            subprocess.run(["chattr", "-i", name])
+        immutable = ["kept.h5"] if subprocess.run(["chattr", "+i", "kept.h5"]).returncode == 0 else []
+        shutil.copy("kept.xmf", "kept-before.xmf")
+        r = run("run", *small, "-o", "kept.h5", "--force")
+        check(r.returncode == 2 and "output kept.h5 cannot be replaced" in r.stderr and
+              filecmp.cmp("kept.xmf", "kept-before.xmf", shallow=False),
+              f"--force over an immutable run: exit {r.returncode}, {r.stderr!r}")
     finally:
         for name in immutable:
             subprocess.run(["chattr", "-i", name])

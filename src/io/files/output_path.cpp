@@ -95,6 +95,15 @@ const char* special_file_kind(fs::file_type type) {
   }
 }
 
+bool refuses_replacement(const fs::path& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd >= 0) {
+    ::close(fd);
+    return false;
+  }
+  return errno == EPERM;
+}
+
 void check_replaceable(const fs::path& path, const std::string& what) {
   std::error_code ec;
   // symlink_status: a link is judged as a link (the rename that puts the new file in place
@@ -320,6 +329,11 @@ void take_output_name(const fs::path& partial, const fs::path& path, bool overwr
     return;
   }
   refuse_to_replace_a_live_file(path);
+  // Before its companion goes: an old file that cannot be replaced keeps it.
+  if (refuses_replacement(path)) {
+    throw InvalidInput("output " + path.string() + " cannot be replaced (" + std::strerror(EPERM) +
+                       "): it and its companion are left as they were");
+  }
   remove_companion_of_replaced(path);
   move_into_place(partial, path, true);
 }

@@ -39,6 +39,9 @@ bool names_an_xdmf_file(const std::filesystem::path& path);
 // What stands at a path, for a message: "a file", "a directory", "a FIFO", "a character device",
 // "a block device", "a socket".
 const char* special_file_kind(std::filesystem::file_type type);
+// Whether the file at `path` is immutable or append-only (chattr +i, +a): a rename over it fails
+// (EPERM), even by root, as opening it for writing does, which is how it is asked.
+bool refuses_replacement(const std::filesystem::path& path);
 
 // Before a file is opened to be read (rendered, continued, repaired, described): throws
 // PathNotFound, PathIsDirectory, or InvalidInput where something other than a regular file

@@ -72,9 +72,9 @@ void remove_companion_of_replaced(const std::filesystem::path& h5_path) {
   // old file and its companion stay as they were.
   std::error_code error;
   if (!fs::remove(companion, error) && error) {
-    throw std::runtime_error("output companion " + companion.string() + " cannot be replaced (" +
-                             error.message() + "): " + h5_path.string() + " and " +
-                             companion.string() + " are left as they were");
+    throw InvalidInput("output companion " + companion.string() + " cannot be replaced (" +
+                       error.message() + "): " + h5_path.string() + " and " + companion.string() +
+                       " are left as they were");
   }
 }
 
@@ -90,11 +90,7 @@ void refuse_to_replace_what_is_no_companion(const fs::path& h5_path, const std::
     in.read(start.data(), static_cast<std::streamsize>(start.size()));
     start.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
     if (start.starts_with("<?xml") && start.find("<Xdmf") != std::string::npos) {
-      // Replaced by a rename over it, which an immutable or append-only file refuses (EPERM),
-      // as it refuses to be opened for writing, even by root.
-      const int fd = ::open(companion.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-      if (fd >= 0) ::close(fd);
-      if (fd >= 0 || errno != EPERM) return;
+      if (!refuses_replacement(companion)) return;
       what = std::string("a companion that cannot be replaced (") + std::strerror(EPERM) + ")";
     }
   }

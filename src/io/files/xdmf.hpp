@@ -27,8 +27,8 @@ namespace grayscott::io {
 std::filesystem::path xdmf_path_for(const std::filesystem::path& h5_path);
 // Before a new file replaces `h5_path` (--force): its old companion removed first, so that a
 // process killed between the two never leaves the new file beside a companion describing the old
-// one (a file without one is what `grayscott repair` gives one). Throws std::runtime_error where
-// the companion cannot be removed, before anything is replaced.
+// one (a file without one is what `grayscott repair` gives one). Throws InvalidInput where the
+// companion cannot be removed, before anything is replaced.
 void remove_companion_of_replaced(const std::filesystem::path& h5_path);
 // Before the companion of an existing file is written over (a repair, a continued run or sweep:
 // `who` writes it): NAME.xmf must be a companion (an XDMF document), not someone's notes of that
