@@ -46,9 +46,9 @@ std::uint64_t run_output_bytes(const RunMetadata& meta) {
 
 namespace {
 
-// Dataset access without a chunk cache, so that a write the disk has no room for fails in that
-// call (and is not counted), instead of at a later flush that may already have recorded the larger
-// extent (an image's write is flushed too: see write_image).
+// Dataset access without a chunk cache: each write goes to the file at once, so that a write the
+// disk has no room for fails in that call (and is not counted), instead of at a later flush that
+// may already have recorded the larger extent.
 h5::Id uncached_access() {
   h5::Id dapl(H5Pcreate(H5P_DATASET_ACCESS), H5Pclose, "create dataset access properties");
   h5::check(H5Pset_chunk_cache(dapl, 0, 0, 1.0), "turn the chunk cache off");
@@ -632,11 +632,6 @@ void RunFileWriter::write_image(hid_t dataset, hsize_t index, const void* data,
   const hid_t mem_type = p.precision == Precision::Single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
   if (!h_->agreement) {
     write_block(dataset, index, access_, p.grid, mem_type, data, what);
-    // Its dataset's chunk cache is off, yet HDF5 1.10 still holds a written chunk in memory until
-    // a flush: written out now, so that a full disk fails this image's write (the images before
-    // it on the disk, and kept), not the next flush (which lost every image since the last one:
-    // 64 of 146 on a full tmpfs, their places reading zeros had they been counted).
-    h5::check(H5Dflush(dataset), what);
     return;
   }
   // Every process stops at the same write, so that none waits in the next one for the others.
