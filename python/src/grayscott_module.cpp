@@ -1008,7 +1008,6 @@ class Batch {
   }
 
   FieldView field(char which) {
-    if (exit_refuses_this_thread()) wait_for_the_exit();  // its array is made through Python
     const auto lock = acquire();
     return std::visit(
         [&](auto& engine) {
@@ -1028,8 +1027,7 @@ class Batch {
 
   // A copy of one field in host memory (from the device on a GPU), through the engine's capture.
   nb::object copy_field(char which) {
-    const WorkInProgress counted;  // its array is made through Python: the exit waits for it
-    const auto lock = acquire();
+    const auto lock = acquire();  // counted to the end: its array is made through Python
     return std::visit(
         [&](auto& engine) -> nb::object {
           using Real = typename std::remove_reference_t<decltype(*engine)>::real_type;
@@ -1062,8 +1060,7 @@ class Batch {
   // asked for is another; otherwise measured now from the current state, without a change. None:
   // the run's histogram there, 50 bins over [0, 1] elsewhere.
   nb::list statistics(nb::handle bins_argument, nb::handle low_argument, nb::handle high_argument) {
-    const WorkInProgress counted;  // the exit waits for it (see WorkInProgress)
-    const auto lock = acquire();
+    const auto lock = acquire();  // counted to the end: the exit waits for it
     const analysis::HistogramSpec usual =
         held_statistics_.empty() ? analysis::HistogramSpec{} : held_histogram_;
     const std::int64_t bins =
@@ -1430,7 +1427,6 @@ class Simulation : public Batch {
     // The images on_image gets are NumPy arrays: NumPy imported now, not at the first image,
     // where a Ctrl-C that arrived meanwhile would interrupt the import.
     if (!on_image.is_none()) nb::module_::import_("numpy");
-    const WorkInProgress in_progress;
     running_thread_ = std::this_thread::get_id();
     // SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 (a batch system's stop) left to their default action stop
     // the run at an image boundary with its checkpoint, then end the process as they would have;

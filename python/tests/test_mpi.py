@@ -19,6 +19,7 @@ from grayscott import _core
 from test_run import assert_same_run_file
 
 SCRIPT = textwrap.dedent("""
+    import json
     import sys
     import numpy as np
     from mpi4py import MPI
@@ -26,9 +27,10 @@ SCRIPT = textwrap.dedent("""
 
     comm = MPI.COMM_WORLD
     output, gathered, precision, boundary = sys.argv[1:5]
+    tuning = json.loads(sys.argv[5])  # the exchanges' options, if any
     sim = gs.Simulation(rows=45, cols=62, feed=0.03, kill=0.06, init="noise", seed=5,
                         precision=precision, boundary=boundary, backend="cpu", threads=1,
-                        comm=comm)
+                        comm=comm, **tuning)
     v = sim.v
     sim.advance(37)
     assert np.array_equal(v, sim.v)  # the view stays current under MPI too
@@ -39,7 +41,8 @@ SCRIPT = textwrap.dedent("""
             whole[where] = values
         np.save(gathered, whole)
     sim.reset()
-    summary = sim.run(images=4, steps_per_image=9, output=output, quiet=True)
+    # Tuned, the run says what it used (its decomposition, halo depth, writes).
+    summary = sim.run(images=4, steps_per_image=9, output=output, quiet=not tuning)
     assert summary["status"] == "complete", summary
     assert sim.step == 36
 """)
@@ -65,18 +68,16 @@ def mpi_environment():
                 OMP_NUM_THREADS="1")
 
 
-@pytest.mark.parametrize("ranks, precision, boundary", [
-    (1, "single", "zero-flux"), (2, "single", "periodic"), (3, "double", "fixed"),
-    (4, "single", "zero-flux"),
-])
-def test_the_same_script_on_more_ranks_writes_the_same_file(tmp_path, ranks, precision, boundary):
+def run_over_ranks_and_compare(tmp_path, ranks, precision, boundary, tuning=None):
+    """SCRIPT on `ranks` ranks: its gathered state and its file equal to one process's, bitwise.
+    Returns what the ranks said (stderr)."""
     launcher = mpirun()
     script = tmp_path / "script.py"
     script.write_text(SCRIPT)
     done = subprocess.run([launcher, "-n", str(ranks), "--oversubscribe", sys.executable,
                            str(script), str(tmp_path / "ranks.h5"), str(tmp_path / "whole.npy"),
-                           precision, boundary], capture_output=True, text=True, timeout=300,
-                          env=mpi_environment())
+                           precision, boundary, json.dumps(tuning or {})], capture_output=True,
+                          text=True, timeout=300, env=mpi_environment())
     assert done.returncode == 0, done.stderr[-3000:]
 
     alone = gs.Simulation(rows=45, cols=62, feed=0.03, kill=0.06, init="noise", seed=5,
@@ -86,6 +87,15 @@ def test_the_same_script_on_more_ranks_writes_the_same_file(tmp_path, ranks, pre
     alone.reset()
     alone.run(images=4, steps_per_image=9, output=tmp_path / "alone.h5", quiet=True)
     assert_same_run_file(tmp_path / "ranks.h5", tmp_path / "alone.h5")
+    return done.stderr
+
+
+@pytest.mark.parametrize("ranks, precision, boundary", [
+    (1, "single", "zero-flux"), (2, "single", "periodic"), (3, "double", "fixed"),
+    (4, "single", "zero-flux"),
+])
+def test_the_same_script_on_more_ranks_writes_the_same_file(tmp_path, ranks, precision, boundary):
+    run_over_ranks_and_compare(tmp_path, ranks, precision, boundary)
 
 
 def test_a_communicator_that_is_not_the_world_is_refused():
@@ -106,29 +116,6 @@ def test_a_communicator_that_is_not_the_world_is_refused():
     gs.Simulation(depth=3, rows=8, cols=5, comm=mpi4py.COMM_WORLD, decomposition="1x1x1")
 
 
-TUNED_SCRIPT = textwrap.dedent("""
-    import json
-    import sys
-    import numpy as np
-    from mpi4py import MPI
-    import grayscott as gs
-
-    comm = MPI.COMM_WORLD
-    output, gathered, tuning = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
-    sim = gs.Simulation(rows=45, cols=62, feed=0.03, kill=0.06, init="noise", seed=5,
-                        boundary="periodic", backend="cpu", threads=1, comm=comm, **tuning)
-    sim.advance(37)
-    blocks = comm.gather((sim.block, np.array(sim.v)), root=0)
-    if comm.rank == 0:
-        whole = np.full((45, 62), np.nan, dtype=np.float32)
-        for where, values in blocks:
-            whole[where] = values
-        np.save(gathered, whole)
-    sim.reset()
-    sim.run(images=4, steps_per_image=9, output=output)
-""")
-
-
 @pytest.mark.parametrize("ranks, tuning, said", [
     (2, dict(halo_depth=4, overlap_writes="on"), "halo depth 4: .* images written while stepping"),
     (3, dict(halo_depth=2, overlap_writes="off", gpu_aware_mpi="off", decomposition="3x1"),
@@ -138,24 +125,9 @@ def test_the_exchanges_are_tuned_as_the_command_line_tunes_them(tmp_path, ranks,
     # halo_depth, overlap_writes and gpu_aware_mpi are `mpirun grayscott run`'s options: the run
     # says what it did as the command line says it, and the states and the file are those of one
     # process whatever the depth (37 steps are not a whole number of exchanges of 4 or 2).
-    launcher = mpirun()
-    script = tmp_path / "script.py"
-    script.write_text(TUNED_SCRIPT)
-    done = subprocess.run([launcher, "-n", str(ranks), "--oversubscribe", sys.executable,
-                           str(script), str(tmp_path / "ranks.h5"), str(tmp_path / "whole.npy"),
-                           json.dumps(tuning)], capture_output=True, text=True, timeout=300,
-                          env=mpi_environment())
-    assert done.returncode == 0, done.stderr[-3000:]
     import re
-    assert re.search(said, done.stderr), done.stderr[-3000:]
-
-    alone = gs.Simulation(rows=45, cols=62, feed=0.03, kill=0.06, init="noise", seed=5,
-                          boundary="periodic", backend="cpu", threads=1)
-    alone.advance(37)
-    assert np.array_equal(np.load(tmp_path / "whole.npy"), alone.v)
-    alone.reset()
-    alone.run(images=4, steps_per_image=9, output=tmp_path / "alone.h5", quiet=True)
-    assert_same_run_file(tmp_path / "ranks.h5", tmp_path / "alone.h5")
+    stderr = run_over_ranks_and_compare(tmp_path, ranks, "single", "periodic", tuning)
+    assert re.search(said, stderr), stderr[-3000:]
 
 
 def test_the_exchanges_options_are_checked_as_the_command_lines(tmp_path):

@@ -129,8 +129,8 @@ void BenchRequest::validate() const {
   if (warmup_images && *warmup_images < 0)
     throw InvalidInput("warmup must be a non-negative integer");
   // Steps as many as a run may take (images x steps-per-image at most 2^53).
-  for (const Workload& w : workloads) {
-    if (warmup_images && *warmup_images > 0) {
+  if (warmup_images && *warmup_images > 0) {
+    for (const Workload& w : workloads) {
       try {
         pipeline::check_image_schedule(*warmup_images, w.steps_per_image);
       } catch (const InvalidInput&) {

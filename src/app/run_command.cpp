@@ -51,6 +51,7 @@ struct ContinuedSetting {
   const char* option;
   std::string (*value)(const RunRequest&);            // compared
   std::string (*shown)(const RunRequest&) = nullptr;  // in the message, where not the value
+  std::string shown_of(const RunRequest& r) const { return (shown != nullptr ? shown : value)(r); }
 };
 const ContinuedSetting continued_settings[] = {
     {"--rows", [](const RunRequest& r) { return std::to_string(r.problem.grid.rows); }},
@@ -92,7 +93,7 @@ const ContinuedSetting continued_settings[] = {
 ChosenValues continued_values(const RunRequest& file) {
   ChosenValues values;
   for (const ContinuedSetting& s : continued_settings) {
-    values[std::string(s.option).substr(2)] = (s.shown != nullptr ? s.shown : s.value)(file);
+    values[std::string(s.option).substr(2)] = s.shown_of(file);
   }
   values["output"] = file.output.string();
   return values;
@@ -105,9 +106,8 @@ void refuse_contradictions(const CLI::App& run, const RunRequest& given,
   for (const ContinuedSetting& s : continued_settings) {
     if (!app::given(run, s.option)) continue;
     if (s.value(given) != s.value(file)) {
-      const auto shown = s.shown != nullptr ? s.shown : s.value;
-      throw InvalidInput(std::string(s.option) + " " + shown(given) + " contradicts " +
-                         file.output.string() + ", whose run has " + shown(file) +
+      throw InvalidInput(std::string(s.option) + " " + s.shown_of(given) + " contradicts " +
+                         file.output.string() + ", whose run has " + s.shown_of(file) +
                          " (a continued run keeps its parameters)");
     }
   }
