@@ -10,6 +10,7 @@ ranks is tried too.
 import filecmp
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -670,15 +671,26 @@ else:
 # ---- a disk that fills up mid-run ---------------------------------------------------------------
 # Twice: on a tmpfs (images through the page cache) and on an ext4 file system in a file (images
 # written straight to the disk, past the page cache: io/files/direct_writes.hpp).
-def full_disk_test(kind, disk):
+def full_disk_test(kind, disk, small_images=False):
+    """A run fills `disk`: the error says so in one line, and the file keeps, counted and bitwise
+    the uninterrupted run's, every image written before the one that found no room. With
+    `small_images` (under 64 KiB, which go through HDF5 rather than straight to the disk) and
+    checkpoints 30 images apart, the images since the last flush must be kept too."""
     path = os.path.join(disk, "full.h5")
-    # 150 images of 192x160 u and v are 37 MB: refused up front on 24 MB...
-    r = run("run", *PROBLEM, "-o", path, "--quiet")
-    check(r.returncode == 2 and "free" in r.stderr,
-          f"{kind}: the up-front space check did not refuse: {r.stderr}")
-    # ...so run a smaller one, and fill the disk while it writes.
-    slower = with_options(PROBLEM, images=60, steps_per_image=300)
-    p = start("run", *slower, "-o", path, "--checkpoint-every", "4")
+    if small_images:
+        slower = with_options(PROBLEM, rows=64, cols=128, images=200, steps_per_image=1200)
+        every = "30"
+        reference = "full-small-reference.h5"
+    else:
+        # 150 images of 192x160 u and v are 37 MB: refused up front on 24 MB...
+        r = run("run", *PROBLEM, "-o", path, "--quiet")
+        check(r.returncode == 2 and "free" in r.stderr,
+              f"{kind}: the up-front space check did not refuse: {r.stderr}")
+        # ...so run a smaller one, and fill the disk while it writes.
+        slower = with_options(PROBLEM, images=60, steps_per_image=300)
+        every = "4"
+        reference = "full-reference.h5"
+    p = start("run", *slower, "-o", path, "--checkpoint-every", every)
     images_seen = 0
     while p.poll() is None and images_seen < 3:  # fill the disk once the run is writing
         try:
@@ -695,10 +707,10 @@ def full_disk_test(kind, disk):
     check(len(lines) == 1 and "No space left on device" in lines[0] and path in lines[0],
           f"{kind}: a full disk is not named in one line with the file: {err!r}")
     os.remove(f"{disk}/filler")
-    if not os.path.exists("full-reference.h5"):
-        run("run", *slower, "-o", "full-reference.h5", "--quiet")
+    if not os.path.exists(reference):
+        run("run", *slower, "-o", reference, "--quiet")
     # Opened as any reader opens it (no swmr): the run closed it, its status recorded.
-    n, attrs = prefix_of_reference(datasets("full-reference.h5")[0], path, f"full {kind}")
+    n, attrs = prefix_of_reference(datasets(reference)[0], path, f"full {kind}")
     check(attrs["status"].startswith(f"stopped after image {n} by an error: ")
           and "No space left on device" in attrs["status"],
           f"full {kind}: status {attrs['status']!r} does not name the error and image {n}")
@@ -706,9 +718,17 @@ def full_disk_test(kind, disk):
     kept = "its first image" if n == 1 else f"its first {n} images"
     check(bool(lines) and lines[0].endswith(f"; the file keeps {kept}"),
           f"full {kind}: the error does not say the file keeps {n} images: {lines}")
-    # Every image complete before the disk filled is kept and counted.
+    # Every image complete before the disk filled is kept and counted: where an image's write
+    # found no room, every image before it.
     check(n >= max(images_seen - 1, 1),
           f"full {kind}: {n} images kept, {images_seen} were seen before the disk filled")
+    failed_image = re.search(r"write image (\d+) of", lines[0]) if lines else None
+    check(failed_image is not None or not small_images,
+          f"full {kind}: the error names no image whose write failed: {lines}")
+    if failed_image is not None:
+        check(n == int(failed_image.group(1)),
+              f"full {kind}: {n} images kept, but the write of image {failed_image.group(1)} "
+              "failed: every image before it was written")
     with open(path[:-3] + ".xmf") as companion:
         listed = companion.read().count('<Grid Name="image ')
     # The .xmf is replaced by a new file, for which a full disk may have no room: it then lists
@@ -937,6 +957,8 @@ else:
     else:
         try:
             full_disk_test("tmpfs", disk)
+            subprocess.run(["rm", "-f", *[os.path.join(disk, n) for n in os.listdir(disk)]])
+            full_disk_test("tmpfs, small images", disk, small_images=True)
             for ranks in (1, 2) if MPIEXEC else (1,):
                 subprocess.run(["rm", "-f", *[os.path.join(disk, n) for n in os.listdir(disk)]])
                 full_disk_sweep_test(disk, ranks)

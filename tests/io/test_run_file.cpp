@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -546,6 +547,64 @@ std::vector<std::vector<double>> engine_images_of_v(const pipeline::RunRequest& 
 }
 
 }  // namespace
+
+// An image HDF5 writes (small, or where direct writes are off) is in the file once its write
+// returns, before any flush: the file is written under SWMR, where HDF5 1.10 would hold what
+// H5Dwrite writes in memory until the next flush, and a full disk would then lose every image
+// since the last one. Read past HDF5 (the file's own bytes at the chunks' places), for a plane and
+// a volume, u and v.
+TEST_F(RunFileTest, EachImageIsInTheFileWhenItsWriteReturns) {
+  ::setenv("GRAYSCOTT_DIRECT_IO", "0", 1);
+  for (const std::int64_t depth : {1, 3}) {
+    io::RunMetadata meta;
+    meta.problem.grid = {24, 40, depth};
+    if (depth > 1) meta.problem.stencil = Stencil::seven_point();
+    meta.images = 4;
+    meta.steps_per_image = 3;
+    meta.fields = {true, true};
+    meta.backend = "cpu";
+    meta.version = "test";
+    const fs::path path = dir_ / ("unflushed-" + std::to_string(depth) + ".h5");
+    const std::size_t cells = 24 * 40 * static_cast<std::size_t>(depth);
+    auto image = [&](int i, float base) {
+      std::vector<float> values(cells);
+      for (std::size_t c = 0; c < cells; ++c) values[c] = base + static_cast<float>(i * 1000 + c);
+      return values;
+    };
+    std::string written;  // the file's bytes after the last write, before any flush
+    {
+      io::RunFileWriter writer(path, meta, false);
+      for (int i = 0; i < 3; ++i)
+        writer.append(i * 3, image(i, 0.25f).data(), image(i, 0.5f).data());
+      written = file_bytes(path, 0, static_cast<std::size_t>(fs::file_size(path)));
+      writer.finish("complete");
+    }
+    for (const auto& [name, base] : {std::pair{"u", 0.25f}, std::pair{"v", 0.5f}}) {
+      const std::size_t plane = 24 * 40;
+      for (int i = 0; i < 3; ++i) {
+        const std::vector<float> expected = image(i, base);
+        const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+        const hid_t data = H5Dopen2(file, name, H5P_DEFAULT);
+        for (std::int64_t z = 0; z < depth; ++z) {
+          const hsize_t at[4] = {static_cast<hsize_t>(i), static_cast<hsize_t>(z), 0, 0};
+          const hsize_t at_plane[3] = {static_cast<hsize_t>(i), 0, 0};
+          unsigned filters = 0;
+          haddr_t address = HADDR_UNDEF;
+          hsize_t bytes = 0;
+          H5Dget_chunk_info_by_coord(data, depth > 1 ? at : at_plane, &filters, &address, &bytes);
+          ASSERT_EQ(bytes, plane * sizeof(float)) << name << " image " << i << " plane " << z;
+          ASSERT_LE(address + bytes, written.size()) << name << " image " << i << " plane " << z;
+          EXPECT_EQ(std::memcmp(written.data() + address, expected.data() + z * plane, bytes), 0)
+              << name << " image " << i << " plane " << z << " (depth " << depth
+              << ") was not in the file when its write returned";
+        }
+        H5Dclose(data);
+        H5Fclose(file);
+      }
+    }
+  }
+  ::unsetenv("GRAYSCOTT_DIRECT_IO");
+}
 
 // A single process's images (whole chunks, aligned as the disk asks) go from their buffers
 // straight to the disk, never into the page cache, and read back as the engine computed them. The

@@ -5,8 +5,11 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <string>
@@ -315,6 +318,49 @@ TEST(SweepFile, EachMemberCountsItsImagesOnceTheyAreFlushed) {
   }
   EXPECT_EQ(counts(), (Counts{1, 0, 3, 3, 0, 0}));
   EXPECT_EQ(io::RunFileReader(r.output).attribute_int64("writer_pid"), 0);
+}
+
+// A member's image is in the file once its write returns, before any flush: under SWMR, HDF5 1.10
+// would hold what H5Dwrite writes in memory until the next flush, where a full disk would lose
+// every image since the last one (as for a run:
+// RunFileTest.EachImageIsInTheFileWhenItsWriteReturns).
+TEST(SweepFile, EachImageIsInTheFileWhenItsWriteReturns) {
+  const ScratchDir dir("sweep");
+  SweepRequest r = small_sweep(dir / "s.h5", InitialKind::Rectangle);  // 6 members, 3 images
+  io::SweepMetadata meta = sweep_metadata(r);
+  meta.backend = "cpu";
+  const std::size_t cells = 24 * 20;
+  std::vector<float> u(2 * cells), v(2 * cells);  // members 2 and 3
+  for (std::size_t c = 0; c < u.size(); ++c) {
+    u[c] = 0.25f + static_cast<float>(c);
+    v[c] = 0.5f + static_cast<float>(c);
+  }
+  std::string written;  // the file's bytes after the write, before any flush
+  {
+    io::SweepFileWriter file(r.output, meta, false);
+    file.write_images(2, 2, 1, u.data(), v.data());
+    std::ifstream in(r.output, std::ios::binary);
+    written.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    file.finish("interrupted", {});
+  }
+  const hid_t h = H5Fopen(r.output.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  for (const auto& [name, values] : {std::pair{"u", &u}, std::pair{"v", &v}}) {
+    const hid_t dataset = H5Dopen2(h, name, H5P_DEFAULT);
+    for (hsize_t member = 2; member < 4; ++member) {
+      const hsize_t at[4] = {member, 1, 0, 0};
+      unsigned filters = 0;
+      haddr_t address = HADDR_UNDEF;
+      hsize_t bytes = 0;
+      H5Dget_chunk_info_by_coord(dataset, at, &filters, &address, &bytes);
+      ASSERT_EQ(bytes, cells * sizeof(float)) << name << " member " << member;
+      ASSERT_LE(address + bytes, written.size()) << name << " member " << member;
+      EXPECT_EQ(std::memcmp(written.data() + address, values->data() + (member - 2) * cells, bytes),
+                0)
+          << name << " of member " << member << " was not in the file when its write returned";
+    }
+    H5Dclose(dataset);
+  }
+  H5Fclose(h);
 }
 
 TEST(SweepFile, BatchesBeyondTheMemoryLimitGiveTheSameFile) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -389,6 +390,7 @@ ImageLocator::ImageLocator(hid_t dataset, int image_axes)
     if (chunk_[k] != 1) return;
   }
   usable_ = true;
+  unfiltered_ = H5Pget_nfilters(props) == 0;
   H5D_alloc_time_t when = H5D_ALLOC_TIME_DEFAULT;
   H5Pget_alloc_time(props, &when);
   bool fixed = true;
@@ -469,6 +471,32 @@ std::optional<std::uint64_t> ImageLocator::image_offset(std::span<const hsize_t>
     }
   }
   return first;
+}
+
+bool ImageLocator::write_image(std::span<const hsize_t> leading, const void* data,
+                               const std::string& what) {
+  const hsize_t step = chunk_rows();
+  if (!usable_ || !unfiltered_ || step == 0 || rows_ % step != 0 ||
+      std::endian::native != std::endian::little ||
+      chunk_.size() != leading.size() + static_cast<std::size_t>(image_axes_)) {
+    return false;
+  }
+  const bool volume = image_axes_ == 3;
+  std::vector<hsize_t> at(leading.begin(), leading.end());
+  if (volume) at.push_back(0);
+  at.push_back(0), at.push_back(0);
+  const auto* bytes = static_cast<const unsigned char*>(data);
+  for (hsize_t plane = 0; plane < (volume ? planes_ : 1); ++plane) {
+    if (volume) at[at.size() - 3] = plane;
+    for (hsize_t row = 0; row < rows_; row += step) {
+      at[at.size() - 2] = row;
+      check(H5Dwrite_chunk(dataset_, H5P_DEFAULT, 0, at.data(),
+                           static_cast<std::size_t>(chunk_bytes_),
+                           bytes + (plane * rows_ + row) * row_bytes_),
+            what);
+    }
+  }
+  return true;
 }
 
 }  // namespace grayscott::io::h5

@@ -167,12 +167,12 @@ void write_class_attributes(hid_t dataset, std::span<const std::string_view> nam
 
 // Finds where the images of a chunked dataset of images ([..., rows, cols], one image per chunk
 // along the leading axes, whole rows per chunk; a volume's images [..., depth, rows, cols], one
-// plane per chunk) lie in the file. Where HDF5 places every chunk at
-// creation in one block (early allocation, fixed largest size, no filter: its implicit index), a
-// chunk's place is arithmetic: the block's start plus the chunk's number times its size, which
-// costs nothing per image. Elsewhere each chunk is looked up (H5Dget_chunk_info_by_coord, whose
-// cost in HDF5 1.10 grows with the chunks of the dataset). Every process makes the same calls
-// where metadata reads are collective.
+// plane per chunk) lie in the file, and writes an image straight into its chunks. Where HDF5 places
+// every chunk at creation in one block (early allocation, fixed largest size, no filter: its
+// implicit index), a chunk's place is arithmetic: the block's start plus the chunk's number times
+// its size, which costs nothing per image. Elsewhere each chunk is looked up
+// (H5Dget_chunk_info_by_coord, whose cost in HDF5 1.10 grows with the chunks of the dataset). Every
+// process makes the same calls where metadata reads are collective.
 class ImageLocator {
  public:
   // `image_axes`: 2 for images of planes (rows, cols), 3 for volumes (depth, rows, cols).
@@ -185,6 +185,16 @@ class ImageLocator {
   // so that its values lie in one piece; nullopt otherwise. `leading`: the image's indices on the
   // axes before the image's own (a volume's planes are the image's).
   std::optional<std::uint64_t> image_offset(std::span<const hsize_t> leading);
+  // Writes the whole image at `leading` from `data`, which holds its values as the file does
+  // (little-endian, of the dataset's type), chunk by chunk straight into the file
+  // (H5Dwrite_chunk). In a file written under SWMR, HDF5 1.10 holds every chunk H5Dwrite gives it
+  // in memory until the next flush, whatever the dataset's chunk cache: the images since the
+  // last flush wait in memory, and a full disk fails that flush and loses them all, not the
+  // write of the image that found no room. Returns false, having written nothing, where the
+  // image does not fill whole unfiltered chunks (a plane split into chunks of rows with a
+  // shorter last one) or the CPU is big-endian: the caller then writes through H5Dwrite. One
+  // process alone: not through MPI-IO.
+  bool write_image(std::span<const hsize_t> leading, const void* data, const std::string& what);
   hsize_t chunk_rows() const { return chunk_.empty() ? 0 : chunk_[chunk_.size() - 2]; }
   hsize_t chunk_bytes() const { return chunk_bytes_; }
   bool usable() const { return usable_; }
@@ -194,6 +204,7 @@ class ImageLocator {
   hid_t dataset_;
   int image_axes_ = 2;
   bool usable_ = false;      // chunked by whole rows, one image per chunk on the leading axes
+  bool unfiltered_ = false;  // its chunks hold the values as they are
   bool arithmetic_ = false;  // every chunk placed at creation, in one block
   bool checked_ = false;     // whether arithmetic_ was settled (needs one image in the extent)
   std::vector<hsize_t> chunk_, chunks_along_;  // chunk shape; chunks along each axis (largest)

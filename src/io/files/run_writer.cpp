@@ -48,7 +48,8 @@ namespace {
 
 // Dataset access without a chunk cache: each write goes to the file at once, so that a write the
 // disk has no room for fails in that call (and is not counted), instead of at a later flush that
-// may already have recorded the larger extent.
+// may already have recorded the larger extent. Under SWMR, HDF5 1.10 holds what H5Dwrite writes
+// until the next flush all the same: images go to their chunks directly (write_image).
 h5::Id uncached_access() {
   h5::Id dapl(H5Pcreate(H5P_DATASET_ACCESS), H5Pclose, "create dataset access properties");
   h5::check(H5Pset_chunk_cache(dapl, 0, 0, 1.0), "turn the chunk cache off");
@@ -500,8 +501,8 @@ constexpr std::size_t smallest_direct_image = std::size_t{64} << 10;
 // a volume's planes, were placed in order: one write an image). Returns false where a piece
 // cannot be written so (not aligned as the disk asks, or the file system declines) or the image
 // is small: the caller then writes the image through HDF5, which writes the same bytes to the
-// same places. HDF5 keeps no copy of these chunks (no chunk cache, nothing written at placement),
-// so nothing of it goes stale.
+// same places. HDF5 keeps no copy of these chunks (no chunk cache, nothing written at placement,
+// and its own writes of whole images go straight to their chunks), so nothing of it goes stale.
 bool write_image_directly(DirectWrites& direct, h5::ImageLocator& places, hsize_t index,
                           const Grid& grid, std::size_t element, const void* data,
                           const std::string& what) {
@@ -629,6 +630,8 @@ void RunFileWriter::write_image(hid_t dataset, hsize_t index, const void* data,
                            element_size(p.precision), data, what)) {
     return;
   }
+  const hsize_t leading[1] = {index};
+  if (!access_.shared() && h_->places_of(dataset).write_image(leading, data, what)) return;
   const hid_t mem_type = p.precision == Precision::Single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
   if (!h_->agreement) {
     write_block(dataset, index, access_, p.grid, mem_type, data, what);

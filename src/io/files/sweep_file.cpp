@@ -57,6 +57,38 @@ void create_images_written(hid_t file, hid_t member_scale, std::span<const std::
                       std::string("images of each member complete in the file: its first ones"));
 }
 
+// Writes the whole images of the block [start, start + count) of a dataset of images (its two
+// leading axes: members and images, or checkpoint slots and members) from `data`, the block's
+// images in order. A process alone writes them straight into their chunks
+// (h5::ImageLocator::write_image: under SWMR, HDF5 would hold what H5Dwrite writes in memory until
+// the next flush); processes sharing the file, or images not in whole chunks, through H5Dwrite.
+void write_whole_images(hid_t dataset, const std::vector<hsize_t>& start,
+                        const std::vector<hsize_t>& count, bool alone, const Problem& p,
+                        const void* data, const std::string& what) {
+  if (alone) {
+    h5::ImageLocator places(dataset, p.grid.volume() ? 3 : 2);
+    const std::size_t image_bytes =
+        static_cast<std::size_t>(p.grid.cells()) * element_size(p.precision);
+    const auto* image = static_cast<const unsigned char*>(data);
+    bool written = true;
+    for (hsize_t i = 0; i < count[0] && written; ++i) {
+      for (hsize_t j = 0; j < count[1] && written; ++j, image += image_bytes) {
+        const hsize_t leading[2] = {start[0] + i, start[1] + j};
+        // Either every image or none: they are alike.
+        written = places.write_image(leading, image, what);
+      }
+    }
+    if (written) return;
+  }
+  const hid_t mem_type = p.precision == Precision::Single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+  h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
+  h5::check(
+      H5Sselect_hyperslab(space, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
+      "select images");
+  h5::Id mem = h5::simple_space(count);
+  h5::check(H5Dwrite(dataset, mem_type, mem, space, H5P_DEFAULT, data), what);
+}
+
 }  // namespace
 
 bool write_sweep_xdmf(const fs::path& h5_path, const SweepMetadata& meta,
@@ -503,7 +535,6 @@ SlotWrites SweepFileWriter::slot_writes(std::int64_t member_begin, std::int64_t 
   SlotWrites writes;
   writes.write_state = [this, member_begin, member_count, u, v](int slot) {
     const Problem& p = meta_.problem;
-    const hid_t mem_type = p.precision == Precision::Single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
     // Every member's whole image (a volume's every plane).
     const std::vector<hsize_t> count =
         h5::with_image_axes({1, static_cast<hsize_t>(member_count)}, p.grid);
@@ -512,13 +543,8 @@ SlotWrites SweepFileWriter::slot_writes(std::int64_t member_begin, std::int64_t 
     for (const auto& [dataset, data] :
          {std::pair<hid_t, const void*>{h_->checkpoint_u, u}, {h_->checkpoint_v, v}}) {
       if (dataset < 0) continue;  // a field the images hold
-      h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
-      h5::check(
-          H5Sselect_hyperslab(space, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
-          "select members");
-      h5::Id mem = h5::simple_space(count);
-      h5::check(H5Dwrite(dataset, mem_type, mem, space, H5P_DEFAULT, data),
-                "write the checkpoint to " + path_.string());
+      write_whole_images(dataset, start, count, access_.file_access == H5P_DEFAULT, p, data,
+                         "write the checkpoint to " + path_.string());
     }
   };
   writes.write_marks = [this, member_begin, member_count](int first_slot, int slots) {
@@ -945,19 +971,14 @@ void SweepFileWriter::write_image_block(std::int64_t member_begin, std::int64_t 
       image < 0 || image >= meta_.images) {
     throw std::out_of_range("sweep file: image block outside the file");
   }
-  const hid_t mem_type = p.precision == Precision::Single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
   const std::vector<hsize_t> count =
       h5::with_image_axes({static_cast<hsize_t>(member_count), 1}, p.grid);
   std::vector<hsize_t> start(count.size(), 0);
   start[0] = static_cast<hsize_t>(member_begin), start[1] = static_cast<hsize_t>(image);
   auto write = [&](const h5::Id& dataset, const void* data, const char* name) {
-    h5::Id file_space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
-    h5::check(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start.data(), nullptr, count.data(),
-                                  nullptr),
-              "select images");
-    h5::Id mem_space = h5::simple_space(count);
-    h5::check(H5Dwrite(dataset, mem_type, mem_space, file_space, H5P_DEFAULT, data),
-              "write image " + std::to_string(image) + " of " + name + " to " + path_.string());
+    write_whole_images(
+        dataset, start, count, access_.file_access == H5P_DEFAULT, p, data,
+        "write image " + std::to_string(image) + " of " + name + " to " + path_.string());
   };
   if (meta_.fields.v) write(h_->v, v, "v");
   if (meta_.fields.u) write(h_->u, u, "u");
