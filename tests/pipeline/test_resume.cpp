@@ -11,6 +11,7 @@
 #include <string>
 
 #include "engine/cuda/cuda_backend.hpp"
+#include "io/files/hdf5.hpp"
 #include "io/files/reader.hpp"
 #include "io/files/run_file.hpp"
 #include "pipeline/run.hpp"
@@ -205,6 +206,22 @@ TEST(ResumeRefusals, CompleteFilesAndMissingFiles) {
     EXPECT_NE(std::string(e.what()).find("nothing to resume"), std::string::npos) << e.what();
   }
   EXPECT_THROW(pipeline::resume_request(dir / "missing.h5"), InvalidInput);
+  // A stopped run whose images another program deleted: said so, not blamed on the fields asked.
+  {
+    const hid_t file = H5Fopen(r.output.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    ASSERT_GE(file, 0);
+    EXPECT_GE(H5Ldelete(file, "v", H5P_DEFAULT), 0);
+    io::h5::rewrite_string_attribute(file, "status", "interrupted");
+    H5Fclose(file);
+  }
+  try {
+    pipeline::resume_request(r.output);
+    ADD_FAILURE() << "a file without images was accepted";
+  } catch (const InvalidInput& e) {
+    EXPECT_EQ(std::string(e.what()), r.output.string() +
+                                         " holds no images: it has neither /u nor /v (changed "
+                                         "since it was written)");
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryBoundaryAndPrecision, Resume,

@@ -153,6 +153,15 @@ bool RunFileReader::has_field(const std::string& field) const {
   return H5Lexists(h_->file, field.c_str(), H5P_DEFAULT) > 0;
 }
 
+FieldSet RunFileReader::image_fields() const {
+  const FieldSet fields{has_field("u"), has_field("v")};
+  if (!fields.u && !fields.v) {
+    throw InvalidInput(path_.string() +
+                       " holds no images: it has neither /u nor /v (changed since it was written)");
+  }
+  return fields;
+}
+
 std::vector<std::int64_t> RunFileReader::shape(const std::string& field) const {
   if (!has_field(field)) throw InvalidInput(path_.string() + " has no dataset /" + field);
   h5::Id dataset(H5Dopen2(h_->file, field.c_str(), H5P_DEFAULT), H5Dclose, "open /" + field);

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "model/model.hpp"
+
 namespace grayscott::io {
 
 // Opens a file for reading: as a finished file, or, when a writer has it open in SWMR mode (or
@@ -47,6 +49,8 @@ class RunFileReader {
   RunFileReader& operator=(const RunFileReader&) = delete;
 
   bool has_field(const std::string& field) const;
+  // The fields whose images the file holds (/u, /v); neither is refused, naming the file.
+  FieldSet image_fields() const;
   // Shape of a field dataset: [images, rows, cols], or [members, images, rows, cols] for sweeps;
   // a volume's run: [images, depth, rows, cols], a sweep's [members, images, depth, rows, cols].
   std::vector<std::int64_t> shape(const std::string& field) const;

@@ -45,7 +45,7 @@ RunFileState read_run_state(const fs::path& path) {
   p.params.kill = file.attribute_double("kill");
   m.images = file.attribute_int64("images");
   m.steps_per_image = file.attribute_int64("steps_per_image");
-  m.fields = {file.has_field("u"), file.has_field("v")};
+  m.fields = file.image_fields();
   m.initial = read_initial_attributes(file);
   if (m.initial.kind == InitialKind::Noise) {
     m.initial.seed = static_cast<std::uint64_t>(file.attribute_int64("seed"));

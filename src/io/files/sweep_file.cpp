@@ -658,7 +658,7 @@ SweepFileState read_sweep_state(const fs::path& path) {
   m.init = read_initial_attributes(file);
   m.images = file.attribute_int64("images");
   m.steps_per_image = file.attribute_int64("steps_per_image");
-  m.fields = {file.has_field("u"), file.has_field("v")};
+  m.fields = file.image_fields();
   m.analysis = read_analysis_attributes(file);
   m.backend = file.attribute_string("backend");
   m.version = file.attribute_string("version");
