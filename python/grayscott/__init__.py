@@ -113,6 +113,13 @@ _COMMAND_LINE_NAMES = {"force": "overwrite", "o": "output", "nbrow": "rows", "nb
                        "deltat": "dt"}
 
 
+# Keywords a call does not take because another does what they ask: said instead of a hint.
+_TAKEN_ELSEWHERE = {
+    ("Sweep", "comm"): "a Sweep in memory runs in one process; gs.sweep(output, ..., comm=comm) "
+                       "splits a sweep's members over MPI ranks into its file",
+}
+
+
 def _bind(function, signature, args, kwargs):
     """signature.bind, a misspelt keyword (or the command line's name) given the command line's
     hint: "Simulation() got an unexpected keyword argument 'colls' (did you mean cols?)"."""
@@ -124,6 +131,9 @@ def _bind(function, signature, args, kwargs):
         if not unknown or any(p.kind == p.VAR_KEYWORD for p in signature.parameters.values()):
             # "missing a required argument: 'steps'", said of the call that misses it.
             raise TypeError(f"{called}(): {error}") from None
+        if (called, unknown[0]) in _TAKEN_ELSEWHERE:
+            raise TypeError(f"{called}() takes no {unknown[0]}: "
+                            f"{_TAKEN_ELSEWHERE[called, unknown[0]]}") from None
         names = [name for name in signature.parameters if name != "self"]
         close = _core._nearest_name(unknown[0].replace("-", "_"), names)
         if _COMMAND_LINE_NAMES.get(unknown[0]) in names:
@@ -413,8 +423,9 @@ def _callbacks(images, on_image, live):
     return both, False
 
 
-def _over_ranks(comm) -> bool:
-    """Whether `comm` (an mpi4py communicator, or None) asks to split the grid over ranks."""
+def _over_ranks(comm, split: str = "a grid is split") -> bool:
+    """Whether `comm` (an mpi4py communicator, or None) asks to split the work (`split` says
+    which) over ranks."""
     if comm is None:
         return False
     from mpi4py import MPI
@@ -422,7 +433,7 @@ def _over_ranks(comm) -> bool:
     if not isinstance(comm, MPI.Comm):
         raise TypeError(f"comm: expected an mpi4py communicator, got {type(comm).__name__}")
     if MPI.Comm.Compare(comm, MPI.COMM_WORLD) not in (MPI.IDENT, MPI.CONGRUENT):
-        raise ValueError("comm: a grid is split over MPI.COMM_WORLD (or a duplicate of it), "
+        raise ValueError(f"comm: {split} over MPI.COMM_WORLD (or a duplicate of it), "
                          "not over part of the ranks")
     return comm.Get_size() > 1
 
@@ -811,14 +822,18 @@ def sweep(
     steady_images: int = _SWEEP["steady_images"],
     classify: bool = _SWEEP["classify"],
     progress=None,
+    comm=None,
 ) -> dict:
     """Write a sweep to ``output`` through the pipeline of ``grayscott sweep`` (batches that fit
     in memory, the same file); the arguments are that command's options. ``progress(done,
     total)`` is called after each image with the member-images written and to write (default: a
     tqdm bar unless quiet). Ctrl-C stops it at an image boundary with its checkpoints saved;
-    ``resume_sweep(output)`` (or ``grayscott sweep --resume output``) continues it."""
+    ``resume_sweep(output)`` (or ``grayscott sweep --resume output``) continues it.
+    ``comm=MPI.COMM_WORLD`` (mpi4py) under ``mpirun`` splits the members over the ranks, as
+    ``mpirun grayscott sweep`` does, into the same file (every rank calls it alike)."""
     output = _path("output", output, _SWEEP["output"])
-    return _sweep_file(_named_arguments(locals(), "progress"), output, progress, quiet)
+    return _sweep_file(_named_arguments(locals(), "progress", "comm"), output, progress, quiet,
+                       comm)
 
 
 @_records_given
@@ -833,23 +848,25 @@ def resume_sweep(
     fuse_steps: int = _SWEEP["fuse_steps"],
     device: int = _SWEEP["device"],
     progress=None,
+    comm=None,
 ) -> dict:
     """Continue the stopped sweep in ``path``, each member from its newest checkpoint to its
     end, as ``grayscott sweep --resume`` does: its parameters come from the file, how it is
-    computed from these arguments (as in ``sweep``); the finished file is bitwise the
-    uninterrupted sweep's. Returns the summary, as ``sweep``."""
+    computed from these arguments (as in ``sweep``, ``comm`` too, on any number of ranks); the
+    finished file is bitwise the uninterrupted sweep's. Returns the summary, as ``sweep``."""
     path = _path("path", path)
-    return _sweep_file({**_named_arguments(locals(), "progress", "path"), "resume": path}, path,
-                       progress, quiet)
+    return _sweep_file({**_named_arguments(locals(), "progress", "path", "comm"), "resume": path},
+                       path, progress, quiet, comm)
 
 
-def _sweep_file(arguments: dict, path: str, progress, quiet: bool) -> dict:
+def _sweep_file(arguments: dict, path: str, progress, quiet: bool, comm) -> dict:
     """The pipeline of ``grayscott sweep`` writing (or continuing) `path`, counted by
-    `progress`, or by a tqdm bar unless quiet."""
-    if _progress(progress) is None:
+    `progress`, or by a tqdm bar unless quiet; over the ranks of `comm` where it has several."""
+    over_ranks = _over_ranks(comm, "a sweep's members are split")
+    if _progress(progress) is None and not over_ranks:
         progress = _default_progress(quiet, path)
     with _FILE_WORK:
-        return _core._sweep_to_file(arguments, progress)
+        return _core._sweep_to_file(arguments, progress, over_ranks)
 
 
 def _render_pictures(file: str, out, look: dict, progress, quiet: bool) -> list:

@@ -58,6 +58,7 @@
 #include "mpi/decomposition.hpp"
 #include "mpi/session.hpp"
 #include "pipeline/distributed_run.hpp"
+#include "pipeline/distributed_sweep.hpp"
 #endif
 
 namespace nb = nanobind;
@@ -161,6 +162,15 @@ void report_renders(io::RenderOptions& options, nb::handle progress,
     return error.has_value() || (stop && stop());
   };
 }
+
+#if GRAYSCOTT_WITH_MPI
+// The ranks of MPI.COMM_WORLD, for grids split over them and sweeps whose members are. mpi4py has
+// initialised MPI: the session neither initialises nor finalises it.
+std::shared_ptr<mpi::Session> world_session() {
+  static const auto session = std::make_shared<mpi::Session>();
+  return session;
+}
+#endif
 
 // Runs, sweeps, renders and videos in progress in this process, in any thread. The interpreter's
 // exit stops them at their next image (stop_work_at_exit) before it ends the threads they run
@@ -858,8 +868,7 @@ class Batch {
   AnyEngine make_engine_over(bool over_ranks) {
 #if GRAYSCOTT_WITH_MPI
     if (over_ranks) {
-      // mpi4py has initialised MPI: the session neither initialises nor finalises it.
-      static const auto session = std::make_shared<mpi::Session>();
+      const auto session = world_session();
       if (session->size() > 1) {
         if (members_.size() != 1) throw InvalidInput("a sweep runs in one process");
         session_ = session;
@@ -1941,9 +1950,10 @@ NB_MODULE(_core, m) {
 
   m.def(
       "_sweep_to_file",
-      [](nb::dict settings, nb::object progress) {
+      [](nb::dict settings, nb::object progress, bool over_ranks) {
         // "resume": the file of a stopped sweep to continue (gs.resume_sweep), whose keywords are
-        // only how it is computed.
+        // only how it is computed. `over_ranks`: the members split over the ranks of
+        // MPI.COMM_WORLD (comm=), as `mpirun grayscott sweep` splits them.
         std::string resume;
         if (settings.contains("resume")) {
           resume = nb::cast<std::string>(settings["resume"]);
@@ -1961,7 +1971,30 @@ NB_MODULE(_core, m) {
         keywords.refuse_unknown();
         pipeline::SweepRequest request =
             resume.empty() ? sweep.request() : sweep.continuing(resume);
+#if GRAYSCOTT_WITH_MPI
+        const std::shared_ptr<mpi::Session> session = over_ranks ? world_session() : nullptr;
+        if (session && !progress.is_none()) {
+          throw InvalidInput(
+              "progress: a sweep over MPI ranks calls no Python callback (rank 0 reports, as "
+              "mpirun grayscott sweep does); read the file afterwards, or sweep without comm");
+        }
+        // Rank 0 says what the sweep says; the others keep quiet.
+        const bool reports = !session || session->rank() == 0;
+        request.quiet = request.quiet || !reports;
+        if (reports)
+          request.notices = python_notice;
+        else
+          request.notices = [](const std::string&) {};
+#else
+        if (over_ranks) {
+          throw std::runtime_error(
+              "comm: this build of the module has no MPI (pip install . with Open MPI and a "
+              "parallel HDF5 present builds it, e.g. Debian's libopenmpi-dev "
+              "libhdf5-openmpi-dev)");
+        }
+        const bool reports = true;
         request.notices = python_notice;
+#endif
         // progress(member-images done, member-images in the sweep) from the stepping thread; what
         // it raises stops the sweep at the next image boundary and is raised here.
         std::optional<nb::python_error> progress_error;
@@ -1985,7 +2018,12 @@ NB_MODULE(_core, m) {
           const WorkInProgress in_progress;
           try {
             const GilReleased unlocked;
+#if GRAYSCOTT_WITH_MPI
+            summary = session ? pipeline::execute_distributed_sweep(request, *session)
+                              : pipeline::execute_sweep(request);
+#else
             summary = pipeline::execute_sweep(request);
+#endif
           } catch (...) {
             stop_signals.end_as_asked(pipeline::stop_requested());
             throw;
@@ -2015,7 +2053,7 @@ NB_MODULE(_core, m) {
         // As the command line's warning.
         if (const std::string warning =
                 pipeline::nonfinite_members_warning(summary, request.output);
-            !warning.empty()) {
+            reports && !warning.empty()) {
           python_notice(warning);
         }
         nb::dict result;
@@ -2029,7 +2067,7 @@ NB_MODULE(_core, m) {
         result["output"] = request.output.string();
         return result;
       },
-      "settings"_a, "progress"_a = nb::none());
+      "settings"_a, "progress"_a = nb::none(), "over_ranks"_a = false);
 
   m.def(
       "_defaults",

@@ -290,3 +290,70 @@ def test_a_custom_start_continues_over_ranks_from_its_stored_state(tmp_path, gra
                           timeout=300, env=env)
     assert done.returncode == 0, done.stderr[-3000:]
     assert_same_run_file(killed, tmp_path / "full.h5")
+
+
+SWEEP_SCRIPT = textwrap.dedent("""
+    import json
+    import sys
+    from mpi4py import MPI
+    import grayscott as gs
+
+    comm = MPI.COMM_WORLD
+    folder, sweep = sys.argv[1], json.loads(sys.argv[2])
+    said = {"sweep": gs.sweep(f"{folder}/ranks.h5", **sweep, comm=comm),
+            "resume_sweep": gs.resume_sweep(f"{folder}/stopped.h5", quiet=True, comm=comm)}
+    try:
+        gs.sweep(f"{folder}/never.h5", **sweep, comm=comm, progress=print)
+    except ValueError as e:
+        said["progress"] = str(e)
+    with open(f"{folder}/rank{comm.rank}.json", "w") as out:
+        json.dump(said, out)
+""")
+
+
+@pytest.mark.parametrize("ranks", [2, 3])
+def test_a_sweep_script_on_more_ranks_writes_the_one_process_file(tmp_path, ranks):
+    # gs.sweep and gs.resume_sweep with comm= split the members over the ranks as `mpirun
+    # grayscott sweep` does: the file is the one process's, bitwise, and a stopped one-process
+    # sweep is continued on any number of ranks.
+    sweep = dict(feed=[0.03, 0.04, 0.05], kill=[0.06, 0.062], rows=24, cols=20, images=4,
+                 steps_per_image=15, init="noise", seeds=[3], stats=True, backend="cpu",
+                 threads=1, quiet=True)
+    gs.sweep(tmp_path / "alone.h5", **sweep)
+
+    def enough(done, total):
+        if done >= 5:
+            raise ValueError("enough")
+
+    with pytest.raises(ValueError, match="enough"):
+        gs.sweep(tmp_path / "stopped.h5", **sweep, checkpoint_every=1, progress=enough)
+    script = tmp_path / "script.py"
+    script.write_text(SWEEP_SCRIPT)
+    done = subprocess.run([mpirun(), "-n", str(ranks), "--oversubscribe", sys.executable,
+                           str(script), str(tmp_path), json.dumps(sweep)], capture_output=True,
+                          text=True, timeout=300, env=mpi_environment())
+    assert done.returncode == 0, done.stderr[-3000:]
+    for rank in range(ranks):
+        said = json.loads((tmp_path / f"rank{rank}.json").read_text())
+        for call in ("sweep", "resume_sweep"):
+            assert said[call]["status"] == "complete" and said[call]["members"] == 6, said
+        assert said["progress"].startswith("progress: a sweep over MPI ranks calls no Python "
+                                           "callback"), said
+    assert not (tmp_path / "never.h5").exists()
+    for path in ("ranks.h5", "stopped.h5"):
+        with h5py.File(tmp_path / "alone.h5", "r") as a, h5py.File(tmp_path / path, "r") as b:
+            assert b.attrs["status"] == "complete"
+            for name in ("v", "images_written", "stats/v_mean", "stats/v_histogram",
+                         "checkpoint/images"):
+                assert np.array_equal(a[name][...], b[name][...]), f"{path}: /{name}"
+
+
+def test_a_sweep_in_memory_or_with_something_else_than_a_communicator_is_refused():
+    from mpi4py import MPI
+
+    with pytest.raises(TypeError, match=r"^Sweep\(\) takes no comm: a Sweep in memory runs in "
+                                        r"one process; gs\.sweep\(output, \.\.\., comm=comm\)"):
+        gs.Sweep(feed=[0.03], kill=[0.06], comm=MPI.COMM_WORLD)
+    with pytest.raises(TypeError, match="^comm: expected an mpi4py communicator, got int$"):
+        gs.resume_sweep("never.h5", comm=1)
+    assert not os.path.exists("never.h5")
