@@ -574,7 +574,7 @@ class Simulation(_core._Simulation):
         of v, or of u when only u is written) before it is written; inside it ``sim.u``,
         ``sim.v`` and ``sim.step`` are those of that image. ``live=True`` shows the images in a
         notebook as they arrive, in one picture updated in place. ``progress(done, total)`` is
-        called after each image (to report: it must not write into ``sim.u`` or ``sim.v``); by
+        called after each image (to report: ``sim.u`` and ``sim.v`` are read-only inside it); by
         default a tqdm bar is drawn in a terminal or a notebook unless ``quiet``.
 
         Ctrl-C, or an exception in a callback, stops the run at that image: the file keeps every

@@ -775,6 +775,7 @@ struct FieldView {
   std::vector<std::int64_t> shape;
   bool on_device;
   int device;
+  bool read_only = false;  // a host state a run's progress callback may read, not write
 };
 
 // The state shared by Simulation and Sweep: a problem, an engine of one or many members, a step
@@ -1029,7 +1030,7 @@ class Batch {
           if (members_.size() > 1 || batch_shape_)
             shape.insert(shape.begin(), static_cast<std::int64_t>(members_.size()));
           return FieldView{reinterpret_cast<std::uintptr_t>(data), shape, state.on_device,
-                           state.device};
+                           state.device, reporting_progress_};
         },
         engine_);
   }
@@ -1152,6 +1153,9 @@ class Batch {
   bool batch_shape_ = false;  // a Sweep's arrays keep their member axis even for one member
   // The thread whose run() steps the engine (its callbacks run there); none: no run.
   std::atomic<std::thread::id> running_thread_{};
+  // While a run's progress callback runs: sim.u and sim.v are read-only views then (a write
+  // would change the run's state unseen; on_image's writes are found by comparison instead).
+  bool reporting_progress_ = false;
   // The statistics of the image an on_image callback is called with, while it runs.
   std::vector<analysis::ImageStatistics> held_statistics_;
   // The state's v and u before an on_image callback whose image does not carry them (a run
@@ -1370,6 +1374,11 @@ class Simulation : public Batch {
       }
       if (report && !callback_error) {
         try {
+          reporting_progress_ = true;
+          const struct Reported {
+            bool& flag;
+            ~Reported() { flag = false; }
+          } reported{reporting_progress_};
           progress(done, total);
         } catch (nb::python_error& error) {
           interrupted_by_python = stop_for(error, "progress");
@@ -1557,6 +1566,10 @@ class Sweep : public Batch {
 template <class Real>
 nb::object host_view(const FieldView& view, nb::handle owner) {
   std::vector<std::size_t> shape(view.shape.begin(), view.shape.end());
+  if (view.read_only) {
+    return nb::cast(nb::ndarray<nb::numpy, const Real>(reinterpret_cast<const Real*>(view.pointer),
+                                                       shape.size(), shape.data(), owner));
+  }
   return nb::cast(nb::ndarray<nb::numpy, Real>(reinterpret_cast<Real*>(view.pointer), shape.size(),
                                                shape.data(), owner));
 }

@@ -331,6 +331,32 @@ def test_a_progress_callable_may_read_the_simulation(tmp_path):
     assert [(d, t, s) for d, t, s, _ in seen] == [(1, 3, 4), (2, 3, 8), (3, 3, 12)]
 
 
+@pytest.mark.parametrize("field", ["u", "v"])
+def test_a_progress_callable_cannot_write_the_state(tmp_path, field):
+    # Inside progress, sim.u and sim.v are read-only: a write would change the run unseen (the
+    # file could not tell). It raises there, and the run stops as for any exception in progress,
+    # with the images before in its file; afterwards the views are writable again.
+    sim = gs.Simulation(rows=24, cols=24, backend="cpu")
+    flags = []
+
+    def progress(done, total):
+        flags.append((sim.u.flags.writeable, sim.v.flags.writeable))
+        if done == 2:
+            getattr(sim, field)[3, 3] = 0.5
+
+    with pytest.raises(ValueError, match="^assignment destination is read-only$"):
+        sim.run(images=5, steps_per_image=4, output=tmp_path / "p.h5", progress=progress,
+                quiet=True)
+    assert flags == [(False, False), (False, False)]
+    assert sim.u.flags.writeable and sim.v.flags.writeable
+    whole = gs.Simulation(rows=24, cols=24, backend="cpu")
+    whole.run(images=5, steps_per_image=4, output=tmp_path / "whole.h5", quiet=True)
+    with h5py.File(tmp_path / "p.h5", "r") as stopped, h5py.File(tmp_path / "whole.h5") as full:
+        assert stopped.attrs["status"].startswith("stopped after image ")
+        n = len(stopped["step"])
+        assert n >= 2 and np.array_equal(stopped["v"][...], full["v"][:n])
+
+
 def test_show_pictures_a_simulation_or_any_2d_array():
     pytest.importorskip("IPython")
     sim = gs.Simulation(rows=24, cols=32, backend="cpu")
