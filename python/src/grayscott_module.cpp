@@ -1511,8 +1511,12 @@ class Simulation : public Batch {
     // As the command line's error: the file keeps the images before, its status says where. Raised
     // as FloatingPointError by the Python side once the pictures of render= are drawn, as the
     // command line draws them before its error.
-    if (pipeline::run_diverged(summary.status))
-      result["diverged"] = request.output.string() + ": " + summary.status;
+    // The state held may be some steps past the one named (the engine checks its values at an
+    // image): said, as sim.step has it.
+    if (pipeline::run_diverged(summary.status)) {
+      result["diverged"] = request.output.string() + ": " + summary.status +
+                           "; the simulation holds the state of step " + std::to_string(step_);
+    }
     result["backend"] = summary.backend;
     result["first_image"] = summary.first_image;
     result["images_written"] = summary.images_written;

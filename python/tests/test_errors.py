@@ -371,9 +371,10 @@ def test_after_a_run_stopped_by_non_finite_values_step_is_the_step_of_the_state_
         return sim
 
     sim = started()
-    with pytest.raises(FloatingPointError, match="values became non-finite"):
+    with pytest.raises(FloatingPointError, match="values became non-finite") as raised:
         sim.run(images=100, steps_per_image=steps_per_image, output=tmp_path / "diverged.h5",
                 quiet=True)
+    assert str(raised.value).endswith(f"; the simulation holds the state of step {sim.step}")
     with h5py.File(tmp_path / "diverged.h5") as f:
         written = f["v"].shape[0]
     assert (written > 0) == (steps_per_image == 1)
