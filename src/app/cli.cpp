@@ -477,6 +477,19 @@ namespace grayscott::app {
 
 std::string explain_parse_error(const CLI::ParseError& error, CLI::App& command) {
   if (dynamic_cast<const CLI::ExtrasError*>(&error) != nullptr) {
+    // Words after "--" that the command does not take reach the program's own extras (in
+    // reverse order, as CLI11 lists them): an option of the command among them was meant as one.
+    std::vector<std::string> extras = command.remaining();
+    if (extras.empty() && command.get_parent() != nullptr) {
+      extras = command.get_parent()->remaining();
+      std::reverse(extras.begin(), extras.end());
+    }
+    for (const std::string& extra : extras) {
+      if (extra.starts_with("-") && command.get_option_no_throw(extra) != nullptr) {
+        return "'" + extra + "' comes after '--', which ends the options: give " +
+               command.get_name() + "'s options before it";
+      }
+    }
     for (const std::string& extra : command.remaining()) {
       if (extra.rfind("--", 0) != 0) continue;
       const std::string name = extra.substr(2, extra.find('=') - 2);
@@ -498,7 +511,7 @@ std::string explain_parse_error(const CLI::ParseError& error, CLI::App& command)
       return "unknown option " + extra +
              (begun.size() == 1 ? " (did you mean --" + begun.front() + "?)" : std::string());
     }
-    if (!remaining.empty()) return "unexpected argument '" + remaining.front() + "'";
+    if (!extras.empty()) return "unexpected argument '" + extras.front() + "'";
   }
   if (dynamic_cast<const CLI::ConversionError*>(&error) != nullptr) {
     // CLI11 says "Could not convert: --rows = ten".

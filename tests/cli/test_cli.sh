@@ -296,6 +296,13 @@ expect_error "key 'info': unknown section (the sections are run, render, sweep, 
 # Bad input: one clear line each, nothing computed.
 expect_error "unknown option --nbrows (did you mean --nbrow?)" run --nbrows
 expect_error "unknown option --imags (did you mean --images?)" run --imags 10
+# Options after "--" are arguments: said so, rather than CLI11's list of them in reverse order.
+expect_error "'-o' comes after '--', which ends the options: give run's options before it" \
+  run "${small[@]}" -- -o after-dashes.h5
+expect_error "'--feed' comes after '--', which ends the options: give sweep's options before it" \
+  sweep --kill 0.06 -- --feed 0.03
+expect_error "unexpected argument 'after-dashes.h5'" run "${small[@]}" -- after-dashes.h5
+[[ ! -e after-dashes.h5 ]] && pass || fail "a run with options after -- wrote a file"
 expect_error "fields: expected v, u or u,v, got 'u,v,u'" run --fields u,v,u -o never.h5
 expect_error "options go after the command: grayscott run --rows 5 --cols 8" --rows 5 run --cols 8
 # A whole number past 64 bits is out of range: it was read as 2^63-1 and reported as given
