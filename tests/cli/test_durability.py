@@ -841,6 +841,13 @@ def full_disk_sweep_test(disk, ranks):
     with h5py.File(path, "r") as f:  # closed: any reader opens it
         written = f["images_written"][...]
     check(written.sum() >= 1, f"full {kind}: no image kept")
+    # One process: the members step together, so each keeps every image before the one whose
+    # write found no room (over ranks each rank writes at its own pace).
+    failed_image = re.search(r"write image (\d+) of", lines[0]) if lines else None
+    if ranks == 1 and failed_image is not None:
+        check(written.min() == int(failed_image.group(1)),
+              f"full {kind}: members keep {list(written)} images, but the write of image "
+              f"{failed_image.group(1)} failed: every image before it was written")
     repaired = run("repair", path)
     resumed = run("sweep", "--resume", path, "--quiet")
     check(repaired.returncode == 0 and resumed.returncode == 0,
