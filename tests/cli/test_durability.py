@@ -499,12 +499,23 @@ check(r.returncode == 0 and "all 20 images were written before" in r.stderr,
       f"a run killed after its last image does not resume to its end: {r.stderr}")
 same_file("last-whole.h5", "last-killed.h5", "a run killed after its last image, resumed")
 
-# A stale companion never sits beside a new file: --force replaces it at once.
+# A stale companion never sits beside a new file: --force replaces it at once. (The old one is
+# removed before the new file takes the name, and the new one written just after: read once the
+# new file is in place, the companion may be absent for that moment, never the old one.)
 r = run("run", *small, "-o", "stale.h5")
+old_file = os.stat("stale.h5").st_ino
 p = start("run", *PROBLEM, "-o", "stale.h5", "--force")
-time.sleep(0.3 * duration)
-text = open("stale.xmf").read()
-check("32 32" not in text, "the companion of a replaced run still describes the old file")
+deadline = time.monotonic() + 30
+while os.stat("stale.h5").st_ino == old_file and time.monotonic() < deadline:
+    time.sleep(0.002)
+text = None
+while text is None and time.monotonic() < deadline:
+    try:
+        text = open("stale.xmf").read()
+    except FileNotFoundError:
+        time.sleep(0.002)
+check(text is not None and "32 32" not in text,
+      "the companion of a replaced run still describes the old file (or none came)")
 p.kill()
 p.communicate()
 # A sweep writes its companion when it ends: the replaced sweep's is gone once the new file is.
