@@ -597,6 +597,12 @@ void add_defaults(nb::dict& into, std::span<const Setting<S>> table, const S& de
 // "grayscott run --resume F" -> "Simulation.resume('F')": the command line's messages in the
 // words of the Python call that led to them.
 std::string python_words(std::string message) {
+  // A failure over MPI ranks names the rank it happened on first ("rank 1: backend cuda: ..."):
+  // the words after it are the message's own, rewritten as one process's would be.
+  static const std::regex rank_prefix("^rank [0-9]+: ");
+  if (std::smatch prefix; std::regex_search(message, prefix, rank_prefix)) {
+    return prefix.str() + python_words(prefix.suffix().str());
+  }
   // An option where one stands on its own: after a space, a bracket or a quote, never inside a
   // word such as a file's name ("run--force.h5" stays as it is). `before` keeps what precedes.
   const std::string before = "(^|[^A-Za-z0-9_./-])";

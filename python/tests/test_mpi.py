@@ -5,6 +5,7 @@ of one process. Real mpirun, P = 1..4."""
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -263,6 +264,36 @@ def test_a_refusal_over_ranks_keeps_its_kind(tmp_path):
     assert len(lines) == 2 and all(line.startswith("FileExistsError output ") and
                                    "already exists (use overwrite=True" in line
                                    for line in lines), lines
+
+
+def test_a_failure_over_ranks_is_in_pythons_words_after_its_rank(tmp_path):
+    # A failure that is not bad input names the rank that met it first; the words after it are
+    # Python's, as in one process ("backend='cuda': ...", not "backend cuda: ...").
+    launcher = mpirun()
+    script = tmp_path / "script.py"
+    script.write_text(textwrap.dedent(f"""
+        from mpi4py import MPI
+        import grayscott as gs
+        try:
+            sim = gs.Simulation(rows=32, cols=32, backend="cuda", comm=MPI.COMM_WORLD)
+            sim.run(images=1, output={str(tmp_path / "cuda.h5")!r}, quiet=True)
+            said = "ran"
+        except RuntimeError as e:
+            said = "RuntimeError " + str(e)
+        with open(f"{str(tmp_path)}/rank{{MPI.COMM_WORLD.rank}}.txt", "w") as out:
+            out.write(said)
+    """))
+    done = subprocess.run([launcher, "-n", "2", "--oversubscribe", sys.executable, str(script)],
+                          capture_output=True, text=True, timeout=300, env=mpi_environment())
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = [(tmp_path / f"rank{rank}.txt").read_text() for rank in range(2)]
+    if lines == ["ran", "ran"]:
+        pytest.skip("CUDA runs here: no failure to word")
+    assert all(re.match(r"RuntimeError rank [01]: backend='cuda': ", line) and "--" not in line
+               for line in lines), lines
+    # The rewriting itself: the rank kept, the rest as one process words it.
+    assert (_core._python_words("rank 1: steps-per-image must be at least 1 (--force)")
+            == "rank 1: steps_per_image must be at least 1 (overwrite=True)")
 
 
 def test_a_custom_start_continues_over_ranks_from_its_stored_state(tmp_path, grayscott_bin):

@@ -58,7 +58,7 @@ RankPlacement agree_on_backend(const EngineOptions& engine, const mpi::Session& 
                            std::string why;
                            placement = place_on(named, session, &why);
                            if (placement.backend == nullptr) {
-                             throw std::runtime_error("backend " + engine.backend + ": " + why);
+                             throw std::runtime_error("--backend " + engine.backend + ": " + why);
                            }
                          }));
     return placement;
