@@ -233,6 +233,44 @@ void BM_RowSubnormal(benchmark::State& state) {
   }
 }
 
+// The rows of a grid as one unfused pass steps them, on one thread: eight rows of `cols` values
+// of u and of v one after the other in memory (a course grid's rows where cols is 1920), each of
+// the six inner rows through update_row into its own output row. Unlike BM_RowKernel, which steps
+// one row again and again from three rows 4 KiB apart (cols:1024), the loads and stores are spread
+// over the grid as the engine's are.
+void BM_GridRows(benchmark::State& state) {
+  using namespace grayscott;
+  const auto cols = static_cast<std::int64_t>(state.range(0));
+  constexpr std::int64_t rows = 8;
+  const auto cells = static_cast<std::size_t>(rows * cols);
+  std::vector<float> u(cells), v(cells), out_u(cells), out_v(cells);
+  for (std::size_t i = 0; i < cells; ++i) {
+    u[i] = 1.0f - 0.01f * static_cast<float>(i % 7);
+    v[i] = 0.01f * static_cast<float>(1 + i % 5);
+  }
+  const auto coefficients =
+      Coefficients<float>::from(Parameters{}, Outside{}, StencilKind::OonoPuri);
+  const Stencil stencil = Stencil::oono_puri();
+  const std::vector<float> w(stencil.weights.begin(), stencil.weights.end());
+  const auto row = [&](const std::vector<float>& field, std::int64_t r) {
+    return field.data() + r * cols;
+  };
+  for (auto _ : state) {
+    for (std::int64_t r = 1; r + 1 < rows; ++r) {
+      const cpu::RowNeighbourhood<float> in{{row(u, r - 1), row(u, r), row(u, r + 1)},
+                                            {row(v, r - 1), row(v, r), row(v, r + 1)}};
+      cpu::update_row<StencilKind::OonoPuri, Boundary::ZeroFlux>(
+          in, cols, cpu::RowEnds{}, coefficients, w.data(), out_u.data() + r * cols,
+          out_v.data() + r * cols);
+    }
+    benchmark::DoNotOptimize(out_u.data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["ns_per_cell"] = benchmark::Counter(
+      static_cast<double>((rows - 2) * cols) * static_cast<double>(state.iterations()),
+      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
 // One step of one small member in cache, on one thread, the way a batch steps it
 // (CpuEngine::advance_members_in_cache): each row through update_row with its neighbourhood
 // worked out (inside_loop:0, as the batch did), or the first and last rows so and the rows between
@@ -341,6 +379,7 @@ void BM_BatchPages(benchmark::State& state) {
 
 BENCHMARK(BM_MemberStep)->ArgNames({"rows", "inside_loop"})->ArgsProduct({{64, 128}, {0, 1}});
 BENCHMARK(BM_BatchPages)->ArgName("pages")->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_GridRows)->ArgName("cols")->Arg(128)->Arg(512)->Arg(1920);
 BENCHMARK(BM_RowKernel)->ArgName("cols")->Arg(64)->Arg(128)->Arg(1024)->Arg(4096);
 BENCHMARK(BM_RowInterior)->ArgName("cols")->Arg(64)->Arg(128)->Arg(1024)->Arg(4096);
 BENCHMARK(BM_RowSubnormal)
