@@ -233,6 +233,24 @@ void BM_RowSubnormal(benchmark::State& state) {
   }
 }
 
+// A float grid of rows x cols in u and v (values away from the rest state) with its output arrays,
+// and the Oono-Puri stencil's coefficients and weights at the model's default rates: what the
+// row and member benchmarks step.
+struct OonoPuriGrid {
+  std::vector<float> u, v, out_u, out_v;
+  grayscott::Coefficients<float> coefficients = grayscott::Coefficients<float>::from(
+      grayscott::Parameters{}, grayscott::Outside{}, grayscott::StencilKind::OonoPuri);
+  std::vector<float> w;
+  explicit OonoPuriGrid(std::size_t cells) : u(cells), v(cells), out_u(cells), out_v(cells) {
+    for (std::size_t i = 0; i < cells; ++i) {
+      u[i] = 1.0f - 0.01f * static_cast<float>(i % 7);
+      v[i] = 0.01f * static_cast<float>(1 + i % 5);
+    }
+    const grayscott::Stencil stencil = grayscott::Stencil::oono_puri();
+    w.assign(stencil.weights.begin(), stencil.weights.end());
+  }
+};
+
 // The rows of a grid as one unfused pass steps them, on one thread: eight rows of `cols` values
 // of u and of v one after the other in memory (a course grid's rows where cols is 1920), each of
 // the six inner rows through update_row into its own output row. Unlike BM_RowKernel, which steps
@@ -243,15 +261,10 @@ void BM_GridRows(benchmark::State& state) {
   const auto cols = static_cast<std::int64_t>(state.range(0));
   constexpr std::int64_t rows = 8;
   const auto cells = static_cast<std::size_t>(rows * cols);
-  std::vector<float> u(cells), v(cells), out_u(cells), out_v(cells);
-  for (std::size_t i = 0; i < cells; ++i) {
-    u[i] = 1.0f - 0.01f * static_cast<float>(i % 7);
-    v[i] = 0.01f * static_cast<float>(1 + i % 5);
-  }
-  const auto coefficients =
-      Coefficients<float>::from(Parameters{}, Outside{}, StencilKind::OonoPuri);
-  const Stencil stencil = Stencil::oono_puri();
-  const std::vector<float> w(stencil.weights.begin(), stencil.weights.end());
+  OonoPuriGrid grid(cells);
+  auto &u = grid.u, &v = grid.v, &out_u = grid.out_u, &out_v = grid.out_v;
+  const auto& coefficients = grid.coefficients;
+  const auto& w = grid.w;
   const auto row = [&](const std::vector<float>& field, std::int64_t r) {
     return field.data() + r * cols;
   };
@@ -281,15 +294,10 @@ void BM_MemberStep(benchmark::State& state) {
   const auto rows = static_cast<std::int64_t>(state.range(0)), cols = rows;
   const bool inside_loop = state.range(1) != 0;
   const auto cells = static_cast<std::size_t>(rows * cols);
-  std::vector<float> u(cells), v(cells), out_u(cells), out_v(cells);
-  for (std::size_t i = 0; i < cells; ++i) {
-    u[i] = 1.0f - 0.01f * static_cast<float>(i % 7);
-    v[i] = 0.01f * static_cast<float>(1 + i % 5);
-  }
-  const auto coefficients =
-      Coefficients<float>::from(Parameters{}, Outside{}, StencilKind::OonoPuri);
-  const Stencil stencil = Stencil::oono_puri();
-  const std::vector<float> w(stencil.weights.begin(), stencil.weights.end());
+  OonoPuriGrid grid(cells);
+  auto &u = grid.u, &v = grid.v, &out_u = grid.out_u, &out_v = grid.out_v;
+  const auto& coefficients = grid.coefficients;
+  const auto& w = grid.w;
   constexpr auto K = StencilKind::OonoPuri;
   constexpr auto B = Boundary::ZeroFlux;
   const auto row_alone = [&](std::int64_t r) {
