@@ -112,6 +112,19 @@ void read_block(hid_t dataset, std::span<const hsize_t> start, std::span<const h
   check(H5Dread(dataset, mem_type, mem, space, H5P_DEFAULT, out), "read " + what);
 }
 
+void write_block(hid_t dataset, std::span<const hsize_t> start, std::span<const hsize_t> count,
+                 hid_t mem_type, const void* data, const std::string& what, hid_t transfer) {
+  Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
+  check(H5Sselect_hyperslab(space, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
+        "select the block to " + what);
+  Id mem = simple_space(count);
+  check(H5Dwrite(dataset, mem_type, mem, space, transfer, data), what);
+}
+
+hid_t native_type(Precision precision) {
+  return precision == Precision::Single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+}
+
 void read_checkpoint_block(hid_t u_dataset, hid_t v_dataset, std::span<const hsize_t> start,
                            std::span<const hsize_t> count, hid_t mem_type, void* u, void* v,
                            const std::string& file) {
@@ -395,7 +408,7 @@ ImageLocator::ImageLocator(hid_t dataset, int image_axes)
   H5Pget_alloc_time(props, &when);
   bool fixed = true;
   for (std::size_t k = 0; k < n; ++k) fixed = fixed && max_dims[k] != H5S_UNLIMITED;
-  if (when != H5D_ALLOC_TIME_EARLY || H5Pget_nfilters(props) != 0 || !fixed) {
+  if (when != H5D_ALLOC_TIME_EARLY || !unfiltered_ || !fixed) {
     checked_ = true;  // chunks are looked up one by one
     return;
   }

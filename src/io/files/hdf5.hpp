@@ -16,6 +16,7 @@
 
 namespace grayscott {
 struct Grid;
+enum class Precision;
 }  // namespace grayscott
 
 namespace grayscott::io::h5 {
@@ -78,6 +79,12 @@ Id simple_space(std::span<const hsize_t> dims, std::span<const hsize_t> max_dims
 // `out`, as `mem_type`; `what` names it in the error ("the checkpoint of run.h5").
 void read_block(hid_t dataset, std::span<const hsize_t> start, std::span<const hsize_t> count,
                 hid_t mem_type, void* out, const std::string& what);
+// Writes `data`, as `mem_type`, into the block of `dataset` at `start` of extent `count` (all of
+// the dataset's axes), through `transfer` (collective MPI-IO where processes share the file);
+// `what` names the write in its error ("write image 3 of v to run.h5").
+void write_block(hid_t dataset, std::span<const hsize_t> start, std::span<const hsize_t> count,
+                 hid_t mem_type, const void* data, const std::string& what,
+                 hid_t transfer = H5P_DEFAULT);
 // The same block of a checkpoint's /checkpoint/u and /checkpoint/v of `file` into `u` and `v`,
 // each where its dataset is open (a negative id: the file's images hold that field instead).
 void read_checkpoint_block(hid_t u_dataset, hid_t v_dataset, std::span<const hsize_t> start,
@@ -218,5 +225,7 @@ template <class Real>
 hid_t native_type() {
   return sizeof(Real) == 4 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
 }
+// The native type of a field's values in a run of `precision`.
+hid_t native_type(Precision precision);
 
 }  // namespace grayscott::io::h5

@@ -423,8 +423,7 @@ void RunFileWriter::complete_final_checkpoint() {
   // as an uninterrupted run's file holds it (what the resume adds to the file, as a sweep does).
   const std::int64_t in0 = h_->slots.images(0, 0), in1 = h_->slots.images(1, 0);
   if (std::max(in0, in1) != meta_.images || in0 == in1) return;
-  const hid_t mem_type =
-      meta_.problem.precision == Precision::Single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+  const hid_t mem_type = h5::native_type(meta_.problem.precision);
   // This process's block of the newest slot (over MPI ranks each rank's; alone the image), to
   // be written into the other as a checkpoint is (collectively over ranks).
   const auto [start, count] = block_of(in0 > in1 ? 0u : 1u, access_, meta_.problem.grid);
@@ -482,13 +481,8 @@ namespace {
 // plane of the block's rows and columns).
 void write_block(hid_t dataset, hsize_t index, const RunFileAccess& access, const Grid& grid,
                  hid_t mem_type, const void* data, const std::string& what) {
-  h5::Id file_space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
   const auto [start, count] = block_of(index, access, grid);
-  h5::check(
-      H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
-      "select an image");
-  h5::Id mem_space = h5::simple_space(count);
-  h5::check(H5Dwrite(dataset, mem_type, mem_space, file_space, access.transfer, data), what);
+  h5::write_block(dataset, start, count, mem_type, data, what, access.transfer);
 }
 
 // Below this, an image goes through the page cache: a direct write waits for the disk, which costs
@@ -632,7 +626,7 @@ void RunFileWriter::write_image(hid_t dataset, hsize_t index, const void* data,
   }
   const hsize_t leading[1] = {index};
   if (!access_.shared() && h_->places_of(dataset).write_image(leading, data, what)) return;
-  const hid_t mem_type = p.precision == Precision::Single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+  const hid_t mem_type = h5::native_type(p.precision);
   if (!h_->agreement) {
     write_block(dataset, index, access_, p.grid, mem_type, data, what);
     return;

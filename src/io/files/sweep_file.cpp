@@ -80,13 +80,7 @@ void write_whole_images(hid_t dataset, const std::vector<hsize_t>& start,
     }
     if (written) return;
   }
-  const hid_t mem_type = p.precision == Precision::Single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
-  h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
-  h5::check(
-      H5Sselect_hyperslab(space, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr),
-      "select images");
-  h5::Id mem = h5::simple_space(count);
-  h5::check(H5Dwrite(dataset, mem_type, mem, space, H5P_DEFAULT, data), what);
+  h5::write_block(dataset, start, count, h5::native_type(p.precision), data, what);
 }
 
 }  // namespace
@@ -223,7 +217,7 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
   }
   h5::silence_library_errors();
   const Problem& p = meta.problem;
-  const bool shared = access.file_access != H5P_DEFAULT;
+  const bool shared = access.shared();
   const fs::path partial = partial_name(
       path, access.partial_tag.empty() ? std::to_string(::getpid()) : access.partial_tag);
   h5::Id fapl = h5::writer_access(access.file_access);
@@ -455,7 +449,7 @@ SweepFileWriter::SweepFileWriter(const fs::path& path, const SweepMetadata& meta
                                  const SweepFileAccess& access)
     : h_(std::make_unique<Handles>()), path_(path), meta_(meta), access_(access) {
   h5::silence_library_errors();
-  const bool shared = access.file_access != H5P_DEFAULT;
+  const bool shared = access.shared();
   // As a run's (RunFileWriter's Continue): under the folder's lock until this process is the
   // recorded writer, only if the file is still the one read and no live process writes it.
   std::optional<FolderLock> claiming;
@@ -512,15 +506,10 @@ void SweepFileWriter::save_checkpoint(std::int64_t member_begin, std::int64_t me
                                       std::int64_t images_done, const void* u, const void* v,
                                       const std::int64_t* nonfinite_image) {
   {
-    const hid_t dataset = h_->nonfinite;
-    h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
     const hsize_t start[1] = {static_cast<hsize_t>(member_begin)};
     const hsize_t count[1] = {static_cast<hsize_t>(member_count)};
-    h5::check(H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr),
-              "select members");
-    h5::Id mem = h5::simple_space(std::span<const hsize_t>(count, 1));
-    h5::check(H5Dwrite(dataset, H5T_NATIVE_INT64, mem, space, H5P_DEFAULT, nonfinite_image),
-              "write /nonfinite_image to " + path_.string());
+    h5::write_block(h_->nonfinite, start, count, H5T_NATIVE_INT64, nonfinite_image,
+                    "write /nonfinite_image to " + path_.string());
   }
   try {
     slots_.save(member_begin, member_count, images_done, images_done == meta_.images,
@@ -543,7 +532,7 @@ SlotWrites SweepFileWriter::slot_writes(std::int64_t member_begin, std::int64_t 
     for (const auto& [dataset, data] :
          {std::pair<hid_t, const void*>{h_->checkpoint_u, u}, {h_->checkpoint_v, v}}) {
       if (dataset < 0) continue;  // a field the images hold
-      write_whole_images(dataset, start, count, access_.file_access == H5P_DEFAULT, p, data,
+      write_whole_images(dataset, start, count, !access_.shared(), p, data,
                          "write the checkpoint to " + path_.string());
     }
   };
@@ -562,17 +551,12 @@ SlotWrites SweepFileWriter::slot_writes(std::int64_t member_begin, std::int64_t 
 void SweepFileWriter::write_slot_images(int slot, std::int64_t member_begin,
                                         std::int64_t member_count) {
   const auto members = static_cast<std::size_t>(meta_.members());
-  const hid_t dataset = h_->checkpoint_images;
-  h5::Id space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
-  const hsize_t istart[2] = {static_cast<hsize_t>(slot), static_cast<hsize_t>(member_begin)};
-  const hsize_t icount[2] = {1, static_cast<hsize_t>(member_count)};
-  h5::check(H5Sselect_hyperslab(space, H5S_SELECT_SET, istart, nullptr, icount, nullptr),
-            "select members");
-  h5::Id mem = h5::simple_space(std::span<const hsize_t>(icount, 2));
-  h5::check(H5Dwrite(dataset, H5T_NATIVE_INT64, mem, space, H5P_DEFAULT,
-                     slots_.marks().data() + static_cast<std::size_t>(slot) * members +
-                         static_cast<std::size_t>(member_begin)),
-            "write the checkpoint to " + path_.string());
+  const hsize_t start[2] = {static_cast<hsize_t>(slot), static_cast<hsize_t>(member_begin)};
+  const hsize_t count[2] = {1, static_cast<hsize_t>(member_count)};
+  h5::write_block(h_->checkpoint_images, start, count, H5T_NATIVE_INT64,
+                  slots_.marks().data() + static_cast<std::size_t>(slot) * members +
+                      static_cast<std::size_t>(member_begin),
+                  "write the checkpoint to " + path_.string());
 }
 
 // A member stopped between the two saves of its final state has it in one slot only; it is not
@@ -580,7 +564,7 @@ void SweepFileWriter::write_slot_images(int slot, std::int64_t member_begin,
 void SweepFileWriter::complete_final_checkpoints() {
   const Problem& p = meta_.problem;
   const auto members = static_cast<std::size_t>(meta_.members());
-  const hid_t mem_type = p.precision == Precision::Single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+  const hid_t mem_type = h5::native_type(p.precision);
   const std::size_t bytes = static_cast<std::size_t>(p.grid.cells()) * H5Tget_size(mem_type);
   std::vector<std::byte> u(bytes), v(bytes);
   for (std::size_t m = 0; m < members; ++m) {
@@ -897,7 +881,7 @@ void SweepFileWriter::give_metadata_its_blocks(const fs::path& where) {
     if (dataset->get() < 0) continue;
     if (const auto room = chunk_room(*dataset)) rooms.push_back(*room);
   }
-  const bool shared = access_.file_access != H5P_DEFAULT;
+  const bool shared = access_.shared();
   if (shared && !access_.writes_shared_data) return;
   reserve_metadata_blocks(h_->file, std::move(rooms),
                           shared ? std::optional<fs::path>(where) : std::nullopt);
@@ -907,7 +891,7 @@ void SweepFileWriter::flush() {
   // The images first, then their count, in a flush of its own: a count never names an image that
   // is not on the disk, whenever the process is killed. With shared access each rank's writes are
   // raw writes into chunks allocated at creation, durable once made: its count follows them.
-  const bool alone = access_.file_access == H5P_DEFAULT;
+  const bool alone = !access_.shared();
   try {
     if (alone) h5::check(H5Fflush(h_->file, H5F_SCOPE_GLOBAL), "flush " + path_.string());
     if (count_written_images() && alone) {
@@ -926,13 +910,8 @@ bool SweepFileWriter::count_written_images() {
   while (end > first && written_[end - 1] == counted_[end - 1]) --end;
   if (first == end) return false;
   const hsize_t start[1] = {first}, count[1] = {end - first};
-  h5::Id space(H5Dget_space(h_->images_written), H5Sclose, "get a dataspace");
-  h5::check(H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr),
-            "select members");
-  h5::Id mem = h5::simple_space(count);
-  h5::check(H5Dwrite(h_->images_written, H5T_NATIVE_INT64, mem, space, H5P_DEFAULT,
-                     written_.data() + first),
-            "write /images_written to " + path_.string());
+  h5::write_block(h_->images_written, start, count, H5T_NATIVE_INT64, written_.data() + first,
+                  "write /images_written to " + path_.string());
   std::copy(written_.begin() + static_cast<std::ptrdiff_t>(first),
             written_.begin() + static_cast<std::ptrdiff_t>(end),
             counted_.begin() + static_cast<std::ptrdiff_t>(first));
@@ -977,7 +956,7 @@ void SweepFileWriter::write_image_block(std::int64_t member_begin, std::int64_t 
   start[0] = static_cast<hsize_t>(member_begin), start[1] = static_cast<hsize_t>(image);
   auto write = [&](const h5::Id& dataset, const void* data, const char* name) {
     write_whole_images(
-        dataset, start, count, access_.file_access == H5P_DEFAULT, p, data,
+        dataset, start, count, !access_.shared(), p, data,
         "write image " + std::to_string(image) + " of " + name + " to " + path_.string());
   };
   if (meta_.fields.v) write(h_->v, v, "v");
@@ -994,12 +973,11 @@ void SweepFileWriter::write_statistics(std::int64_t member_begin, std::int64_t m
                          const std::string& name) {
     const hsize_t start[3] = {static_cast<hsize_t>(member_begin), static_cast<hsize_t>(image), 0};
     const hsize_t block[3] = {count, 1, bins};
-    h5::Id file_space(H5Dget_space(dataset), H5Sclose, "get a dataspace");
-    h5::check(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, block, nullptr),
-              "select " + name);
-    h5::Id mem_space = h5::simple_space(std::span<const hsize_t>(block, rank));
-    h5::check(H5Dwrite(dataset, value_type, mem_space, file_space, H5P_DEFAULT, values),
-              "write " + name + " of image " + std::to_string(image) + " to " + path_.string());
+    const auto axes = static_cast<std::size_t>(rank);
+    h5::write_block(
+        dataset, std::span<const hsize_t>(start, axes), std::span<const hsize_t>(block, axes),
+        value_type, values,
+        "write " + name + " of image " + std::to_string(image) + " to " + path_.string());
   };
   std::vector<double> values(count);
   for (std::size_t i = 0; i < h_->statistics.size(); ++i) {
@@ -1028,12 +1006,8 @@ void SweepFileWriter::write_statistics(std::int64_t member_begin, std::int64_t m
 void SweepFileWriter::record_settled(std::int64_t member, std::int64_t image) {
   if (h_->settled.get() < 0) throw std::logic_error("a sweep file without statistics");
   const hsize_t start[1] = {static_cast<hsize_t>(member)}, one[1] = {1};
-  h5::Id file_space(H5Dget_space(h_->settled), H5Sclose, "get a dataspace");
-  h5::check(H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start, nullptr, one, nullptr),
-            "select stats/settled_image");
-  h5::Id mem_space = h5::simple_space(one);
-  h5::check(H5Dwrite(h_->settled, H5T_NATIVE_INT64, mem_space, file_space, H5P_DEFAULT, &image),
-            "write stats/settled_image to " + path_.string());
+  h5::write_block(h_->settled, start, one, H5T_NATIVE_INT64, &image,
+                  "write stats/settled_image to " + path_.string());
 }
 
 void SweepFileWriter::finish(const std::string& status,

@@ -72,6 +72,7 @@ struct SweepFileAccess {
   hid_t file_access = H5P_DEFAULT;
   bool writes_shared_data = true;  // /feed, /kill, /seed, /step, /nonfinite_image, the move
   std::string partial_tag;         // temporary name's tag, the same on every rank; "": the pid
+  bool shared() const { return file_access != H5P_DEFAULT; }  // through MPI-IO, with other ranks
 };
 
 // Creates the whole file up front (the member and image counts are known); images arrive in
