@@ -703,6 +703,9 @@ class Sweep(_core._Sweep):
 
     __slots__ = ("_on_device",)
 
+    # advance and reset are Simulation's, written again rather than shared: Python names a wrong
+    # call by the function's qualified name ("Sweep.advance() missing 1 required positional
+    # argument"), and a type checker sees them in the class that has them.
     def advance(self, steps: int) -> None:
         """Advance by ``steps`` explicit-Euler steps, fused on the engine; the GIL is released and
         Ctrl-C raises KeyboardInterrupt within about 0.1 s, the state being that of the last
