@@ -479,7 +479,8 @@ std::string explain_parse_error(const CLI::ParseError& error, CLI::App& command)
   if (dynamic_cast<const CLI::ExtrasError*>(&error) != nullptr) {
     // Words after "--" that the command does not take reach the program's own extras (in
     // reverse order, as CLI11 lists them): an option of the command among them was meant as one.
-    std::vector<std::string> extras = command.remaining();
+    const std::vector<std::string> remaining = command.remaining();
+    std::vector<std::string> extras = remaining;
     if (extras.empty() && command.get_parent() != nullptr) {
       extras = command.get_parent()->remaining();
       std::reverse(extras.begin(), extras.end());
@@ -490,13 +491,12 @@ std::string explain_parse_error(const CLI::ParseError& error, CLI::App& command)
                command.get_name() + "'s options before it";
       }
     }
-    for (const std::string& extra : command.remaining()) {
+    for (const std::string& extra : remaining) {
       if (extra.rfind("--", 0) != 0) continue;
       const std::string name = extra.substr(2, extra.find('=') - 2);
       const std::string near = nearest_option(command, name);
       return "unknown option --" + name + (near.empty() ? "" : " (did you mean --" + near + "?)");
     }
-    const auto remaining = command.remaining();
     // A short option this command does not have (render's -o): the one long option of that
     // letter, where there is one.
     for (const std::string& extra : remaining) {
