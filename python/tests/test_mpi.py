@@ -91,6 +91,23 @@ def run_over_ranks_and_compare(tmp_path, ranks, precision, boundary, tuning=None
     return done.stderr
 
 
+def what_each_rank_said(tmp_path, body, ranks=2):
+    """Runs `body` on `ranks` ranks, after `from mpi4py import MPI` and `import grayscott as gs`;
+    it sets `said` ("nothing said" if it does not). Returns what each rank said, in rank order:
+    each writes a file of its own (mpirun interleaves the ranks' output)."""
+    launcher = mpirun()
+    script = tmp_path / "script.py"
+    script.write_text("from mpi4py import MPI\nimport grayscott as gs\nsaid = 'nothing said'\n" +
+                      textwrap.dedent(body) +
+                      f"\nwith open(f'{tmp_path}/rank{{MPI.COMM_WORLD.rank}}.txt', 'w') as out:\n"
+                      "    out.write(said)\n")
+    done = subprocess.run([launcher, "-n", str(ranks), "--oversubscribe", sys.executable,
+                           str(script)], capture_output=True, text=True, timeout=300,
+                          env=mpi_environment())
+    assert done.returncode == 0, done.stderr[-3000:]
+    return [(tmp_path / f"rank{rank}.txt").read_text() for rank in range(ranks)]
+
+
 @pytest.mark.parametrize("ranks, precision, boundary", [
     (1, "single", "zero-flux"), (2, "single", "periodic"), (3, "double", "fixed"),
     (4, "single", "zero-flux"),
@@ -217,50 +234,30 @@ def test_a_state_written_into_each_ranks_block_is_the_runs_start(tmp_path, ranks
 def test_a_grid_over_ranks_is_memory_checked_by_its_blocks(tmp_path):
     # Each rank's block (with its halo) is what it holds, the node's ranks sharing its memory:
     # refused in one line as a MemoryError on every rank, before anything is allocated.
-    launcher = mpirun()
-    script = tmp_path / "script.py"
-    # Each rank says what it raised in a file of its own (mpirun interleaves the ranks' stdout).
-    script.write_text(textwrap.dedent(f"""
-        from mpi4py import MPI
-        import grayscott as gs
+    lines = what_each_rank_said(tmp_path, """
         try:
             gs.Simulation(rows=3000000, cols=60000, backend="cpu", decomposition="2x1",
                           comm=MPI.COMM_WORLD)
         except MemoryError as e:
-            with open(f"{str(tmp_path)}/rank{{MPI.COMM_WORLD.rank}}.txt", "w") as said:
-                said.write(str(e))
-    """))
-    done = subprocess.run([launcher, "-n", "2", "--oversubscribe", sys.executable, str(script)],
-                          capture_output=True, text=True, timeout=300, env=mpi_environment())
-    assert done.returncode == 0, done.stderr[-3000:]
-    lines = [(tmp_path / f"rank{rank}.txt").read_text() for rank in range(2)]
+            said = str(e)
+    """)
     # 1500000x60000 and the halo on every side (its depth the engine's choice).
     pattern = (r"the states of the blocks of 2 ranks on this node, each of up to 1500\d{3}x600\d{2} "
                r"cells \(single precision\), need 2\.6 TiB of host memory, and")
-    import re
     assert len(lines) == 2 and all(re.search(pattern, line) for line in lines), lines
 
 
 def test_a_refusal_over_ranks_keeps_its_kind(tmp_path):
     # Agreed on by every rank, an output that exists is a FileExistsError on each (not a
     # ValueError), as in one process.
-    launcher = mpirun()
     (tmp_path / "exists.h5").write_bytes(b"")
-    script = tmp_path / "script.py"
-    script.write_text(textwrap.dedent(f"""
-        from mpi4py import MPI
-        import grayscott as gs
+    lines = what_each_rank_said(tmp_path, f"""
         sim = gs.Simulation(rows=32, cols=32, backend="cpu", comm=MPI.COMM_WORLD)
         try:
             sim.run(images=1, output={str(tmp_path / "exists.h5")!r}, quiet=True)
         except FileExistsError as e:
-            with open(f"{str(tmp_path)}/rank{{MPI.COMM_WORLD.rank}}.txt", "w") as said:
-                said.write("FileExistsError " + str(e))
-    """))
-    done = subprocess.run([launcher, "-n", "2", "--oversubscribe", sys.executable, str(script)],
-                          capture_output=True, text=True, timeout=300, env=mpi_environment())
-    assert done.returncode == 0, done.stderr[-3000:]
-    lines = [(tmp_path / f"rank{rank}.txt").read_text() for rank in range(2)]
+            said = "FileExistsError " + str(e)
+    """)
     assert len(lines) == 2 and all(line.startswith("FileExistsError output ") and
                                    "already exists (use overwrite=True" in line
                                    for line in lines), lines
@@ -269,24 +266,14 @@ def test_a_refusal_over_ranks_keeps_its_kind(tmp_path):
 def test_a_failure_over_ranks_is_in_pythons_words_after_its_rank(tmp_path):
     # A failure that is not bad input names the rank that met it first; the words after it are
     # Python's, as in one process ("backend='cuda': ...", not "backend cuda: ...").
-    launcher = mpirun()
-    script = tmp_path / "script.py"
-    script.write_text(textwrap.dedent(f"""
-        from mpi4py import MPI
-        import grayscott as gs
+    lines = what_each_rank_said(tmp_path, f"""
         try:
             sim = gs.Simulation(rows=32, cols=32, backend="cuda", comm=MPI.COMM_WORLD)
             sim.run(images=1, output={str(tmp_path / "cuda.h5")!r}, quiet=True)
             said = "ran"
         except RuntimeError as e:
             said = "RuntimeError " + str(e)
-        with open(f"{str(tmp_path)}/rank{{MPI.COMM_WORLD.rank}}.txt", "w") as out:
-            out.write(said)
-    """))
-    done = subprocess.run([launcher, "-n", "2", "--oversubscribe", sys.executable, str(script)],
-                          capture_output=True, text=True, timeout=300, env=mpi_environment())
-    assert done.returncode == 0, done.stderr[-3000:]
-    lines = [(tmp_path / f"rank{rank}.txt").read_text() for rank in range(2)]
+    """)
     if lines == ["ran", "ran"]:
         pytest.skip("CUDA runs here: no failure to word")
     assert all(re.match(r"RuntimeError rank [01]: backend='cuda': ", line) and "--" not in line
